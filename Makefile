@@ -1,0 +1,117 @@
+# contend: build, test and install.  `make help` lists the targets.
+
+CC      ?= cc
+BUILD   ?= build
+PREFIX  ?= /usr/local
+PKGS    := libpcap zlib libcgraph libgvc inih
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
+ifeq ($(CI),true)
+WARN    += -Werror
+endif
+OPT     ?= -O2 -g
+ifeq ($(SAN),1)
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDSAN   := -fsanitize=address,undefined
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CPPFLAGS += -I. -D_GNU_SOURCE
+CFLAGS   += -std=c11 $(WARN) $(OPT) $(PKG_CFLAGS)
+LDLIBS   += $(PKG_LIBS) -lm -lpthread
+LDFLAGS  += $(LDSAN)
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+CPPFLAGS += -DCONTEND_VERSION='"$(VERSION)"'
+
+DIRS    := cli lib collect parse infer predict report testbed
+LIBSRC  := $(sort $(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
+LIBOBJ  := $(LIBSRC:%.c=$(BUILD)/%.o)
+LIBA    := $(BUILD)/libcontend.a
+BIN     := $(BUILD)/contend
+
+UNITSRC := $(sort $(wildcard tests/unit/test_*.c))
+UNITBIN := $(UNITSRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+
+WLSRC   := $(sort $(wildcard tests/workloads/*.c))
+WLOMPI  := $(WLSRC:tests/workloads/%.c=$(BUILD)/workloads/ompi/%)
+WLMPICH := $(WLSRC:tests/workloads/%.c=$(BUILD)/workloads/mpich/%)
+
+BENCHSRC := $(sort $(wildcard bench/*.c))
+BENCHBIN := $(BENCHSRC:bench/%.c=$(BUILD)/bench/%)
+
+FUZZSRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZBIN := $(FUZZSRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+.PHONY: all unit workloads check deps install uninstall clean fuzz bench help
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBA): $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/contend.o $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+unit: $(UNITBIN)
+
+# The workloads are MPI programs: one build per MPI (Open MPI's mpicc, MPICH's mpicc.mpich).
+$(BUILD)/workloads/ompi/%: tests/workloads/%.c tests/workloads/wl.h
+	@mkdir -p $(dir $@)
+	mpicc -std=c11 -O2 -D_GNU_SOURCE -Wall -o $@ $< -lm
+$(BUILD)/workloads/mpich/%: tests/workloads/%.c tests/workloads/wl.h
+	@mkdir -p $(dir $@)
+	mpicc.mpich -std=c11 -O2 -D_GNU_SOURCE -Wall -o $@ $< -lm
+
+workloads: $(WLOMPI) $(WLMPICH)
+
+$(BUILD)/bench/%: bench/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+bench: $(BIN) $(BENCHBIN) workloads
+
+# Fuzz targets need clang's libFuzzer; `make fuzz` builds them, tests/fuzz/run.sh runs them.
+FUZZCC ?= clang
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBSRC)
+	@mkdir -p $(dir $@)
+	$(FUZZCC) -std=c11 -g -O1 -I. -D_GNU_SOURCE -DCONTEND_VERSION='"$(VERSION)"' $(PKG_CFLAGS) \
+	  -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBSRC) $(PKG_LIBS) -lm -lpthread
+fuzz: $(FUZZBIN)
+
+check: $(BIN) unit workloads
+	BUILD=$(BUILD) sh tests/run.sh
+
+deps:
+	@sh .ci/deps.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/contend
+	install -m 644 docs/contend.1 $(DESTDIR)$(PREFIX)/share/man/man1/contend.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/contend $(DESTDIR)$(PREFIX)/share/man/man1/contend.1
+
+clean:
+	rm -rf $(BUILD) build-*
+
+help:
+	@echo "make            build $(BIN)"
+	@echo "make deps       install the Debian packages everything needs (root)"
+	@echo "make check      unit, golden and end-to-end tests (SAN=1 for sanitizers, CI=true for -Werror)"
+	@echo "make bench      build the benchmarks (run them from bench/)"
+	@echo "make fuzz       build the libFuzzer targets (clang)"
+	@echo "make install    install binary and man page under PREFIX=$(PREFIX)"
+
+-include $(LIBOBJ:.o=.d) $(BUILD)/contend.d

@@ -1,0 +1,406 @@
+/* tsv: the project's TSV files, written and read back with distrust. */
+#include "lib/tsv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+
+int
+tsv_w_open(struct tsv_w *t, const char *path, const char *format, int version,
+	   const char *const *cols, bool compress, bool overwrite, struct err *e)
+{
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	for (t->ncols = 0; cols[t->ncols] != NULL; t->ncols++)
+		if (t->ncols >= TSV_MAX_COLS)
+			BUG("too many columns for '%s'", format);
+	t->w = gzw_open(path, compress, overwrite, 1000000000, e);
+	if (t->w == NULL)
+		return e ? e->code : -E_IO;
+	t->path = xstrdup(path);
+	rc = gzw_printf(t->w, e, "# contend-%s %d\n", format, version);
+	for (int i = 0; rc == 0 && i < t->ncols; i++)
+		rc = gzw_printf(t->w, e, "%s%c", cols[i], i + 1 < t->ncols ? '\t' : '\n');
+	if (rc < 0) {
+		gzw_close(t->w, NULL);
+		t->w = NULL;
+		free(t->path);
+		t->path = NULL;
+	}
+	return rc;
+}
+
+static void
+w_raw(struct tsv_w *t, const char *s, size_t n)
+{
+	if (t->failed)
+		return;
+	if (t->col > 0 && gzw_write(t->w, "\t", 1, &t->e) < 0) {
+		t->failed = t->e.code;
+		return;
+	}
+	if (gzw_write(t->w, s, n, &t->e) < 0)
+		t->failed = t->e.code;
+	t->col++;
+}
+
+void
+tsv_w_i64(struct tsv_w *t, int64_t v)
+{
+	char s[32];
+	int n = snprintf(s, sizeof s, "%" PRId64, v);
+
+	w_raw(t, s, (size_t)n);
+}
+
+void
+tsv_w_u64(struct tsv_w *t, uint64_t v)
+{
+	char s[32];
+	int n = snprintf(s, sizeof s, "%" PRIu64, v);
+
+	w_raw(t, s, (size_t)n);
+}
+
+void
+tsv_w_f64(struct tsv_w *t, double v)
+{
+	char s[48];
+	int n = isnan(v) ? snprintf(s, sizeof s, "nan") : snprintf(s, sizeof s, "%.9g", v);
+
+	w_raw(t, s, (size_t)n);
+}
+
+void
+tsv_w_str(struct tsv_w *t, const char *s)
+{
+	char stack[256];	/* escaped copy for short strings */
+	char *out = stack;
+	size_t n = 0, cap = sizeof stack;
+
+	if (s == NULL)
+		s = "-";
+	for (const char *p = s; *p; p++) {
+		const char *rep = NULL;	/* escape sequence, if any */
+		char one[2] = { *p, 0 };
+
+		if (*p == '\t')
+			rep = "\\t";
+		else if (*p == '\n')
+			rep = "\\n";
+		else if (*p == '\r')
+			rep = "\\r";
+		else if (*p == '\\')
+			rep = "\\\\";
+		else
+			rep = one;
+		if (n + 3 > cap) {
+			char *bigger = xmallocarray(cap, 2);
+
+			memcpy(bigger, out, n);
+			if (out != stack)
+				free(out);
+			out = bigger;
+			cap *= 2;
+		}
+		memcpy(out + n, rep, strlen(rep));
+		n += strlen(rep);
+	}
+	if (n == 0) {
+		out[0] = '-';	/* an empty field would be ambiguous */
+		n = 1;
+	}
+	w_raw(t, out, n);
+	if (out != stack)
+		free(out);
+}
+
+int
+tsv_w_end(struct tsv_w *t, struct err *e)
+{
+	if (!t->failed && t->col != t->ncols)
+		BUG("row of %d fields in '%s', which has %d columns", t->col, t->path, t->ncols);
+	t->col = 0;
+	if (t->failed)
+		return err_set(e, -t->failed, "%s", t->e.msg);
+	if (gzw_write(t->w, "\n", 1, &t->e) < 0) {
+		t->failed = t->e.code;
+		return err_set(e, -t->failed, "%s", t->e.msg);
+	}
+	return 0;
+}
+
+int
+tsv_w_comment(struct tsv_w *t, struct err *e, const char *fmt, ...)
+{
+	char s[1024];
+	va_list ap;
+
+	if (t->failed)
+		return err_set(e, -t->failed, "%s", t->e.msg);
+	va_start(ap, fmt);
+	vsnprintf(s, sizeof s, fmt, ap);
+	va_end(ap);
+	for (char *p = s; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	return gzw_printf(t->w, e, "# %s\n", s);
+}
+
+int
+tsv_w_flush(struct tsv_w *t, struct err *e)
+{
+	if (t->failed)
+		return err_set(e, -t->failed, "%s", t->e.msg);
+	return gzw_flush(t->w, e);
+}
+
+int
+tsv_w_close(struct tsv_w *t, struct err *e)
+{
+	int rc = 0;
+
+	if (t->w == NULL)
+		return 0;
+	if (t->failed)
+		rc = err_set(e, -t->failed, "%s", t->e.msg);
+	if (gzw_close(t->w, rc ? NULL : e) < 0 && rc == 0)
+		rc = e ? e->code : -E_IO;
+	t->w = NULL;
+	free(t->path);
+	t->path = NULL;
+	return rc;
+}
+
+static int
+split(char *line, char **fields, int max)
+{
+	int n = 0;	/* fields found */
+	char *p = line;
+
+	for (;;) {
+		char *tab = strchr(p, '\t');
+
+		if (n == max)
+			return -1;
+		fields[n++] = p;
+		if (tab == NULL)
+			return n;
+		*tab = '\0';
+		p = tab + 1;
+	}
+}
+
+int
+tsv_r_open(struct tsv_r *t, const char *path, const char *format, int max_version,
+	   const char *const *required, struct err *e)
+{
+	char *line;
+	size_t len;
+	char want[128];		/* "# contend-<format> " */
+	char *fields[TSV_MAX_COLS];
+	int rc;
+	int n;
+
+	memset(t, 0, sizeof *t);
+	t->r = gzr_open(path, e);
+	if (t->r == NULL)
+		return e ? e->code : -E_IO;
+	t->path = xstrdup(path);
+	snprintf(want, sizeof want, "# contend-%s ", format);
+	rc = gzr_line(t->r, &line, &len, TSV_MAX_LINE, e);
+	if (rc <= 0) {
+		if (rc == 0)
+			rc = err_set(e, E_FORMAT, "'%s' is empty (expected a contend-%s file)",
+				     path, format);
+		goto fail;
+	}
+	if (strncmp(line, want, strlen(want)) != 0) {
+		rc = err_set(e, E_FORMAT, "'%s' is not a contend-%s file", path, format);
+		goto fail;
+	}
+	{
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(line + strlen(want), &end, 10);
+		if (errno || *end != '\0' || v < 1 || v > 1000000) {
+			rc = err_set(e, E_FORMAT, "'%s' line 1: bad version", path);
+			goto fail;
+		}
+		if (v > max_version) {
+			rc = err_set(e, E_UNSUP, "'%s' is contend-%s version %ld; this contend reads up to %d",
+				     path, format, v, max_version);
+			goto fail;
+		}
+		t->version = (int)v;
+	}
+	rc = gzr_line(t->r, &line, &len, TSV_MAX_LINE, e);
+	if (rc <= 0) {
+		if (rc == 0)
+			rc = err_set(e, E_TRUNC, "'%s' ends before its column line", path);
+		goto fail;
+	}
+	n = split(line, fields, TSV_MAX_COLS);
+	if (n < 0) {
+		rc = err_set(e, E_FORMAT, "'%s' line 2: more than %d columns", path, TSV_MAX_COLS);
+		goto fail;
+	}
+	t->ncols = n;
+	for (int i = 0; i < n; i++)
+		t->colnames[i] = xstrdup(fields[i]);
+	t->line_no = 2;
+	for (int i = 0; required && required[i]; i++) {
+		if (tsv_r_col(t, required[i]) < 0) {
+			rc = err_set(e, E_FORMAT, "'%s' has no column '%s'", path, required[i]);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	tsv_r_close(t);
+	return rc;
+}
+
+int
+tsv_r_col(const struct tsv_r *t, const char *name)
+{
+	for (int i = 0; i < t->ncols; i++)
+		if (strcmp(t->colnames[i], name) == 0)
+			return i;
+	return -1;
+}
+
+int
+tsv_r_next(struct tsv_r *t, struct err *e)
+{
+	char *line;
+	size_t len;
+	int rc;
+	int n;
+
+	for (;;) {
+		rc = gzr_line(t->r, &line, &len, TSV_MAX_LINE, e);
+		t->line_no++;
+		if (rc == -E_LIMIT) {
+			err_prefix(e, "line %ld", t->line_no);
+			return rc;	/* damaged line, caller may go on */
+		}
+		if (rc <= 0)
+			return rc;
+		if (line[0] == '#' || len == 0)
+			continue;
+		break;
+	}
+	if (strlen(line) != len)
+		return err_set(e, E_FORMAT, "'%s' line %ld: NUL byte in a text file", t->path,
+			       t->line_no);
+	n = split(line, t->fields, TSV_MAX_COLS);
+	if (n != t->ncols)
+		return err_set(e, E_FORMAT, "'%s' line %ld: %d fields, expected %d", t->path,
+			       t->line_no, n < 0 ? TSV_MAX_COLS + 1 : n, t->ncols);
+	return 1;
+}
+
+static int
+bad_field(struct tsv_r *t, int col, const char *what, struct err *e)
+{
+	return err_set(e, E_FORMAT, "'%s' line %ld: column '%s': %s", t->path, t->line_no,
+		       col >= 0 && col < t->ncols ? t->colnames[col] : "?", what);
+}
+
+int
+tsv_r_i64(struct tsv_r *t, int col, int64_t *v, struct err *e)
+{
+	char *end;
+	long long x;
+
+	if (col < 0 || col >= t->ncols)
+		return bad_field(t, col, "no such column", e);
+	errno = 0;
+	x = strtoll(t->fields[col], &end, 10);
+	if (errno || end == t->fields[col] || *end != '\0')
+		return bad_field(t, col, "not an integer", e);
+	*v = x;
+	return 0;
+}
+
+int
+tsv_r_u64(struct tsv_r *t, int col, uint64_t *v, struct err *e)
+{
+	char *end;
+	unsigned long long x;
+
+	if (col < 0 || col >= t->ncols)
+		return bad_field(t, col, "no such column", e);
+	if (t->fields[col][0] == '-')
+		return bad_field(t, col, "negative where a count is expected", e);
+	errno = 0;
+	x = strtoull(t->fields[col], &end, 10);
+	if (errno || end == t->fields[col] || *end != '\0')
+		return bad_field(t, col, "not an unsigned integer", e);
+	*v = x;
+	return 0;
+}
+
+int
+tsv_r_f64(struct tsv_r *t, int col, double *v, struct err *e)
+{
+	char *end;
+	double x;
+
+	if (col < 0 || col >= t->ncols)
+		return bad_field(t, col, "no such column", e);
+	errno = 0;
+	x = strtod(t->fields[col], &end);
+	if (errno == ERANGE || end == t->fields[col] || *end != '\0')
+		return bad_field(t, col, "not a number", e);
+	*v = x;
+	return 0;
+}
+
+const char *
+tsv_r_str(struct tsv_r *t, int col)
+{
+	const char *s;
+	size_t n, j = 0;
+
+	if (col < 0 || col >= t->ncols)
+		return "";
+	s = t->fields[col];
+	n = strlen(s);
+	t->unesc = xgrow(t->unesc, &t->unesc_cap, n + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '\\' && i + 1 < n) {
+			char d = s[++i];
+
+			c = d == 't' ? '\t' : d == 'n' ? '\n' : d == 'r' ? '\r' : d;
+		}
+		t->unesc[j++] = c;
+	}
+	t->unesc[j] = '\0';
+	return t->unesc;
+}
+
+void
+tsv_r_close(struct tsv_r *t)
+{
+	gzr_close(t->r);
+	t->r = NULL;
+	for (int i = 0; i < t->ncols; i++)
+		free(t->colnames[i]);
+	t->ncols = 0;
+	free(t->unesc);
+	t->unesc = NULL;
+	free(t->path);
+	t->path = NULL;
+}

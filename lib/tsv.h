@@ -1,0 +1,80 @@
+/* tsv: the project's TSV files.
+ *
+ * Layout (docs/formats.md):
+ *	# contend-<format> <version>
+ *	col1<TAB>col2<TAB>...
+ *	rows, one per line; integers are decimal (nanoseconds and bytes), reals in %.9g,
+ *	strings with \t \n \\ escaped.
+ * Lines starting with '#' after the column line are comments.  Files may be gzip-compressed.
+ * Reading checks the header line, the version range and the column names, and every
+ * field as it is asked for: our own files are untrusted input too. */
+#ifndef LIB_TSV_H
+#define LIB_TSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+#include "lib/gzio.h"
+
+#define TSV_MAX_COLS 64
+#define TSV_MAX_LINE (1u << 20)
+
+struct tsv_w {
+	struct gzw *w;
+	char *path;
+	int ncols;		/* columns per row */
+	int col;		/* next column in the current row */
+	int failed;		/* sticky error (negative) */
+	struct err e;		/* its message */
+};
+
+/* Create path and write the two header lines. format is e.g. "messages" (written as
+ * "contend-messages"); cols is a NULL-terminated list of column names. compress: gzip.
+ * Returns 0 or negative with e set. Finish with tsv_w_close. */
+int tsv_w_open(struct tsv_w *t, const char *path, const char *format, int version,
+	       const char *const *cols, bool compress, bool overwrite, struct err *e) WUR;
+/* Add one field to the current row. Errors are sticky and reported by tsv_w_end/close. */
+void tsv_w_i64(struct tsv_w *t, int64_t v);
+void tsv_w_u64(struct tsv_w *t, uint64_t v);
+void tsv_w_f64(struct tsv_w *t, double v);	/* %.9g; NaN written as "nan" */
+void tsv_w_str(struct tsv_w *t, const char *s);	/* escaped; NULL written as "-" */
+/* End the row; a row with the wrong number of fields is our bug (BUG). */
+int tsv_w_end(struct tsv_w *t, struct err *e) WUR;
+/* A comment line "# text" (only between rows). */
+int tsv_w_comment(struct tsv_w *t, struct err *e, const char *fmt, ...) WUR PRINTF(3, 4);
+int tsv_w_flush(struct tsv_w *t, struct err *e) WUR;
+int tsv_w_close(struct tsv_w *t, struct err *e);
+
+struct tsv_r {
+	struct gzr *r;
+	char *path;
+	int version;		/* from the header line */
+	int ncols;
+	char *colnames[TSV_MAX_COLS];	/* owned */
+	char *fields[TSV_MAX_COLS];	/* current row, borrowed until next tsv_r_next */
+	char *unesc;		/* scratch for tsv_r_str, owned */
+	size_t unesc_cap;
+	long line_no;		/* 1-based line number of the current row */
+};
+
+/* Open and check the header: the format must match, version in [1, max_version].
+ * required: NULL-terminated column names that must be present (others allowed). */
+int tsv_r_open(struct tsv_r *t, const char *path, const char *format, int max_version,
+	       const char *const *required, struct err *e) WUR;
+/* Next row: 1, 0 at the end, negative on a damaged line (e names file and line; the
+ * caller may count it and call tsv_r_next again) or an I/O or truncation error
+ * (-E_IO, -E_TRUNC: stop). */
+int tsv_r_next(struct tsv_r *t, struct err *e) WUR;
+/* Index of a column by name, or -1. */
+int tsv_r_col(const struct tsv_r *t, const char *name);
+/* Field parsers for the current row: 0, or -E_FORMAT with e naming file, line and column. */
+int tsv_r_i64(struct tsv_r *t, int col, int64_t *v, struct err *e) WUR;
+int tsv_r_u64(struct tsv_r *t, int col, uint64_t *v, struct err *e) WUR;
+int tsv_r_f64(struct tsv_r *t, int col, double *v, struct err *e) WUR;
+/* Unescaped string, borrowed until the next tsv_r_str or tsv_r_next. */
+const char *tsv_r_str(struct tsv_r *t, int col);
+void tsv_r_close(struct tsv_r *t);
+
+#endif

@@ -1,0 +1,83 @@
+/* check: the unit-test harness. Each tests/unit/test_<module>.c has a main that calls
+ * RUN(name) for each TEST(name) and returns check_done(). One output line per test:
+ * "PASS <file>/<name>" or "FAIL <file>/<name>: <file:line> <expression>". */
+#ifndef TESTS_CHECK_H
+#define TESTS_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failed_;	/* checks failed in the current test */
+static int check_tests_failed_;	/* tests failed in this program */
+static char check_first_[512];	/* the first failure of the current test */
+
+#define TEST(name) static void test_##name(void)
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		if (check_failed_++ == 0) \
+			snprintf(check_first_, sizeof check_first_, "%s:%d: %s", __FILE__, __LINE__, #cond); \
+	} \
+} while (0)
+
+/* Compare two doubles within an absolute tolerance, reporting both values. */
+#define CHECK_NEAR(a, b, tol) do { \
+	double a_ = (a), b_ = (b); \
+	if (!(fabs(a_ - b_) <= (tol))) { \
+		if (check_failed_++ == 0) \
+			snprintf(check_first_, sizeof check_first_, "%s:%d: %s = %.9g, expected %.9g (tol %g)", \
+				 __FILE__, __LINE__, #a, a_, b_, (double)(tol)); \
+	} \
+} while (0)
+
+#define CHECK_STR(a, b) do { \
+	const char *a_ = (a), *b_ = (b); \
+	if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0) { \
+		if (check_failed_++ == 0) \
+			snprintf(check_first_, sizeof check_first_, "%s:%d: %s = \"%s\", expected \"%s\"", \
+				 __FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} \
+} while (0)
+
+#define RUN(name) do { \
+	check_failed_ = 0; \
+	test_##name(); \
+	if (check_failed_) { \
+		check_tests_failed_++; \
+		printf("FAIL %s/%s: %s\n", check_prog_(__FILE__), #name, check_first_); \
+	} else { \
+		printf("PASS %s/%s\n", check_prog_(__FILE__), #name); \
+	} \
+	fflush(stdout); \
+} while (0)
+
+static inline const char *
+check_prog_(const char *file)
+{
+	const char *s = strrchr(file, '/');
+
+	return s ? s + 1 : file;
+}
+
+static inline int
+check_done(void)
+{
+	return check_tests_failed_ ? 1 : 0;
+}
+
+/* A scratch directory for a test program, removed by the caller with check_rmdir. */
+static inline const char *
+check_tmpdir(void)
+{
+	static char dir[] = "/tmp/contend-unit-XXXXXX";
+
+	if (dir[sizeof dir - 2] == 'X' && mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	return dir;
+}
+
+#endif
