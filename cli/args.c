@@ -9,6 +9,23 @@
 
 #include "lib/err.h"
 
+/* When the element getopt just stopped at is a long option ("--name" or "--name=value",
+ * possibly abbreviated) whose value is val, the length of its name; otherwise 0.
+ * getopt_long reports such an option's error through optopt as if it were short. */
+static int
+long_name_len(const char *arg, const struct option *longopts, int val)
+{
+	size_t n;	/* length of the name as typed */
+
+	if (arg == NULL || strncmp(arg, "--", 2) != 0 || longopts == NULL)
+		return 0;
+	n = strcspn(arg + 2, "=");
+	for (const struct option *o = longopts; o->name != NULL; o++)
+		if (o->val == val && n > 0 && strncmp(o->name, arg + 2, n) == 0)
+			return n > 100 ? 100 : (int)n;
+	return 0;
+}
+
 int
 cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
 	   const char *usage)
@@ -23,16 +40,23 @@ cli_getopt(int argc, char **argv, const char *shortopts, const struct option *lo
 		fputs(usage, stdout);
 		exit(0);
 	}
-	if (c == '?') {
-		if (optopt)
-			die_usage("%s: unknown option '-%c' (see 'contend %s --help')", argv[0], optopt, argv[0]);
-		die_usage("%s: unknown option '%s' (see 'contend %s --help')", argv[0],
-			  argv[optind - 1], argv[0]);
-	}
-	if (c == ':') {
+	if (c == '?' || c == ':') {
+		const char *last = optind > 0 && optind <= argc ? argv[optind - 1] : NULL;
+		int n = optopt ? long_name_len(last, longopts, optopt) : 0;
+
+		if (c == '?' && n > 0)	/* a known long option given a value it does not take */
+			die_usage("%s: option '--%.*s' takes no value", argv[0], n, last + 2);
+		if (c == '?' && optopt)
+			die_usage("%s: unknown option '-%c' (see 'contend %s --help')", argv[0], optopt,
+				  argv[0]);
+		if (c == '?')
+			die_usage("%s: unknown option '%s' (see 'contend %s --help')", argv[0],
+				  last ? last : "?", argv[0]);
+		if (n > 0)
+			die_usage("%s: option '--%.*s' needs a value", argv[0], n, last + 2);
 		if (optopt)
 			die_usage("%s: option '-%c' needs a value", argv[0], optopt);
-		die_usage("%s: option '%s' needs a value", argv[0], argv[optind - 1]);
+		die_usage("%s: option '%s' needs a value", argv[0], last ? last : "?");
 	}
 	return c;
 }

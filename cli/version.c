@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "lib/err.h"
+#include "collect/capture.h"
 #include "lib/gzio.h"
 
 const char usage_version[] =
@@ -28,5 +29,6 @@ cmd_version(int argc, char **argv)
 	if (uname(&u) == 0)
 		printf("kernel %s %s %s\n", u.sysname, u.release, u.machine);
 	printf("zlib %s\n", gzio_zlib_version());
+	printf("%s\n", capture_lib_version());
 	return 0;
 }

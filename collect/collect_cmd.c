@@ -1,21 +1,868 @@
-/* collect: the `contend collect` command. */
+/* collect: the `contend collect` command, one agent per rank under the job's launcher. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "collect/agent.h"
+#include "collect/capture.h"
+#include "collect/check.h"
+#include "collect/runmeta.h"
+#include "collect/sampler.h"
+#include "collect/sockmap.h"
 #include "lib/err.h"
+#include "lib/tsv.h"
+#include "lib/xalloc.h"
 
 const char usage_collect[] =
-	"usage: contend collect [OPTIONS]\n"
+	"usage: contend collect [OPTIONS] -o RUN -- APP [ARGS...]\n"
+	"       contend collect --check RUN\n"
 	"\n"
-	"Not built yet in this version.\n";
+	"Record an MPI job from the outside: start it through the job's own launcher with one\n"
+	"agent per rank. Each agent runs APP as its child (same arguments, environment and\n"
+	"standard streams, signals forwarded, exits with APP's status) and samples its\n"
+	"processes and threads from /proc every interval. The first agent on each node also\n"
+	"captures the node's TCP packets with libpcap and samples the node's load. Nothing is\n"
+	"injected into APP, so static and closed-source binaries work.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output RUN      the run directory (shared by all ranks; created as needed)\n"
+	"  -i, --interval T      sampling interval (default 20ms; e.g. 10ms, 0.1s)\n"
+	"  -I, --iface IF        capture on IF (repeatable, up to 16; 'any' for all). Default:\n"
+	"                        'lo' when every rank is on this node, else the up non-loopback\n"
+	"                        interfaces with an address, plus 'lo' when ranks share the node\n"
+	"  -s, --snaplen N       bytes kept per packet (default 262144: full payload)\n"
+	"  -f, --filter EXPR     pcap filter (default '" CAPTURE_DEFAULT_FILTER "';\n"
+	"                        '' keeps everything)\n"
+	"  -z, --compress        write the capture gzip-compressed (RUN/capture/HOST.pcap.gz)\n"
+	"  -B, --buffer SIZE     kernel capture buffer per interface (default 32M)\n"
+	"      --sockets T       socket map scan interval (default 250ms)\n"
+	"      --no-capture      CPU samples only\n"
+	"      --require-capture fail (before starting APP) when packets cannot be captured\n"
+	"      --force           overwrite an earlier run in RUN\n"
+	"      --check RUN       read RUN back and report what is missing or damaged\n"
+	"  -q, --quiet           only errors\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"capture permissions:\n"
+	"  Capturing needs CAP_NET_RAW (and CAP_NET_ADMIN for the kernel buffer): run as root,\n"
+	"  or grant them once with\n"
+	"    setcap cap_net_raw,cap_net_admin+ep $(command -v contend)\n"
+	"  Without them a one-line message says so and CPU sampling still runs (unless\n"
+	"  --require-capture).\n"
+	"\n"
+	"the run directory (docs/collect.md, docs/formats.md):\n"
+	"  RUN/meta/run.tsv           the job (written by world rank 0)\n"
+	"  RUN/meta/rank-R.tsv        each rank: host, pids, times, how the application ended\n"
+	"  RUN/meta/node-HOST.tsv     each node: interfaces, addresses, filter, kernel drops\n"
+	"  RUN/capture/HOST.pcap[.gz] each node's packets (nanosecond pcap)\n"
+	"  RUN/samples/rank-R.tsv.gz  CPU samples of each rank's threads\n"
+	"  RUN/samples/node-HOST.tsv.gz  each node's load and CPU counters\n"
+	"  RUN/sockets/rank-R.tsv     local TCP endpoints of each rank's processes\n"
+	"  An existing run (RUN/meta/run.tsv of another job) is refused without --force.\n"
+	"  When RUN cannot be written the agent refuses before starting APP; a write error\n"
+	"  later (disk full) is reported once and APP runs on.\n"
+	"\n"
+	"examples:\n"
+	"  mpirun -np 4 --host ws1,ws2 contend collect -o run1 -- ./stencil 1000\n"
+	"  mpiexec.mpich -n 4 contend collect -o run2 --compress -- ./farm\n"
+	"  srun -n 8 contend collect -o run3 -- ./app\n"
+	"  contend collect --check run1\n";
+
+enum { OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN };
+
+struct opts {
+	const char *run;
+	int64_t interval_ns;
+	struct capture_opts cap;
+	bool no_capture, require_capture, force;
+	int64_t sockets_ns;
+	int64_t drain_ns;
+	char **argv;		/* the application, NULL-terminated */
+};
+
+/* State of one agent. */
+struct agent {
+	struct opts *o;
+	struct agent_env env;
+	char host[256];		/* env.host made safe for file names */
+	char *dir_meta, *dir_samples, *dir_capture, *dir_sockets;
+	struct runmeta rank_meta;
+	struct tsv_w samples, nodeload, sockets;
+	bool samples_ok, nodeload_ok, sockets_ok;	/* still writing */
+	struct capture *cap;
+	char cap_path[4096];
+	char cap_status[600];	/* "on", "off", or why not */
+	pid_t app;
+	int64_t start_real_ns, start_mono_ns;
+	long nsamples, missed;
+	char write_error[600];	/* first write error */
+};
+
+static int
+mkdir_p(const char *path, struct err *e)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+				rc = err_sys(e, E_IO, "cannot create '%s'", p);
+				break;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(p);
+	if (rc == 0 && access(path, W_OK) != 0)
+		rc = err_sys(e, E_IO, "cannot write in '%s'", path);
+	return rc;
+}
+
+static void
+note_write_error(struct agent *a, const char *msg)
+{
+	if (a->write_error[0] != '\0')
+		return;
+	snprintf(a->write_error, sizeof a->write_error, "%s", msg);
+	warnx_("%s; recording stopped, the application runs on", msg);
+}
+
+/* Is RUN/meta/run.tsv from another job? */
+static bool
+is_old_run(struct agent *a, const char *path)
+{
+	struct runmeta m;
+	struct err e;
+	const char *job;
+	int64_t start;
+	bool old = true;
+
+	if (access(path, F_OK) != 0)
+		return false;
+	if (runmeta_read(&m, path, &e) < 0) {
+		runmeta_release(&m);
+		return true;
+	}
+	job = runmeta_get(&m, "job_id");
+	if (a->env.job_id[0] != '\0' && job != NULL && strcmp(job, "-") != 0)
+		old = strcmp(job, a->env.job_id) != 0;
+	else if (runmeta_get_i64(&m, "start_real_ns", &start) == 0)
+		/* No job identity from the launcher: agents of one job start within a launch
+		 * window of each other. */
+		old = a->start_real_ns - start > 60 * (int64_t)1000000000 || start > a->start_real_ns + 60 * (int64_t)1000000000;
+	runmeta_release(&m);
+	return old;
+}
+
+static char *
+join_argv(char **argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	s = xmalloc(len);
+	s[0] = '\0';
+	len = 0;
+	for (int i = 0; argv[i]; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (i)
+			s[len++] = ' ';
+		memcpy(s + len, argv[i], n);
+		len += n;
+		s[len] = '\0';
+	}
+	return s;
+}
+
+static void
+fill_common_meta(struct agent *a, struct runmeta *m)
+{
+	struct utsname u;
+	char cwd[4096];
+	char *cmd = join_argv(a->o->argv);
+
+	runmeta_set(m, "command", "%s", cmd);
+	free(cmd);
+	if (getcwd(cwd, sizeof cwd) != NULL)
+		runmeta_set(m, "cwd", "%s", cwd);
+	runmeta_set(m, "launcher", "%s", a->env.launcher);
+	runmeta_set(m, "job_id", "%s", a->env.job_id[0] ? a->env.job_id : "-");
+	runmeta_set_i64(m, "nranks", a->env.size);
+	runmeta_set_i64(m, "interval_ns", a->o->interval_ns);
+	runmeta_set_i64(m, "snaplen", a->o->cap.snaplen);
+	runmeta_set(m, "contend_version", "%s", CONTEND_VERSION);
+	if (uname(&u) == 0)
+		runmeta_set(m, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
+	runmeta_set_i64(m, "clk_tck", sysconf(_SC_CLK_TCK));
+	runmeta_set(m, "clock", "CLOCK_MONOTONIC and CLOCK_REALTIME");
+}
+
+static int
+write_run_meta(struct agent *a, bool at_end, struct err *e)
+{
+	struct runmeta m;
+	char *path = xasprintf("%s/run.tsv", a->dir_meta);
+	int rc;
+
+	runmeta_init(&m);
+	fill_common_meta(a, &m);
+	runmeta_set_i64(&m, "start_real_ns", a->start_real_ns);
+	runmeta_set(&m, "compress", "%s", a->o->cap.compress ? "yes" : "no");
+	runmeta_set(&m, "capture", "%s", a->o->no_capture ? "off" : "on");
+	runmeta_set(&m, "filter", "%s", a->o->cap.filter);
+	runmeta_set_i64(&m, "sockets_interval_ns", a->o->sockets_ns);
+	if (at_end)
+		runmeta_set_i64(&m, "end_real_ns", agent_real_ns());
+	rc = runmeta_write(&m, path, false, e);
+	runmeta_release(&m);
+	free(path);
+	return rc;
+}
+
+static int
+write_rank_meta(struct agent *a, struct err *e)
+{
+	char *path = xasprintf("%s/rank-%d.tsv", a->dir_meta, a->env.rank);
+	int rc = runmeta_write(&a->rank_meta, path, false, e);
+
+	free(path);
+	return rc;
+}
+
+static void
+rank_meta_start(struct agent *a)
+{
+	struct runmeta *m = &a->rank_meta;
+	char buf[4096];
+	ssize_t n;
+
+	runmeta_init(m);
+	runmeta_set_i64(m, "rank", a->env.rank);
+	runmeta_set_i64(m, "local_rank", a->env.local_rank);
+	runmeta_set_i64(m, "local_size", a->env.local_size);
+	runmeta_set_i64(m, "nranks", a->env.size);
+	runmeta_set(m, "host", "%s", a->host);
+	runmeta_set(m, "hostname", "%s", a->env.host);
+	runmeta_set(m, "launcher", "%s", a->env.launcher);
+	runmeta_set(m, "job_id", "%s", a->env.job_id[0] ? a->env.job_id : "-");
+	runmeta_set_i64(m, "agent_pid", getpid());
+	runmeta_set_i64(m, "app_pid", -1);
+	capture_host_addrs(buf, sizeof buf);
+	runmeta_set(m, "addrs", "%s", buf[0] ? buf : "-");
+	n = readlink("/proc/self/ns/net", buf, sizeof buf - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		runmeta_set(m, "netns", "%s", buf);
+	}
+	runmeta_set_i64(m, "start_real_ns", a->start_real_ns);
+	runmeta_set_i64(m, "start_mono_ns", a->start_mono_ns);
+	runmeta_set_i64(m, "clk_tck", sysconf(_SC_CLK_TCK));
+	runmeta_set_i64(m, "interval_ns", a->o->interval_ns);
+	runmeta_set(m, "samples", "samples/rank-%d.tsv.gz", a->env.rank);
+	runmeta_set(m, "sockets", "sockets/rank-%d.tsv", a->env.rank);
+	runmeta_set(m, "how_ended", "running");
+	{
+		char *cmd = join_argv(a->o->argv);
+
+		runmeta_set(m, "command", "%s", cmd);
+		free(cmd);
+	}
+}
+
+static void
+start_capture(struct agent *a)
+{
+	char names[CAPTURE_MAX_IFACES][64];
+	struct capture_opts co = a->o->cap;
+	struct err e;
+	int n;
+
+	snprintf(a->cap_path, sizeof a->cap_path, "%s/%s.pcap%s", a->dir_capture, a->host,
+		 co.compress ? ".gz" : "");
+	if (co.nifaces == 0) {
+		bool all_local = a->env.size > 0 && a->env.local_size == a->env.size;
+		bool shared = a->env.local_size != 1;
+
+		n = capture_pick_ifaces(all_local, shared, names, CAPTURE_MAX_IFACES, &e);
+		if (n <= 0) {
+			snprintf(a->cap_status, sizeof a->cap_status, "failed: %s",
+				 n < 0 ? e.msg : "no interface to capture on");
+			return;
+		}
+		for (int i = 0; i < n; i++)
+			co.ifaces[i] = names[i];
+		co.nifaces = (size_t)n;
+	}
+	co.overwrite = a->o->force;
+	if (capture_start(&a->cap, a->cap_path, &co, &e) < 0) {
+		snprintf(a->cap_status, sizeof a->cap_status, "failed: %s", e.msg);
+		a->cap = NULL;
+		return;
+	}
+	snprintf(a->cap_status, sizeof a->cap_status, "on");
+	{
+		char list[CAPTURE_MAX_IFACES * 65] = "";
+		size_t off = 0;
+
+		for (size_t i = 0; i < co.nifaces; i++) {
+			int w = snprintf(list + off, sizeof list - off, "%s%s", i ? "," : "", co.ifaces[i]);
+
+			if (w > 0 && (size_t)w < sizeof list - off)
+				off += (size_t)w;
+		}
+		runmeta_set(&a->rank_meta, "capture_ifaces", "%s", list);
+	}
+}
+
+/* Wait until every other rank of this node has ended (its meta says so, or its agent is
+ * gone), sampling the node's load meanwhile. */
+static bool
+local_peers_done(struct agent *a, int64_t waited_ns)
+{
+	int want = a->env.local_size - 1;	/* other ranks on this node */
+	int found = 0, done = 0;
+
+	if (want <= 0)
+		return true;
+	if (a->env.size <= 0)
+		return waited_ns > 5 * (int64_t)1000000000;
+	for (int r = 0; r < a->env.size; r++) {
+		char *path;
+		struct runmeta m;
+		struct err e;
+		const char *host, *how;
+		int64_t pid;
+
+		if (r == a->env.rank)
+			continue;
+		path = xasprintf("%s/rank-%d.tsv", a->dir_meta, r);
+		if (access(path, F_OK) != 0 || runmeta_read(&m, path, &e) < 0) {
+			free(path);
+			continue;
+		}
+		free(path);
+		host = runmeta_get(&m, "host");
+		how = runmeta_get(&m, "how_ended");
+		if (host != NULL && strcmp(host, a->host) == 0) {
+			found++;
+			if ((how != NULL && strcmp(how, "running") != 0) ||
+			    (runmeta_get_i64(&m, "agent_pid", &pid) == 0 && pid > 0 &&
+			     kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+				done++;
+		}
+		runmeta_release(&m);
+	}
+	if (done >= want)
+		return true;
+	/* Rank files that never appear: their agents failed before writing one. */
+	if (found < want && waited_ns > 5 * (int64_t)1000000000 && found == done)
+		return true;
+	return false;
+}
+
+static void
+take_node_sample(struct agent *a, int64_t t_mono, int64_t t_real)
+{
+	struct sampler_node n;
+	struct err e;
+
+	if (!a->nodeload_ok)
+		return;
+	if (sampler_node_take(&n, &e) < 0)
+		return;
+	if (sampler_node_write(&a->nodeload, t_mono, t_real, &n, &e) < 0) {
+		a->nodeload_ok = false;
+		note_write_error(a, e.msg);
+	}
+}
+
+static int
+open_outputs(struct agent *a, struct err *e)
+{
+	char *path;
+	int rc;
+
+	path = xasprintf("%s/rank-%d.tsv.gz", a->dir_samples, a->env.rank);
+	rc = tsv_w_open(&a->samples, path, "samples", 1, sampler_cols, true, a->o->force, e);
+	free(path);
+	if (rc < 0)
+		return rc;
+	a->samples_ok = true;
+	rc = tsv_w_comment(&a->samples, e, "rank %d host %s interval_ns %" PRId64 " clk_tck %ld",
+			   a->env.rank, a->host, a->o->interval_ns, sysconf(_SC_CLK_TCK));
+	if (rc == 0)
+		rc = tsv_w_flush(&a->samples, e);
+	if (rc < 0)
+		return rc;
+	path = xasprintf("%s/rank-%d.tsv", a->dir_sockets, a->env.rank);
+	rc = tsv_w_open(&a->sockets, path, "sockets", 1, sockmap_cols, false, a->o->force, e);
+	free(path);
+	if (rc < 0)
+		return rc;
+	a->sockets_ok = true;
+	if (a->env.local_rank == 0) {
+		path = xasprintf("%s/node-%s.tsv.gz", a->dir_samples, a->host);
+		rc = tsv_w_open(&a->nodeload, path, "nodeload", 1, sampler_node_cols, true,
+				a->o->force, e);
+		free(path);
+		if (rc < 0)
+			return rc;
+		a->nodeload_ok = true;
+	}
+	return 0;
+}
+
+static void
+flush_outputs(struct agent *a)
+{
+	struct err e;
+
+	if (a->samples_ok && tsv_w_flush(&a->samples, &e) < 0) {
+		a->samples_ok = false;
+		note_write_error(a, e.msg);
+	}
+	if (a->nodeload_ok && tsv_w_flush(&a->nodeload, &e) < 0) {
+		a->nodeload_ok = false;
+		note_write_error(a, e.msg);
+	}
+	if (a->sockets_ok && tsv_w_flush(&a->sockets, &e) < 0) {
+		a->sockets_ok = false;
+		note_write_error(a, e.msg);
+	}
+}
+
+static void
+scan_sockets(struct agent *a, struct sockmap *sm, struct sampler *s, int64_t t_real)
+{
+	size_t n;
+	const pid_t *pids = sampler_pids(s, &n);
+	struct err e;
+
+	if (!a->sockets_ok || n == 0)
+		return;
+	if (sockmap_scan(sm, pids, n, t_real, &a->sockets, &e) < 0) {
+		a->sockets_ok = false;
+		note_write_error(a, e.msg);
+	}
+}
+
+static void
+write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
+{
+	struct runmeta m;
+	struct err e;
+	char buf[4096];
+	char *path = xasprintf("%s/node-%s.tsv", a->dir_meta, a->host);
+	const char *ifaces = runmeta_get(&a->rank_meta, "capture_ifaces");
+
+	runmeta_init(&m);
+	runmeta_set(&m, "host", "%s", a->host);
+	runmeta_set(&m, "hostname", "%s", a->env.host);
+	runmeta_set_i64(&m, "writer_rank", a->env.rank);
+	runmeta_set(&m, "ifaces", "%s", ifaces ? ifaces : "-");
+	capture_host_addrs(buf, sizeof buf);
+	runmeta_set(&m, "addrs", "%s", buf[0] ? buf : "-");
+	capture_host_macs(buf, sizeof buf);
+	runmeta_set(&m, "macs", "%s", buf[0] ? buf : "-");
+	runmeta_set(&m, "capture_status", "%s", a->cap_status);
+	runmeta_set(&m, "capture", "%s", captured ? strrchr(a->cap_path, '/') + 1 : "-");
+	runmeta_set_i64(&m, "snaplen", a->o->cap.snaplen);
+	runmeta_set(&m, "filter", "%s", a->o->cap.filter[0] ? a->o->cap.filter : "-");
+	runmeta_set_i64(&m, "buffer_bytes", a->o->cap.buffer_bytes);
+	runmeta_set(&m, "libpcap", "%s", capture_lib_version());
+	runmeta_set(&m, "nodeload", "samples/node-%s.tsv.gz", a->host);
+	if (captured) {
+		runmeta_set(&m, "tstamp_precision", "%s", cr->nano ? "nano" : "micro");
+		runmeta_set_i64(&m, "linktype", cr->linktype);
+		runmeta_set(&m, "pcap_recv", "%" PRIu64, cr->recv);
+		runmeta_set(&m, "pcap_drop", "%" PRIu64, cr->drop);
+		runmeta_set(&m, "pcap_ifdrop", "%" PRIu64, cr->ifdrop);
+		runmeta_set(&m, "pcap_stats", "%s", cr->stats[0] ? cr->stats : "-");
+		runmeta_set(&m, "packets_written", "%" PRIu64, cr->packets);
+		runmeta_set(&m, "bytes_written", "%" PRIu64, cr->bytes);
+		runmeta_set(&m, "capture_write_error", "%s", cr->write_error[0] ? cr->write_error : "-");
+	}
+	if (runmeta_write(&m, path, false, &e) < 0)
+		note_write_error(a, e.msg);
+	runmeta_release(&m);
+	free(path);
+}
+
+static void
+sleep_until(int64_t t_mono_ns)
+{
+	struct timespec ts = { (time_t)(t_mono_ns / 1000000000), (long)(t_mono_ns % 1000000000) };
+
+	/* EINTR (a forwarded signal) returns early; the caller's loop checks the child. */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int
+run_agent(struct opts *o)
+{
+	struct agent ag;
+	struct agent *a = &ag;
+	struct err e;
+	struct sampler *s;
+	struct sockmap *sm;
+	struct agent_exit x;
+	int spawn_errno;
+	int64_t next, next_flush, next_sock;
+	int64_t ended_mono = 0;		/* when the application ended */
+	bool app_done = false;
+	char *path;
+
+	memset(a, 0, sizeof *a);
+	a->o = o;
+	a->start_real_ns = agent_real_ns();
+	a->start_mono_ns = agent_mono_ns();
+	if (agent_env_detect(&a->env, &e) < 0)
+		die("collect: %s", e.msg);
+	runmeta_safe_name(a->env.host, a->host, sizeof a->host);
+	a->dir_meta = xasprintf("%s/meta", o->run);
+	a->dir_samples = xasprintf("%s/samples", o->run);
+	a->dir_capture = xasprintf("%s/capture", o->run);
+	a->dir_sockets = xasprintf("%s/sockets", o->run);
+	snprintf(a->cap_status, sizeof a->cap_status, "off");
+
+	/* Refuse before starting the application when RUN is unusable. */
+	if (mkdir_p(a->dir_meta, &e) < 0 || mkdir_p(a->dir_samples, &e) < 0 ||
+	    mkdir_p(a->dir_capture, &e) < 0 || mkdir_p(a->dir_sockets, &e) < 0)
+		die("collect: %s; not starting '%s'", e.msg, o->argv[0]);
+	path = xasprintf("%s/run.tsv", a->dir_meta);
+	if (!o->force && is_old_run(a, path))
+		die("collect: '%s' holds an earlier run (use --force to overwrite it, or another -o); "
+		    "not starting '%s'", o->run, o->argv[0]);
+	free(path);
+	if (a->env.rank == 0 && write_run_meta(a, false, &e) < 0)
+		die("collect: %s; not starting '%s'", e.msg, o->argv[0]);
+	rank_meta_start(a);
+	{
+		char *rpath = xasprintf("%s/rank-%d.tsv", a->dir_meta, a->env.rank);
+
+		if (runmeta_write(&a->rank_meta, rpath, !o->force, &e) < 0)
+			die("collect: %s (use --force to overwrite an earlier run); not starting '%s'",
+			    e.msg, o->argv[0]);
+		free(rpath);
+	}
+	if (open_outputs(a, &e) < 0)
+		die("collect: %s (use --force to overwrite an earlier run); not starting '%s'",
+		    e.msg, o->argv[0]);
+
+	if (a->env.local_rank == 0 && !o->no_capture) {
+		start_capture(a);
+		if (a->cap == NULL) {
+			if (o->require_capture)
+				die("collect: %s; not starting '%s' (--require-capture)", a->cap_status + 8,
+				    o->argv[0]);
+			warnx_("collect: %s; CPU sampling continues", a->cap_status + 8);
+		}
+	}
+
+	agent_signals_install();
+	if (agent_spawn(o->argv, &a->app, &spawn_errno, &e) < 0) {
+		struct capture_result cr;
+
+		runmeta_set(&a->rank_meta, "how_ended", "not-started");
+		runmeta_set(&a->rank_meta, "error", "%s", e.msg);
+		runmeta_set_i64(&a->rank_meta, "end_real_ns", agent_real_ns());
+		if (write_rank_meta(a, &e) < 0)
+			warnx_("collect: %s", e.msg);
+		tsv_w_close(&a->samples, NULL);
+		tsv_w_close(&a->sockets, NULL);
+		tsv_w_close(&a->nodeload, NULL);
+		if (a->cap != NULL) {
+			capture_stop(a->cap, &cr, NULL);
+			write_node_meta(a, &cr, true);
+		}
+		warnx_("collect: cannot run '%s': %s", o->argv[0], strerror(spawn_errno));
+		exit(spawn_errno == ENOENT ? 127 : 126);
+	}
+	runmeta_set_i64(&a->rank_meta, "app_pid", a->app);
+	if (write_rank_meta(a, &e) < 0)
+		note_write_error(a, e.msg);
+
+	s = sampler_new(a->app, 100000);
+	sm = sockmap_new(a->env.rank, 1000000);
+	next = agent_mono_ns();
+	next_flush = next + 500000000;
+	next_sock = next + o->sockets_ns / 4;	/* early: connections are made at start-up */
+	for (;;) {
+		int64_t now;
+		int done;
+
+		if (!app_done) {
+			done = agent_child_done(a->app, &e);
+			if (done < 0) {
+				warnx_("collect: %s", e.msg);
+				done = 1;
+			}
+		} else {
+			done = 1;
+		}
+		now = agent_mono_ns();
+		if (now >= next || done) {
+			int64_t t_real = agent_real_ns();
+			int64_t t_mono = agent_mono_ns();
+
+			if (!app_done) {
+				const struct sampler_task *tasks;
+				size_t nt = sampler_take(s, &tasks);
+
+				if (a->samples_ok) {
+					if (sampler_write(&a->samples, t_mono, t_real, tasks, nt, &e) < 0) {
+						a->samples_ok = false;
+						note_write_error(a, e.msg);
+					}
+				}
+				a->nsamples++;
+				if (now >= next_sock || done) {
+					scan_sockets(a, sm, s, t_real);
+					next_sock = now + o->sockets_ns;
+				}
+			}
+			if (a->env.local_rank == 0 && now >= next)
+				take_node_sample(a, t_mono, t_real);
+			if (now >= next) {
+				next += o->interval_ns;
+				if (next <= now) {	/* overran: skip the slots, keep the grid */
+					int64_t skip = (now - next) / o->interval_ns + 1;
+
+					a->missed += skip;
+					next += skip * o->interval_ns;
+				}
+			}
+		}
+		if (done && !app_done) {
+			if (agent_reap(a->app, &x, &e) < 0) {
+				warnx_("collect: %s", e.msg);
+				memset(&x, 0, sizeof x);
+				x.exit_code = 1;
+			}
+			app_done = true;
+			ended_mono = agent_mono_ns();
+			runmeta_set_i64(&a->rank_meta, "end_real_ns", agent_real_ns());
+			runmeta_set_i64(&a->rank_meta, "end_mono_ns", ended_mono);
+			runmeta_set(&a->rank_meta, "how_ended", "%s",
+				    x.signal ? "signaled" : "exited");
+			runmeta_set_i64(&a->rank_meta, "exit_status", x.exit_code);
+			runmeta_set_i64(&a->rank_meta, "exit_signal", x.signal);
+			if (x.signal) {
+				const char *sn = sigabbrev_np(x.signal);
+
+				runmeta_set(&a->rank_meta, "exit_signal_name", "SIG%s", sn ? sn : "?");
+			}
+			runmeta_set(&a->rank_meta, "core_dumped", "%s", x.core ? "yes" : "no");
+			runmeta_set_i64(&a->rank_meta, "app_utime_ns",
+					(int64_t)x.ru.ru_utime.tv_sec * 1000000000 + x.ru.ru_utime.tv_usec * 1000);
+			runmeta_set_i64(&a->rank_meta, "app_stime_ns",
+					(int64_t)x.ru.ru_stime.tv_sec * 1000000000 + x.ru.ru_stime.tv_usec * 1000);
+			runmeta_set_i64(&a->rank_meta, "app_maxrss_kb", x.ru.ru_maxrss);
+			{
+				char sigs[256];
+
+				agent_signals_forwarded(sigs, sizeof sigs);
+				runmeta_set(&a->rank_meta, "signals_forwarded", "%s", sigs[0] ? sigs : "-");
+			}
+			runmeta_set_i64(&a->rank_meta, "samples_taken", a->nsamples);
+			runmeta_set_i64(&a->rank_meta, "samples_missed", a->missed);
+			{
+				long over, bad;
+
+				sampler_stats(s, &over, &bad);
+				runmeta_set_i64(&a->rank_meta, "sampler_over_cap", over);
+				runmeta_set_i64(&a->rank_meta, "sampler_read_errors", bad);
+				sockmap_stats(sm, &over, &bad);
+				runmeta_set_i64(&a->rank_meta, "sockets_over_cap", over);
+				runmeta_set_i64(&a->rank_meta, "sockets_bad_lines", bad);
+			}
+			if (a->samples_ok && tsv_w_close(&a->samples, &e) < 0)
+				note_write_error(a, e.msg);
+			a->samples_ok = false;
+			if (a->sockets_ok && tsv_w_close(&a->sockets, &e) < 0)
+				note_write_error(a, e.msg);
+			a->sockets_ok = false;
+			runmeta_set(&a->rank_meta, "write_error", "%s", a->write_error[0] ? a->write_error : "-");
+			if (write_rank_meta(a, &e) < 0)
+				note_write_error(a, e.msg);
+		}
+		if (app_done) {
+			int64_t waited = agent_mono_ns() - ended_mono;
+
+			if (a->env.local_rank != 0 || o->no_capture)
+				break;
+			/* The capture of this node runs until its last rank ends, plus a drain. */
+			if ((agent_signals_terminating() && waited > 2 * (int64_t)1000000000) ||
+			    local_peers_done(a, waited)) {
+				int64_t until = agent_mono_ns() + o->drain_ns;
+
+				while (agent_mono_ns() < until)
+					sleep_until(until);
+				break;
+			}
+			sleep_until(agent_mono_ns() + 100000000);
+			now = agent_mono_ns();
+			if (now >= next)
+				take_node_sample(a, now, agent_real_ns());
+			while (next <= now)
+				next += o->interval_ns;
+			continue;
+		}
+		if (now >= next_flush) {
+			flush_outputs(a);
+			next_flush = now + 500000000;
+		}
+		if (agent_mono_ns() < next)
+			sleep_until(next);
+	}
+	sampler_free(s);
+	sockmap_free(sm);
+	if (a->env.local_rank == 0) {
+		struct capture_result cr;
+		bool captured = a->cap != NULL;
+
+		memset(&cr, 0, sizeof cr);
+		if (a->cap != NULL && capture_stop(a->cap, &cr, &e) < 0)
+			note_write_error(a, e.msg);
+		if (a->nodeload_ok && tsv_w_close(&a->nodeload, &e) < 0)
+			note_write_error(a, e.msg);
+		write_node_meta(a, &cr, captured);
+		if (captured)
+			note("collect: %s: %" PRIu64 " packets captured on %s, %" PRIu64
+			     " dropped by the kernel, %" PRIu64 " by the interface", a->host, cr.recv,
+			     runmeta_get(&a->rank_meta, "capture_ifaces"), cr.drop, cr.ifdrop);
+	}
+	if (a->env.rank == 0 && write_run_meta(a, true, &e) < 0)
+		note_write_error(a, e.msg);
+	runmeta_release(&a->rank_meta);
+	free(a->dir_meta);
+	free(a->dir_samples);
+	free(a->dir_capture);
+	free(a->dir_sockets);
+	return agent_exit_code(&x);
+}
+
+static int
+run_check(const char *run)
+{
+	struct check_report r;
+	struct err e;
+	int rc = check_run(run, &r, &e);
+
+	if (rc < 0) {
+		check_report_release(&r);
+		die("collect: %s", e.msg);
+	}
+	for (size_t i = 0; i < r.nproblems; i++)
+		printf("problem: %s\n", r.problems[i]);
+	if (r.more_problems)
+		printf("problem: ... and %ld more\n", r.more_problems);
+	printf("%s: %d ranks, %d nodes, %ld files checked, %ld sample rows, %ld packets, %zu problems\n",
+	       run, r.nranks, r.nnodes, r.files, r.sample_rows, r.packets,
+	       r.nproblems + (size_t)r.more_problems);
+	rc = r.nproblems > 0 ? 1 : 0;
+	check_report_release(&r);
+	return rc;
+}
 
 int
 cmd_collect(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "iface", required_argument, NULL, 'I' },
+		{ "snaplen", required_argument, NULL, 's' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "compress", no_argument, NULL, 'z' },
+		{ "buffer", required_argument, NULL, 'B' },
+		{ "sockets", required_argument, NULL, OPT_SOCKETS },
+		{ "no-capture", no_argument, NULL, OPT_NO_CAPTURE },
+		{ "require-capture", no_argument, NULL, OPT_REQUIRE },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "check", required_argument, NULL, OPT_CHECK },
+		{ "drain", required_argument, NULL, OPT_DRAIN },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct opts o;
+	const char *check = NULL;
+	int c;
 
-	while (cli_getopt(argc, argv, "h", longopts, usage_collect) != -1)
-		;
-	(void)argc;
-	die("collect: not built yet in this version");
+	memset(&o, 0, sizeof o);
+	o.interval_ns = 20000000;
+	o.cap.snaplen = CAPTURE_DEFAULT_SNAPLEN;
+	o.cap.filter = CAPTURE_DEFAULT_FILTER;
+	o.cap.buffer_bytes = CAPTURE_DEFAULT_BUFFER;
+	o.cap.flush_ns = 500000000;
+	o.sockets_ns = 250000000;
+	o.drain_ns = 200000000;
+	/* "+": stop at the first non-option, the application's name. */
+	while ((c = cli_getopt(argc, argv, "+ho:i:I:s:f:zB:q", longopts, usage_collect)) != -1) {
+		switch (c) {
+		case 'o': o.run = optarg; break;
+		case 'i':
+			o.interval_ns = cli_duration_ns(optarg, "--interval", 1000000);
+			if (o.interval_ns < 1000000 || o.interval_ns > 60 * (int64_t)1000000000)
+				die_usage("collect: option '--interval': use 1ms to 60s");
+			break;
+		case 'I':
+			if (o.cap.nifaces >= CAPTURE_MAX_IFACES)
+				die_usage("collect: at most %d --iface options", CAPTURE_MAX_IFACES);
+			o.cap.ifaces[o.cap.nifaces++] = optarg;
+			break;
+		case 's': o.cap.snaplen = (int)cli_i64(optarg, "--snaplen", 64, 262144); break;
+		case 'f': o.cap.filter = optarg; break;
+		case 'z': o.cap.compress = true; break;
+		case 'B':
+			o.cap.buffer_bytes = cli_bytes(optarg, "--buffer");
+			if (o.cap.buffer_bytes < 65536 || o.cap.buffer_bytes > ((int64_t)2 << 30) - 1)
+				die_usage("collect: option '--buffer': use 64k to 2G");
+			break;
+		case OPT_SOCKETS:
+			o.sockets_ns = cli_duration_ns(optarg, "--sockets", 1000000);
+			if (o.sockets_ns < 10000000)
+				die_usage("collect: option '--sockets': at least 10ms");
+			break;
+		case OPT_DRAIN: o.drain_ns = cli_duration_ns(optarg, "--drain", 1000000); break;
+		case OPT_NO_CAPTURE: o.no_capture = true; break;
+		case OPT_REQUIRE: o.require_capture = true; break;
+		case OPT_FORCE: o.force = true; break;
+		case OPT_CHECK: check = optarg; break;
+		case 'q': err_verbosity = 0; break;
+		default: die_usage("collect: unexpected option");
+		}
+	}
+	if (check != NULL) {
+		if (optind < argc)
+			die_usage("collect: --check takes no application");
+		return run_check(check);
+	}
+	if (o.run == NULL)
+		die_usage("collect: name the run directory with -o RUN (see 'contend collect --help')");
+	if (optind >= argc)
+		die_usage("collect: name the application after '--' (see 'contend collect --help')");
+	if (o.no_capture && o.require_capture)
+		die_usage("collect: --no-capture and --require-capture contradict each other");
+	o.argv = argv + optind;
+	return run_agent(&o);
 }

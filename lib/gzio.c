@@ -397,6 +397,8 @@ gzr_fopen(struct gzr *r, bool *truncated)
 
 	k->r = r;
 	k->truncated = truncated;
+	if (truncated != NULL)
+		*truncated = false;	/* so a caller's uninitialised flag means nothing */
 	f = fopencookie(k, "r", io);
 	if (f == NULL) {
 		free(k);

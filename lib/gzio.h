@@ -52,7 +52,8 @@ void gzr_close(struct gzr *r);
 
 /* A stdio stream over gzr for libraries that want FILE * (libpcap's pcap_fopen_offline).
  * The stream owns r; fclose closes it. A truncated gzip stream reads as a short file;
- * *truncated (if non-NULL, must outlive the stream) is set when that happens. */
+ * *truncated (if non-NULL, must outlive the stream) is cleared here and set when that
+ * happens. Returns NULL (r still the caller's) when the stream cannot be made. */
 FILE *gzr_fopen(struct gzr *r, bool *truncated);
 
 /* The zlib version string. */

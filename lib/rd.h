@@ -29,7 +29,7 @@ rd_make(const void *p, size_t len)
 	return r;
 }
 
-/* True and nothing consumed when n bytes are not available (sets err). */
+/* True when n bytes are available; otherwise false, err set and nothing consumed. */
 static inline bool
 rd_need_(struct rd *r, size_t n)
 {
@@ -105,17 +105,25 @@ rd_le32(struct rd *r)
 static inline uint64_t
 rd_be64(struct rd *r)
 {
-	uint64_t hi = rd_be32(r), lo = rd_be32(r);
+	uint64_t hi, lo;
 
-	return r->err ? 0 : hi << 32 | lo;
+	if (!rd_need_(r, 8))	/* all or nothing: a short read must not move the cursor */
+		return 0;
+	hi = rd_be32(r);
+	lo = rd_be32(r);
+	return hi << 32 | lo;
 }
 
 static inline uint64_t
 rd_le64(struct rd *r)
 {
-	uint64_t lo = rd_le32(r), hi = rd_le32(r);
+	uint64_t hi, lo;
 
-	return r->err ? 0 : hi << 32 | lo;
+	if (!rd_need_(r, 8))
+		return 0;
+	lo = rd_le32(r);
+	hi = rd_le32(r);
+	return hi << 32 | lo;
 }
 
 /* Copy n bytes into out (zero-filled on failure). */

@@ -1,6 +1,7 @@
 /* tsv: the project's TSV files, written and read back with distrust. */
 #include "lib/tsv.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -278,6 +279,14 @@ tsv_r_col(const struct tsv_r *t, const char *name)
 	return -1;
 }
 
+/* Forget the current row, so a field asked for after a failed tsv_r_next is an error
+ * rather than a pointer into a reused line buffer. */
+static void
+clear_fields(struct tsv_r *t)
+{
+	memset(t->fields, 0, sizeof t->fields);
+}
+
 int
 tsv_r_next(struct tsv_r *t, struct err *e)
 {
@@ -290,22 +299,28 @@ tsv_r_next(struct tsv_r *t, struct err *e)
 		rc = gzr_line(t->r, &line, &len, TSV_MAX_LINE, e);
 		t->line_no++;
 		if (rc == -E_LIMIT) {
-			err_prefix(e, "line %ld", t->line_no);
-			return rc;	/* damaged line, caller may go on */
+			clear_fields(t);
+			return err_set(e, E_LIMIT, "'%s' line %ld: longer than %u bytes", t->path,
+				       t->line_no, TSV_MAX_LINE);	/* damaged line, caller may go on */
 		}
-		if (rc <= 0)
+		if (rc <= 0) {
+			clear_fields(t);
 			return rc;
+		}
 		if (line[0] == '#' || len == 0)
 			continue;
 		break;
 	}
+	clear_fields(t);
 	if (strlen(line) != len)
 		return err_set(e, E_FORMAT, "'%s' line %ld: NUL byte in a text file", t->path,
 			       t->line_no);
 	n = split(line, t->fields, TSV_MAX_COLS);
-	if (n != t->ncols)
+	if (n != t->ncols) {
+		clear_fields(t);	/* a partial row must not be read as the current one */
 		return err_set(e, E_FORMAT, "'%s' line %ld: %d fields, expected %d", t->path,
 			       t->line_no, n < 0 ? TSV_MAX_COLS + 1 : n, t->ncols);
+	}
 	return 1;
 }
 
@@ -316,17 +331,36 @@ bad_field(struct tsv_r *t, int col, const char *what, struct err *e)
 		       col >= 0 && col < t->ncols ? t->colnames[col] : "?", what);
 }
 
+/* The field for col, or NULL with e set when there is no such column or no current row. */
+static const char *
+field(struct tsv_r *t, int col, struct err *e)
+{
+	if (col < 0 || col >= t->ncols) {
+		bad_field(t, col, "no such column", e);
+		return NULL;
+	}
+	if (t->fields[col] == NULL) {
+		bad_field(t, col, "no current row", e);
+		return NULL;
+	}
+	return t->fields[col];
+}
+
 int
 tsv_r_i64(struct tsv_r *t, int col, int64_t *v, struct err *e)
 {
+	const char *s = field(t, col, e);
 	char *end;
 	long long x;
 
-	if (col < 0 || col >= t->ncols)
-		return bad_field(t, col, "no such column", e);
+	if (s == NULL)
+		return -E_FORMAT;
+	/* strtoll alone would take leading blanks and '+'; our files never have them. */
+	if (!(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]))))
+		return bad_field(t, col, "not an integer", e);
 	errno = 0;
-	x = strtoll(t->fields[col], &end, 10);
-	if (errno || end == t->fields[col] || *end != '\0')
+	x = strtoll(s, &end, 10);
+	if (errno || end == s || *end != '\0')
 		return bad_field(t, col, "not an integer", e);
 	*v = x;
 	return 0;
@@ -335,16 +369,20 @@ tsv_r_i64(struct tsv_r *t, int col, int64_t *v, struct err *e)
 int
 tsv_r_u64(struct tsv_r *t, int col, uint64_t *v, struct err *e)
 {
+	const char *s = field(t, col, e);
 	char *end;
 	unsigned long long x;
 
-	if (col < 0 || col >= t->ncols)
-		return bad_field(t, col, "no such column", e);
-	if (t->fields[col][0] == '-')
+	if (s == NULL)
+		return -E_FORMAT;
+	if (s[0] == '-')
 		return bad_field(t, col, "negative where a count is expected", e);
+	/* strtoull would skip blanks and then negate " -5" into a huge count. */
+	if (!isdigit((unsigned char)s[0]))
+		return bad_field(t, col, "not an unsigned integer", e);
 	errno = 0;
-	x = strtoull(t->fields[col], &end, 10);
-	if (errno || end == t->fields[col] || *end != '\0')
+	x = strtoull(s, &end, 10);
+	if (errno || end == s || *end != '\0')
 		return bad_field(t, col, "not an unsigned integer", e);
 	*v = x;
 	return 0;
@@ -353,14 +391,17 @@ tsv_r_u64(struct tsv_r *t, int col, uint64_t *v, struct err *e)
 int
 tsv_r_f64(struct tsv_r *t, int col, double *v, struct err *e)
 {
+	const char *s = field(t, col, e);
 	char *end;
 	double x;
 
-	if (col < 0 || col >= t->ncols)
-		return bad_field(t, col, "no such column", e);
+	if (s == NULL)
+		return -E_FORMAT;
+	if (isspace((unsigned char)s[0]))
+		return bad_field(t, col, "not a number", e);
 	errno = 0;
-	x = strtod(t->fields[col], &end);
-	if (errno == ERANGE || end == t->fields[col] || *end != '\0')
+	x = strtod(s, &end);
+	if (errno == ERANGE || end == s || *end != '\0')
 		return bad_field(t, col, "not a number", e);
 	*v = x;
 	return 0;
@@ -372,7 +413,7 @@ tsv_r_str(struct tsv_r *t, int col)
 	const char *s;
 	size_t n, j = 0;
 
-	if (col < 0 || col >= t->ncols)
+	if (col < 0 || col >= t->ncols || t->fields[col] == NULL)
 		return "";
 	s = t->fields[col];
 	n = strlen(s);

@@ -60,20 +60,28 @@ struct tsv_r {
 };
 
 /* Open and check the header: the format must match, version in [1, max_version].
- * required: NULL-terminated column names that must be present (others allowed). */
+ * required: NULL-terminated column names that must be present (others allowed).
+ * Returns 0, or negative with e set and nothing left open: -E_IO (cannot open),
+ * -E_FORMAT (not this format, bad version, a required column missing), -E_UNSUP
+ * (version newer than max_version), -E_TRUNC (ends inside the header). */
 int tsv_r_open(struct tsv_r *t, const char *path, const char *format, int max_version,
 	       const char *const *required, struct err *e) WUR;
-/* Next row: 1, 0 at the end, negative on a damaged line (e names file and line; the
- * caller may count it and call tsv_r_next again) or an I/O or truncation error
- * (-E_IO, -E_TRUNC: stop). */
+/* Next row: 1, 0 at the end, negative on a damaged line (-E_FORMAT: wrong number of
+ * fields or a NUL byte; -E_LIMIT: longer than TSV_MAX_LINE; e names file and line; the
+ * caller may count it and call tsv_r_next again) or an I/O, truncation or damaged
+ * compression error (-E_IO, -E_TRUNC, -E_FORMAT from gzio: stop; tell them apart with
+ * gzr_truncated). After any return other than 1 there is no current row. */
 int tsv_r_next(struct tsv_r *t, struct err *e) WUR;
 /* Index of a column by name, or -1. */
 int tsv_r_col(const struct tsv_r *t, const char *name);
-/* Field parsers for the current row: 0, or -E_FORMAT with e naming file, line and column. */
+/* Field parsers for the current row: 0, or -E_FORMAT with e naming file, line and column
+ * (also for a column out of range or no current row). Strict: no blanks, no '+', the
+ * whole field; u64 refuses a minus sign; f64 takes what %.9g writes, "nan" and "inf". */
 int tsv_r_i64(struct tsv_r *t, int col, int64_t *v, struct err *e) WUR;
 int tsv_r_u64(struct tsv_r *t, int col, uint64_t *v, struct err *e) WUR;
 int tsv_r_f64(struct tsv_r *t, int col, double *v, struct err *e) WUR;
-/* Unescaped string, borrowed until the next tsv_r_str or tsv_r_next. */
+/* Unescaped string, borrowed until the next tsv_r_str or tsv_r_next; "" for a column out
+ * of range or no current row. */
 const char *tsv_r_str(struct tsv_r *t, int col);
 void tsv_r_close(struct tsv_r *t);
 

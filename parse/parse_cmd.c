@@ -1,21 +1,875 @@
-/* parse: the `contend parse` command. */
+/* parse: the `contend parse` command: captures and samples in, RUN/profile/ out. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
 
 #include "cli/cli.h"
 #include "lib/err.h"
+#include "lib/tsv.h"
+#include "lib/xalloc.h"
+#include "parse/flows.h"
+#include "parse/generic.h"
+#include "parse/msg.h"
+#include "parse/pcapin.h"
+#include "parse/phases.h"
+#include "parse/rollup.h"
+#include "parse/rankmap.h"
+#include "parse/tcpr.h"
 
 const char usage_parse[] =
-	"usage: contend parse [OPTIONS]\n"
+	"usage: contend parse [OPTIONS] RUN\n"
+	"       contend parse [OPTIONS] --pcap FILE... [--samples FILE...] -o OUTDIR\n"
 	"\n"
-	"Not built yet in this version.\n";
+	"Rebuild a run's MPI messages from its packet captures and its CPU busy/idle phases\n"
+	"from its samples, and summarise them per rank and per link (paper 003, Figure 3).\n"
+	"RUN is a directory written by `contend collect`: every RUN/capture/*.pcap[.gz],\n"
+	"RUN/samples/rank-*.tsv.gz, RUN/sockets/*.tsv and RUN/meta/*.tsv is read and the results\n"
+	"go to RUN/profile/. Plain captures (tcpdump, Wireshark; pcap or pcapng, gzip or not)\n"
+	"can be parsed with --pcap.\n"
+	"\n"
+	"Writes messages.tsv, phases.tsv, ranks.tsv, links.tsv, conns.tsv, netparams.tsv and\n"
+	"stats.tsv (docs/formats.md) and prints the per-rank table. Damaged input (a cut or\n"
+	"damaged capture, a missing piece of RUN) is reported on stderr; everything read before\n"
+	"it is still used and written, and the exit status is 1.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR        where to write (default RUN/profile)\n"
+	"  -p, --pcap FILE         a capture to read (repeatable; instead of RUN)\n"
+	"  -S, --samples FILE      a samples file of one rank (repeatable; with --pcap)\n"
+	"  -m, --mpi MODE          auto (default): recognise Open MPI and MPICH, else generic;\n"
+	"                          generic: paper 003's byte runs only; ompi; mpich\n"
+	"  -g, --idle-gap DUR      a pause that ends a generic message (default 1ms)\n"
+	"  -b, --busy-threshold F  fraction of a sample interval on CPU that makes it busy\n"
+	"                          (default 0.5)\n"
+	"  -L, --latency DUR       latency L for the communication share (default: measured\n"
+	"                          from TCP handshakes)\n"
+	"  -B, --bandwidth RATE    bandwidth B in bytes/s, suffixes k M G = 10^3 10^6 10^9\n"
+	"                          (default: measured from the fastest transfers)\n"
+	"      --max-streams N     connections followed at once (default 65536)\n"
+	"      --max-buffer SIZE   out-of-order bytes held per direction (default 4M)\n"
+	"  -f, --force             overwrite an existing profile\n"
+	"  -q, --quiet             no progress or summary\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"examples:\n"
+	"  contend parse traces/stencil-4ws\n"
+	"  contend parse --force --mpi generic --idle-gap 500us traces/stencil-4ws\n"
+	"  contend parse --pcap ring.pcap.gz -o /tmp/ring-profile\n"
+	"  contend parse --pcap a.pcapng --samples rank-0.tsv.gz --latency 60us --bandwidth 110M -o out\n";
+
+#define MAX_FILES 4096
+#define DEFAULT_BUSY_THRESHOLD 0.5
+
+struct opts {
+	const char *run;		/* RUN, or NULL with --pcap */
+	const char *outdir;
+	char **pcaps;
+	size_t npcaps;
+	char **samples;
+	size_t nsamples;
+	enum flows_mpi mpi;
+	int64_t idle_gap_ns;
+	double busy_threshold;
+	double lat_ns, bw_Bps;		/* 0: measure */
+	size_t max_streams, max_buffer;
+	bool force;
+};
+
+struct ctx {
+	struct opts *o;
+	struct tsv_w msgs, conns;
+	struct rollup prof;
+	struct rankmap *rm;
+	int warnings;			/* partial-result warnings printed */
+	struct err werr;		/* first write error */
+	bool write_failed;
+	uint64_t pcap_files, pcap_truncated, pcap_damaged, pcap_unreadable;
+	uint64_t samples_files, samples_failed, samples_bad_rows, samples_truncated;
+};
+
+static const char *const msg_cols[] = { "t_first_ns", "t_last_ns", "src", "dst", "cid", "comm_src",
+	"tag", "tag_name", "bytes", "wire_bytes", "mpi", "proto", "ranksrc", "flags", "conn", NULL };
+static const char *const conn_cols[] = { "conn", "kind", "ip0", "port0", "ip1", "port1", "rank0",
+	"rank1", "ranksrc", "saw_syn", "pkts0", "frame_bytes0", "payload_bytes0", "gap_bytes0", "pkts1",
+	"frame_bytes1", "payload_bytes1", "gap_bytes1", "t_first_ns", "t_last_ns", "rtt_ns", "ttl0",
+	"ttl1", "mac0", "mac1", "vlan", NULL };
+
+static void
+warn_partial(struct ctx *c, const char *msg)
+{
+	warnx_("parse: %s", msg);
+	c->warnings++;
+}
+
+static void
+flags_str(unsigned f, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s%s%s", f & MSG_F_GAP ? "gap," : "", f & MSG_F_TRUNC ? "trunc," : "",
+		 f & MSG_F_RESYNC ? "resync," : "", f ? "" : "-");
+	if (f && strlen(out) > 0)
+		out[strlen(out) - 1] = '\0';
+}
+
+static void
+on_msg(void *vc, const struct msg *m)
+{
+	struct ctx *c = vc;
+	char fl[32];
+	const char *tn = m->tag == INT32_MIN ? NULL : msg_tag_name_cid(m->mpi, m->cid, m->tag);
+
+	rollup_msg(&c->prof, m);
+	if (c->write_failed)
+		return;
+	tsv_w_i64(&c->msgs, m->t_first_ns);
+	tsv_w_i64(&c->msgs, m->t_last_ns);
+	tsv_w_i64(&c->msgs, m->src_world);
+	tsv_w_i64(&c->msgs, m->dst_world);
+	tsv_w_i64(&c->msgs, m->cid);
+	tsv_w_i64(&c->msgs, m->comm_src);
+	if (m->tag == INT32_MIN)
+		tsv_w_str(&c->msgs, NULL);
+	else
+		tsv_w_i64(&c->msgs, m->tag);
+	tsv_w_str(&c->msgs, tn);
+	tsv_w_u64(&c->msgs, m->bytes);
+	tsv_w_u64(&c->msgs, m->wire_bytes);
+	tsv_w_str(&c->msgs, msg_mpi_name(m->mpi));
+	tsv_w_str(&c->msgs, msg_proto_name(m->proto));
+	tsv_w_str(&c->msgs, rank_src_name(m->ranksrc));
+	flags_str(m->flags, fl, sizeof fl);
+	tsv_w_str(&c->msgs, fl);
+	tsv_w_i64(&c->msgs, m->conn);
+	if (tsv_w_end(&c->msgs, &c->werr) < 0)
+		c->write_failed = true;
+}
+
+static void
+addr_str(int af, const uint8_t *a, char *out, size_t len)
+{
+	if (inet_ntop(af, a, out, (socklen_t)len) == NULL)
+		snprintf(out, len, "-");
+}
+
+static void
+mac_str(const uint8_t *m, bool has, char *out, size_t len)
+{
+	if (!has)
+		snprintf(out, len, "-");
+	else
+		snprintf(out, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static void
+on_conn(void *vc, const struct flows_conn *k)
+{
+	struct ctx *c = vc;
+	char a[INET6_ADDRSTRLEN], mac[2][20];
+	int d;
+
+	rollup_rtt(&c->prof, k->rtt_ns);
+	if (c->write_failed)
+		return;
+	tsv_w_i64(&c->conns, k->conn);
+	tsv_w_str(&c->conns, k->kind);
+	for (d = 0; d < 2; d++) {
+		addr_str(k->af, k->addr[d], a, sizeof a);
+		tsv_w_str(&c->conns, a);
+		tsv_w_i64(&c->conns, k->port[d]);
+	}
+	tsv_w_i64(&c->conns, k->rank[0]);
+	tsv_w_i64(&c->conns, k->rank[1]);
+	tsv_w_str(&c->conns, rank_src_name(k->ranksrc));
+	tsv_w_i64(&c->conns, k->saw_syn);
+	for (d = 0; d < 2; d++) {
+		tsv_w_u64(&c->conns, k->pkts[d]);
+		tsv_w_u64(&c->conns, k->frame_bytes[d]);
+		tsv_w_u64(&c->conns, k->payload_bytes[d]);
+		tsv_w_u64(&c->conns, k->gap_bytes[d]);
+	}
+	tsv_w_i64(&c->conns, k->t_first_ns);
+	tsv_w_i64(&c->conns, k->t_last_ns);
+	tsv_w_i64(&c->conns, k->rtt_ns);
+	tsv_w_i64(&c->conns, k->ttl[0]);
+	tsv_w_i64(&c->conns, k->ttl[1]);
+	for (d = 0; d < 2; d++) {
+		mac_str(k->mac[d], k->has_mac[d], mac[d], sizeof mac[d]);
+		tsv_w_str(&c->conns, mac[d]);
+	}
+	tsv_w_i64(&c->conns, k->vlan);
+	if (tsv_w_end(&c->conns, &c->werr) < 0)
+		c->write_failed = true;
+}
+
+static int32_t
+on_rank_of(void *vc, int af, const uint8_t addr[16], uint16_t port)
+{
+	struct ctx *c = vc;
+
+	return c->rm ? rankmap_lookup(c->rm, af, addr, port) : -1;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Read one capture into f; warnings for damage. */
+static void
+read_capture(struct ctx *c, struct flows *f, const char *path)
+{
+	struct err e;
+	struct pcapin *in = pcapin_open(path, &e);
+	struct pcapin_pkt pk;
+	uint64_t n = 0, bytes = 0;
+	double t_last = now_s(), t0 = t_last;
+	int rc;
+
+	if (in == NULL) {
+		c->pcap_unreadable++;
+		warn_partial(c, e.msg);
+		return;
+	}
+	c->pcap_files++;
+	while ((rc = pcapin_next(in, &pk, &e)) == 1) {
+		flows_frame(f, pk.linktype, pk.data, pk.caplen, pk.origlen, pk.t_ns);
+		bytes += pk.caplen + 16;
+		if ((++n & 0xffff) == 0 && err_verbosity > 0) {
+			double t = now_s();
+
+			if (t - t_last >= 1.0) {
+				note("parse: '%s': %" PRIu64 " packets, %.0f MB, %.0f MB/s", path, n,
+				     (double)bytes / 1e6, (double)bytes / 1e6 / (t - t0));
+				t_last = t;
+			}
+		}
+	}
+	if (rc < 0) {
+		if (rc == -E_TRUNC)
+			c->pcap_truncated++;
+		else
+			c->pcap_damaged++;
+		warn_partial(c, e.msg);
+	}
+	pcapin_close(in);
+	flows_end_capture(f);
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Files in dir whose names start with prefix and contain infix; sorted; caller frees. */
+static char **
+list_dir(const char *dir, const char *prefix, const char *infix, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (d == NULL)
+		return NULL;
+	while ((de = readdir(d)) != NULL && *n < MAX_FILES) {
+		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+		    strstr(de->d_name, infix) == NULL)
+			continue;
+		v = xgrow(v, &cap, *n + 1, sizeof *v);
+		v[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof *v, str_cmp);
+	return v;
+}
+
+static int
+mkdir_p(const char *path, struct err *e)
+{
+	char *p = xstrdup(path), *s;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+			err_sys(e, E_IO, "cannot create '%s'", p);
+			free(p);
+			return -E_IO;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+		err_sys(e, E_IO, "cannot create '%s'", p);
+		free(p);
+		return -E_IO;
+	}
+	free(p);
+	return 0;
+}
+
+static int
+open_out(struct tsv_w *t, const char *dir, const char *name, const char *format,
+	 const char *const *cols, struct err *e)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int rc = tsv_w_open(t, path, format, 1, cols, false, true, e);
+
+	free(path);
+	return rc;
+}
+
+static int32_t
+rank_from_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	char *end;
+	long v;
+
+	s = s ? s + 1 : path;
+	if (strncmp(s, "rank-", 5) != 0)
+		return -1;
+	v = strtol(s + 5, &end, 10);
+	if (end == s + 5 || v < 0 || v >= ROLLUP_MAX_RANKS)
+		return -1;
+	return (int32_t)v;
+}
+
+/* CPU phases of every samples file: into the rollup and phases.tsv. */
+static void
+do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
+{
+	struct tsv_w t;
+	struct err e;
+	size_t i;
+
+	if (open_out(&t, outdir, "phases.tsv", PHASES_FORMAT, phases_cols, &e) < 0) {
+		warn_partial(c, e.msg);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct rank_cpu rc;
+		struct rollup_rank *pr;
+		int32_t rank;
+
+		memset(&rc, 0, sizeof rc);
+		if (phases_from_samples(files[i], c->o->busy_threshold, &rc, &e) < 0) {
+			c->samples_failed++;
+			warn_partial(c, e.msg);
+			rank_cpu_release(&rc);
+			continue;
+		}
+		c->samples_files++;
+		c->samples_bad_rows += rc.bad_rows;
+		if (rc.truncated) {
+			char *m = xasprintf("'%s': samples end early (%" PRIu64 " samples kept)", files[i],
+					    rc.samples);
+
+			c->samples_truncated++;
+			warn_partial(c, m);
+			free(m);
+		}
+		rank = rc.rank >= 0 ? (int32_t)rc.rank : rank_from_name(files[i]);
+		if (rc.rank < 0)
+			rc.rank = rank;
+		if (!c->write_failed && phases_write(&rc, &t, &c->werr) < 0)
+			c->write_failed = true;
+		pr = rollup_rank(&c->prof, rank);
+		if (pr != NULL && rc.samples > 0) {
+			pr->has_cpu = true;
+			pr->t_first_ns = rc.t_first_ns;
+			pr->t_last_ns = rc.t_last_ns;
+			pr->busy_ns = rc.busy_ns;
+			pr->n_busy = (int64_t)rc.n_busy;
+			pr->n_idle = (int64_t)rc.n_idle;
+			pr->avg_busy_ns = (int64_t)llround(rc.avg_busy_ns);
+			pr->avg_idle_ns = (int64_t)llround(rc.avg_idle_ns);
+			pr->cpu_frac = rc.cpu_frac;
+			pr->run_ns = rc.run_ns;
+			pr->wait_ns = rc.wait_ns;
+		}
+		rank_cpu_release(&rc);
+	}
+	if (tsv_w_close(&t, &e) < 0)
+		warn_partial(c, e.msg);
+}
+
+static void
+w_kv_u(struct tsv_w *t, const char *k, uint64_t v)
+{
+	struct err e;
+
+	tsv_w_str(t, k);
+	tsv_w_u64(t, v);
+	if (tsv_w_end(t, &e) < 0)
+		return;	/* sticky: reported again by close */
+}
+
+static void
+w_kv_s(struct tsv_w *t, const char *k, const char *v)
+{
+	struct err e;
+
+	tsv_w_str(t, k);
+	tsv_w_str(t, v);
+	if (tsv_w_end(t, &e) < 0)
+		return;	/* sticky: reported again by close */
+}
+
+static void
+w_kv_f(struct tsv_w *t, const char *k, double v)
+{
+	struct err e;
+
+	tsv_w_str(t, k);
+	tsv_w_f64(t, v);
+	if (tsv_w_end(t, &e) < 0)
+		return;	/* sticky: reported again by close */
+}
+
+static const char *const kv_cols[] = { "key", "value", NULL };
+
+static void
+write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
+{
+	static const char *const dname[3] = { "generic", "ompi", "mpich" };
+	struct tsv_w t;
+	struct err e;
+	char key[64];
+	int i;
+
+	if (open_out(&t, outdir, "stats.tsv", "stats", kv_cols, &e) < 0) {
+		warn_partial(c, e.msg);
+		return;
+	}
+	w_kv_u(&t, "pcap_files", c->pcap_files);
+	w_kv_u(&t, "pcap_unreadable", c->pcap_unreadable);
+	w_kv_u(&t, "pcap_truncated", c->pcap_truncated);
+	w_kv_u(&t, "pcap_damaged", c->pcap_damaged);
+	w_kv_u(&t, "packets", s->packets);
+	w_kv_u(&t, "bytes", s->frame_bytes);
+	for (i = 0; i <= PKT_LINK_UNSUP; i++) {
+		snprintf(key, sizeof key, "packets_%s", pkt_kind_name((enum pkt_kind)i));
+		w_kv_u(&t, key, s->kinds[i]);
+	}
+	w_kv_u(&t, "tcp_payload_bytes", s->tcp_payload_bytes);
+	w_kv_u(&t, "streams", s->conns);
+	w_kv_u(&t, "streams_max_concurrent", s->conns_max_concurrent);
+	w_kv_u(&t, "streams_midstream", s->conns_midstream);
+	w_kv_u(&t, "streams_port_reuse", s->conns_port_reuse);
+	w_kv_u(&t, "streams_duplicate", s->conns_dup);
+	w_kv_u(&t, "streams_cap_hits", s->conns_cap_hits);
+	w_kv_u(&t, "orphan_packets", s->orphan_pkts);
+	w_kv_u(&t, "segments", s->tcp.segments);
+	w_kv_u(&t, "bytes_delivered", s->tcp.bytes_delivered);
+	w_kv_u(&t, "retransmissions", s->tcp.retrans_segs);
+	w_kv_u(&t, "retransmitted_bytes", s->tcp.retrans_bytes);
+	w_kv_u(&t, "conflicting_bytes", s->tcp.conflict_bytes);
+	w_kv_u(&t, "out_of_order_segments", s->tcp.ooo_segs);
+	w_kv_u(&t, "gaps", s->tcp.gaps);
+	w_kv_u(&t, "gap_bytes", s->tcp.gap_bytes);
+	w_kv_u(&t, "truncations", s->tcp.cut_segs);
+	w_kv_u(&t, "buffer_cap_hits", s->tcp.cap_hits);
+	w_kv_u(&t, "bytes_after_fin", s->tcp.after_fin_bytes);
+	w_kv_u(&t, "bytes_before_start", s->tcp.before_start_bytes);
+	for (i = LAUNCH_ORTE_OOB; i < LAUNCH_NKINDS; i++) {
+		snprintf(key, sizeof key, "launcher_%s_streams", launch_kind_name((enum launch_kind)i));
+		w_kv_u(&t, key, s->launcher_conns[i]);
+		snprintf(key, sizeof key, "launcher_%s_bytes", launch_kind_name((enum launch_kind)i));
+		w_kv_u(&t, key, s->launcher_bytes[i]);
+	}
+	w_kv_u(&t, "non_mpi_streams", s->dec_conns[MSG_GENERIC]);
+	w_kv_u(&t, "non_mpi_bytes", s->dec_bytes[MSG_GENERIC]);
+	for (i = 0; i < 3; i++) {
+		snprintf(key, sizeof key, "%s_streams", dname[i]);
+		w_kv_u(&t, key, s->dec_conns[i]);
+		snprintf(key, sizeof key, "%s_bytes", dname[i]);
+		w_kv_u(&t, key, s->dec_bytes[i]);
+		snprintf(key, sizeof key, "%s_msgs", dname[i]);
+		w_kv_u(&t, key, s->dec[i].msgs);
+		snprintf(key, sizeof key, "%s_ctrl", dname[i]);
+		w_kv_u(&t, key, s->dec[i].ctrl);
+		snprintf(key, sizeof key, "%s_resyncs", dname[i]);
+		w_kv_u(&t, key, s->dec[i].resyncs);
+		snprintf(key, sizeof key, "%s_bad", dname[i]);
+		w_kv_u(&t, key, s->dec[i].bad);
+		snprintf(key, sizeof key, "%s_gaps", dname[i]);
+		w_kv_u(&t, key, s->dec[i].gaps);
+		snprintf(key, sizeof key, "%s_fallback", dname[i]);
+		w_kv_u(&t, key, s->dec[i].fallback);
+	}
+	w_kv_u(&t, "msgs_unknown_rank", c->prof.unknown_rank_msgs);
+	w_kv_u(&t, "msgs_ctrl", c->prof.ctrl_msgs);
+	w_kv_u(&t, "links_cap_hits", c->prof.links_over_cap);
+	w_kv_u(&t, "samples_files", c->samples_files);
+	w_kv_u(&t, "samples_failed", c->samples_failed);
+	w_kv_u(&t, "samples_truncated", c->samples_truncated);
+	w_kv_u(&t, "samples_bad_rows", c->samples_bad_rows);
+	if (c->rm != NULL) {
+		const struct rankmap_stats *r = rankmap_stats(c->rm);
+
+		w_kv_u(&t, "sockmap_rows", r->rows);
+		w_kv_u(&t, "sockmap_bad_rows", r->bad_rows);
+		w_kv_u(&t, "sockmap_conflicts", r->conflicts);
+		w_kv_u(&t, "sockmap_cap_hits", r->over_cap);
+	}
+	w_kv_u(&t, "warnings", (uint64_t)c->warnings);
+	if (tsv_w_close(&t, &e) < 0)
+		warn_partial(c, e.msg);
+}
+
+static void
+write_netparams(struct ctx *c, const struct netparams *np, const char *outdir)
+{
+	struct tsv_w t;
+	struct err e;
+
+	if (open_out(&t, outdir, "netparams.tsv", "netparams", kv_cols, &e) < 0) {
+		warn_partial(c, e.msg);
+		return;
+	}
+	w_kv_f(&t, "lat_ns", np->lat_ns);
+	w_kv_s(&t, "lat_source", np->lat_source);
+	w_kv_u(&t, "lat_samples", np->lat_samples);
+	w_kv_f(&t, "rtt_median_ns", np->rtt_median_ns);
+	w_kv_f(&t, "bw_Bps", np->bw_Bps);
+	w_kv_s(&t, "bw_source", np->bw_source);
+	w_kv_u(&t, "bw_samples", np->bw_samples);
+	w_kv_u(&t, "idle_gap_ns", (uint64_t)c->o->idle_gap_ns);
+	w_kv_f(&t, "busy_threshold", c->o->busy_threshold);
+	if (tsv_w_close(&t, &e) < 0)
+		warn_partial(c, e.msg);
+}
+
+static double
+pct(double part, int64_t whole)
+{
+	return whole > 0 && part >= 0 ? 100.0 * part / (double)whole : NAN;
+}
+
+static void
+write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir, bool quiet)
+{
+	static const char *const rcols[] = { "rank", "host", "exec_ns", "comp_pct", "comm_pct",
+		"idle_pct", "avg_busy_ns", "avg_idle_ns", "n_busy", "n_idle", "cpu_pct", "run_ns",
+		"wait_ns", "msgs_sent", "bytes_sent", "msgs_recv", "bytes_recv", NULL };
+	static const char *const lcols[] = { "src", "dst", "msgs", "bytes", "avg_bytes", "active_ns",
+		"t_first_ns", "t_last_ns", NULL };
+	struct tsv_w t;
+	struct err e;
+	struct rollup_link **lv;
+	size_t i;
+
+	if (open_out(&t, outdir, "ranks.tsv", "ranks", rcols, &e) < 0) {
+		warn_partial(c, e.msg);
+	} else {
+		if (tsv_w_comment(&t, &e, "comm = min(busy, n_msgs * %.0f ns + bytes / %.6g B/s); "
+				  "comp = busy - comm; idle = exec - busy", np->lat_ns, np->bw_Bps) < 0)
+			c->write_failed = true;
+		if (!quiet) {
+			printf("%5s %-12s %10s %6s %6s %6s %10s %10s %8s %10s\n", "rank", "host", "exec_s",
+			       "comp%", "comm%", "idle%", "busy_ms", "idle_ms", "msgs", "avg_KB");
+		}
+		for (i = 0; i < c->prof.nranks; i++) {
+			const struct rollup_rank *r = &c->prof.ranks[i];
+			const char *host = c->rm ? rankmap_host(c->rm, (int32_t)i) : NULL;
+			struct rollup_split sp;
+			uint64_t nm = r->msgs_sent;
+
+			if (!r->present)
+				continue;
+			rollup_split(r, np->lat_ns, np->bw_Bps, &sp);
+			tsv_w_i64(&t, (int64_t)i);
+			tsv_w_str(&t, host);
+			tsv_w_i64(&t, sp.exec_ns);
+			tsv_w_f64(&t, pct(sp.comp_ns, sp.exec_ns));
+			tsv_w_f64(&t, pct(sp.comm_ns, sp.exec_ns));
+			tsv_w_f64(&t, pct(sp.idle_ns, sp.exec_ns));
+			tsv_w_i64(&t, r->has_cpu ? r->avg_busy_ns : -1);
+			tsv_w_i64(&t, r->has_cpu ? r->avg_idle_ns : -1);
+			tsv_w_i64(&t, r->has_cpu ? r->n_busy : -1);
+			tsv_w_i64(&t, r->has_cpu ? r->n_idle : -1);
+			tsv_w_f64(&t, r->has_cpu ? 100.0 * r->cpu_frac : NAN);
+			tsv_w_i64(&t, r->has_cpu ? r->run_ns : -1);
+			tsv_w_i64(&t, r->has_cpu ? r->wait_ns : -1);
+			tsv_w_u64(&t, r->msgs_sent);
+			tsv_w_u64(&t, r->bytes_sent);
+			tsv_w_u64(&t, r->msgs_recv);
+			tsv_w_u64(&t, r->bytes_recv);
+			if (tsv_w_end(&t, &e) < 0)
+				c->write_failed = true;
+			if (!quiet) {
+				printf("%5zu %-12.12s %10.3f %6.1f %6.1f %6.1f %10.1f %10.1f %8" PRIu64 " %10.1f\n",
+				       i, host ? host : "-", (double)sp.exec_ns / 1e9,
+				       pct(sp.comp_ns, sp.exec_ns), pct(sp.comm_ns, sp.exec_ns),
+				       pct(sp.idle_ns, sp.exec_ns),
+				       r->has_cpu ? (double)r->avg_busy_ns / 1e6 : NAN,
+				       r->has_cpu ? (double)r->avg_idle_ns / 1e6 : NAN, nm,
+				       nm ? (double)r->bytes_sent / (double)nm / 1024.0 : 0.0);
+			}
+		}
+		if (tsv_w_close(&t, &e) < 0)
+			warn_partial(c, e.msg);
+	}
+	if (open_out(&t, outdir, "links.tsv", "links", lcols, &e) < 0) {
+		warn_partial(c, e.msg);
+		return;
+	}
+	lv = rollup_links_sorted(&c->prof);
+	for (i = 0; i < c->prof.nlinks; i++) {
+		tsv_w_i64(&t, lv[i]->src);
+		tsv_w_i64(&t, lv[i]->dst);
+		tsv_w_u64(&t, lv[i]->msgs);
+		tsv_w_u64(&t, lv[i]->bytes);
+		tsv_w_u64(&t, lv[i]->bytes / lv[i]->msgs);
+		tsv_w_i64(&t, lv[i]->active_ns);
+		tsv_w_i64(&t, lv[i]->t_first_ns);
+		tsv_w_i64(&t, lv[i]->t_last_ns);
+		if (tsv_w_end(&t, &e) < 0)
+			c->write_failed = true;
+	}
+	free(lv);
+	if (tsv_w_close(&t, &e) < 0)
+		warn_partial(c, e.msg);
+}
+
+static double
+parse_rate(const char *arg, const char *opt)
+{
+	char *end;
+	double v, unit = 1;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !isfinite(v) || v <= 0)
+		die_usage("option '%s': '%s' is not a rate", opt, arg);
+	if (*end == 'k' || *end == 'K')
+		unit = 1e3, end++;
+	else if (*end == 'M')
+		unit = 1e6, end++;
+	else if (*end == 'G')
+		unit = 1e9, end++;
+	if (strcmp(end, "") != 0 && strcmp(end, "B/s") != 0 && strcmp(end, "Bps") != 0)
+		die_usage("option '%s': unknown unit in '%s' (bytes/s; use k, M or G)", opt, arg);
+	return v * unit;
+}
+
+static void
+add_file(char ***v, size_t *n, char *f)
+{
+	size_t cap = *n;
+
+	if (*n >= MAX_FILES)
+		die_usage("parse: at most %d files of a kind", MAX_FILES);
+	*v = xgrow(*v, &cap, *n + 1, sizeof **v);
+	(*v)[(*n)++] = f;
+}
+
+static void
+get_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pcap", required_argument, NULL, 'p' },
+		{ "samples", required_argument, NULL, 'S' },
+		{ "mpi", required_argument, NULL, 'm' },
+		{ "idle-gap", required_argument, NULL, 'g' },
+		{ "busy-threshold", required_argument, NULL, 'b' },
+		{ "latency", required_argument, NULL, 'L' },
+		{ "bandwidth", required_argument, NULL, 'B' },
+		{ "max-streams", required_argument, NULL, 1 },
+		{ "max-buffer", required_argument, NULL, 2 },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof *o);
+	o->idle_gap_ns = GENERIC_DEFAULT_IDLE_GAP_NS;
+	o->busy_threshold = DEFAULT_BUSY_THRESHOLD;
+	while ((c = cli_getopt(argc, argv, "o:p:S:m:g:b:L:B:fqh", longopts, usage_parse)) != -1) {
+		switch (c) {
+		case 'o': o->outdir = optarg; break;
+		case 'p': add_file(&o->pcaps, &o->npcaps, optarg); break;
+		case 'S': add_file(&o->samples, &o->nsamples, optarg); break;
+		case 'm':
+			if (strcmp(optarg, "auto") == 0) o->mpi = FLOWS_MPI_AUTO;
+			else if (strcmp(optarg, "generic") == 0) o->mpi = FLOWS_MPI_GENERIC;
+			else if (strcmp(optarg, "ompi") == 0) o->mpi = FLOWS_MPI_OMPI;
+			else if (strcmp(optarg, "mpich") == 0) o->mpi = FLOWS_MPI_MPICH;
+			else die_usage("parse: option '--mpi': '%s' is not auto, generic, ompi or mpich", optarg);
+			break;
+		case 'g':
+			o->idle_gap_ns = cli_duration_ns(optarg, "--idle-gap", 1000);
+			if (o->idle_gap_ns <= 0)
+				die_usage("parse: option '--idle-gap' must be positive");
+			break;
+		case 'b': o->busy_threshold = cli_f64(optarg, "--busy-threshold", 0.0, 1.0); break;
+		case 'L':
+			o->lat_ns = (double)cli_duration_ns(optarg, "--latency", 1000);
+			if (o->lat_ns <= 0)
+				die_usage("parse: option '--latency' must be positive");
+			break;
+		case 'B': o->bw_Bps = parse_rate(optarg, "--bandwidth"); break;
+		case 1: o->max_streams = (size_t)cli_i64(optarg, "--max-streams", 1, 1 << 24); break;
+		case 2:
+			o->max_buffer = (size_t)cli_bytes(optarg, "--max-buffer");
+			if (o->max_buffer < 65536 || o->max_buffer > ((size_t)1 << 32))
+				die_usage("parse: option '--max-buffer' must be between 64k and 4G");
+			break;
+		case 'f': o->force = true; break;
+		case 'q': err_verbosity = 0; break;
+		default: BUG("option %d", c);
+		}
+	}
+	if (optind < argc)
+		o->run = argv[optind++];
+	if (optind < argc)
+		die_usage("parse: one RUN directory at most ('%s' is extra)", argv[optind]);
+	if (o->run == NULL && o->npcaps == 0 && o->nsamples == 0)
+		die_usage("parse: give a RUN directory or --pcap FILE (see 'contend parse --help')");
+	if (o->run != NULL && (o->npcaps || o->nsamples))
+		die_usage("parse: give either a RUN directory or --pcap/--samples, not both");
+	if (o->run == NULL && o->outdir == NULL)
+		die_usage("parse: with --pcap, say where to write with -o OUTDIR");
+}
 
 int
 cmd_parse(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	struct opts o;
+	struct ctx c;
+	struct err e;
+	struct flows *f;
+	struct flows_config cfg;
+	struct flows_cb cb;
+	struct netparams np;
+	char **pcaps, **samples, *outdir, *path;
+	size_t npcaps, nsamples, i;
+	bool own_lists = false, quiet;
+	int rc;
 
-	while (cli_getopt(argc, argv, "h", longopts, usage_parse) != -1)
-		;
-	(void)argc;
-	die("parse: not built yet in this version");
+	get_opts(argc, argv, &o);
+	quiet = err_verbosity == 0;
+	memset(&c, 0, sizeof c);
+	c.o = &o;
+	rollup_init(&c.prof);
+	generic_set_idle_gap(o.idle_gap_ns);
+	outdir = o.outdir ? xstrdup(o.outdir) : xasprintf("%s/profile", o.run);
+	if (o.run != NULL) {
+		struct stat sb;
+		char *d;
+
+		if (stat(o.run, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			die("parse: cannot open run directory '%s'", o.run);
+		d = xasprintf("%s/capture", o.run);
+		pcaps = list_dir(d, "", ".pcap", &npcaps);
+		free(d);
+		d = xasprintf("%s/samples", o.run);
+		samples = list_dir(d, "rank-", ".tsv", &nsamples);
+		free(d);
+		own_lists = true;
+		c.rm = rankmap_new();
+		if (rankmap_load_run(c.rm, o.run, &e) < 0)
+			warn_partial(&c, e.msg);
+		if (npcaps == 0) {
+			char *m = xasprintf("'%s/capture': no captures (*.pcap, *.pcap.gz)", o.run);
+
+			warn_partial(&c, m);
+			free(m);
+		}
+		if (nsamples == 0) {
+			char *m = xasprintf("'%s/samples': no samples (rank-*.tsv.gz)", o.run);
+
+			warn_partial(&c, m);
+			free(m);
+		}
+	} else {
+		pcaps = o.pcaps, npcaps = o.npcaps;
+		samples = o.samples, nsamples = o.nsamples;
+	}
+	path = xasprintf("%s/messages.tsv", outdir);
+	if (!o.force && access(path, F_OK) == 0)
+		die("parse: '%s' exists (use --force to overwrite)", outdir);
+	free(path);
+	if (mkdir_p(outdir, &e) < 0)
+		die("parse: %s", e.msg);
+	if (open_out(&c.msgs, outdir, "messages.tsv", "messages", msg_cols, &e) < 0 ||
+	    open_out(&c.conns, outdir, "conns.tsv", "conns", conn_cols, &e) < 0)
+		die("parse: %s", e.msg);
+
+	memset(&cfg, 0, sizeof cfg);
+	cfg.mpi = o.mpi;
+	cfg.max_conns = o.max_streams;
+	cfg.max_buf_bytes = o.max_buffer;
+	cb.msg = on_msg;
+	cb.conn = on_conn;
+	cb.rank_of = on_rank_of;
+	cb.ctx = &c;
+	f = flows_new(&cfg, &cb);
+	for (i = 0; i < npcaps; i++)
+		read_capture(&c, f, pcaps[i]);
+	flows_end_capture(f);
+	if (tsv_w_close(&c.msgs, &e) < 0 || tsv_w_close(&c.conns, &e) < 0) {
+		c.write_failed = true;
+		c.werr = e;
+	}
+	do_samples(&c, samples, nsamples, outdir);
+	rollup_netparams(&c.prof, o.lat_ns, o.bw_Bps, &np);
+	write_netparams(&c, &np, outdir);
+	write_ranks_links(&c, &np, outdir, quiet);
+	write_stats(&c, flows_stats(f), outdir);
+	if (!quiet) {
+		const struct flows_stats *s = flows_stats(f);
+
+		printf("latency %.1f us (%s), bandwidth %.1f MB/s (%s)\n", np.lat_ns / 1e3, np.lat_source,
+		       np.bw_Bps / 1e6, np.bw_source);
+		printf("%" PRIu64 " packets, %" PRIu64 " streams (ompi %" PRIu64 ", mpich %" PRIu64
+		       ", other %" PRIu64 ", launcher %" PRIu64 "), %" PRIu64 " messages, %" PRIu64
+		       " gaps, %" PRIu64 " retransmissions\n",
+		       s->packets, s->conns, s->dec_conns[MSG_OMPI], s->dec_conns[MSG_MPICH],
+		       s->dec_conns[MSG_GENERIC],
+		       s->launcher_conns[LAUNCH_ORTE_OOB] + s->launcher_conns[LAUNCH_PMIX] +
+		       s->launcher_conns[LAUNCH_HYDRA],
+		       s->dec[0].msgs + s->dec[1].msgs + s->dec[2].msgs, s->tcp.gaps, s->tcp.retrans_segs);
+	}
+	rc = c.warnings ? 1 : 0;
+	if (c.write_failed) {
+		warnx_("parse: %s", c.werr.msg);
+		rc = 1;
+	}
+	flows_free(f);
+	rollup_release(&c.prof);
+	rankmap_free(c.rm);
+	if (own_lists) {
+		for (i = 0; i < npcaps; i++)
+			free(pcaps[i]);
+		for (i = 0; i < nsamples; i++)
+			free(samples[i]);
+		free(pcaps);
+		free(samples);
+	} else {
+		free(o.pcaps);
+		free(o.samples);
+	}
+	free(outdir);
+	fflush(stdout);
+	return rc;
 }

@@ -1,21 +1,312 @@
-/* predict: the `contend predict` command. */
+/* predict: the `contend predict` command: what-if predictions for a parsed run. */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "lib/err.h"
+#include "lib/tsv.h"
+#include "lib/xalloc.h"
+#include "predict/models.h"
+#include "predict/p000.h"
+#include "predict/profile.h"
+#include "predict/scenario.h"
 
 const char usage_predict[] =
-	"usage: contend predict [OPTIONS]\n"
+	"usage: contend predict RUN --scenario FILE [--model NAME]\n"
+	"       contend predict --list-models\n"
+	"       contend predict --calibrate-delay-comm [--out FILE]\n"
+	"       contend predict RUN --scenario FILE --select\n"
 	"\n"
-	"Not built yet in this version.\n";
+	"Predict how long the run in RUN would take under the what-if scenario FILE (an INI\n"
+	"file, docs/scenario.md): competing processes on nodes, slower or shared links, a\n"
+	"partitioning policy. Prints the measured dedicated time, each model's prediction and\n"
+	"what each loaded node and changed link adds, and writes RUN/predict/<name>.tsv\n"
+	"(<name>: FILE's base name without .ini; format in docs/formats.md). A model that does\n"
+	"not apply to the run says why instead of giving a number. Reads RUN/profile/ (from\n"
+	"'contend parse') and RUN/topology.tsv when present.\n"
+	"\n"
+	"options:\n"
+	"  -s, --scenario FILE        the scenario\n"
+	"  -m, --model NAME           only this model (see --list-models)\n"
+	"  -l, --list-models          list the models, their papers and inputs\n"
+	"      --select               answer the papers' resource questions (best master and\n"
+	"                             slaves, best processor set) for the scenario\n"
+	"      --calibrate-delay-comm measure paper 000's delay_comm curves on the testbed\n"
+	"  -o, --out FILE             where --calibrate-delay-comm writes its curves\n"
+	"                             (default delaycomm.tsv)\n"
+	"  -h, --help                 this text\n"
+	"\n"
+	"Exit status: 0 when at least one model gave a prediction, 1 when none did or on an\n"
+	"error, 2 on a usage error.\n"
+	"\n"
+	"examples:\n"
+	"  contend predict --list-models\n"
+	"  contend predict traces/stencil-4ws --scenario docs/scenarios/load-one-node.ini\n"
+	"  contend predict RUN --scenario docs/scenarios/slow-link.ini --model p003\n";
+
+static void
+list_models(void)
+{
+	for (const struct model *m = models; m->name != NULL; m++) {
+		printf("%s  (paper %s) %s\n", m->name, m->paper, m->cite);
+		printf("    equations: %s\n", m->equations);
+		printf("    inputs:    %s\n", m->inputs);
+	}
+}
+
+/* Seconds with 3 decimals for people. */
+static void
+secs(char *buf, size_t n, double ns)
+{
+	snprintf(buf, n, "%.3f s", ns / 1e9);
+}
+
+static int
+write_tsv(const char *run, const struct scen *s, double T, int64_t measured_ns,
+	  const struct model *const *ms, const struct pred_result *rs, int nm, char **out_path,
+	  struct err *e)
+{
+	static const char *const cols[] = { "model", "paper", "item", "name", "predicted_ns", "added_ns",
+					    "measured_ns", "value", "equation", "detail", NULL };
+	char *dir = xasprintf("%s/predict", run);
+	char *path;
+	struct tsv_w t;
+	int rc;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		rc = err_sys(e, E_IO, "cannot create '%s'", dir);
+		free(dir);
+		return rc;
+	}
+	path = xasprintf("%s/%s.tsv", dir, s->name);
+	free(dir);
+	*out_path = path;
+	if ((rc = tsv_w_open(&t, path, "predict", 1, cols, false, true, e)) < 0)
+		return rc;
+	rc = tsv_w_comment(&t, e, "scenario %s", s->path);
+	/* the measured dedicated time */
+	tsv_w_str(&t, "-");
+	tsv_w_str(&t, "-");
+	tsv_w_str(&t, "dedicated");
+	tsv_w_str(&t, "run");
+	tsv_w_i64(&t, (int64_t)llround(T));
+	tsv_w_str(&t, "-");
+	tsv_w_i64(&t, (int64_t)llround(T));
+	tsv_w_str(&t, "-");
+	tsv_w_str(&t, "-");
+	tsv_w_str(&t, "the longest rank's exec_ns in the dedicated run");
+	if (rc == 0)
+		rc = tsv_w_end(&t, e);
+	for (int i = 0; rc == 0 && i < nm; i++) {
+		const struct pred_result *r = &rs[i];
+
+		tsv_w_str(&t, ms[i]->name);
+		tsv_w_str(&t, ms[i]->paper);
+		if (r->status == PRED_NA) {
+			tsv_w_str(&t, "n/a");
+			tsv_w_str(&t, "total");
+			tsv_w_str(&t, "-");
+			tsv_w_str(&t, "-");
+			measured_ns >= 0 ? tsv_w_i64(&t, measured_ns) : tsv_w_str(&t, "-");
+			tsv_w_str(&t, "-");
+			tsv_w_str(&t, "-");
+			tsv_w_str(&t, r->why);
+			rc = tsv_w_end(&t, e);
+			continue;
+		}
+		tsv_w_str(&t, "total");
+		tsv_w_str(&t, "total");
+		tsv_w_i64(&t, (int64_t)llround(r->predicted_ns));
+		tsv_w_i64(&t, (int64_t)llround(r->predicted_ns - T));
+		measured_ns >= 0 ? tsv_w_i64(&t, measured_ns) : tsv_w_str(&t, "-");
+		tsv_w_f64(&t, r->predicted_ns / T);
+		tsv_w_str(&t, r->equation);
+		tsv_w_str(&t, r->note[0] ? r->note : NULL);
+		rc = tsv_w_end(&t, e);
+		for (int k = 0; rc == 0 && k < r->nitems; k++) {
+			const struct pred_item *it = &r->items[k];
+
+			tsv_w_str(&t, ms[i]->name);
+			tsv_w_str(&t, ms[i]->paper);
+			tsv_w_str(&t, it->kind);
+			tsv_w_str(&t, it->name);
+			tsv_w_i64(&t, (int64_t)llround(T + it->added_ns));
+			tsv_w_i64(&t, (int64_t)llround(it->added_ns));
+			tsv_w_str(&t, "-");
+			isnan(it->value) ? tsv_w_str(&t, "-") : tsv_w_f64(&t, it->value);
+			tsv_w_str(&t, it->equation);
+			tsv_w_str(&t, it->detail);
+			rc = tsv_w_end(&t, e);
+		}
+	}
+	if (rc < 0) {
+		tsv_w_close(&t, NULL);
+		return rc;
+	}
+	return tsv_w_close(&t, e);
+}
+
+/* --calibrate-delay-comm: needs the testbed's workstations (network namespaces). */
+static int
+calibrate(const char *out)
+{
+	struct stat st;
+
+	if (stat("/run/netns/ws1", &st) < 0 || stat("/run/netns/ws2", &st) < 0)
+		die("predict: no testbed to calibrate delay_comm on (no workstations 'ws1' and 'ws2' "
+		    "in /run/netns); start one with 'contend testbed', or use the paper's curves "
+		    "(delay_comm = alphafarm or nondedicated in the scenario)");
+	(void)out;
+	die("predict: measuring delay_comm on the testbed is not built in this version; fit your "
+	    "own measurements with the two-piece regression and write them as a 'delaycomm' file "
+	    "(docs/formats.md), then set delay_comm = file PATH");
+}
 
 int
 cmd_predict(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option longopts[] = {
+		{ "scenario", required_argument, NULL, 's' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "list-models", no_argument, NULL, 'l' },
+		{ "select", no_argument, NULL, 'S' },
+		{ "calibrate-delay-comm", no_argument, NULL, 'C' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *scen_path = NULL, *model_name = NULL, *out = "delaycomm.tsv", *run;
+	bool list = false, select = false, calib = false;
+	const struct model *ms[32];
+	struct pred_result rs[32];
+	struct scen s;
+	struct prof p;
+	struct err e;
+	int nm = 0, nok = 0, c;
+	int64_t measured_ns = -1;
+	double T;
+	char *tsv_path = NULL;
+	char b1[64], b2[64];
 
-	while (cli_getopt(argc, argv, "h", longopts, usage_predict) != -1)
-		;
-	(void)argc;
-	die("predict: not built yet in this version");
+	while ((c = cli_getopt(argc, argv, "s:m:lo:h", longopts, usage_predict)) != -1) {
+		switch (c) {
+		case 's': scen_path = optarg; break;
+		case 'm': model_name = optarg; break;
+		case 'l': list = true; break;
+		case 'S': select = true; break;
+		case 'C': calib = true; break;
+		case 'o': out = optarg; break;
+		default: break;
+		}
+	}
+	if (list) {
+		if (optind != argc)
+			die_usage("predict: --list-models takes no RUN");
+		list_models();
+		return 0;
+	}
+	if (calib) {
+		if (optind != argc)
+			die_usage("predict: --calibrate-delay-comm takes no RUN");
+		return calibrate(out);
+	}
+	if (optind + 1 != argc)
+		die_usage("predict: expected one RUN directory (see 'contend predict --help')");
+	run = argv[optind];
+	if (scen_path == NULL)
+		die_usage("predict: --scenario FILE is required (see docs/scenario.md)");
+	if (model_name != NULL && model_find(model_name) == NULL)
+		die_usage("predict: unknown model '%s' (see 'contend predict --list-models')", model_name);
+	if (scen_load(&s, scen_path, &e) < 0)
+		die("predict: %s", e.msg);
+	if (prof_load(&p, run, &e) < 0) {
+		prof_free(&p);
+		scen_free(&s);
+		die("predict: %s", e.msg);
+	}
+	if (p.damaged > 0)
+		warnx_("predict: %ld damaged profile rows skipped; first: %s", p.damaged, p.first_damage);
+	if (p.truncated > 0)
+		warnx_("predict: %ld profile files end early; their rows before the cut are used", p.truncated);
+	for (int i = 0; i < s.nnodes; i++)
+		if (s.nodes[i].rank < 0 && !prof_has_host(&p, s.nodes[i].host))
+			warnx_("predict: '%s' line %d: host '%s' ran no rank of this run; the section is ignored",
+			       s.path, s.nodes[i].line, s.nodes[i].host);
+		else if (s.nodes[i].rank >= 0 && prof_rank(&p, s.nodes[i].rank) == NULL)
+			warnx_("predict: '%s' line %d: the run has no rank %d; the section is ignored", s.path,
+			       s.nodes[i].line, s.nodes[i].rank);
+	if (select) {
+		prof_free(&p);
+		scen_free(&s);
+		die("predict: --select: no resource-selection model is built into this version "
+		    "(papers 001 and 004)");
+	}
+	if (s.measured_ns >= 0) {
+		measured_ns = s.measured_ns;
+	} else if (s.measured_run != NULL) {
+		struct prof q;
+
+		if (prof_load(&q, s.measured_run, &e) < 0) {
+			warnx_("predict: measured_run: %s", e.msg);
+		} else {
+			measured_ns = prof_dedicated_ns(&q);
+		}
+		prof_free(&q);
+	}
+	T = (double)prof_dedicated_ns(&p);
+	secs(b1, sizeof b1, T);
+	printf("run '%s': %d ranks on %d hosts, dedicated %s (measured)\n", run, p.nranks, prof_nhosts(&p), b1);
+	printf("scenario '%s'%s%s\n", s.path, s.description ? ": " : "", s.description ? s.description : "");
+	if (measured_ns >= 0) {
+		secs(b1, sizeof b1, (double)measured_ns);
+		printf("measured under the scenario: %s\n", b1);
+	}
+	for (const struct model *m = models; m->name != NULL && nm < 32; m++) {
+		struct pred_result *r = &rs[nm];
+
+		if (model_name != NULL && strcmp(model_name, m->name) != 0)
+			continue;
+		pred_result_init(r);
+		if (m->predict(&p, &s, r, &e) < 0) {
+			pred_na(r, "%s", e.msg);
+		}
+		ms[nm++] = m;
+		printf("\n%s (paper %s): ", m->name, m->paper);
+		if (r->status == PRED_NA) {
+			printf("does not apply: %s\n", r->why);
+			continue;
+		}
+		nok++;
+		secs(b1, sizeof b1, r->predicted_ns);
+		printf("%s  (x%.3f, %s)", b1, r->predicted_ns / T, r->equation);
+		if (measured_ns > 0)
+			printf("  error %+.1f%%", 100 * (r->predicted_ns - (double)measured_ns) / (double)measured_ns);
+		printf("\n");
+		for (int k = 0; k < r->nitems; k++) {
+			const struct pred_item *it = &r->items[k];
+
+			snprintf(b2, sizeof b2, "%+.3f s", it->added_ns / 1e9);
+			printf("  %-6s %-22s %12s  %-13s %s\n", it->kind, it->name, b2, it->equation, it->detail);
+		}
+		if (r->dropped > 0)
+			printf("  (%ld more items not shown)\n", r->dropped);
+		if (r->note[0])
+			printf("  note: %s\n", r->note);
+	}
+	if (write_tsv(run, &s, T, measured_ns, ms, rs, nm, &tsv_path, &e) < 0) {
+		warnx_("predict: %s", e.msg);
+		nok = 0;
+	} else {
+		printf("\nwrote '%s'\n", tsv_path);
+	}
+	free(tsv_path);
+	for (int i = 0; i < nm; i++)
+		pred_result_free(&rs[i]);
+	prof_free(&p);
+	scen_free(&s);
+	return nok > 0 ? 0 : 1;
 }

@@ -1,0 +1,534 @@
+/* capture: libpcap capture into one nanosecond pcap file per node.
+ *
+ * pcap_dump writes to a FILE * we open ourselves: a plain file, or a stream whose
+ * writes go through lib/gzio (fopencookie), since pcap_dump cannot compress. All
+ * handles feed the same dumper from one thread, so they must share a link type and
+ * timestamp precision. */
+#include "collect/capture.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netpacket/packet.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/gzio.h"
+#include "lib/xalloc.h"
+
+struct capture {
+	pcap_t *h[CAPTURE_MAX_IFACES];
+	char name[CAPTURE_MAX_IFACES][64];
+	size_t n;
+	FILE *file;		/* the pcap byte stream */
+	struct gzw *gz;		/* under file when compressing */
+	pcap_dumper_t *dumper;
+	int64_t flush_ns;
+	pthread_t thread;
+	atomic_int stop;
+	uint64_t packets, bytes;
+	bool write_failed;
+	char write_error[ERR_MSG_MAX];
+};
+
+static int64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static ssize_t
+gz_cookie_write(void *cookie, const char *p, size_t n)
+{
+	struct capture *c = cookie;
+	struct err e;
+
+	if (gzw_write(c->gz, p, n, &e) < 0) {
+		if (!c->write_failed)
+			snprintf(c->write_error, sizeof c->write_error, "%s", e.msg);
+		c->write_failed = true;
+		errno = EIO;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+static int
+gz_cookie_close(void *cookie)
+{
+	(void)cookie;	/* gzw is closed by capture_stop, which reports its error */
+	return 0;
+}
+
+static void
+on_packet(u_char *user, const struct pcap_pkthdr *hdr, const u_char *bytes)
+{
+	struct capture *c = (struct capture *)user;
+
+	if (c->write_failed)
+		return;
+	pcap_dump((u_char *)c->dumper, hdr, bytes);
+	c->packets++;
+	c->bytes += hdr->caplen;
+}
+
+static void
+flush_file(struct capture *c)
+{
+	struct err e;
+
+	if (c->write_failed)
+		return;
+	if (pcap_dump_flush(c->dumper) != 0 || ferror(c->file)) {
+		if (!c->write_failed && c->write_error[0] == '\0')
+			snprintf(c->write_error, sizeof c->write_error, "cannot write the capture: %s",
+				 strerror(errno ? errno : EIO));
+		c->write_failed = true;
+		return;
+	}
+	if (c->gz != NULL && gzw_flush(c->gz, &e) < 0) {
+		snprintf(c->write_error, sizeof c->write_error, "%s", e.msg);
+		c->write_failed = true;
+	}
+}
+
+static void *
+capture_thread(void *arg)
+{
+	struct capture *c = arg;
+	struct pollfd pfd[CAPTURE_MAX_IFACES];
+	int64_t last_flush = mono_ns();
+	uint64_t flushed_packets = 0;	/* c->packets at the last flush */
+
+	for (size_t i = 0; i < c->n; i++) {
+		pfd[i].fd = pcap_get_selectable_fd(c->h[i]);
+		pfd[i].events = POLLIN;
+	}
+	for (;;) {
+		bool stopping = atomic_load(&c->stop) != 0;
+		int got = 0;	/* packets read in this round */
+		int64_t now;
+
+		if (!stopping)
+			poll(pfd, (nfds_t)c->n, 50);
+		for (size_t i = 0; i < c->n; i++) {
+			int r = pcap_dispatch(c->h[i], -1, on_packet, (u_char *)c);
+
+			if (r > 0)
+				got += r;
+		}
+		now = mono_ns();
+		if (c->packets != flushed_packets && now - last_flush >= c->flush_ns) {
+			flush_file(c);
+			flushed_packets = c->packets;
+			last_flush = now;
+		}
+		if (stopping && got == 0)
+			break;
+	}
+	flush_file(c);
+	return NULL;
+}
+
+static void
+close_handles(struct capture *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->h[i] != NULL)
+			pcap_close(c->h[i]);
+	c->n = 0;
+}
+
+static int
+open_handle(struct capture *c, size_t i, const char *iface, const struct capture_opts *o,
+	    bool nano, struct err *e)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *h = pcap_create(iface, ebuf);
+	int rc;
+
+	if (h == NULL)
+		return err_set(e, E_IO, "cannot capture on '%s': %s", iface, ebuf);
+	c->h[i] = h;
+	pcap_set_snaplen(h, o->snaplen);
+	pcap_set_promisc(h, 0);
+	pcap_set_immediate_mode(h, 1);
+	if (o->buffer_bytes > 0)
+		pcap_set_buffer_size(h, o->buffer_bytes > 0x7fffffff ? 0x7fffffff : (int)o->buffer_bytes);
+	if (nano)
+		pcap_set_tstamp_precision(h, PCAP_TSTAMP_PRECISION_NANO);
+	rc = pcap_activate(h);
+	if (rc == PCAP_ERROR_PERM_DENIED || rc == PCAP_ERROR_PROMISC_PERM_DENIED)
+		return err_set(e, E_PERM,
+			       "capture on '%s' needs CAP_NET_RAW (and CAP_NET_ADMIN): grant them with "
+			       "'setcap cap_net_raw,cap_net_admin+ep $(command -v contend)' or run as root",
+			       iface);
+	if (rc == PCAP_ERROR_NO_SUCH_DEVICE || rc == PCAP_ERROR_IFACE_NOT_UP)
+		return err_set(e, E_USAGE, "cannot capture on '%s': %s", iface, pcap_geterr(h));
+	if (rc < 0)
+		return err_set(e, E_IO, "cannot capture on '%s': %s", iface, pcap_geterr(h));
+	if (o->filter != NULL && o->filter[0] != '\0') {
+		struct bpf_program prog;
+
+		if (pcap_compile(h, &prog, o->filter, 1, PCAP_NETMASK_UNKNOWN) != 0)
+			return err_set(e, E_USAGE, "bad capture filter '%s': %s", o->filter,
+				       pcap_geterr(h));
+		rc = pcap_setfilter(h, &prog);
+		pcap_freecode(&prog);
+		if (rc != 0)
+			return err_set(e, E_IO, "cannot set the filter on '%s': %s", iface,
+				       pcap_geterr(h));
+	}
+	if (pcap_setnonblock(h, 1, ebuf) != 0)
+		return err_set(e, E_IO, "cannot capture on '%s': %s", iface, ebuf);
+	return 0;
+}
+
+static int
+open_file(struct capture *c, const char *path, const struct capture_opts *o, struct err *e)
+{
+	if (o->compress) {
+		cookie_io_functions_t io = { NULL, gz_cookie_write, NULL, gz_cookie_close };
+
+		c->gz = gzw_open(path, true, o->overwrite, 0, e);
+		if (c->gz == NULL)
+			return e ? e->code : -E_IO;
+		c->file = fopencookie(c, "w", io);
+	} else {
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (o->overwrite ? O_TRUNC : O_EXCL),
+			      0644);
+
+		if (fd < 0)
+			return err_sys(e, E_IO, "cannot create '%s'", path);
+		c->file = fdopen(fd, "w");
+		if (c->file == NULL)
+			close(fd);
+	}
+	if (c->file == NULL)
+		return err_sys(e, E_IO, "cannot create '%s'", path);
+	setvbuf(c->file, NULL, _IOFBF, 1 << 20);
+	return 0;
+}
+
+int
+capture_start(struct capture **out, const char *path, const struct capture_opts *o, struct err *e)
+{
+	struct capture *c = xcalloc(1, sizeof *c);
+	int rc = 0;
+	bool nano = true;
+	sigset_t all, old;
+
+	*out = NULL;
+	if (o->nifaces == 0 || o->nifaces > CAPTURE_MAX_IFACES) {
+		free(c);
+		return err_set(e, E_USAGE, "capture needs 1 to %d interfaces", CAPTURE_MAX_IFACES);
+	}
+	c->flush_ns = o->flush_ns > 0 ? o->flush_ns : 500000000;
+	for (size_t i = 0; i < o->nifaces && rc == 0; i++) {
+		snprintf(c->name[i], sizeof c->name[i], "%s", o->ifaces[i]);
+		c->n = i + 1;
+		rc = open_handle(c, i, o->ifaces[i], o, nano, e);
+		if (rc == 0 && pcap_get_tstamp_precision(c->h[i]) != PCAP_TSTAMP_PRECISION_NANO) {
+			if (i > 0) {
+				rc = err_set(e, E_UNSUP, "'%s' has no nanosecond timestamps and '%s' has",
+					     o->ifaces[i], o->ifaces[0]);
+			}
+			nano = false;
+		}
+		if (rc == 0 && i > 0 && pcap_datalink(c->h[i]) != pcap_datalink(c->h[0]))
+			rc = err_set(e, E_UNSUP,
+				     "'%s' and '%s' have different link types; name one with --iface "
+				     "(or --iface any)", o->ifaces[0], o->ifaces[i]);
+	}
+	if (rc == 0)
+		rc = open_file(c, path, o, e);
+	if (rc == 0) {
+		c->dumper = pcap_dump_fopen(c->h[0], c->file);
+		if (c->dumper == NULL)
+			rc = err_set(e, E_IO, "cannot write '%s': %s", path, pcap_geterr(c->h[0]));
+		else
+			flush_file(c);	/* the file header is readable at once */
+	}
+	if (rc == 0) {
+		/* The thread takes no signals: they go to the agent's main thread. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		if (pthread_create(&c->thread, NULL, capture_thread, c) != 0)
+			rc = err_set(e, E_IO, "cannot start the capture thread");
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (rc < 0) {
+		if (c->dumper != NULL)
+			pcap_dump_close(c->dumper);
+		else if (c->file != NULL)
+			fclose(c->file);
+		if (c->gz != NULL)
+			gzw_close(c->gz, NULL);
+		close_handles(c);
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int
+capture_stop(struct capture *c, struct capture_result *r, struct err *e)
+{
+	size_t off = 0;
+	int rc = 0;
+
+	memset(r, 0, sizeof *r);
+	if (c == NULL)
+		return 0;
+	atomic_store(&c->stop, 1);
+	pthread_join(c->thread, NULL);
+	r->linktype = pcap_datalink(c->h[0]);
+	r->nano = pcap_get_tstamp_precision(c->h[0]) == PCAP_TSTAMP_PRECISION_NANO;
+	for (size_t i = 0; i < c->n; i++) {
+		struct pcap_stat st;
+
+		if (pcap_stats(c->h[i], &st) != 0)
+			continue;
+		r->recv += st.ps_recv;
+		r->drop += st.ps_drop;
+		r->ifdrop += st.ps_ifdrop;
+		if (off < sizeof r->stats) {
+			int w = snprintf(r->stats + off, sizeof r->stats - off, "%s%s:%u/%u/%u",
+					 i ? "," : "", c->name[i], st.ps_recv, st.ps_drop, st.ps_ifdrop);
+
+			if (w > 0)
+				off += (size_t)w;
+		}
+	}
+	pcap_dump_close(c->dumper);	/* flushes and fcloses the stream */
+	if (c->gz != NULL) {
+		struct err ge;
+
+		if (gzw_close(c->gz, &ge) < 0 && !c->write_failed) {
+			snprintf(c->write_error, sizeof c->write_error, "%s", ge.msg);
+			c->write_failed = true;
+		}
+	}
+	r->packets = c->packets;
+	r->bytes = c->bytes;
+	if (c->write_failed) {
+		snprintf(r->write_error, sizeof r->write_error, "%s", c->write_error);
+		rc = err_set(e, E_IO, "%s", c->write_error);
+	}
+	close_handles(c);
+	free(c);
+	return rc;
+}
+
+const char *
+capture_lib_version(void)
+{
+	return pcap_lib_version();
+}
+
+static bool
+has_name(char names[][64], size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+int
+capture_pick_ifaces(bool only_loopback, bool with_loopback, char names[][64], size_t max,
+		    struct err *e)
+{
+	struct ifaddrs *ifa, *p;
+	size_t n = 0;
+	char lo[64] = "lo";
+
+	if (getifaddrs(&ifa) != 0)
+		return err_sys(e, E_IO, "cannot list the network interfaces");
+	for (p = ifa; p != NULL; p = p->ifa_next) {
+		if (p->ifa_addr == NULL || !(p->ifa_flags & IFF_UP))
+			continue;
+		if (p->ifa_flags & IFF_LOOPBACK) {
+			snprintf(lo, sizeof lo, "%s", p->ifa_name);
+			continue;
+		}
+		if (only_loopback)
+			continue;
+		if (p->ifa_addr->sa_family != AF_INET && p->ifa_addr->sa_family != AF_INET6)
+			continue;
+		if (!has_name(names, n, p->ifa_name) && n < max)
+			snprintf(names[n++], 64, "%s", p->ifa_name);
+	}
+	freeifaddrs(ifa);
+	if ((only_loopback || with_loopback || n == 0) && n < max && !has_name(names, n, lo))
+		snprintf(names[n++], 64, "%s", lo);
+	return (int)n;
+}
+
+static void
+append(char *out, size_t outlen, size_t *off, const char *s)
+{
+	int w;
+
+	if (*off >= outlen)
+		return;
+	w = snprintf(out + *off, outlen - *off, "%s%s", *off ? "," : "", s);
+	if (w > 0)
+		*off += (size_t)w;
+	if (*off >= outlen)
+		*off = outlen - 1;
+}
+
+void
+capture_host_addrs(char *out, size_t outlen)
+{
+	struct ifaddrs *ifa, *p;
+	size_t off = 0;
+
+	if (outlen == 0)
+		return;
+	out[0] = '\0';
+	if (getifaddrs(&ifa) != 0)
+		return;
+	for (p = ifa; p != NULL; p = p->ifa_next) {
+		char a[INET6_ADDRSTRLEN];
+
+		if (p->ifa_addr == NULL || (p->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if (p->ifa_addr->sa_family == AF_INET) {
+			inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)p->ifa_addr)->sin_addr, a, sizeof a);
+		} else if (p->ifa_addr->sa_family == AF_INET6) {
+			struct in6_addr *in6 = &((struct sockaddr_in6 *)(void *)p->ifa_addr)->sin6_addr;
+
+			if (IN6_IS_ADDR_LINKLOCAL(in6))
+				continue;
+			inet_ntop(AF_INET6, in6, a, sizeof a);
+		} else {
+			continue;
+		}
+		append(out, outlen, &off, a);
+	}
+	freeifaddrs(ifa);
+}
+
+void
+capture_host_macs(char *out, size_t outlen)
+{
+	struct ifaddrs *ifa, *p;
+	size_t off = 0;
+
+	if (outlen == 0)
+		return;
+	out[0] = '\0';
+	if (getifaddrs(&ifa) != 0)
+		return;
+	for (p = ifa; p != NULL; p = p->ifa_next) {
+		struct sockaddr_ll *ll;
+		char s[128];
+
+		if (p->ifa_addr == NULL || p->ifa_addr->sa_family != AF_PACKET ||
+		    (p->ifa_flags & IFF_LOOPBACK))
+			continue;
+		ll = (struct sockaddr_ll *)(void *)p->ifa_addr;
+		if (ll->sll_halen != 6)
+			continue;
+		snprintf(s, sizeof s, "%s=%02x:%02x:%02x:%02x:%02x:%02x", p->ifa_name,
+			 ll->sll_addr[0], ll->sll_addr[1], ll->sll_addr[2], ll->sll_addr[3],
+			 ll->sll_addr[4], ll->sll_addr[5]);
+		append(out, outlen, &off, s);
+	}
+	freeifaddrs(ifa);
+}
+
+int
+capture_route_iface(const char *addr, char *out, size_t outlen)
+{
+	struct sockaddr_storage ss, local;
+	socklen_t len, llen = sizeof local;
+	int fd, family;
+	struct ifaddrs *ifa, *p;
+	int rc = -E_IO;
+
+	memset(&ss, 0, sizeof ss);
+	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+		family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons(9);
+		len = sizeof(struct sockaddr_in);
+	} else if (inet_pton(AF_INET6, addr, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(9);
+		len = sizeof(struct sockaddr_in6);
+	} else {
+		return -E_FORMAT;
+	}
+	/* A connected UDP socket sends nothing, but the kernel picks the route and source. */
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -E_IO;
+	if (connect(fd, (struct sockaddr *)&ss, len) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&local, &llen) != 0) {
+		close(fd);
+		return -E_IO;
+	}
+	close(fd);
+	if (getifaddrs(&ifa) != 0)
+		return -E_IO;
+	for (p = ifa; p != NULL && rc != 0; p = p->ifa_next) {
+		if (p->ifa_addr == NULL || p->ifa_addr->sa_family != family)
+			continue;
+		if (family == AF_INET &&
+		    ((struct sockaddr_in *)(void *)p->ifa_addr)->sin_addr.s_addr ==
+			    ((struct sockaddr_in *)&local)->sin_addr.s_addr)
+			rc = 0;
+		if (family == AF_INET6 &&
+		    memcmp(&((struct sockaddr_in6 *)(void *)p->ifa_addr)->sin6_addr,
+			   &((struct sockaddr_in6 *)&local)->sin6_addr, sizeof(struct in6_addr)) == 0)
+			rc = 0;
+		if (rc == 0) {
+			/* An address of our own is reached over loopback. */
+			bool self = strcmp(addr, "127.0.0.1") == 0 || strcmp(addr, "::1") == 0;
+			struct ifaddrs *q;
+
+			for (q = ifa; q != NULL && !self; q = q->ifa_next) {
+				char a[INET6_ADDRSTRLEN] = "";
+
+				if (q->ifa_addr == NULL || q->ifa_addr->sa_family != family)
+					continue;
+				if (family == AF_INET)
+					inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)q->ifa_addr)->sin_addr, a, sizeof a);
+				else
+					inet_ntop(AF_INET6, &((struct sockaddr_in6 *)(void *)q->ifa_addr)->sin6_addr, a, sizeof a);
+				self = strcmp(a, addr) == 0;
+			}
+			if (self) {
+				for (q = ifa; q != NULL; q = q->ifa_next)
+					if (q->ifa_flags & IFF_LOOPBACK) {
+						snprintf(out, outlen, "%s", q->ifa_name);
+						break;
+					}
+			} else {
+				snprintf(out, outlen, "%s", p->ifa_name);
+			}
+		}
+	}
+	freeifaddrs(ifa);
+	return rc;
+}

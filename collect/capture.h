@@ -1,0 +1,70 @@
+/* capture: packet capture with libpcap on the node's interfaces, written as one
+ * nanosecond pcap file (plain, or gzip through lib/gzio), in a thread of its own.
+ * This is the only module that captures with libpcap. */
+#ifndef COLLECT_CAPTURE_H
+#define COLLECT_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+
+#define CAPTURE_MAX_IFACES 16
+/* Keeps TCP; drops ssh and NFS (the run directory may sit on NFS, and capturing our
+ * own writes would feed back into the capture). */
+#define CAPTURE_DEFAULT_FILTER "tcp and not port 22 and not port 2049"
+#define CAPTURE_DEFAULT_SNAPLEN 262144
+#define CAPTURE_DEFAULT_BUFFER ((int64_t)32 << 20)
+
+struct capture_opts {
+	const char *ifaces[CAPTURE_MAX_IFACES];	/* borrowed for the capture's life */
+	size_t nifaces;
+	int snaplen;			/* bytes kept per packet */
+	const char *filter;		/* pcap filter expression; "" keeps everything */
+	int64_t buffer_bytes;		/* kernel buffer per interface */
+	bool compress;			/* gzip the pcap stream */
+	bool overwrite;			/* replace an existing file */
+	int64_t flush_ns;		/* flush at least this often while packets arrive */
+};
+
+struct capture_result {
+	uint64_t recv, drop, ifdrop;	/* pcap_stats summed over the interfaces */
+	uint64_t packets, bytes;	/* packets and captured bytes written */
+	int linktype;			/* DLT_ value of the file */
+	bool nano;			/* nanosecond timestamps */
+	char stats[512];		/* per interface: "eth0:recv/drop/ifdrop,..." */
+	char write_error[ERR_MSG_MAX];		/* "" unless writing the file failed */
+};
+
+struct capture;
+
+/* Open the interfaces, set the filter, create path and start the capture thread.
+ * Returns 0 with *out set, or negative with e set: -E_PERM when the capability to
+ * capture is missing (e says which and how to grant it), -E_USAGE for an unknown
+ * interface or a bad filter, -E_IO when the file cannot be created. */
+int capture_start(struct capture **out, const char *path, const struct capture_opts *o,
+		  struct err *e) WUR;
+/* Stop the thread after reading what the kernel still holds, close the file and fill r.
+ * Returns 0, or negative with e set when writing failed (r is filled either way).
+ * Frees c. */
+int capture_stop(struct capture *c, struct capture_result *r, struct err *e);
+/* A one-line summary of the libpcap in use. */
+const char *capture_lib_version(void);
+
+/* Interfaces that carry a job's traffic when none were named: the up, non-loopback
+ * interfaces with an address, plus loopback when several ranks share the node
+ * (with_loopback); loopback alone when every rank is on this node (only_loopback).
+ * Names are written into names[] (each up to 63 bytes + NUL); returns the count, or
+ * negative with e set. */
+int capture_pick_ifaces(bool only_loopback, bool with_loopback,
+			char names[][64], size_t max, struct err *e) WUR;
+/* The host's addresses (IPv4 and IPv6, not loopback, not link-local) as a comma list,
+ * and "iface=mac" pairs. "" when none. */
+void capture_host_addrs(char *out, size_t outlen);
+void capture_host_macs(char *out, size_t outlen);
+/* The interface the kernel routes addr (numeric IPv4/IPv6) through from this host, in out;
+ * 0, or negative when it cannot tell. */
+int capture_route_iface(const char *addr, char *out, size_t outlen);
+
+#endif

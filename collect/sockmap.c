@@ -1,0 +1,335 @@
+/* sockmap: local TCP endpoints of a rank's processes, from /proc. */
+#include "collect/sockmap.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+
+const char *const sockmap_cols[] = { "t_real_ns", "rank", "pid", "local_ip", "local_port",
+	"remote_ip", "remote_port", "state", NULL };
+
+#define MAX_INODES 65536	/* sockets of one rank looked up per scan */
+
+struct row {
+	pid_t pid;
+	struct sockmap_entry s;
+};
+
+struct owner {
+	uint64_t inode;
+	pid_t pid;
+};
+
+struct sockmap {
+	int rank;
+	size_t max_rows;
+	struct row *rows;	/* written so far */
+	size_t nrows, rows_cap;
+	struct owner *own;	/* scratch: socket inodes of this scan */
+	size_t nown, own_cap;
+	long over_cap, bad_lines;
+};
+
+struct sockmap *
+sockmap_new(int rank, size_t max_rows)
+{
+	struct sockmap *m = xcalloc(1, sizeof *m);
+
+	m->rank = rank;
+	m->max_rows = max_rows;
+	return m;
+}
+
+void
+sockmap_free(struct sockmap *m)
+{
+	if (m == NULL)
+		return;
+	free(m->rows);
+	free(m->own);
+	free(m);
+}
+
+void
+sockmap_stats(const struct sockmap *m, long *over_cap, long *bad_lines)
+{
+	*over_cap = m->over_cap;
+	*bad_lines = m->bad_lines;
+}
+
+const char *
+sockmap_state_name(int state)
+{
+	static const char *const names[] = { "UNKNOWN", "ESTABLISHED", "SYN_SENT", "SYN_RECV",
+		"FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN",
+		"CLOSING", "NEW_SYN_RECV" };
+
+	if (state < 0 || state >= (int)(sizeof names / sizeof names[0]))
+		return "UNKNOWN";
+	return names[state];
+}
+
+static int
+hex_u32(const char **p, unsigned ndigits, uint32_t *v)
+{
+	uint32_t x = 0;
+
+	for (unsigned i = 0; i < ndigits; i++) {
+		char c = (*p)[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else
+			return -E_FORMAT;
+		x = x << 4 | d;
+	}
+	*p += ndigits;
+	*v = x;
+	return 0;
+}
+
+/* "0100007F:1F90": the address words are the kernel's in-memory network-order words
+ * printed as native integers, so copying each word back as a native integer restores
+ * the network byte order. */
+static int
+parse_endpoint(const char **p, bool v6, char *ip, size_t iplen, unsigned *port)
+{
+	uint8_t a[16];
+	uint32_t w, pv;
+	int nw = v6 ? 4 : 1;
+
+	for (int i = 0; i < nw; i++) {
+		if (hex_u32(p, 8, &w) < 0)
+			return -E_FORMAT;
+		memcpy(a + 4 * i, &w, 4);
+	}
+	if (**p != ':')
+		return -E_FORMAT;
+	(*p)++;
+	if (hex_u32(p, 4, &pv) < 0)
+		return -E_FORMAT;
+	*port = pv;
+	if (!v6) {
+		inet_ntop(AF_INET, a, ip, (socklen_t)iplen);
+	} else {
+		static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+		if (memcmp(a, mapped, 12) == 0)
+			inet_ntop(AF_INET, a + 12, ip, (socklen_t)iplen);
+		else
+			inet_ntop(AF_INET6, a, ip, (socklen_t)iplen);
+	}
+	return 0;
+}
+
+int
+sockmap_parse_line(const char *line, bool v6, struct sockmap_entry *out)
+{
+	const char *p = line;
+	char *end;
+	uint32_t st;
+	unsigned long long inode;
+
+	memset(out, 0, sizeof *out);
+	while (*p == ' ')
+		p++;
+	/* "sl:" */
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p++ != ':')
+		return -E_FORMAT;
+	while (*p == ' ')
+		p++;
+	if (parse_endpoint(&p, v6, out->local_ip, sizeof out->local_ip, &out->local_port) < 0)
+		return -E_FORMAT;
+	if (*p++ != ' ')
+		return -E_FORMAT;
+	if (parse_endpoint(&p, v6, out->remote_ip, sizeof out->remote_ip, &out->remote_port) < 0)
+		return -E_FORMAT;
+	if (*p++ != ' ' || hex_u32(&p, 2, &st) < 0)
+		return -E_FORMAT;
+	out->state = (int)st;
+	/* tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode */
+	for (int field = 0; field < 5; field++) {
+		while (*p == ' ')
+			p++;
+		while (*p != ' ' && *p != '\0')
+			p++;
+	}
+	while (*p == ' ')
+		p++;
+	errno = 0;
+	inode = strtoull(p, &end, 10);
+	if (errno || end == p)
+		return -E_FORMAT;
+	out->inode = inode;
+	return 0;
+}
+
+static void
+collect_inodes(struct sockmap *m, pid_t pid)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof path, "/proc/%ld/fd", (long)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char link[64];
+		char lpath[320];
+		ssize_t n;
+		unsigned long long ino;
+		char *end;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(lpath, sizeof lpath, "/proc/%ld/fd/%s", (long)pid, de->d_name);
+		n = readlink(lpath, link, sizeof link - 1);
+		if (n <= 8)
+			continue;
+		link[n] = '\0';
+		if (strncmp(link, "socket:[", 8) != 0)
+			continue;
+		errno = 0;
+		ino = strtoull(link + 8, &end, 10);
+		if (errno || *end != ']')
+			continue;
+		if (m->nown >= MAX_INODES) {
+			m->over_cap++;
+			continue;
+		}
+		m->own = xgrow(m->own, &m->own_cap, m->nown + 1, sizeof *m->own);
+		m->own[m->nown].inode = ino;
+		m->own[m->nown].pid = pid;
+		m->nown++;
+	}
+	closedir(d);
+}
+
+static pid_t
+owner_of(const struct sockmap *m, uint64_t inode)
+{
+	for (size_t i = 0; i < m->nown; i++)
+		if (m->own[i].inode == inode)
+			return m->own[i].pid;
+	return 0;
+}
+
+static bool
+seen(struct sockmap *m, pid_t pid, const struct sockmap_entry *s)
+{
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct row *r = &m->rows[i];
+
+		if (r->pid == pid && r->s.local_port == s->local_port &&
+		    r->s.remote_port == s->remote_port && r->s.state == s->state &&
+		    strcmp(r->s.local_ip, s->local_ip) == 0 && strcmp(r->s.remote_ip, s->remote_ip) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int
+scan_table(struct sockmap *m, pid_t ns_pid, bool v6, int64_t t_real_ns, struct tsv_w *t,
+	   struct err *e)
+{
+	char path[64];
+	FILE *f;
+	char line[512];
+	int written = 0;
+	bool first = true;
+
+	snprintf(path, sizeof path, "/proc/%ld/net/%s", (long)ns_pid, v6 ? "tcp6" : "tcp");
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;	/* gone, or no IPv6 */
+	while (fgets(line, sizeof line, f) != NULL) {
+		struct sockmap_entry s;
+		pid_t pid;
+		int rc;
+
+		if (first) {	/* the column line */
+			first = false;
+			continue;
+		}
+		if (sockmap_parse_line(line, v6, &s) < 0) {
+			m->bad_lines++;
+			continue;
+		}
+		if (s.inode == 0 || (pid = owner_of(m, s.inode)) == 0)
+			continue;
+		if (seen(m, pid, &s))
+			continue;
+		if (m->nrows >= m->max_rows) {
+			m->over_cap++;
+			continue;
+		}
+		m->rows = xgrow(m->rows, &m->rows_cap, m->nrows + 1, sizeof *m->rows);
+		m->rows[m->nrows].pid = pid;
+		m->rows[m->nrows].s = s;
+		m->nrows++;
+		tsv_w_i64(t, t_real_ns);
+		tsv_w_i64(t, m->rank);
+		tsv_w_i64(t, pid);
+		tsv_w_str(t, s.local_ip);
+		tsv_w_i64(t, s.local_port);
+		tsv_w_str(t, s.remote_ip);
+		tsv_w_i64(t, s.remote_port);
+		tsv_w_str(t, sockmap_state_name(s.state));
+		rc = tsv_w_end(t, e);
+		if (rc < 0) {
+			fclose(f);
+			return rc;
+		}
+		written++;
+	}
+	fclose(f);
+	return written;
+}
+
+int
+sockmap_scan(struct sockmap *m, const pid_t *pids, size_t npids, int64_t t_real_ns,
+	     struct tsv_w *t, struct err *e)
+{
+	int total = 0;
+
+	m->nown = 0;
+	for (size_t i = 0; i < npids; i++)
+		collect_inodes(m, pids[i]);
+	if (m->nown == 0)
+		return 0;
+	/* The processes of a rank share a network namespace: read its tables through the
+	 * first process that is still there. */
+	for (size_t i = 0; i < npids; i++) {
+		char path[64];
+		int a, b;
+
+		snprintf(path, sizeof path, "/proc/%ld/net/tcp", (long)pids[i]);
+		if (access(path, R_OK) != 0)
+			continue;
+		a = scan_table(m, pids[i], false, t_real_ns, t, e);
+		if (a < 0)
+			return a;
+		b = scan_table(m, pids[i], true, t_real_ns, t, e);
+		if (b < 0)
+			return b;
+		total = a + b;
+		break;
+	}
+	return total;
+}

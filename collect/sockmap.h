@@ -1,0 +1,46 @@
+/* sockmap: which local TCP endpoints belong to which process of a rank.
+ *
+ * A scan lists the socket inodes of each process (/proc/PID/fd, "socket:[N]") and finds
+ * them in the TCP tables of the process's network namespace (/proc/PID/net/tcp, tcp6).
+ * Each (pid, local, remote, state) is written once, when first seen or when its state
+ * changes, as a row of RUN/sockets/rank-<R>.tsv (format "sockets" v1). */
+#ifndef COLLECT_SOCKMAP_H
+#define COLLECT_SOCKMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/err.h"
+#include "lib/tsv.h"
+
+extern const char *const sockmap_cols[];
+
+/* One row of /proc/net/tcp{,6}. Addresses are printable (IPv4-mapped IPv6 as IPv4). */
+struct sockmap_entry {
+	char local_ip[46], remote_ip[46];
+	unsigned local_port, remote_port;
+	int state;		/* TCP state number (1 ESTABLISHED ... 10 LISTEN) */
+	uint64_t inode;
+};
+
+struct sockmap;
+
+/* For rank; remembers at most max_rows distinct rows (more are counted, not fatal). */
+struct sockmap *sockmap_new(int rank, size_t max_rows);
+void sockmap_free(struct sockmap *m);
+/* Scan pids (the rank's processes) and write new rows to t with time t_real_ns.
+ * Returns the number of rows written, or negative with e set when writing failed.
+ * Processes that vanish during the scan are skipped. */
+int sockmap_scan(struct sockmap *m, const pid_t *pids, size_t npids, int64_t t_real_ns,
+		 struct tsv_w *t, struct err *e) WUR;
+/* Counters: rows refused by the cap, table lines that did not parse. */
+void sockmap_stats(const struct sockmap *m, long *over_cap, long *bad_lines);
+
+/* Parse one data line of /proc/net/tcp or tcp6. 0, or -E_FORMAT. */
+int sockmap_parse_line(const char *line, bool v6, struct sockmap_entry *out) WUR;
+/* The name of a TCP state number ("ESTABLISHED", "LISTEN", ...), "UNKNOWN" otherwise. */
+const char *sockmap_state_name(int state);
+
+#endif

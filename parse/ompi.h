@@ -1,0 +1,18 @@
+/* ompi: the Open MPI 4.1 decoder (PML ob1 over the TCP BTL); see docs/mpi-decoders.md.
+ *
+ * Use it through the table dec_ompi (parse/msg.h). One state per TCP connection: dir 0 is
+ * the connection's initiator (its 24-byte handshake carries the initiator's vpid = world
+ * rank), dir 1 the acceptor. Messages are emitted when their last data byte has been seen
+ * (eager and sync at the end of their frame, rendezvous when all hdr_msg_length bytes came);
+ * messages still in flight at close are emitted with MSG_F_TRUNC. Limits below are caps:
+ * values past them are counted in dec_stats.bad and the stream resynchronises. */
+#ifndef PARSE_OMPI_H
+#define PARSE_OMPI_H
+
+#include "parse/msg.h"
+
+#define OMPI_FRAME_MAX (64u << 20)	/* largest BTL frame size believed, bytes */
+#define OMPI_MSG_MAX (UINT64_C(1) << 40)	/* largest message length believed, bytes */
+#define OMPI_SCAN_MAX (UINT64_C(16) << 20)	/* bytes searched for a frame before giving up */
+
+#endif

@@ -1,0 +1,375 @@
+/* phases: one rank's CPU busy and idle phases, rebuilt from its sample file.
+ *
+ * One pass over the rows: a table of the threads seen (their last counters and the
+ * sample they were last seen in) gives each row's increase; a sample is closed when a
+ * row with a later t_mono_ns arrives, and its interval extends or ends the open phase.
+ * Nothing per interval is kept, so memory is the thread table and the phase list. */
+#include "parse/phases.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+
+const char *const phases_cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "run_ns",
+				    "wait_ns", NULL };
+
+static const char *const required_cols[] = { "t_mono_ns", "t_real_ns", "pid", "tid", "run_ns",
+					     "wait_ns", NULL };
+
+/* One thread followed across samples. */
+struct thread {
+	int64_t pid, tid;	/* key; pid 0 marks a free slot */
+	uint64_t run_ns, wait_ns;	/* counters at its last sample */
+	uint64_t seen;		/* index of the sample it was last seen in */
+};
+
+/* Open-addressing table of threads, power-of-two size, at most half full. */
+struct threads {
+	struct thread *slot;
+	size_t size;		/* slots */
+	size_t used;		/* threads stored */
+};
+
+/* The sample being read and the phase being built. */
+struct state {
+	double threshold;	/* busy when run >= threshold * interval */
+	uint64_t k;		/* index of the current sample (valid when have_sample) */
+	bool have_sample;
+	int64_t mono_ns, real_ns;	/* the current sample's times */
+	int64_t prev_mono_ns, prev_real_ns;	/* the previous sample's (when k > 0) */
+	int64_t first_mono_ns;
+	int64_t run_ns, wait_ns;	/* increases in the current interval so far */
+	bool open;		/* a phase is being built */
+	struct phase cur;	/* ... this one */
+	int64_t cur_len_ns;	/* its length, CLOCK_MONOTONIC (realtime may step) */
+	double busy_sum_ns, idle_sum_ns;
+	size_t phases_cap;	/* allocated entries of out->phases */
+};
+
+static uint64_t
+thread_hash(int64_t pid, int64_t tid)
+{
+	uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid * 0xc2b2ae3d27d4eb4full;
+
+	return h ^ h >> 29;
+}
+
+/* The slot for (pid, tid): its thread, or the free slot where it would go. */
+static struct thread *
+thread_slot(struct threads *t, int64_t pid, int64_t tid)
+{
+	size_t mask = t->size - 1;
+	size_t i = (size_t)thread_hash(pid, tid) & mask;
+
+	while (t->slot[i].pid != 0 && (t->slot[i].pid != pid || t->slot[i].tid != tid))
+		i = (i + 1) & mask;
+	return &t->slot[i];
+}
+
+static void
+threads_grow(struct threads *t)
+{
+	struct threads bigger;
+
+	bigger.size = t->size ? t->size * 2 : 64;
+	bigger.slot = xcalloc(bigger.size, sizeof *bigger.slot);
+	bigger.used = t->used;
+	for (size_t i = 0; i < t->size; i++)
+		if (t->slot[i].pid != 0)
+			*thread_slot(&bigger, t->slot[i].pid, t->slot[i].tid) = t->slot[i];
+	free(t->slot);
+	*t = bigger;
+}
+
+/* a + b, saturating: hostile counters must not overflow a sum. */
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+static void
+add_phase(struct rank_cpu *out, struct state *s, const struct phase *p, int64_t len_ns)
+{
+	if (p->busy) {
+		out->n_busy++;
+		s->busy_sum_ns += (double)len_ns;
+		out->busy_ns = sat_add(out->busy_ns, len_ns);
+	} else {
+		out->n_idle++;
+		s->idle_sum_ns += (double)len_ns;
+		out->idle_ns = sat_add(out->idle_ns, len_ns);
+	}
+	if (out->nphases >= PHASES_MAX_PHASES) {
+		out->phases_over_cap++;
+		return;
+	}
+	out->phases = xgrow(out->phases, &s->phases_cap, out->nphases + 1, sizeof *out->phases);
+	out->phases[out->nphases++] = *p;
+}
+
+/* Close the current sample: if it ends an interval, classify it and extend or end the
+ * open phase. */
+static void
+end_sample(struct rank_cpu *out, struct state *s)
+{
+	int64_t dt_ns;	/* the interval's length, CLOCK_MONOTONIC */
+	bool busy;
+
+	if (!s->have_sample)
+		return;
+	out->samples++;
+	out->t_last_ns = s->real_ns;
+	out->elapsed_ns = s->mono_ns - s->first_mono_ns;
+	if (s->k == 0) {
+		out->t_first_ns = s->real_ns;
+		return;
+	}
+	out->intervals++;
+	dt_ns = s->mono_ns - s->prev_mono_ns;
+	busy = (double)s->run_ns >= s->threshold * (double)dt_ns;
+	out->run_ns = sat_add(out->run_ns, s->run_ns);
+	out->wait_ns = sat_add(out->wait_ns, s->wait_ns);
+	if (s->open && s->cur.busy != busy) {
+		add_phase(out, s, &s->cur, s->cur_len_ns);
+		s->open = false;
+	}
+	if (!s->open) {
+		s->cur.t_start_ns = s->prev_real_ns;
+		s->cur.busy = busy;
+		s->cur.run_ns = 0;
+		s->cur.wait_ns = 0;
+		s->cur_len_ns = 0;
+		s->open = true;
+	}
+	s->cur.t_end_ns = s->real_ns;
+	s->cur.run_ns = sat_add(s->cur.run_ns, s->run_ns);
+	s->cur.wait_ns = sat_add(s->cur.wait_ns, s->wait_ns);
+	s->cur_len_ns = sat_add(s->cur_len_ns, dt_ns);
+}
+
+static void
+start_sample(struct state *s, int64_t mono_ns, int64_t real_ns)
+{
+	if (s->have_sample) {
+		s->k++;
+		s->prev_mono_ns = s->mono_ns;
+		s->prev_real_ns = s->real_ns;
+	} else {
+		s->first_mono_ns = mono_ns;
+	}
+	s->have_sample = true;
+	s->mono_ns = mono_ns;
+	s->real_ns = real_ns;
+	s->run_ns = 0;
+	s->wait_ns = 0;
+}
+
+static int64_t
+clamp_ns(uint64_t v, int64_t max_ns)
+{
+	return v > (uint64_t)max_ns ? max_ns : (int64_t)v;
+}
+
+/* One row's thread: record its counters and add its increase to the interval.
+ * Returns false when the row is bad (the thread already seen in this sample). */
+static bool
+account(struct rank_cpu *out, struct state *s, struct threads *tt, int64_t pid, int64_t tid,
+	uint64_t run_ns, uint64_t wait_ns)
+{
+	struct thread *th;
+	int64_t dt_ns = s->k > 0 ? s->mono_ns - s->prev_mono_ns : 0;
+
+	if ((tt->used + 1) * 2 > tt->size)
+		threads_grow(tt);
+	th = thread_slot(tt, pid, tid);
+	if (th->pid == 0) {
+		if (tt->used >= PHASES_MAX_THREADS) {
+			out->threads_over_cap++;
+			return true;	/* not damaged, just not followed */
+		}
+		th->pid = pid;
+		th->tid = tid;
+		tt->used++;
+		out->threads++;
+		if (s->k > 0) {	/* started inside the interval */
+			s->run_ns = sat_add(s->run_ns, clamp_ns(run_ns, dt_ns));
+			s->wait_ns = sat_add(s->wait_ns, clamp_ns(wait_ns, dt_ns));
+		}
+	} else if (th->seen == s->k) {
+		return false;
+	} else if (run_ns < th->run_ns || wait_ns < th->wait_ns) {
+		out->resets++;	/* a new process under a reused pid */
+		s->run_ns = sat_add(s->run_ns, clamp_ns(run_ns, dt_ns));
+		s->wait_ns = sat_add(s->wait_ns, clamp_ns(wait_ns, dt_ns));
+	} else {
+		s->run_ns = sat_add(s->run_ns, clamp_ns(run_ns - th->run_ns, dt_ns));
+		s->wait_ns = sat_add(s->wait_ns, clamp_ns(wait_ns - th->wait_ns, dt_ns));
+	}
+	th->run_ns = run_ns;
+	th->wait_ns = wait_ns;
+	th->seen = s->k;
+	return true;
+}
+
+static void
+bad_row(struct rank_cpu *out, const struct err *e)
+{
+	if (out->bad_rows++ == 0)
+		snprintf(out->first_bad, sizeof out->first_bad, "%s", e->msg);
+}
+
+/* The rank in a file name "rank-<R>.tsv[.gz]", or -1. */
+static int
+rank_from_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *p;
+	long r = 0;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "rank-", 5) != 0 || !isdigit((unsigned char)base[5]))
+		return -1;
+	for (p = base + 5; isdigit((unsigned char)*p); p++) {
+		r = r * 10 + (*p - '0');
+		if (r > 100000000)
+			return -1;
+	}
+	if (strcmp(p, ".tsv") != 0 && strcmp(p, ".tsv.gz") != 0)
+		return -1;
+	return (int)r;
+}
+
+int
+phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
+		    struct err *e)
+{
+	struct tsv_r t;
+	struct threads tt = { NULL, 0, 0 };
+	struct state s;
+	struct err rowe = { { 0 }, 0 };	/* a damaged row's message */
+	int c_mono, c_real, c_pid, c_tid, c_run, c_wait;	/* column indexes */
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	out->rank = rank_from_path(path);
+	if (!(busy_threshold > 0 && busy_threshold <= 1024))
+		return err_set(e, E_USAGE, "busy threshold %g is outside (0, 1024]", busy_threshold);
+	rc = tsv_r_open(&t, path, "samples", 1, required_cols, e);
+	if (rc < 0)
+		return rc;
+	memset(&s, 0, sizeof s);
+	s.threshold = busy_threshold;
+	c_mono = tsv_r_col(&t, "t_mono_ns");
+	c_real = tsv_r_col(&t, "t_real_ns");
+	c_pid = tsv_r_col(&t, "pid");
+	c_tid = tsv_r_col(&t, "tid");
+	c_run = tsv_r_col(&t, "run_ns");
+	c_wait = tsv_r_col(&t, "wait_ns");
+	for (;;) {
+		int64_t mono_ns, real_ns, pid, tid;
+		uint64_t run_ns, wait_ns;
+
+		rc = tsv_r_next(&t, &rowe);
+		if (rc == 0)
+			break;
+		if (rc == -E_TRUNC) {
+			out->truncated = true;
+			break;
+		}
+		if (rc == -E_IO) {
+			err_set(e, E_IO, "%s", rowe.msg);
+			break;
+		}
+		if (rc < 0) {	/* a damaged line, or damaged compression (the next read ends) */
+			bad_row(out, &rowe);
+			continue;
+		}
+		if (tsv_r_i64(&t, c_mono, &mono_ns, &rowe) < 0 ||
+		    tsv_r_i64(&t, c_real, &real_ns, &rowe) < 0 ||
+		    tsv_r_i64(&t, c_pid, &pid, &rowe) < 0 || tsv_r_i64(&t, c_tid, &tid, &rowe) < 0 ||
+		    tsv_r_u64(&t, c_run, &run_ns, &rowe) < 0 ||
+		    tsv_r_u64(&t, c_wait, &wait_ns, &rowe) < 0) {
+			bad_row(out, &rowe);
+			continue;
+		}
+		if (pid <= 0 || tid <= 0 || mono_ns < 0 || real_ns < 0) {
+			err_set(&rowe, E_FORMAT, "'%s' line %ld: pid, tid or time out of range", path,
+				t.line_no);
+			bad_row(out, &rowe);
+			continue;
+		}
+		if (s.have_sample && mono_ns < s.mono_ns) {
+			err_set(&rowe, E_FORMAT, "'%s' line %ld: t_mono_ns goes backwards", path,
+				t.line_no);
+			bad_row(out, &rowe);
+			continue;
+		}
+		if (s.have_sample && mono_ns == s.mono_ns && real_ns != s.real_ns) {
+			err_set(&rowe, E_FORMAT, "'%s' line %ld: t_real_ns differs within a sample",
+				path, t.line_no);
+			bad_row(out, &rowe);
+			continue;
+		}
+		if (!s.have_sample || mono_ns > s.mono_ns) {
+			end_sample(out, &s);
+			start_sample(&s, mono_ns, real_ns);
+		}
+		if (!account(out, &s, &tt, pid, tid, run_ns, wait_ns)) {
+			err_set(&rowe, E_FORMAT, "'%s' line %ld: thread %lld/%lld twice in one sample",
+				path, t.line_no, (long long)pid, (long long)tid);
+			bad_row(out, &rowe);
+		}
+	}
+	tsv_r_close(&t);
+	free(tt.slot);
+	if (rc == -E_IO) {
+		rank_cpu_release(out);
+		return -E_IO;
+	}
+	end_sample(out, &s);
+	if (s.open)
+		add_phase(out, &s, &s.cur, s.cur_len_ns);
+	if (out->n_busy > 0)
+		out->avg_busy_ns = s.busy_sum_ns / (double)out->n_busy;
+	if (out->n_idle > 0)
+		out->avg_idle_ns = s.idle_sum_ns / (double)out->n_idle;
+	if (out->elapsed_ns > 0)
+		out->cpu_frac = (double)out->run_ns / (double)out->elapsed_ns;
+	return 0;
+}
+
+void
+rank_cpu_release(struct rank_cpu *rc)
+{
+	if (rc == NULL)
+		return;
+	free(rc->phases);
+	memset(rc, 0, sizeof *rc);
+}
+
+int
+phases_write(const struct rank_cpu *rc, struct tsv_w *t, struct err *e)
+{
+	for (size_t i = 0; i < rc->nphases; i++) {
+		const struct phase *p = &rc->phases[i];
+		int r;
+
+		tsv_w_i64(t, rc->rank);
+		tsv_w_str(t, p->busy ? "busy" : "idle");
+		tsv_w_i64(t, p->t_start_ns);
+		tsv_w_i64(t, p->t_end_ns);
+		tsv_w_i64(t, p->run_ns);
+		tsv_w_i64(t, p->wait_ns);
+		r = tsv_w_end(t, e);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}

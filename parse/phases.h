@@ -1,0 +1,97 @@
+/* phases: one rank's CPU busy and idle phases, rebuilt from its sample file.
+ *
+ * Input: RUN/samples/rank-<R>.tsv.gz (format "samples" v1, docs/formats.md), one row per
+ * thread per sample; the rows of one sample share t_mono_ns and t_real_ns.
+ *
+ * Between two consecutive samples (an interval) the rank's run time is the sum over all
+ * its threads of the increase of run_ns (likewise wait_ns, time spent runnable on a run
+ * queue), where:
+ *  - a thread seen in both samples contributes run_ns(now) - run_ns(before);
+ *  - a thread seen for the first time after the first sample, or a (pid, tid) whose run_ns
+ *    or wait_ns went backwards (the pid was reused by a new process), contributes its whole
+ *    run_ns, since it started inside the interval; the latter is counted in `resets`;
+ *  - a thread missing from some samples and seen again contributes its whole increase to
+ *    the interval where it reappears;
+ *  - a thread's contribution is clamped to the interval's length (one thread runs on at
+ *    most one CPU), and the run of a thread between its last sample and its exit is not
+ *    seen by anyone.
+ * An interval is busy when its run time >= busy_threshold * its length; consecutive
+ * intervals of the same kind form one phase that starts and ends at sample times. This is
+ * the 20 ms probe of paper 003 (Venkataramaiah & Subhlok, Section 3): the averages of the
+ * busy and idle phase durations are its busytimephase and idletimephase. All phases count,
+ * the first and last too (they may have been cut by the start and end of sampling).
+ *
+ * Damaged rows (wrong field count, a field that does not parse, a pid or tid <= 0, a time
+ * going backwards, a thread twice in one sample) are counted in bad_rows and skipped; a
+ * gzip file cut short keeps every sample before the cut and sets truncated. */
+#ifndef PARSE_PHASES_H
+#define PARSE_PHASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+#include "lib/tsv.h"
+
+#define PHASES_THRESHOLD_DEFAULT 0.5	/* busy when the rank ran half the interval */
+#define PHASES_MAX_THREADS 65536	/* distinct (pid, tid) followed per rank */
+#define PHASES_MAX_PHASES (1u << 24)	/* phases kept in the list (the sums go on) */
+
+/* One busy or idle phase. Times are CLOCK_REALTIME ns of the samples that bound it. */
+struct phase {
+	int64_t t_start_ns, t_end_ns;
+	bool busy;
+	int64_t run_ns;		/* CPU time of all the rank's threads within the phase */
+	int64_t wait_ns;	/* run-queue wait of all its threads within the phase */
+};
+
+/* What one rank's samples say. */
+struct rank_cpu {
+	int rank;		/* from the file name rank-<R>.tsv[.gz], -1 when it has none */
+	int64_t t_first_ns, t_last_ns;	/* CLOCK_REALTIME of the first and last sample */
+	int64_t elapsed_ns;	/* CLOCK_MONOTONIC from the first to the last sample */
+	int64_t run_ns;		/* CPU time summed over the intervals */
+	int64_t wait_ns;	/* run-queue wait summed over the intervals */
+	double cpu_frac;	/* run_ns / elapsed_ns (can pass 1 with several threads); 0 if no interval */
+	double avg_busy_ns;	/* busytimephase: mean busy phase duration, 0 when none */
+	double avg_idle_ns;	/* idletimephase: mean idle phase duration, 0 when none */
+	int64_t busy_ns, idle_ns;	/* total duration of busy and of idle phases */
+	size_t n_busy, n_idle;	/* phases of each kind (all of them, even past the list's cap) */
+	size_t nphases;		/* entries in phases (n_busy + n_idle unless phases_over_cap) */
+	struct phase *phases;	/* owned, in time order; freed by rank_cpu_release */
+	uint64_t samples;	/* distinct sample times read */
+	uint64_t intervals;	/* samples - 1, or 0 */
+	uint64_t bad_rows;	/* damaged rows skipped */
+	uint64_t threads;	/* distinct (pid, tid) followed */
+	uint64_t resets;	/* counters that went backwards (pid reused) */
+	uint64_t threads_over_cap;	/* rows of threads past PHASES_MAX_THREADS, ignored */
+	uint64_t phases_over_cap;	/* phases past PHASES_MAX_PHASES, summed but not listed */
+	bool truncated;		/* the gzip file was cut short */
+	char first_bad[ERR_MSG_MAX];	/* message of the first bad row, "" when none */
+};
+
+/* Read the sample file at path and fill out (which is overwritten; release it with
+ * rank_cpu_release, also after a failure). busy_threshold is the fraction of an interval
+ * the rank must run to count as busy, in (0, 1024]; PHASES_THRESHOLD_DEFAULT is paper
+ * 003's choice. Returns 0, also for a truncated file and with bad rows (see out->truncated,
+ * out->bad_rows); negative with e set when the file cannot be opened or is not a samples
+ * file (-E_IO, -E_FORMAT, -E_UNSUP), on a read error (-E_IO), or for a bad threshold
+ * (-E_USAGE). A file with no rows, or one sample, gives no phases and zero averages. */
+int phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
+			struct err *e) WUR;
+
+/* Free what rc owns and zero it. Accepts NULL and a zeroed struct. */
+void rank_cpu_release(struct rank_cpu *rc);
+
+/* Columns of RUN/profile/phases.tsv (format "phases" v1), NULL-terminated:
+ * rank kind t_start_ns t_end_ns run_ns wait_ns, kind being "busy" or "idle". */
+extern const char *const phases_cols[];
+#define PHASES_FORMAT "phases"
+#define PHASES_VERSION 1
+
+/* Append rc's phases as rows of an open phases.tsv writer (opened with phases_cols).
+ * 0, or negative with e set as tsv_w_end. */
+int phases_write(const struct rank_cpu *rc, struct tsv_w *t, struct err *e) WUR;
+
+#endif

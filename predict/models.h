@@ -1,0 +1,73 @@
+/* models: the registry of prediction models and the result every model fills.
+ *
+ * Each model applies one paper's equations to a parsed run (predict/profile.h) under a
+ * scenario (predict/scenario.h) and returns a predicted time plus a breakdown: what each
+ * loaded node and each changed link adds. A model that does not apply to the run says why
+ * (status PRED_NA) instead of giving a number. */
+#ifndef PREDICT_MODELS_H
+#define PREDICT_MODELS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+#include "predict/profile.h"
+#include "predict/scenario.h"
+
+#define PRED_MAX_ITEMS 4096	/* breakdown rows per result; more are counted in dropped */
+
+enum pred_status {
+	PRED_OK = 0,		/* predicted_ns holds the prediction */
+	PRED_NA = 1,		/* the model does not apply; why says why */
+};
+
+/* One breakdown row. */
+struct pred_item {
+	char kind[8];		/* "node", "link" or "factor" */
+	char name[160];		/* "rank 2 (ws2)", "ws1-ws2", ... */
+	double added_ns;	/* what this item alone adds to the dedicated time, ns */
+	double value;		/* the item's own number (slowdown, increase fraction), NAN if none */
+	char equation[40];	/* "003 Sec. 2.1", "000 eq. 2", ... */
+	char detail[200];	/* the inputs it used, for people */
+};
+
+struct pred_result {
+	enum pred_status status;
+	char why[256];		/* PRED_NA: the reason */
+	double dedicated_ns;	/* measured dedicated time the model started from */
+	double predicted_ns;	/* the prediction (PRED_OK) */
+	char equation[40];	/* equation of the total */
+	char note[256];		/* assumptions worth printing, may be empty */
+	int nitems;
+	struct pred_item *items;	/* owned */
+	int cap;
+	long dropped;		/* items past PRED_MAX_ITEMS */
+};
+
+void pred_result_init(struct pred_result *r);
+void pred_result_free(struct pred_result *r);	/* accepts a zeroed result; reusable after init */
+/* Set PRED_NA with a reason; returns 0 so models can `return pred_na(...)`. */
+int pred_na(struct pred_result *r, const char *fmt, ...) PRINTF(2, 3);
+/* Append a breakdown row (value may be NAN); past the cap it is counted in dropped. */
+void pred_add(struct pred_result *r, const char *kind, const char *name, double added_ns,
+	      double value, const char *equation, const char *detail_fmt, ...) PRINTF(7, 8);
+
+/* A model: fills r from the run and the scenario. Returns 0 (r->status says whether it
+ * applied), or negative with e set when the inputs are broken (a missing file, say). */
+typedef int (*model_fn)(const struct prof *p, const struct scen *s, struct pred_result *r,
+			struct err *e);
+
+struct model {
+	const char *name;	/* for --model */
+	const char *paper;	/* "003", "000", ... (the file in the papers directory) */
+	const char *cite;	/* authors and short title */
+	const char *equations;	/* which equations it implements */
+	const char *inputs;	/* what it reads from the run and the scenario */
+	model_fn predict;
+};
+
+extern const struct model models[];	/* terminated by a NULL name */
+/* NULL when no model has that name. */
+const struct model *model_find(const char *name);
+
+#endif

@@ -1,0 +1,620 @@
+/* p000: local, communication and aggregate slowdown on time-shared clusters (paper 000). */
+#include "predict/p000.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/tsv.h"
+#include "lib/xalloc.h"
+
+/* Poisson-binomial distribution of how many of p independent events happen, event j with
+ * probability q[j]: after competitor j, out[i] is P(i of the first j+1 happen). O(p^2). */
+static void
+count_dist(int p, const double *q, double *out)
+{
+	out[0] = 1;
+	for (int i = 1; i <= p; i++)
+		out[i] = 0;
+	for (int j = 0; j < p; j++)
+		for (int i = j + 1; i >= 0; i--)
+			out[i] = out[i] * (1 - q[j]) + (i > 0 ? out[i - 1] * q[j] : 0);
+}
+
+int
+p000_pp_pm(int p, const double *comp, const double *comm, double *pp, double *pm)
+{
+	if (p < 0)
+		return -E_USAGE;
+	for (int j = 0; j < p; j++)
+		if (!(comp[j] >= 0 && comp[j] <= 1 && comm[j] >= 0 && comm[j] <= 1 && comp[j] + comm[j] <= 1 + 1e-12))
+			return -E_USAGE;
+	count_dist(p, comp, pp);
+	count_dist(p, comm, pm);
+	return 0;
+}
+
+double
+p000_local_sd(int p, const double *pp, const double *pm, const double *delay)
+{
+	double sd = 1;
+
+	for (int i = 1; i <= p; i++)
+		sd += pp[i] * i + pm[i] * delay[i];
+	return sd;
+}
+
+void
+p000_delay_alphafarm(struct p000_delay *d)
+{
+	memset(d, 0, sizeof *d);
+	/* Section 4, the four formulas under Fig. 2 (DEC Alpha Farm, linear regression):
+	 * i = 1: k < 2.37: -0.20 + 0.49 k; k >= 2.37: 1.38 - 0.06 k
+	 * i = 2: k < 1.74: -0.50 + 1.37 k; k >= 1.74: 2.48 */
+	d->c[0] = (struct p000_curve){ 1, 2.37, -0.20, 0.49, 1.38, -0.06 };
+	d->c[1] = (struct p000_curve){ 2, 1.74, -0.50, 1.37, 2.48, 0 };
+	d->n = 2;
+	d->k_unit_Bps = 8e6;	/* 1 Mword/s with 8-byte words */
+	snprintf(d->source, sizeof d->source, "paper 000 Sec. 4, DEC Alpha Farm (Fig. 2)");
+}
+
+void
+p000_delay_constant(struct p000_delay *d, double value)
+{
+	memset(d, 0, sizeof *d);
+	d->c[0] = (struct p000_curve){ 1, 0, value, 0, value, 0 };
+	d->n = 1;
+	d->k_unit_Bps = 1e6;
+	snprintf(d->source, sizeof d->source, "constant %g", value);
+}
+
+double
+p000_delay_comm(const struct p000_delay *d, int i, double k_Bps, bool *extrapolated)
+{
+	const struct p000_curve *c = NULL;
+	double k, v;
+
+	if (extrapolated != NULL)
+		*extrapolated = false;
+	if (i <= 0 || d->n == 0)
+		return 0;
+	for (int j = 0; j < d->n; j++)
+		if (d->c[j].i == i)
+			c = &d->c[j];
+	if (c == NULL) {
+		c = &d->c[d->n - 1];	/* the largest i calibrated */
+		if (extrapolated != NULL && c->i < i)
+			*extrapolated = true;
+	}
+	k = isnan(k_Bps) ? 0 : k_Bps / d->k_unit_Bps;
+	v = k < c->k_break ? c->lo_a + c->lo_b * k : c->hi_a + c->hi_b * k;
+	return v > 0 ? v : 0;
+}
+
+static const char *const delay_cols[] = {
+	"i", "k_break", "lo_a", "lo_b", "hi_a", "hi_b", "k_unit_Bps", NULL,
+};
+
+int
+p000_delay_save(const struct p000_delay *d, const char *path, struct err *e)
+{
+	struct tsv_w t;
+	int rc;
+
+	if ((rc = tsv_w_open(&t, path, "delaycomm", 1, delay_cols, false, true, e)) < 0)
+		return rc;
+	rc = tsv_w_comment(&t, e, "%s", d->source);
+	for (int j = 0; rc == 0 && j < d->n; j++) {
+		tsv_w_i64(&t, d->c[j].i);
+		tsv_w_f64(&t, d->c[j].k_break);
+		tsv_w_f64(&t, d->c[j].lo_a);
+		tsv_w_f64(&t, d->c[j].lo_b);
+		tsv_w_f64(&t, d->c[j].hi_a);
+		tsv_w_f64(&t, d->c[j].hi_b);
+		tsv_w_f64(&t, d->k_unit_Bps);
+		rc = tsv_w_end(&t, e);
+	}
+	if (rc < 0) {
+		tsv_w_close(&t, NULL);
+		return rc;
+	}
+	return tsv_w_close(&t, e);
+}
+
+int
+p000_delay_load(struct p000_delay *d, const char *path, struct err *e)
+{
+	struct tsv_r t;
+	int idx[7];
+	int rc;
+
+	memset(d, 0, sizeof *d);
+	if ((rc = tsv_r_open(&t, path, "delaycomm", 1, delay_cols, e)) < 0)
+		return rc;
+	for (int j = 0; j < 7; j++)
+		idx[j] = tsv_r_col(&t, delay_cols[j]);
+	while ((rc = tsv_r_next(&t, e)) == 1) {
+		struct p000_curve c;
+		int64_t i;
+		double unit;
+
+		if (d->n == P000_MAX_CURVES) {
+			rc = err_set(e, E_LIMIT, "'%s': more than %d curves", path, P000_MAX_CURVES);
+			break;
+		}
+		if ((rc = tsv_r_i64(&t, idx[0], &i, e)) < 0 || (rc = tsv_r_f64(&t, idx[1], &c.k_break, e)) < 0 ||
+		    (rc = tsv_r_f64(&t, idx[2], &c.lo_a, e)) < 0 || (rc = tsv_r_f64(&t, idx[3], &c.lo_b, e)) < 0 ||
+		    (rc = tsv_r_f64(&t, idx[4], &c.hi_a, e)) < 0 || (rc = tsv_r_f64(&t, idx[5], &c.hi_b, e)) < 0 ||
+		    (rc = tsv_r_f64(&t, idx[6], &unit, e)) < 0)
+			break;
+		if (i < 1 || i > 1000 || (d->n > 0 && i <= d->c[d->n - 1].i) || !isfinite(c.k_break) ||
+		    !isfinite(c.lo_a) || !isfinite(c.lo_b) || !isfinite(c.hi_a) || !isfinite(c.hi_b) ||
+		    !(unit > 0) || !isfinite(unit) || (d->n > 0 && unit != d->k_unit_Bps)) {
+			rc = err_set(e, E_FORMAT, "'%s' line %ld: not a delay_comm curve (i rising from 1, "
+				     "finite numbers, one k_unit_Bps)", path, t.line_no);
+			break;
+		}
+		c.i = (int)i;
+		d->k_unit_Bps = unit;
+		d->c[d->n++] = c;
+	}
+	tsv_r_close(&t);
+	if (rc < 0)
+		return rc;
+	if (d->n == 0)
+		return err_set(e, E_FORMAT, "'%s' has no curve", path);
+	snprintf(d->source, sizeof d->source, "calibration '%.100s'", path);
+	return 0;
+}
+
+/* Least squares line through n points; the squared error. */
+static double
+line_fit(int n, const double *x, const double *y, double *a, double *b)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, sse = 0, den;
+
+	for (int i = 0; i < n; i++) {
+		sx += x[i];
+		sy += y[i];
+		sxx += x[i] * x[i];
+		sxy += x[i] * y[i];
+	}
+	den = n * sxx - sx * sx;
+	if (fabs(den) < 1e-300) {	/* all x equal: a constant */
+		*b = 0;
+		*a = sy / n;
+	} else {
+		*b = (n * sxy - sx * sy) / den;
+		*a = (sy - *b * sx) / n;
+	}
+	for (int i = 0; i < n; i++) {
+		double r = y[i] - (*a + *b * x[i]);
+
+		sse += r * r;
+	}
+	return sse;
+}
+
+struct kd {
+	double k, d;
+};
+
+static int
+cmp_kd(const void *a, const void *b)
+{
+	const struct kd *x = a, *y = b;
+
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+int
+p000_fit_two_piece(int n, const double *k, const double *delay, struct p000_curve *out)
+{
+	struct kd *v;
+	double *x, *y;
+	double best = INFINITY;
+
+	if (n < 4)
+		return -E_USAGE;
+	v = xmallocarray((size_t)n, sizeof *v);
+	x = xmallocarray((size_t)n, sizeof *x);
+	y = xmallocarray((size_t)n, sizeof *y);
+	for (int i = 0; i < n; i++)
+		v[i] = (struct kd){ k[i], delay[i] };
+	qsort(v, (size_t)n, sizeof *v, cmp_kd);
+	for (int i = 0; i < n; i++) {
+		x[i] = v[i].k;
+		y[i] = v[i].d;
+	}
+	for (int m = 2; m <= n - 2; m++) {	/* first m points below the break */
+		double la, lb, ha, hb, sse;
+
+		if (x[m - 1] == x[m])
+			continue;
+		sse = line_fit(m, x, y, &la, &lb) + line_fit(n - m, x + m, y + m, &ha, &hb);
+		if (sse < best) {
+			best = sse;
+			out->k_break = (x[m - 1] + x[m]) / 2;
+			out->lo_a = la;
+			out->lo_b = lb;
+			out->hi_a = ha;
+			out->hi_b = hb;
+		}
+	}
+	free(v);
+	free(x);
+	free(y);
+	if (isinf(best)) {	/* all k equal: one constant */
+		double a, b;
+
+		line_fit(n, k, delay, &a, &b);
+		*out = (struct p000_curve){ out->i, k[0], a, 0, a, 0 };
+	}
+	return 0;
+}
+
+double
+p000_comm_sd(double ib_Bps, double cb_Bps)
+{
+	return ib_Bps / cb_Bps;
+}
+
+double
+p000_sd_load_dependent(int n, const double *w, const double *sd)
+{
+	double ded = 0, cur = 0;	/* aggregate capacity dedicated, under contention */
+
+	for (int a = 0; a < n; a++) {
+		ded += w[a];
+		cur += w[a] / sd[a];
+	}
+	return ded / cur;
+}
+
+double
+p000_extra_work(double f, int n)
+{
+	return f * n - 1;
+}
+
+double
+p000_sd_constraint(int n, const double *w, const double *sd, const double *f1, const double *f2)
+{
+	double num = 0, den = 0;
+
+	for (int a = 0; a < n; a++) {
+		double x = (1 + p000_extra_work(f1[a], n)) * sd[a] / w[a];
+		double y = (1 + p000_extra_work(f2[a], n)) / w[a];
+
+		if (x > num)
+			num = x;
+		if (y > den)
+			den = y;
+	}
+	return num / den;
+}
+
+double
+p000_sd_eq12(int n, const double *w, const double *sd, const double *f)
+{
+	double num = 0;
+
+	for (int a = 0; a < n; a++) {
+		double x = (1 + p000_extra_work(f[a], n)) * sd[a] / w[a];
+
+		if (x > num)
+			num = x;
+	}
+	return num;
+}
+
+double
+p000_sd_uniform_ded(int n, const double *w, const double *sd, const double *f)
+{
+	double den = 0;
+
+	for (int a = 0; a < n; a++)
+		if (1 / w[a] > den)
+			den = 1 / w[a];
+	return p000_sd_eq12(n, w, sd, f) / den;
+}
+
+int
+p000_weights_from_times(int n, const double *t, double *w)
+{
+	double ts = 0;	/* the slowest node's time */
+
+	for (int a = 0; a < n; a++) {
+		if (!(t[a] > 0) || !isfinite(t[a]))
+			return -E_USAGE;
+		if (t[a] > ts)
+			ts = t[a];
+	}
+	for (int a = 0; a < n; a++)
+		w[a] = ts / t[a];
+	return 0;
+}
+
+int
+p000_fractions_from_busy(int n, const double *busy, const double *w, double *f)
+{
+	double sum = 0;
+
+	for (int a = 0; a < n; a++) {
+		if (!(busy[a] >= 0) || !(w[a] > 0))
+			return -E_USAGE;
+		sum += busy[a] * w[a];
+	}
+	if (!(sum > 0))
+		return -E_USAGE;
+	for (int a = 0; a < n; a++)
+		f[a] = busy[a] * w[a] / sum;
+	return 0;
+}
+
+/* ---- the run-level model ---- */
+
+/* Local slowdown of one rank under its node section (eq. 2); NULL section: 1. */
+static double
+rank_sd(const struct scen_node *n, const struct p000_delay *d, bool *extrap)
+{
+	double comp[1000 + SCEN_MAX_COMM], comm[1000 + SCEN_MAX_COMM];
+	double pp[1001 + SCEN_MAX_COMM], pm[1001 + SCEN_MAX_COMM], delay[1001 + SCEN_MAX_COMM];
+	int p = 0;
+	double sd;
+
+	*extrap = false;
+	if (n == NULL)
+		return 1;
+	for (int j = 0; j < n->cpu_procs; j++, p++) {	/* CPU-bound: always computing */
+		comp[p] = 1;
+		comm[p] = 0;
+	}
+	for (int j = 0; j < n->ncomm; j++, p++) {
+		comp[p] = n->comm[j].comp_frac;
+		comm[p] = n->comm[j].comm_frac;
+	}
+	if (p000_pp_pm(p, comp, comm, pp, pm) < 0)
+		BUG("scenario fractions passed validation but not p000_pp_pm");
+	delay[0] = 0;
+	for (int i = 1; i <= p; i++) {
+		bool x;
+
+		delay[i] = p000_delay_comm(d, i, n->comm_bw_Bps, &x);
+		if (x && pm[i] > 0)
+			*extrap = true;
+	}
+	sd = p000_local_sd(p, pp, pm, delay);
+	if (!isnan(n->capacity))
+		sd /= n->capacity;	/* a CPU share c runs everything 1/c times slower */
+	return sd;
+}
+
+static double
+aggregate(enum scen_part part, int n, const double *w, const double *sd, const double *f1,
+	  const double *f2)
+{
+	switch (part) {
+	case SCEN_PART_LOAD:
+		return p000_sd_load_dependent(n, w, sd);
+	case SCEN_PART_UNIFORM:
+		return p000_sd_uniform_ded(n, w, sd, f1);
+	case SCEN_PART_CONSTRAINT:
+	case SCEN_PART_UNSET:
+		break;
+	}
+	return p000_sd_constraint(n, w, sd, f1, f2);
+}
+
+int
+p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_delay *d,
+		  struct pred_result *r, struct err *e)
+{
+	int n = p->nranks;
+	double T = (double)prof_dedicated_ns(p);
+	double *w = xcalloc((size_t)n, sizeof *w);
+	double *sd = xcalloc((size_t)n, sizeof *sd);
+	double *one = xcalloc((size_t)n, sizeof *one);	/* sd with only one rank loaded */
+	double *busy = xcalloc((size_t)n, sizeof *busy);
+	double *f2 = xcalloc((size_t)n, sizeof *f2);	/* dedicated partitioning (measured) */
+	double *f1 = xcalloc((size_t)n, sizeof *f1);	/* partitioning under contention */
+	double *ladd = xcalloc((size_t)n, sizeof *ladd);	/* eq. 3 time added per rank */
+	enum scen_part part = s->part == SCEN_PART_UNSET ? SCEN_PART_CONSTRAINT : s->part;
+	int nweight = 0, nserial = 0, nf1 = 0, nloaded = 0;
+	bool extrap_any = false, any = false;
+	double agg, worst_link = 0, f1sum = 0;
+	const char *wsrc;
+	int rc = 0;
+
+	r->dedicated_ns = T;
+	for (int a = 0; a < n; a++) {
+		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
+
+		if (sn != NULL && !isnan(sn->weight))
+			nweight++;
+		if (sn != NULL && sn->serial_ns > 0)
+			nserial++;
+		if (sn != NULL && !isnan(sn->work_frac))
+			nf1++;
+		if (sn != NULL && (sn->cpu_procs > 0 || sn->ncomm > 0 || (!isnan(sn->capacity) && sn->capacity < 1)))
+			any = true;
+		busy[a] = (double)p->ranks[a].exec_ns * p->ranks[a].comp_pct / 100;
+	}
+	if (!any && s->nlinks == 0) {
+		rc = pred_na(r, "the scenario changes nothing this model sees (competing CPU-bound or "
+			     "communicating processes, CPU capacity, link bandwidth)");
+		goto out;
+	}
+	if ((nweight > 0 && nweight < n) || (nserial > 0 && nserial < n) || (nweight > 0 && nserial > 0)) {
+		rc = pred_na(r, "node weights must be given for every rank or none, all as weight or all "
+			     "as serial_time (%d of %d ranks have weight, %d serial_time)", nweight, n, nserial);
+		goto out;
+	}
+	if (nf1 > 0 && nf1 < n) {
+		rc = pred_na(r, "work_fraction must be given for every rank or none (%d of %d have it)", nf1, n);
+		goto out;
+	}
+	/* weights: the scenario's, a serial benchmark's, the run's busy time under a uniform
+	 * partitioning, or equal */
+	if (nweight > 0) {
+		for (int a = 0; a < n; a++)
+			w[a] = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host)->weight;
+		wsrc = "scenario weight";
+	} else if (nserial > 0) {
+		for (int a = 0; a < n; a++)
+			busy[a] = (double)scen_node_for(s, p->ranks[a].rank, p->ranks[a].host)->serial_ns;
+		if (p000_weights_from_times(n, busy, w) < 0)
+			BUG("serial times were checked positive");
+		for (int a = 0; a < n; a++)
+			busy[a] = (double)p->ranks[a].exec_ns * p->ranks[a].comp_pct / 100;
+		wsrc = "serial benchmark (w = t_slowest / t)";
+	} else if (part == SCEN_PART_UNIFORM && p000_weights_from_times(n, busy, w) == 0) {
+		wsrc = "the run's busy time under uniform work (w = busy_slowest / busy)";
+	} else {
+		for (int a = 0; a < n; a++)
+			w[a] = 1;
+		wsrc = "equal (homogeneous)";
+	}
+	if (p000_fractions_from_busy(n, busy, w, f2) < 0) {
+		rc = pred_na(r, "no rank was busy computing in the run, so its work fractions are unknown");
+		goto out;
+	}
+	if (part == SCEN_PART_UNIFORM && nf1 == 0) {
+		for (int a = 0; a < n; a++)
+			f1[a] = 1.0 / n;
+	} else {
+		for (int a = 0; a < n; a++) {
+			const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
+
+			f1[a] = nf1 > 0 ? sn->work_frac : f2[a];
+			f1sum += f1[a];
+		}
+		if (nf1 > 0 && fabs(f1sum - 1) > 0.01) {
+			rc = pred_na(r, "the scenario's work fractions add up to %.3f, not 1", f1sum);
+			goto out;
+		}
+	}
+	for (int a = 0; a < n; a++) {
+		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
+		bool x;
+
+		sd[a] = rank_sd(sn, d, &x);
+		extrap_any |= x;
+	}
+	agg = aggregate(part, n, w, sd, f1, f2);
+	for (int a = 0; a < n; a++) {
+		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
+		char name[160];
+
+		if (!(sd[a] > 1) && !(sn != NULL && sn->ncomm > 0))
+			continue;
+		nloaded++;
+		for (int b = 0; b < n; b++)
+			one[b] = b == a ? sd[a] : 1;
+		snprintf(name, sizeof name, "rank %d (%s)", p->ranks[a].rank, p->ranks[a].host);
+		pred_add(r, "node", name, T * (aggregate(part, n, w, one, f1, f2) - 1), sd[a], "000 eq. 2",
+			 "sd %.3f from %d CPU-bound and %d communicating competitors%s; w %.3g, f %.3f",
+			 sd[a], sn->cpu_procs > 0 ? sn->cpu_procs : 0, sn->ncomm,
+			 !isnan(sn->capacity) && sn->capacity < 1 ? " and a reduced CPU share" : "", w[a], f1[a]);
+	}
+	/* eq. 3 on each changed link: its communication time (L + avg/B per message) grows by
+	 * ib / cb; a rank waits for all its links, the run for its slowest rank */
+	for (int i = 0; i < s->nlinks; i++) {
+		const struct scen_link *sl = &s->links[i];
+		double tcomm = 0, cb, sdl;
+		char name[300];
+
+		if (!p->have_net || !p->have_links) {
+			rc = pred_na(r, "the scenario changes links, and eq. 3 needs the run's measured "
+				     "bandwidth and per-link messages (profile/netparams.tsv, links.tsv)");
+			goto out;
+		}
+		cb = !isnan(sl->bw_Bps) ? sl->bw_Bps : p->bw_Bps;
+		if (!isnan(sl->competing_Bps))
+			cb -= sl->competing_Bps;
+		if (sl->competing_flows > 0)
+			cb /= sl->competing_flows + 1;
+		if (!(cb > 0)) {
+			rc = pred_na(r, "link %s-%s: the competing traffic leaves no bandwidth", sl->a, sl->b);
+			goto out;
+		}
+		sdl = p000_comm_sd(p->bw_Bps, cb);
+		for (int k = 0; k < p->nlinks; k++) {
+			const struct prof_link *l = &p->links[k];
+			const struct prof_rank *ra = prof_rank(p, l->src), *rb = prof_rank(p, l->dst);
+			double t;
+
+			if (ra == NULL || rb == NULL || strcmp(ra->host, rb->host) == 0 ||
+			    scen_link_for(s, ra->host, rb->host) != sl)
+				continue;
+			t = (double)l->msgs * ((double)p->lat_ns + l->avg_bytes / p->bw_Bps * 1e9);
+			tcomm += t;
+			ladd[ra - p->ranks] += t * (sdl - 1);
+			ladd[rb - p->ranks] += t * (sdl - 1);
+		}
+		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
+		pred_add(r, "link", name, tcomm * (sdl - 1), sdl, "000 eq. 3",
+			 "ib %.3g MB/s, cb %.3g MB/s, dedicated communication %.3f s", p->bw_Bps / 1e6,
+			 cb / 1e6, tcomm / 1e9);
+	}
+	for (int a = 0; a < n; a++)
+		if (ladd[a] > worst_link)
+			worst_link = ladd[a];
+	r->predicted_ns = T * agg + worst_link;
+	snprintf(r->equation, sizeof r->equation, "000 eq. %s",
+		 part == SCEN_PART_LOAD ? "5" : part == SCEN_PART_UNIFORM ? "11" : nf1 > 0 ? "9" : "8");
+	pred_add(r, "factor", "aggregate slowdown", T * (agg - 1), agg, r->equation,
+		 "%s partitioning%s; weights %s; delay_comm %s%s", scen_part_name(part),
+		 s->part == SCEN_PART_UNSET ? " (the default)" : "", wsrc, d->source,
+		 extrap_any ? "; curves extrapolated past the largest i" : "");
+	snprintf(r->note, sizeof r->note, "X = X_ded * sd (eq. 4)%s",
+		 s->nlinks > 0 ? " plus the slowest rank's eq. 3 link time" : "");
+out:
+	free(w);
+	free(sd);
+	free(one);
+	free(busy);
+	free(f2);
+	free(f1);
+	free(ladd);
+	(void)e;
+	return rc;
+}
+
+int
+p000_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
+{
+	struct p000_delay d;
+
+	switch (s->delay) {
+	case SCEN_DELAY_ALPHAFARM:
+		p000_delay_alphafarm(&d);
+		break;
+	case SCEN_DELAY_NONDEDICATED:
+		p000_delay_constant(&d, 0.25);
+		snprintf(d.source, sizeof d.source, "paper 000 Sec. 4.2, constant 0.25");
+		break;
+	case SCEN_DELAY_CONSTANT:
+		p000_delay_constant(&d, s->delay_const);
+		break;
+	case SCEN_DELAY_FILE: {
+		char *path;
+		int rc;
+
+		if (s->delay_file[0] == '/' || strchr(s->path, '/') == NULL) {
+			path = xstrdup(s->delay_file);
+		} else {	/* relative to the scenario file */
+			const char *slash = strrchr(s->path, '/');
+
+			path = xasprintf("%.*s/%s", (int)(slash - s->path), s->path, s->delay_file);
+		}
+		rc = p000_delay_load(&d, path, e);
+		free(path);
+		if (rc < 0)
+			return rc;
+		break;
+	}
+	}
+	return p000_predict_with(p, s, &d, r, e);
+}

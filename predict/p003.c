@@ -1,0 +1,233 @@
+/* p003: CPU and link sharing from busy/idle phases and per-link message counts (paper 003). */
+#include "predict/p003.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+
+double
+p003_cpu_increase(double busy_ns, double idle_ns, int k)
+{
+	double cycle = busy_ns + idle_ns;
+	double extra;
+
+	if (k <= 0 || !(cycle > 0))
+		return 0;
+	/* During an idle phase the k competitors run alone and bank idle_ns of CPU between them
+	 * (idle_ns / k each); the application then runs alone until it has caught up and shares
+	 * the rest of its busy phase k + 1 ways, so a cycle lasts max(busy + idle, (k+1) busy). */
+	extra = (double)k * busy_ns - idle_ns;
+	return extra > 0 ? extra / cycle : 0;
+}
+
+double
+p003_cpu_increase_load(double busy_ns, double idle_ns, double load_avg)
+{
+	double n, f;
+
+	if (!(load_avg > 0))
+		return 0;
+	n = floor(load_avg);
+	f = load_avg - n;
+	if (n > 1e6)
+		n = 1e6;
+	return (1 - f) * p003_cpu_increase(busy_ns, idle_ns, (int)n) +
+	       f * p003_cpu_increase(busy_ns, idle_ns, (int)n + 1);
+}
+
+double
+p003_link_added_ns(double nmsgs, double avg_bytes, double lat_ns, double bw_Bps, double new_lat_ns,
+		   double new_bw_Bps)
+{
+	double before = lat_ns + avg_bytes / bw_Bps * 1e9;	/* L + avgmsgsize / B, ns */
+	double after = new_lat_ns + avg_bytes / new_bw_Bps * 1e9;	/* newL + avgmsgsize / newB */
+
+	return (after - before) * nmsgs;
+}
+
+int
+p003_node(const struct p003_node_in *in, struct p003_node_out *out)
+{
+	double beta = in->comm_busy_frac;	/* share of added link time spent busy */
+	double b1, d1, b2, cyc1, t1c;
+
+	memset(out, 0, sizeof *out);
+	if (!(in->t_ns >= 0) || !(in->busy_ns >= 0) || !(in->idle_ns >= 0) || !(in->n_busy >= 0) ||
+	    !(in->n_idle >= 0) || !(beta >= 0 && beta <= 1) || !(in->capacity > 0 && in->capacity <= 1) ||
+	    in->k < 0 || !isfinite(in->link_added_ns))
+		return -E_USAGE;
+	/* Section 3.3, step 1: the link change alone; its added time lengthens the phases */
+	out->t_link_ns = in->t_ns + in->link_added_ns;
+	if (out->t_link_ns < 0)
+		out->t_link_ns = 0;
+	if (in->n_idle <= 0)
+		beta = 1;	/* never idle: the added time can only be busy */
+	if (in->n_busy <= 0)
+		beta = 0;
+	b1 = in->busy_ns + (in->n_busy > 0 ? beta * in->link_added_ns / in->n_busy : 0);
+	d1 = in->idle_ns + (in->n_idle > 0 ? (1 - beta) * in->link_added_ns / in->n_idle : 0);
+	if (b1 < 0)
+		b1 = 0;
+	if (d1 < 0)
+		d1 = 0;
+	out->busy_ns = b1;
+	out->idle_ns = d1;
+	cyc1 = b1 + d1;
+	if (!(cyc1 > 0)) {	/* no phases: nothing for sharing to act on */
+		out->t_ns = out->t_link_ns;
+		return 0;
+	}
+	/* a smaller CPU share stretches every busy phase */
+	b2 = b1 / in->capacity;
+	t1c = out->t_link_ns * (b2 + d1) / cyc1;
+	/* Section 3.3, step 2: CPU sharing on the changed pattern */
+	out->increase = in->load_avg >= 0 ? p003_cpu_increase_load(b2, d1, in->load_avg)
+					  : p003_cpu_increase(b2, d1, in->k);
+	out->t_ns = t1c * (1 + out->increase);
+	return 0;
+}
+
+/* The effective new (latency, bandwidth) of a scenario link, given the measured ones. */
+static int
+link_new(const struct scen_link *l, double lat_ns, double bw_Bps, double *nlat, double *nbw)
+{
+	*nlat = l->lat_ns >= 0 ? (double)l->lat_ns : lat_ns;
+	*nbw = !isnan(l->bw_Bps) ? l->bw_Bps : bw_Bps;
+	if (!isnan(l->competing_Bps))
+		*nbw -= l->competing_Bps;
+	if (l->competing_flows > 0)
+		*nbw /= (double)(l->competing_flows + 1);	/* TCP's fair share */
+	return *nbw > 0 ? 0 : -1;
+}
+
+int
+p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
+{
+	double T = (double)prof_dedicated_ns(p);	/* dedicated time, ns */
+	double *added;		/* per rank index: Section 2.2 time on its changed links */
+	double *link_sum;	/* per scenario link: added time over all its rank pairs */
+	int64_t *link_msgs;
+	bool any_node = false;
+	double worst = T;
+	int nloaded = 0;
+
+	r->dedicated_ns = T;
+	snprintf(r->equation, sizeof r->equation, "003 Sec. 3.3");
+	if (s->nlinks > 0 && !p->have_net)
+		return pred_na(r, "the scenario changes links, and this model needs the run's measured "
+			       "latency and bandwidth ('%s/profile/netparams.tsv')", p->run);
+	if (s->nlinks > 0 && !p->have_links)
+		return pred_na(r, "the scenario changes links, and the run has no per-link message counts "
+			       "('%s/profile/links.tsv')", p->run);
+	for (int i = 0; i < p->nranks; i++) {
+		const struct scen_node *n = scen_node_for(s, p->ranks[i].rank, p->ranks[i].host);
+
+		if (n != NULL && (n->cpu_procs > 0 || (!isnan(n->load_avg) && n->load_avg > 0) ||
+				  (!isnan(n->capacity) && n->capacity < 1)))
+			any_node = true;
+	}
+	if (!any_node && s->nlinks == 0)
+		return pred_na(r, "the scenario changes nothing this model sees (CPU-bound competitors, "
+			       "load average, CPU capacity, link latency or bandwidth)");
+
+	added = xcalloc((size_t)p->nranks, sizeof *added);
+	link_sum = xcalloc((size_t)s->nlinks + 1, sizeof *link_sum);
+	link_msgs = xcalloc((size_t)s->nlinks + 1, sizeof *link_msgs);
+	for (int i = 0; i < p->nlinks; i++) {
+		const struct prof_link *l = &p->links[i];
+		const struct prof_rank *a = prof_rank(p, l->src), *b = prof_rank(p, l->dst);
+		const struct scen_link *sl;
+		double nlat, nbw, add;
+
+		if (a == NULL || b == NULL || strcmp(a->host, b->host) == 0 || l->msgs == 0)
+			continue;
+		sl = scen_link_for(s, a->host, b->host);
+		if (sl == NULL)
+			continue;
+		if (link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0) {
+			free(added);
+			free(link_sum);
+			free(link_msgs);
+			return pred_na(r, "link %s-%s: the competing traffic leaves no bandwidth", sl->a, sl->b);
+		}
+		add = p003_link_added_ns((double)l->msgs, l->avg_bytes, (double)p->lat_ns, p->bw_Bps, nlat, nbw);
+		/* the sender and the receiver both wait for the transfer */
+		added[a - p->ranks] += add;
+		added[b - p->ranks] += add;
+		link_sum[sl - s->links] += add;
+		link_msgs[sl - s->links] += l->msgs;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		const struct prof_rank *rk = &p->ranks[i];
+		const struct scen_node *n = scen_node_for(s, rk->rank, rk->host);
+		struct p003_node_in in;
+		struct p003_node_out out;
+		double beta = s->comm_busy_frac;
+		double cpu_add;
+
+		if (isnan(beta))
+			beta = rk->comm_pct + rk->idle_pct > 0 ? rk->comm_pct / (rk->comm_pct + rk->idle_pct) : 0;
+		memset(&in, 0, sizeof in);
+		in.t_ns = T;
+		in.busy_ns = rk->avg_busy_ns;
+		in.idle_ns = rk->avg_idle_ns;
+		in.n_busy = (double)rk->n_busy;
+		in.n_idle = (double)rk->n_idle;
+		in.link_added_ns = added[i];
+		in.comm_busy_frac = beta;
+		in.k = n != NULL && n->cpu_procs > 0 ? n->cpu_procs : 0;
+		in.load_avg = n != NULL && !isnan(n->load_avg) ? n->load_avg : -1;
+		in.capacity = n != NULL && !isnan(n->capacity) ? n->capacity : 1;
+		if (p003_node(&in, &out) < 0)
+			BUG("p003_node rejected checked inputs for rank %d", rk->rank);
+		cpu_add = out.t_ns - out.t_link_ns;
+		if (scen_node_loaded(n) && (in.k > 0 || in.load_avg > 0 || in.capacity < 1)) {
+			char name[160];
+
+			nloaded++;
+			if (!(rk->avg_busy_ns + rk->avg_idle_ns > 0)) {
+				free(added);
+				free(link_sum);
+				free(link_msgs);
+				return pred_na(r, "rank %d on loaded node '%s' has no busy/idle phases in the "
+					       "profile", rk->rank, rk->host);
+			}
+			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
+			pred_add(r, "node", name, cpu_add, out.increase, "003 Sec. 2.1",
+				 "busy %.1f ms idle %.1f ms%s, %s %g%s", out.busy_ns / 1e6, out.idle_ns / 1e6,
+				 added[i] != 0 ? " after its link change" : "",
+				 in.load_avg >= 0 ? "load average" : "competitors",
+				 in.load_avg >= 0 ? in.load_avg : (double)in.k,
+				 in.capacity < 1 ? ", reduced CPU capacity" : "");
+		}
+		if (out.t_ns > worst)
+			worst = out.t_ns;
+	}
+	for (int i = 0; i < s->nlinks; i++) {
+		const struct scen_link *sl = &s->links[i];
+		char name[300];
+		double nlat = 0, nbw = 0;
+
+		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
+		if (link_msgs[i] == 0) {
+			pred_add(r, "link", name, 0, NAN, "003 Sec. 2.2", "no messages between these hosts in this run");
+			continue;
+		}
+		(void)link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw);
+		pred_add(r, "link", name, link_sum[i], NAN, "003 Sec. 2.2",
+			 "%lld msgs, L %.1f us -> %.1f us, B %.3g -> %.3g MB/s", (long long)link_msgs[i],
+			 (double)p->lat_ns / 1e3, nlat / 1e3, p->bw_Bps / 1e6, nbw / 1e6);
+	}
+	r->predicted_ns = worst;
+	snprintf(r->note, sizeof r->note, "run = slowest rank; each rank: link change first, then CPU "
+		 "sharing on its new busy/idle pattern%s", nloaded > 1 ? " (several loaded nodes: "
+		 "beyond the paper, which loads one)" : "");
+	free(added);
+	free(link_sum);
+	free(link_msgs);
+	(void)e;
+	return 0;
+}

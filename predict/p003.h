@@ -1,0 +1,61 @@
+/* p003: Venkataramaiah & Subhlok, "Performance Prediction for Simple CPU and Network
+ * Sharing" (LACSI 2002): CPU sharing from busy/idle phases (Section 2.1, generalised to k
+ * competitors and to a load average, docs/predict.md), link sharing from message count and
+ * size (Section 2.2), and the combined case (Section 3.3), applied per rank and per link.
+ *
+ * Times are nanoseconds (doubles), bandwidths bytes/s. The functions are pure. */
+#ifndef PREDICT_P003_H
+#define PREDICT_P003_H
+
+#include "lib/err.h"
+#include "predict/models.h"
+
+/* Section 2.1, generalised (docs/predict.md, "CPU sharing with k competitors"): the
+ * fraction by which run time grows when k CPU-bound processes share the CPU fairly with an
+ * application whose average busy and idle phases are busy_ns and idle_ns:
+ *	max(0, k * busy - idle) / (busy + idle)
+ * For k = 1 this is the paper's (busy - idle) / (busy + idle) when busy > idle, else 0.
+ * k >= 0 whole; 0 when busy + idle is 0. Unitless. */
+double p003_cpu_increase(double busy_ns, double idle_ns, int k);
+
+/* The same for a competing load average (docs/predict.md, "load average"): a load average
+ * L = n + f (n whole, 0 <= f < 1) is n competitors always there plus one more a fraction f
+ * of the time, so the increase is (1 - f) * inc(n) + f * inc(n + 1). Unitless; L >= 0. */
+double p003_cpu_increase_load(double busy_ns, double idle_ns, double load_avg);
+
+/* Section 2.2: time added to communication when a link's latency and bandwidth change from
+ * (lat_ns, bw_Bps) to (new_lat_ns, new_bw_Bps), for nmsgs messages of avg_bytes on it:
+ *	[(newL + avg/newB) - (L + avg/B)] * nmsgs		(ns; negative when faster) */
+double p003_link_added_ns(double nmsgs, double avg_bytes, double lat_ns, double bw_Bps,
+			  double new_lat_ns, double new_bw_Bps);
+
+/* One rank under a scenario: Section 3.3's order (link change first, then CPU sharing on
+ * the busy/idle pattern the link change produced). */
+struct p003_node_in {
+	double t_ns;		/* dedicated run time the rank is part of */
+	double busy_ns;		/* average busy phase */
+	double idle_ns;		/* average idle phase */
+	double n_busy;		/* busy phases in the run */
+	double n_idle;		/* idle phases in the run */
+	double link_added_ns;	/* Section 2.2 time added on this rank's changed links */
+	double comm_busy_frac;	/* share of the added link time the CPU is busy, [0, 1] */
+	int k;			/* competing CPU-bound processes (ignored when load_avg >= 0) */
+	double load_avg;	/* competing load average, or negative for "use k" */
+	double capacity;	/* share of the CPU the application may use, (0, 1] */
+};
+struct p003_node_out {
+	double t_link_ns;	/* after the link change alone */
+	double busy_ns;		/* average busy phase after the link change, before sharing */
+	double idle_ns;		/* average idle phase after the link change */
+	double increase;	/* Section 2.1 fraction applied after the link change */
+	double t_ns;		/* predicted time of the rank */
+};
+/* Returns 0, or -E_USAGE when an input is out of range (negative times, capacity not in
+ * (0, 1], comm_busy_frac not in [0, 1]). */
+int p003_node(const struct p003_node_in *in, struct p003_node_out *out) WUR;
+
+/* The registry's model: every rank of the run under the scenario, the run being the
+ * slowest rank (the paper's one-node result applied to each node, then the max). */
+int p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e);
+
+#endif

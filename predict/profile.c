@@ -1,0 +1,473 @@
+/* profile: read a run's profile and topology tables for the models, with full checks. */
+#include "predict/profile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/tsv.h"
+#include "lib/xalloc.h"
+
+/* Count a damaged row, keeping the first message. */
+PRINTF(3, 4) static void
+damage(struct prof *p, const struct tsv_r *t, const char *fmt, ...)
+{
+	if (p->damaged++ == 0) {
+		char msg[ERR_MSG_MAX / 2];
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+		snprintf(p->first_damage, sizeof p->first_damage, "'%.200s' line %ld: %s", t->path,
+			 t->line_no, msg);
+	}
+}
+
+static bool
+exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Column indices by name; all were required at open, so none is -1. */
+static void
+cols_of(const struct tsv_r *t, const char *const *names, int *idx)
+{
+	for (int i = 0; names[i] != NULL; i++) {
+		idx[i] = tsv_r_col(t, names[i]);
+		if (idx[i] < 0)
+			BUG("required column '%s' missing after open", names[i]);
+	}
+}
+
+/* Next row: 1 row, 0 end, negative fatal. Damaged lines are counted and skipped. */
+static int
+next_row(struct prof *p, struct tsv_r *t, struct err *e)
+{
+	for (;;) {
+		struct err e2;
+		int rc = tsv_r_next(t, &e2);
+
+		if (rc >= 0)
+			return rc;
+		if (rc == -E_TRUNC) {
+			p->truncated++;
+			return 0;
+		}
+		if (rc == -E_IO) {
+			if (e != NULL)
+				*e = e2;
+			return rc;
+		}
+		if (p->damaged++ == 0)
+			snprintf(p->first_damage, sizeof p->first_damage, "%s", e2.msg);
+	}
+}
+
+static const char *const rank_cols[] = {
+	"rank", "host", "exec_ns", "comp_pct", "comm_pct", "idle_pct", "avg_busy_ns", "avg_idle_ns",
+	"n_busy", "n_idle", "cpu_pct", "run_ns", "wait_ns", "msgs_sent", "bytes_sent", "msgs_recv",
+	"bytes_recv", NULL,
+};
+
+static int
+cmp_rank(const void *a, const void *b)
+{
+	const struct prof_rank *x = a, *y = b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int
+read_ranks(struct prof *p, const char *path, struct err *e)
+{
+	struct tsv_r t;
+	int idx[17];
+	size_t cap = 0;
+	int rc;
+
+	if ((rc = tsv_r_open(&t, path, "ranks", 1, rank_cols, e)) < 0)
+		return rc;
+	cols_of(&t, rank_cols, idx);
+	while ((rc = next_row(p, &t, e)) == 1) {
+		struct prof_rank r;
+		int64_t rank;
+		const char *host;
+		struct err fe;
+
+		memset(&r, 0, sizeof r);
+		if (tsv_r_i64(&t, idx[0], &rank, &fe) < 0 || tsv_r_i64(&t, idx[2], &r.exec_ns, &fe) < 0 ||
+		    tsv_r_f64(&t, idx[3], &r.comp_pct, &fe) < 0 || tsv_r_f64(&t, idx[4], &r.comm_pct, &fe) < 0 ||
+		    tsv_r_f64(&t, idx[5], &r.idle_pct, &fe) < 0 || tsv_r_f64(&t, idx[6], &r.avg_busy_ns, &fe) < 0 ||
+		    tsv_r_f64(&t, idx[7], &r.avg_idle_ns, &fe) < 0 || tsv_r_i64(&t, idx[8], &r.n_busy, &fe) < 0 ||
+		    tsv_r_i64(&t, idx[9], &r.n_idle, &fe) < 0 || tsv_r_f64(&t, idx[10], &r.cpu_pct, &fe) < 0 ||
+		    tsv_r_i64(&t, idx[11], &r.run_ns, &fe) < 0 || tsv_r_i64(&t, idx[12], &r.wait_ns, &fe) < 0 ||
+		    tsv_r_i64(&t, idx[13], &r.msgs_sent, &fe) < 0 || tsv_r_i64(&t, idx[14], &r.bytes_sent, &fe) < 0 ||
+		    tsv_r_i64(&t, idx[15], &r.msgs_recv, &fe) < 0 || tsv_r_i64(&t, idx[16], &r.bytes_recv, &fe) < 0) {
+			if (p->damaged++ == 0)
+				snprintf(p->first_damage, sizeof p->first_damage, "%s", fe.msg);
+			continue;
+		}
+		host = tsv_r_str(&t, idx[1]);
+		if (rank < 0 || rank >= PROF_MAX_RANKS) {
+			damage(p, &t, "rank %lld is out of range", (long long)rank);
+			continue;
+		}
+		if (host == NULL || host[0] == '\0' || strcmp(host, "-") == 0 || strlen(host) >= PROF_HOST_MAX) {
+			damage(p, &t, "rank %lld has no usable host name", (long long)rank);
+			continue;
+		}
+		if (r.exec_ns <= 0 || r.comp_pct < 0 || r.comp_pct > 100.5 || r.comm_pct < 0 ||
+		    r.comm_pct > 100.5 || r.idle_pct < 0 || r.idle_pct > 100.5 ||
+		    r.comp_pct + r.comm_pct + r.idle_pct > 102 || !(r.avg_busy_ns >= 0) ||
+		    !(r.avg_idle_ns >= 0) || r.n_busy < 0 || r.n_idle < 0 || r.run_ns < 0 || r.wait_ns < 0 ||
+		    r.msgs_sent < 0 || r.bytes_sent < 0 || r.msgs_recv < 0 || r.bytes_recv < 0 ||
+		    !isfinite(r.avg_busy_ns) || !isfinite(r.avg_idle_ns)) {
+			damage(p, &t, "rank %lld has an implausible value (negative, or percentages past 100)",
+			       (long long)rank);
+			continue;
+		}
+		r.rank = (int)rank;
+		memcpy(r.host, host, strlen(host) + 1);
+		if (p->nranks == PROF_MAX_RANKS) {
+			damage(p, &t, "more than %d ranks", PROF_MAX_RANKS);
+			continue;
+		}
+		p->ranks = xgrow(p->ranks, &cap, (size_t)p->nranks + 1, sizeof *p->ranks);
+		p->ranks[p->nranks++] = r;
+	}
+	tsv_r_close(&t);
+	if (rc < 0)
+		return rc;
+	if (p->nranks > 1)
+		qsort(p->ranks, (size_t)p->nranks, sizeof *p->ranks, cmp_rank);
+	for (int i = 1; i < p->nranks; i++) {
+		if (p->ranks[i].rank == p->ranks[i - 1].rank)
+			return err_set(e, E_FORMAT, "'%s': rank %d appears twice", path, p->ranks[i].rank);
+	}
+	if (p->nranks == 0)
+		return err_set(e, E_FORMAT, "'%s' has no usable rank row%s%s", path,
+			       p->damaged ? "; first problem: " : "", p->damaged ? p->first_damage : "");
+	return 0;
+}
+
+static const char *const link_cols[] = {
+	"src", "dst", "msgs", "bytes", "avg_bytes", "active_ns", "t_first_ns", "t_last_ns", NULL,
+};
+
+static int
+cmp_link(const void *a, const void *b)
+{
+	const struct prof_link *x = a, *y = b;
+
+	if (x->src != y->src)
+		return (x->src > y->src) - (x->src < y->src);
+	return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+static int
+read_links(struct prof *p, const char *path, struct err *e)
+{
+	struct tsv_r t;
+	int idx[8];
+	size_t cap = 0;
+	int rc;
+
+	if ((rc = tsv_r_open(&t, path, "links", 1, link_cols, e)) < 0)
+		return rc;
+	cols_of(&t, link_cols, idx);
+	while ((rc = next_row(p, &t, e)) == 1) {
+		struct prof_link l;
+		int64_t src, dst;
+		struct err fe;
+
+		if (tsv_r_i64(&t, idx[0], &src, &fe) < 0 || tsv_r_i64(&t, idx[1], &dst, &fe) < 0 ||
+		    tsv_r_i64(&t, idx[2], &l.msgs, &fe) < 0 || tsv_r_i64(&t, idx[3], &l.bytes, &fe) < 0 ||
+		    tsv_r_f64(&t, idx[4], &l.avg_bytes, &fe) < 0 || tsv_r_i64(&t, idx[5], &l.active_ns, &fe) < 0 ||
+		    tsv_r_i64(&t, idx[6], &l.t_first_ns, &fe) < 0 || tsv_r_i64(&t, idx[7], &l.t_last_ns, &fe) < 0) {
+			if (p->damaged++ == 0)
+				snprintf(p->first_damage, sizeof p->first_damage, "%s", fe.msg);
+			continue;
+		}
+		if (prof_rank(p, (int)src) == NULL || prof_rank(p, (int)dst) == NULL || src == dst ||
+		    src < 0 || dst < 0 || src >= PROF_MAX_RANKS || dst >= PROF_MAX_RANKS) {
+			damage(p, &t, "link %lld -> %lld names a rank not in ranks.tsv", (long long)src,
+			       (long long)dst);
+			continue;
+		}
+		if (l.msgs < 0 || l.bytes < 0 || !(l.avg_bytes >= 0) || !isfinite(l.avg_bytes) ||
+		    l.active_ns < 0 || l.t_last_ns < l.t_first_ns ||
+		    (l.msgs > 0 && fabs(l.avg_bytes * (double)l.msgs - (double)l.bytes) > (double)l.msgs + 1)) {
+			damage(p, &t, "link %lld -> %lld has an implausible value (negative, or avg_bytes "
+			       "not bytes/msgs)", (long long)src, (long long)dst);
+			continue;
+		}
+		if (p->nlinks == PROF_MAX_LINKS) {
+			damage(p, &t, "more than %d links", PROF_MAX_LINKS);
+			continue;
+		}
+		l.src = (int)src;
+		l.dst = (int)dst;
+		p->links = xgrow(p->links, &cap, (size_t)p->nlinks + 1, sizeof *p->links);
+		p->links[p->nlinks++] = l;
+	}
+	tsv_r_close(&t);
+	if (rc < 0)
+		return rc;
+	if (p->nlinks > 1)
+		qsort(p->links, (size_t)p->nlinks, sizeof *p->links, cmp_link);
+	{
+		int w = 0;	/* keep the first row of each pair, count the others */
+
+		for (int i = 0; i < p->nlinks; i++) {
+			if (w > 0 && p->links[w - 1].src == p->links[i].src && p->links[w - 1].dst == p->links[i].dst) {
+				if (p->damaged++ == 0)
+					snprintf(p->first_damage, sizeof p->first_damage,
+						 "'%.200s': link %d -> %d appears twice", path, p->links[i].src,
+						 p->links[i].dst);
+				continue;
+			}
+			p->links[w++] = p->links[i];
+		}
+		p->nlinks = w;
+	}
+	return 0;
+}
+
+static int
+read_netparams(struct prof *p, const char *path, struct err *e)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	struct tsv_r t;
+	int ik, iv;
+	int rc;
+	bool got_lat = false, got_bw = false;
+
+	if ((rc = tsv_r_open(&t, path, "netparams", 1, cols, e)) < 0)
+		return rc;
+	ik = tsv_r_col(&t, "key");
+	iv = tsv_r_col(&t, "value");
+	snprintf(p->lat_how, sizeof p->lat_how, "-");
+	snprintf(p->bw_how, sizeof p->bw_how, "-");
+	while ((rc = next_row(p, &t, e)) == 1) {
+		char key[64];
+		const char *k = tsv_r_str(&t, ik);
+		struct err fe;
+
+		snprintf(key, sizeof key, "%s", k ? k : "");
+		if (strcmp(key, "lat_ns") == 0) {
+			if (tsv_r_i64(&t, iv, &p->lat_ns, &fe) < 0 || p->lat_ns < 0 || p->lat_ns > 3600000000000LL) {
+				damage(p, &t, "lat_ns is not a latency in nanoseconds");
+				continue;
+			}
+			got_lat = true;
+		} else if (strcmp(key, "bw_Bps") == 0) {
+			if (tsv_r_f64(&t, iv, &p->bw_Bps, &fe) < 0 || !(p->bw_Bps > 0) || !isfinite(p->bw_Bps)) {
+				damage(p, &t, "bw_Bps is not a bandwidth in bytes/s");
+				continue;
+			}
+			got_bw = true;
+		} else if (strncmp(key, "lat_", 4) == 0 && strcmp(p->lat_how, "-") == 0) {
+			const char *v = tsv_r_str(&t, iv);
+
+			snprintf(p->lat_how, sizeof p->lat_how, "%s", v ? v : "-");
+		} else if (strncmp(key, "bw_", 3) == 0 && strcmp(p->bw_how, "-") == 0) {
+			const char *v = tsv_r_str(&t, iv);
+
+			snprintf(p->bw_how, sizeof p->bw_how, "%s", v ? v : "-");
+		}
+	}
+	tsv_r_close(&t);
+	p->have_net = got_lat && got_bw;
+	return rc < 0 ? rc : 0;
+}
+
+static int
+read_topology(struct prof *p, const char *path, struct err *e)
+{
+	static const char *const cols[] = { "kind", "a", "b", "bw_Bps", "lat_ns", "cap_tps", NULL };
+	struct tsv_r t;
+	int ik, ia, ib, ibw, ilat, icap;
+	size_t cap = 0;
+	int rc;
+
+	if ((rc = tsv_r_open(&t, path, "topology", 1, cols, e)) < 0)
+		return rc;
+	ik = tsv_r_col(&t, "kind");
+	ia = tsv_r_col(&t, "a");
+	ib = tsv_r_col(&t, "b");
+	ibw = tsv_r_col(&t, "bw_Bps");
+	ilat = tsv_r_col(&t, "lat_ns");
+	icap = tsv_r_col(&t, "cap_tps");
+	while ((rc = next_row(p, &t, e)) == 1) {
+		struct prof_topo o;
+		const char *s;
+		struct err fe;
+
+		memset(&o, 0, sizeof o);
+		s = tsv_r_str(&t, ik);
+		if (s == NULL || (strcmp(s, "net") != 0 && strcmp(s, "member") != 0 && strcmp(s, "link") != 0)) {
+			damage(p, &t, "kind is not net, member or link");
+			continue;
+		}
+		snprintf(o.kind, sizeof o.kind, "%s", s);
+		s = tsv_r_str(&t, ia);
+		if (s == NULL || s[0] == '\0' || strlen(s) >= PROF_HOST_MAX) {
+			damage(p, &t, "column a is empty or too long");
+			continue;
+		}
+		memcpy(o.a, s, strlen(s) + 1);
+		s = tsv_r_str(&t, ib);
+		if (s == NULL || strlen(s) >= PROF_HOST_MAX) {
+			damage(p, &t, "column b is too long");
+			continue;
+		}
+		memcpy(o.b, s, strlen(s) + 1);
+		o.bw_Bps = NAN;
+		o.lat_ns = -1;
+		o.cap_tps = NAN;
+		s = tsv_r_str(&t, ibw);
+		if (s != NULL && strcmp(s, "-") != 0 && strcmp(s, "nan") != 0 &&
+		    (tsv_r_f64(&t, ibw, &o.bw_Bps, &fe) < 0 || !(o.bw_Bps > 0))) {
+			damage(p, &t, "bw_Bps is not a bandwidth");
+			continue;
+		}
+		s = tsv_r_str(&t, ilat);
+		if (s != NULL && strcmp(s, "-") != 0 && (tsv_r_i64(&t, ilat, &o.lat_ns, &fe) < 0 || o.lat_ns < -1)) {
+			damage(p, &t, "lat_ns is not a latency");
+			continue;
+		}
+		s = tsv_r_str(&t, icap);
+		if (s != NULL && strcmp(s, "-") != 0 && strcmp(s, "nan") != 0 &&
+		    (tsv_r_f64(&t, icap, &o.cap_tps, &fe) < 0 || !(o.cap_tps >= 0))) {
+			damage(p, &t, "cap_tps is not a capacity");
+			continue;
+		}
+		if (p->ntopo == PROF_MAX_TOPO) {
+			damage(p, &t, "more than %d topology rows", PROF_MAX_TOPO);
+			continue;
+		}
+		p->topo = xgrow(p->topo, &cap, (size_t)p->ntopo + 1, sizeof *p->topo);
+		p->topo[p->ntopo++] = o;
+	}
+	tsv_r_close(&t);
+	p->have_topo = rc >= 0;
+	return rc < 0 ? rc : 0;
+}
+
+int
+prof_load(struct prof *p, const char *run, struct err *e)
+{
+	char *path;
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	p->run = xstrdup(run);
+	p->lat_ns = -1;
+	p->bw_Bps = NAN;
+	path = xasprintf("%s/profile/ranks.tsv", run);
+	if (!exists(path)) {
+		rc = err_set(e, E_IO, "no profile in '%s' (no '%s'; run 'contend parse %s' first)", run,
+			     path, run);
+		free(path);
+		return rc;
+	}
+	rc = read_ranks(p, path, e);
+	free(path);
+	if (rc < 0)
+		return rc;
+	path = xasprintf("%s/profile/links.tsv", run);
+	if (exists(path)) {
+		rc = read_links(p, path, e);
+		p->have_links = rc == 0;
+	}
+	free(path);
+	if (rc < 0)
+		return rc;
+	path = xasprintf("%s/profile/netparams.tsv", run);
+	if (exists(path))
+		rc = read_netparams(p, path, e);
+	free(path);
+	if (rc < 0)
+		return rc;
+	path = xasprintf("%s/topology.tsv", run);
+	if (exists(path))
+		rc = read_topology(p, path, e);
+	free(path);
+	return rc;
+}
+
+void
+prof_free(struct prof *p)
+{
+	if (p == NULL)
+		return;
+	free(p->run);
+	free(p->ranks);
+	free(p->links);
+	free(p->topo);
+	memset(p, 0, sizeof *p);
+}
+
+const struct prof_rank *
+prof_rank(const struct prof *p, int rank)
+{
+	int lo = 0, hi = p->nranks - 1;
+
+	/* read_ranks sorts the rows and rejects duplicates before anyone looks ranks up */
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (p->ranks[mid].rank == rank)
+			return &p->ranks[mid];
+		if (p->ranks[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+int64_t
+prof_dedicated_ns(const struct prof *p)
+{
+	int64_t m = 0;
+
+	for (int i = 0; i < p->nranks; i++)
+		if (p->ranks[i].exec_ns > m)
+			m = p->ranks[i].exec_ns;
+	return m;
+}
+
+int
+prof_nhosts(const struct prof *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->nranks; i++) {
+		int j;
+
+		for (j = 0; j < i; j++)
+			if (strcmp(p->ranks[j].host, p->ranks[i].host) == 0)
+				break;
+		if (j == i)
+			n++;
+	}
+	return n;
+}
+
+bool
+prof_has_host(const struct prof *p, const char *host)
+{
+	for (int i = 0; i < p->nranks; i++)
+		if (strcmp(p->ranks[i].host, host) == 0)
+			return true;
+	return false;
+}

@@ -1,0 +1,91 @@
+/* profile: a parsed run as the models see it: RUN/profile/ranks.tsv, links.tsv,
+ * netparams.tsv and, when present, RUN/topology.tsv (formats in docs/formats.md).
+ *
+ * Every file is read through lib/tsv.h and every field is checked: a damaged or
+ * implausible row is counted in damaged and skipped, a file that ends early keeps the
+ * rows before the cut (counted in truncated). ranks.tsv is required; links.tsv,
+ * netparams.tsv and topology.tsv are optional (their have_* flag says). */
+#ifndef PREDICT_PROFILE_H
+#define PREDICT_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+
+#define PROF_MAX_RANKS 65536	/* rows in ranks.tsv */
+#define PROF_MAX_LINKS 1048576	/* rows in links.tsv */
+#define PROF_MAX_TOPO 65536	/* rows in topology.tsv */
+#define PROF_HOST_MAX 128	/* bytes in a host name */
+
+/* One row of ranks.tsv: paper 003's Figure 3 for one rank. */
+struct prof_rank {
+	int rank;		/* world rank */
+	char host[PROF_HOST_MAX];
+	int64_t exec_ns;	/* the rank's wall time, dedicated run */
+	double comp_pct;	/* % of exec in computation (busy, not communicating) */
+	double comm_pct;	/* % busy communicating */
+	double idle_pct;	/* % idle */
+	double avg_busy_ns;	/* mean busy phase */
+	double avg_idle_ns;	/* mean idle phase */
+	int64_t n_busy, n_idle;	/* phase counts */
+	double cpu_pct;		/* CPU use, % of exec */
+	int64_t run_ns, wait_ns;	/* schedstat run and run-queue wait */
+	int64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
+};
+
+/* One row of links.tsv: a directed rank pair. */
+struct prof_link {
+	int src, dst;		/* world ranks */
+	int64_t msgs;		/* messages src -> dst */
+	int64_t bytes;		/* their payload bytes */
+	double avg_bytes;	/* bytes / msgs */
+	int64_t active_ns;	/* time the pair spent transferring */
+	int64_t t_first_ns, t_last_ns;
+};
+
+/* One row of topology.tsv. */
+struct prof_topo {
+	char kind[8];		/* "net", "member" or "link" */
+	char a[PROF_HOST_MAX], b[PROF_HOST_MAX];	/* net: a = net; member: a = host, b = net;
+							 * link: its two ends */
+	double bw_Bps;		/* NAN unknown */
+	int64_t lat_ns;		/* -1 unknown */
+	double cap_tps;		/* NAN unknown */
+};
+
+struct prof {
+	char *run;			/* the run directory, owned */
+	int nranks;
+	struct prof_rank *ranks;	/* owned, sorted by rank */
+	bool have_links;
+	int nlinks;
+	struct prof_link *links;	/* owned */
+	bool have_net;			/* netparams.tsv read with both values */
+	int64_t lat_ns;			/* measured user-level latency L */
+	double bw_Bps;			/* measured bandwidth B */
+	char lat_how[128], bw_how[128];	/* how each was obtained ("-" unknown) */
+	bool have_topo;
+	int ntopo;
+	struct prof_topo *topo;		/* owned */
+	long damaged;			/* rows skipped as damaged or implausible */
+	long truncated;			/* files that ended early */
+	char first_damage[ERR_MSG_MAX];	/* the first damaged row's message */
+};
+
+/* Read RUN's profile into *p. Returns 0, or negative with e set when ranks.tsv is missing,
+ * unreadable or has no good row, or a present optional file has a bad header. Free with
+ * prof_free (also after a failure). */
+int prof_load(struct prof *p, const char *run, struct err *e) WUR;
+void prof_free(struct prof *p);
+
+/* The rank's row, or NULL. */
+const struct prof_rank *prof_rank(const struct prof *p, int rank);
+/* The measured dedicated time of the run: the longest rank's exec_ns. */
+int64_t prof_dedicated_ns(const struct prof *p);
+/* Number of distinct hosts. */
+int prof_nhosts(const struct prof *p);
+/* True when some rank runs on host. */
+bool prof_has_host(const struct prof *p, const char *host);
+
+#endif

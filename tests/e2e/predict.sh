@@ -1,0 +1,114 @@
+#!/bin/sh
+# predict end to end: a hand-built RUN/profile, every shipped scenario, the TSV it writes,
+# and bad scenarios refused with file, line and key. Prints PASS/FAIL lines.
+set -u
+: "${CONTEND:?}" "${TOP:?}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+RUN=$T/run
+mkdir -p "$RUN/profile"
+tab=$(printf '\t')
+row() { printf '%s\n' "$*" | sed "s/ /$tab/g"; }
+{
+	echo "# contend-ranks 1"
+	row rank host exec_ns comp_pct comm_pct idle_pct avg_busy_ns avg_idle_ns n_busy n_idle cpu_pct run_ns wait_ns msgs_sent bytes_sent msgs_recv bytes_recv
+	for r in 0 1 2 3; do
+		row $r ws$((r + 1)) 35000000000 80 5.7 14.3 300000000 50000000 100 100 85.7 30000000000 0 1000 1000000 1000 1000000
+	done
+} >"$RUN/profile/ranks.tsv"
+{
+	echo "# contend-links 1"
+	row src dst msgs bytes avg_bytes active_ns t_first_ns t_last_ns
+	for p in "0 1" "1 0" "1 2" "2 1" "2 3" "3 2" "3 0" "0 3"; do
+		row $p 1000 1000000 1000 1000000 0 35000000000
+	done
+} >"$RUN/profile/links.tsv"
+{
+	echo "# contend-netparams 1"
+	row key value
+	row lat_ns 50000
+	row bw_Bps 12500000
+} >"$RUN/profile/netparams.tsv"
+
+pass() { echo "PASS e2e/predict/$1"; }
+fail() { echo "FAIL e2e/predict/$1: $2"; }
+
+# every shipped scenario parses and gives an answer or a reason for each model
+for f in "$TOP"/docs/scenarios/*.ini; do
+	n=$(basename "$f" .ini)
+	out=$("$CONTEND" predict "$RUN" --scenario "$f" 2>&1)
+	rc=$?
+	if [ $rc -gt 1 ] || ! printf '%s\n' "$out" | grep -q '^p003 (paper 003): ' ||
+	   ! printf '%s\n' "$out" | grep -q '^p000 (paper 000): ' || [ ! -s "$RUN/predict/$n.tsv" ]; then
+		fail "example-$n" "exit $rc: $(printf '%s\n' "$out" | tail -n 3 | tr '\n' ' ')"
+	else
+		pass "example-$n"
+	fi
+done
+
+# paper 003 Figure 2 (b) at run level: busy 300 ms / idle 50 ms, one competitor: x 600/350
+out=$("$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/load-one-node.ini" --model p003)
+if printf '%s\n' "$out" | grep -q '^p003 (paper 003): 60.000 s  (x1.714'; then pass fig2b-run; else fail fig2b-run "$out"; fi
+tsv=$RUN/predict/load-one-node.tsv
+if head -n 1 "$tsv" | grep -q '^# contend-predict 1$' &&
+   awk -F'\t' '$1=="p003" && $3=="total" && $5==60000000000 {ok=1} END {exit !ok}' "$tsv" &&
+   awk -F'\t' '$3=="dedicated" && $7==35000000000 {ok=1} END {exit !ok}' "$tsv"; then
+	pass tsv-rows
+else
+	fail tsv-rows "$(cat "$tsv")"
+fi
+
+# a model that does not apply says why, and exit 1 when none applies
+cat >"$T/nothing.ini" <<'X'
+[node ws2]
+weight = 2
+X
+out=$("$CONTEND" predict "$RUN" --scenario "$T/nothing.ini" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q 'does not apply: the scenario changes nothing'; then
+	pass not-applicable
+else
+	fail not-applicable "exit $rc: $out"
+fi
+
+# bad scenarios: one line naming file, line and key; nothing written
+bad() {	# name, expected message fragment, file body
+	printf '%s\n' "$3" >"$T/$1.ini"
+	out=$("$CONTEND" predict "$RUN" --scenario "$T/$1.ini" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -qF "$2" && [ ! -e "$RUN/predict/$1.tsv" ]; then
+		pass "bad-$1"
+	else
+		fail "bad-$1" "exit $rc: $out"
+	fi
+}
+bad unit "'$T/unit.ini' line 3: key 'bandwidth' in [link ws1-ws2]: unknown unit 'Mbps'" \
+	"[link ws1-ws2]
+latency = 2 ms
+bandwidth = 10 Mbps"
+bad nounit "line 2: key 'latency'" "[link ws1-ws2]
+latency = 2"
+bad key "line 2: key 'cpus' in [node ws2]: unknown key" "[node ws2]
+cpus = 1"
+bad section "line 1: unknown section [nodes ws2]" "[nodes ws2]
+cpu_procs = 1"
+bad twice "line 3: key 'cpu_procs' in [node ws2]: set twice" "[node ws2]
+cpu_procs = 1
+cpu_procs = 2"
+bad fraction "key 'comm_fraction' in [node ws2]: '45' is more than 1" "[node ws2]
+comm_fraction = 45"
+bad syntax "line 2: expected '[section]' or 'key = value'" "[node ws2]
+cpu_procs 1"
+
+# usage errors exit 2
+"$CONTEND" predict "$RUN" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass usage-no-scenario || fail usage-no-scenario "exit $rc"
+"$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" --model nope >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass usage-bad-model || fail usage-bad-model "exit $rc"
+out=$("$CONTEND" predict --list-models); rc=$?
+if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^p003 ' && printf '%s\n' "$out" | grep -q '^p000 '; then
+	pass list-models
+else
+	fail list-models "exit $rc"
+fi
+exit 0

@@ -1,0 +1,549 @@
+/* test_mpich: the MPICH ch4:ucx (UCX TCP) decoder on real captured streams and made-up ones. */
+#include "check.h"
+
+#include "parse/mpich.h"
+#include "tests/golden/inputs/mpi-strm.h"
+
+/* Compare the decoder's messages for name with name's .expect list under nseeds random
+ * piece sizes; w0/w1: world ranks of the initiator and the acceptor. */
+static void
+check_stream(const char *name, const char *expect, int w0, int w1, int nseeds)
+{
+	struct strm s;
+	struct exp_msg *e;
+	long ne = expect_load(expect, &e);
+	uint32_t seed;
+
+	CHECK(strm_load(name, &s) == 0);
+	CHECK(ne > 0);
+	if (ne <= 0 || s.n == 0)
+		return;
+	for (seed = 0; seed < (uint32_t)nseeds; seed++) {
+		struct got g = { 0 };
+		struct dec_stats st;
+		int32_t ranks[2];
+		int d;
+		long k = 0;
+
+		strm_run(&dec_mpich, &s, seed * 104729, &g, &st, ranks);
+		CHECK(g.n == (size_t)ne);
+		CHECK(st.msgs == (uint64_t)ne);
+		CHECK(st.bad == 0 && st.resyncs == 0 && st.fallback == 0 && st.gaps == 0);
+		CHECK(ranks[0] == w0 && ranks[1] == w1);
+		for (d = 0; d < 2; d++) {
+			struct msg *m;
+			size_t n = got_dir(&g, d, &m), i;
+
+			for (i = 0; i < n && k < ne; i++, k++) {
+				const struct exp_msg *x = &e[k];
+
+				CHECK(x->dir == d);
+				CHECK(m[i].cid == x->cid);
+				CHECK(m[i].comm_src == x->src);
+				CHECK(m[i].tag == x->tag);
+				CHECK(m[i].bytes == x->bytes);
+				CHECK_STR(msg_proto_name(m[i].proto), x->proto);
+				CHECK(m[i].src_world == (d ? w1 : w0));
+				CHECK(m[i].dst_world == (d ? w0 : w1));
+				CHECK(m[i].ranksrc == RANKSRC_UCPTAG);
+				CHECK(m[i].mpi == MSG_MPICH && m[i].conn == 7 && m[i].flags == 0);
+				CHECK(m[i].t_first_ns > 0 && m[i].t_first_ns <= m[i].t_last_ns);
+				CHECK(m[i].wire_bytes >= m[i].bytes + 5 + 8);
+			}
+			free(m);
+		}
+		CHECK(k == ne);
+		free(g.m);
+	}
+	free(e);
+	strm_free(&s);
+}
+
+TEST(reference_capture)
+{
+	/* the initiator's first message is a barrier with ctx 1, rank 1 */
+	check_stream("mpi-ref-mpich.strm.gz", "mpi-ref-mpich.expect", 1, 0, 25);
+}
+
+TEST(reference_size_sweep)
+{
+	check_stream("mpi-ref-mpich-sweep.strm.gz", "mpi-ref-mpich-sweep.expect", 1, 0, 25);
+}
+
+TEST(known_sequence)
+{
+	check_stream("mpi-known-mpich.strm.gz", "mpi-known-mpich.expect", 1, 0, 25);
+}
+
+/* The messages mpi-known.c sends, as the program says. World rank 1 initiated the
+ * connection here, so rank 0's messages travel in direction 1. */
+TEST(known_program_messages)
+{
+	static const struct { int cid, src, tag; uint64_t bytes; const char *proto; } want[] = {
+		{ 0, 0, 7, 10, "eager" },
+		{ 0, 0, 9, 100, "sync" },
+		{ 0, 0, 10, 1000000, "rndv-put" },
+		{ 0, 0, 11, 400000, "rndv-frag" },
+		{ 0, 0, 12, 400000, "rndv-frag" },
+		{ 0, 0, 13, 200000, "rndv-frag" },
+		{ 496, 1, 14, 20, "eager" },	/* split communicator: world 0 is rank 1 there */
+	};
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, w = 0;
+	int saw_barrier = 0, saw_bcast = 0, saw_allreduce = 0, saw_8 = 0;
+
+	CHECK(strm_load("mpi-known-mpich.strm.gz", &s) == 0);
+	strm_run(&dec_mpich, &s, 777, &g, &st, NULL);
+	for (i = 0; i < g.n; i++) {
+		const struct msg *m = &g.m[i];
+		const char *cn = msg_tag_name_cid(MSG_MPICH, m->cid, m->tag);
+
+		if (m->cid & 1) {	/* collectives */
+			CHECK(cn != NULL);
+			saw_barrier |= cn && strcmp(cn, "barrier") == 0 && m->bytes == 0;
+			saw_bcast |= cn && strcmp(cn, "bcast") == 0 && m->bytes == 1000;
+			saw_allreduce |= cn && strcmp(cn, "allreduce") == 0;
+			continue;
+		}
+		CHECK(cn == NULL);
+		if (m->dir == 0) {
+			CHECK(m->tag == 8 && m->bytes == 1000 && m->src_world == 1 && m->dst_world == 0);
+			saw_8++;
+			continue;
+		}
+		CHECK(w < sizeof want / sizeof want[0]);
+		if (w >= sizeof want / sizeof want[0])
+			break;
+		CHECK(m->cid == want[w].cid);
+		CHECK(m->comm_src == want[w].src);
+		CHECK(m->tag == want[w].tag);
+		CHECK(m->bytes == want[w].bytes);
+		CHECK_STR(msg_proto_name(m->proto), want[w].proto);
+		CHECK(m->src_world == 0 && m->dst_world == 1);
+		w++;
+	}
+	CHECK(w == sizeof want / sizeof want[0]);
+	CHECK(saw_8 == 1);
+	CHECK(saw_barrier && saw_bcast && saw_allreduce);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(self_connection)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	int32_t ranks[2];
+
+	CHECK(strm_load("mpi-ref-mpich-self.strm.gz", &s) == 0);
+	strm_run(&dec_mpich, &s, 9, &g, &st, ranks);
+	CHECK(g.n == 0);
+	CHECK(st.bad == 0 && st.fallback == 0 && st.ctrl == 2);
+	CHECK(ranks[0] == -1 && ranks[1] == -1);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(detect)
+{
+	static const uint8_t magic[8] = { 0x78, 0x56, 0x34, 0x12, 0xbe, 0xba, 0xfe, 0xca };
+	static const uint8_t reply[9] = { 32, 4, 0, 0, 0, 3, 0, 0, 0 };
+	static const uint8_t hs[24] = { 1, 0, 0xa4, 0x41, 0, 0, 0, 0, 'O', 'P', 'A', 'L', '-', 'T',
+					'C', 'P', '-', 'B', 'T', 'L', 0, 0x56, 0, 0 };
+
+	CHECK(dec_mpich.detect(magic, 8, 0) == 100);
+	CHECK(dec_mpich.detect(magic, 3, 0) == 50);
+	CHECK(dec_mpich.detect(reply, 9, 1) == 60);
+	CHECK(dec_mpich.detect(hs, sizeof hs, 0) == 0);
+	CHECK(dec_mpich.detect(hs, sizeof hs, 1) == 0);
+}
+
+TEST(tag_names)
+{
+	CHECK_STR(msg_tag_name_cid(MSG_MPICH, 1, 1), "barrier");
+	CHECK_STR(msg_tag_name_cid(MSG_MPICH, 1, 2), "bcast");
+	CHECK_STR(msg_tag_name_cid(MSG_MPICH, 1, 7), "allgather");
+	CHECK_STR(msg_tag_name_cid(MSG_MPICH, 497, 14), "allreduce");
+	CHECK_STR(msg_tag_name_cid(MSG_MPICH, 1, 28), "reduce_scatter_block");
+	CHECK_STR(msg_tag_name_cid(MSG_MPICH, 1, 100), "hcoll");
+	CHECK_STR(msg_tag_name_cid(MSG_MPICH, 1, 400), "nonblocking");
+	CHECK(msg_tag_name_cid(MSG_MPICH, 0, 1) == NULL);	/* a user tag 1 */
+	CHECK(msg_tag_name_cid(MSG_MPICH, 496, 14) == NULL);
+	CHECK(msg_tag_name(MSG_MPICH, 1) == NULL);
+	CHECK_STR(msg_mpi_name(MSG_MPICH), "mpich");
+	CHECK_STR(rank_src_name(RANKSRC_UCPTAG), "ucptag");
+	CHECK_STR(msg_proto_name(PROTO_SYNC), "sync");
+	CHECK_STR(msg_proto_name(PROTO_CTRL), "ctrl");
+}
+
+/* ---- made-up streams ---- */
+
+struct wbuf {
+	uint8_t b[8192];
+	size_t n;
+};
+
+static void
+put8(struct wbuf *w, uint8_t v)
+{
+	w->b[w->n++] = v;
+}
+
+static void
+put32(struct wbuf *w, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		put8(w, (uint8_t)(v >> (8 * i)));
+}
+
+static void
+put64(struct wbuf *w, uint64_t v)
+{
+	put32(w, (uint32_t)v), put32(w, (uint32_t)(v >> 32));
+}
+
+static void
+fill(struct wbuf *w, size_t n)
+{
+	memset(w->b + w->n, 0x5a, n);
+	w->n += n;
+}
+
+static uint64_t
+utag(uint32_t ctx, uint32_t rank, uint32_t tag)
+{
+	return (uint64_t)ctx << 48 | (uint64_t)rank << 32 | tag;
+}
+
+static void *
+open_conn(struct got *g, struct dec_stats *st, int32_t r0, int32_t r1)
+{
+	static struct msg_sink sink;
+	struct conn_info ci;
+	struct wbuf w = { .n = 0 };
+	void *s;
+
+	memset(&ci, 0, sizeof ci);
+	memset(st, 0, sizeof *st);
+	ci.saw_syn = true;
+	ci.rank[0] = r0;
+	ci.rank[1] = r1;
+	sink.emit = got_emit;
+	sink.ctx = g;
+	s = dec_mpich.open(&ci, &sink, st);
+	put64(&w, UINT64_C(0xCAFEBABE12345678));
+	dec_mpich.data(s, 0, w.b, w.n, 1);
+	return s;
+}
+
+TEST(eager_fragments_interleaved)
+{
+	struct wbuf a = { .n = 0 };
+	struct got g = { 0 };
+	struct dec_stats st;
+	void *s = open_conn(&g, &st, 4, 6);
+
+	/* two multi-fragment eager messages (ids 1 and 2) and a sync one, interleaved */
+	put8(&a, 3), put32(&a, 24 + 100), put64(&a, utag(5, 2, 77)), put64(&a, 300), put64(&a, 1);
+	fill(&a, 100);
+	put8(&a, 7), put32(&a, 40 + 50), put64(&a, utag(5, 2, 78)), put64(&a, 120), put64(&a, 2);
+	put64(&a, 0x1111), put64(&a, 0x2222);
+	fill(&a, 50);
+	put8(&a, 4), put32(&a, 16 + 200), put64(&a, 1), put64(&a, 100);
+	fill(&a, 200);	/* completes 77 */
+	put8(&a, 4), put32(&a, 16 + 70), put64(&a, 2), put64(&a, 50);
+	fill(&a, 70);	/* completes 78 */
+	dec_mpich.data(s, 0, a.b, a.n, 5);
+	dec_mpich.close(s, 6);
+	CHECK(g.n == 2);
+	if (g.n == 2) {
+		CHECK(g.m[0].tag == 77 && g.m[0].bytes == 300 && g.m[0].proto == PROTO_EAGER);
+		CHECK(g.m[1].tag == 78 && g.m[1].bytes == 120 && g.m[1].proto == PROTO_SYNC);
+		CHECK(g.m[0].cid == 5 && g.m[0].comm_src == 2);
+		CHECK(g.m[0].src_world == 4 && g.m[0].dst_world == 6);
+		CHECK(g.m[0].ranksrc == RANKSRC_SOCKMAP);
+		CHECK(g.m[0].wire_bytes == 5 + 124 + 5 + 216);
+	}
+	CHECK(st.bad == 0);
+	free(g.m);
+}
+
+TEST(rendezvous_split_puts)
+{
+	struct wbuf a = { .n = 0 }, r = { .n = 0 }, b = { .n = 0 };
+	struct got g = { 0 };
+	struct dec_stats st;
+	void *s = open_conn(&g, &st, -1, -1);
+
+	put8(&r, 32), put32(&r, 4), put32(&r, 3);	/* ACK_WITH_REQ */
+	put8(&r, 2), put32(&r, 8), put64(&r, utag(1, 0, 1));	/* barrier: acceptor is 0 */
+	put8(&a, 2), put32(&a, 8), put64(&a, utag(1, 3, 1));	/* initiator is 3 */
+	put8(&a, 9), put32(&a, 41 + 10), put64(&a, utag(0, 3, 5)), put64(&a, 0xe0);
+	put64(&a, 0x5a5a0), put64(&a, 0x7000), put64(&a, 5000), put8(&a, 0);
+	fill(&a, 10);	/* rkey */
+	dec_mpich.data(s, 0, a.b, a.n, 10);
+	dec_mpich.data(s, 1, r.b, r.n, 11);
+	r.n = 0;
+	put8(&r, 11), put32(&r, 40), put64(&r, 0x5a5a0), put64(&r, 0x8a8a0), put64(&r, 0x9000);
+	put64(&r, 5000), put64(&r, 0);
+	dec_mpich.data(s, 1, r.b, r.n, 12);
+	put8(&b, 33), put32(&b, 20), put64(&b, 0x9000), put64(&b, 3000), put32(&b, 0);
+	fill(&b, 3000);
+	put8(&b, 33), put32(&b, 20), put64(&b, 0x9000 + 3000), put64(&b, 2000), put32(&b, 1);
+	fill(&b, 2000);
+	put8(&b, 16), put32(&b, 17), put64(&b, 0x8a8a0), put8(&b, 0), put64(&b, 5000);
+	dec_mpich.data(s, 0, b.b, 3000, 13);
+	CHECK(g.n == 2);	/* the two barriers */
+	dec_mpich.data(s, 0, b.b + 3000, b.n - 3000, 14);
+	CHECK(g.n == 3);
+	if (g.n == 3) {
+		CHECK(g.m[2].tag == 5 && g.m[2].bytes == 5000 && g.m[2].proto == PROTO_RNDV_PUT);
+		CHECK(g.m[2].src_world == 3 && g.m[2].dst_world == 0);
+		CHECK(g.m[2].ranksrc == RANKSRC_UCPTAG);
+		CHECK(g.m[2].t_first_ns == 10 && g.m[2].t_last_ns == 14);
+		CHECK(g.m[2].wire_bytes == 56 + 25 + 3000 + 25 + 2000);
+	}
+	dec_mpich.close(s, 15);
+	CHECK(g.n == 3 && st.bad == 0 && st.resyncs == 0);
+	free(g.m);
+}
+
+TEST(ranks_wait_for_world_message)
+{
+	struct wbuf a = { .n = 0 }, r = { .n = 0 };
+	struct got g = { 0 };
+	struct dec_stats st;
+	void *s = open_conn(&g, &st, -1, -1);
+
+	put8(&a, 2), put32(&a, 8 + 4), put64(&a, utag(496, 1, 14)), fill(&a, 4);
+	dec_mpich.data(s, 0, a.b, a.n, 2);
+	CHECK(g.n == 0);	/* sender unknown yet: held back */
+	put8(&r, 2), put32(&r, 8), put64(&r, utag(0, 2, 3));
+	dec_mpich.data(s, 1, r.b, r.n, 3);
+	CHECK(g.n == 0);	/* direction 0 still unknown */
+	a.n = 0;
+	put8(&a, 2), put32(&a, 8), put64(&a, utag(1, 5, 1));
+	dec_mpich.data(s, 0, a.b, a.n, 4);
+	CHECK(g.n == 3);
+	if (g.n == 3) {
+		CHECK(g.m[0].cid == 496 && g.m[0].comm_src == 1 && g.m[0].src_world == 5);
+		CHECK(g.m[0].dst_world == 2);
+		CHECK(g.m[1].src_world == 2 && g.m[1].dst_world == 5);
+	}
+	dec_mpich.close(s, 5);
+	free(g.m);
+}
+
+TEST(truncated_at_close)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, cut = 0, n;
+	uint64_t bytes1 = 0;
+	int found = 0;
+
+	CHECK(strm_load("mpi-ref-mpich.strm.gz", &s) == 0);
+	for (i = 0; i < s.n; i++) {	/* inside the 1000000-byte PUT */
+		if (s.r[i].dir == 1)
+			bytes1 += s.r[i].len;
+		if (bytes1 > 600000) {
+			cut = i;
+			break;
+		}
+	}
+	n = s.n;
+	s.n = cut;
+	strm_run(&dec_mpich, &s, 17, &g, &st, NULL);
+	s.n = n;
+	for (i = 0; i < g.n; i++)
+		if (g.m[i].tag == 12) {
+			found = 1;
+			CHECK(g.m[i].bytes == 1000000 && (g.m[i].flags & MSG_F_TRUNC));
+			CHECK(g.m[i].proto == PROTO_RNDV_PUT);
+		}
+	CHECK(found);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(gap_inside_data)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, k = 0;
+	int found = 0;
+
+	CHECK(strm_load("mpi-ref-mpich.strm.gz", &s) == 0);
+	for (i = 1; i < s.n; i++)
+		if (s.r[i].dir == 1 && s.r[i].len > s.r[k].len)
+			k = i;
+	CHECK(s.r[k].len > 30000);
+	free(s.r[k].p);
+	s.r[k].p = NULL;
+	s.r[k].gap = 1;
+	strm_run(&dec_mpich, &s, 23, &g, &st, NULL);
+	CHECK(st.gaps == 1);
+	CHECK(g.n == 33);
+	for (i = 0; i < g.n; i++)
+		if (g.m[i].flags & MSG_F_GAP) {
+			found++;
+			CHECK(g.m[i].tag == 12 && g.m[i].bytes == 1000000);
+		}
+	CHECK(found == 1);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(garbage_resync)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	struct strm_rec *r;
+	size_t i, at = 0;
+	uint32_t x = 99;
+	int last = 0;
+
+	CHECK(strm_load("mpi-known-mpich.strm.gz", &s) == 0);
+	for (i = 0; i < s.n; i++)	/* after the 3rd dir-1 record */
+		if (s.r[i].dir == 1 && ++at == 3) {
+			at = i;
+			break;
+		}
+	s.r = xgrow(s.r, &s.cap, s.n + 1, sizeof *s.r);
+	memmove(s.r + at + 2, s.r + at + 1, (s.n - at - 1) * sizeof *s.r);
+	s.n++;
+	r = &s.r[at + 1];
+	*r = s.r[at];
+	r->len = 3000;
+	r->p = xmalloc(r->len);
+	for (i = 0; i < r->len; i++)
+		r->p[i] = (uint8_t)strm_rand(&x);
+	strm_run(&dec_mpich, &s, 4243, &g, &st, NULL);
+	CHECK(st.resyncs >= 1 && st.bad >= 1 && st.fallback == 0);
+	for (i = 0; i < g.n; i++) {
+		if (g.m[i].dir == 1 && g.m[i].tag == 13)
+			CHECK(g.m[i].bytes == 200000);
+		if (g.m[i].dir == 1 && g.m[i].cid == 496)
+			last = 1;	/* a late message is still found */
+	}
+	CHECK(last);
+	CHECK(g.n >= 15);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(absurd_length_and_give_up)
+{
+	struct wbuf a = { .n = 0 };
+	struct got g = { 0 };
+	struct dec_stats st;
+	void *s = open_conn(&g, &st, -1, -1);
+	uint8_t *zeros = xcalloc(1, 1 << 20);
+	int i;
+
+	put8(&a, 2), put32(&a, 0xfffffff0);	/* absurd AM length */
+	dec_mpich.data(s, 0, a.b, a.n, 2);
+	CHECK(st.bad == 1 && st.resyncs == 1);
+	a.n = 0;
+	for (i = 0; i < 18 && st.fallback == 0; i++)
+		dec_mpich.data(s, 0, zeros, 1 << 20, 3);
+	CHECK(st.fallback == 1);
+	dec_mpich.close(s, 4);
+	CHECK(g.n == 0);
+	free(zeros);
+	free(g.m);
+}
+
+TEST(mid_stream_start)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, first = 0;
+	int big = 0;
+
+	CHECK(strm_load("mpi-ref-mpich.strm.gz", &s) == 0);
+	for (i = 0; i < s.n; i++)
+		if (s.r[i].dir == 1 && ++first == 5) {
+			first = i;
+			break;
+		}
+	s.syn = 0;
+	{
+		struct strm t = s;
+
+		t.r = s.r + first;
+		t.n = s.n - first;
+		strm_run(&dec_mpich, &t, 41, &g, &st, NULL);
+	}
+	CHECK(g.n >= 20);
+	for (i = 0; i < g.n; i++)
+		if (g.m[i].tag == 12 && g.m[i].bytes == 1000000 && g.m[i].proto == PROTO_RNDV_PUT)
+			big = 1;
+	CHECK(big);
+	free(g.m);
+	strm_free(&s);
+}
+
+/* The initiator's CONN_REQ names its own listener: 127.0.0.1:38113 in the reference capture
+ * (the port its self-connection 34720 -> 38113 went to). */
+TEST(listener_address)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	struct conn_info ci;
+	struct msg_sink sink = { got_emit, &g };
+	void *u;
+	size_t i;
+	int af = 0;
+	uint8_t addr[16];
+	uint16_t port = 0;
+
+	CHECK(strm_load("mpi-ref-mpich.strm.gz", &s) == 0);
+	memset(&ci, 0, sizeof ci);
+	ci.saw_syn = true;
+	ci.rank[0] = ci.rank[1] = -1;
+	u = dec_mpich.open(&ci, &sink, &st);
+	CHECK(mpich_listener(u, 0, &af, addr, &port) == -1);
+	for (i = 0; i < s.n && i < 4; i++)
+		if (!s.r[i].gap)
+			dec_mpich.data(u, s.r[i].dir, s.r[i].p, s.r[i].len, s.r[i].t_ns);
+	CHECK(mpich_listener(u, 0, &af, addr, &port) == 0);
+	CHECK(af == 2 && port == 38113);
+	CHECK(addr[0] == 127 && addr[1] == 0 && addr[2] == 0 && addr[3] == 1);
+	CHECK(mpich_listener(u, 1, &af, addr, &port) == -1);	/* an ACK_WITH_REQ names none */
+	dec_mpich.close(u, 0);
+	free(g.m);
+	strm_free(&s);
+}
+
+int
+main(void)
+{
+	RUN(reference_capture);
+	RUN(reference_size_sweep);
+	RUN(known_sequence);
+	RUN(known_program_messages);
+	RUN(self_connection);
+	RUN(detect);
+	RUN(tag_names);
+	RUN(eager_fragments_interleaved);
+	RUN(rendezvous_split_puts);
+	RUN(ranks_wait_for_world_message);
+	RUN(truncated_at_close);
+	RUN(gap_inside_data);
+	RUN(garbage_resync);
+	RUN(absurd_length_and_give_up);
+	RUN(mid_stream_start);
+	RUN(listener_address);
+	return check_done();
+}

@@ -1,0 +1,483 @@
+/* test_ompi: the Open MPI ob1/TCP decoder on real captured streams and on made-up ones. */
+#include "check.h"
+
+#include "parse/ompi.h"
+#include "tests/golden/inputs/mpi-strm.h"
+
+/* Compare what the decoder rebuilt from name with name's .expect list, under seeds
+ * 0..nseeds-1 of random piece sizes; w0/w1 are the world ranks of the two ends. */
+static void
+check_stream(const char *name, const char *expect, int w0, int w1, int nseeds)
+{
+	struct strm s;
+	struct exp_msg *e;
+	long ne = expect_load(expect, &e);
+	uint32_t seed;
+
+	CHECK(strm_load(name, &s) == 0);
+	CHECK(ne > 0);
+	if (ne <= 0 || s.n == 0)
+		return;
+	for (seed = 0; seed < (uint32_t)nseeds; seed++) {
+		struct got g = { 0 };
+		struct dec_stats st;
+		int32_t ranks[2];
+		int d;
+		long k = 0;
+
+		strm_run(&dec_ompi, &s, seed * 7919, &g, &st, ranks);
+		CHECK(g.n == (size_t)ne);
+		CHECK(st.msgs == (uint64_t)ne);
+		CHECK(st.bad == 0 && st.resyncs == 0 && st.fallback == 0 && st.gaps == 0);
+		CHECK(ranks[0] == w0 && ranks[1] == w1);
+		for (d = 0; d < 2; d++) {
+			struct msg *m;
+			size_t n = got_dir(&g, d, &m), i;
+
+			for (i = 0; i < n && k < ne; i++, k++) {
+				const struct exp_msg *x = &e[k];
+
+				CHECK(x->dir == d);
+				CHECK(m[i].cid == x->cid);
+				CHECK(m[i].comm_src == x->src);
+				CHECK(m[i].tag == x->tag);
+				CHECK(m[i].bytes == x->bytes);
+				CHECK_STR(msg_proto_name(m[i].proto), x->proto);
+				CHECK(m[i].src_world == (d ? w1 : w0));
+				CHECK(m[i].dst_world == (d ? w0 : w1));
+				CHECK(m[i].ranksrc == RANKSRC_HANDSHAKE);
+				CHECK(m[i].mpi == MSG_OMPI && m[i].conn == 7 && m[i].flags == 0);
+				CHECK(m[i].t_first_ns > 0 && m[i].t_first_ns <= m[i].t_last_ns);
+				CHECK(m[i].wire_bytes >= m[i].bytes + 8 + 14);
+			}
+			free(m);
+		}
+		CHECK(k == ne);
+		free(g.m);
+	}
+	free(e);
+	strm_free(&s);
+}
+
+TEST(reference_capture)
+{
+	/* jobid 0x41a40001: the initiator is vpid 0, the acceptor vpid 1 */
+	check_stream("mpi-ref-ompi-btl.strm.gz", "mpi-ref-ompi-btl.expect", 0, 1, 25);
+}
+
+TEST(known_sequence)
+{
+	check_stream("mpi-known-ompi.strm.gz", "mpi-known-ompi.expect", 0, 1, 25);
+}
+
+/* The messages mpi-known.c sends, as the program says (not as any parser read them). */
+TEST(known_program_messages)
+{
+	static const struct { int dir, cid, src, tag; uint64_t bytes; const char *proto; } want[] = {
+		{ 0, 0, 0, 7, 10, "eager" },
+		{ 1, 0, 1, 8, 1000, "eager" },
+		{ 0, 0, 0, 9, 100, "sync" },
+		{ 0, 0, 0, 10, 1000000, "rndv-put" },
+		{ 0, 0, 0, 11, 400000, "rndv-frag" },
+		{ 0, 0, 0, 12, 400000, "rndv-frag" },
+		{ 0, 0, 0, 13, 200000, "rndv-frag" },
+		{ 0, 3, 1, 14, 20, "eager" },	/* split communicator, ranks reversed */
+	};
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, w = 0, ncoll = 0;
+	int saw_barrier = 0, saw_bcast = 0, saw_allreduce = 0;
+
+	CHECK(strm_load("mpi-known-ompi.strm.gz", &s) == 0);
+	strm_run(&dec_ompi, &s, 12345, &g, &st, NULL);
+	for (i = 0; i < g.n; i++) {
+		const struct msg *m = &g.m[i];
+		const char *cn = msg_tag_name(MSG_OMPI, m->tag);
+
+		if (m->tag < 0) {
+			ncoll++;
+			CHECK(cn != NULL);
+			saw_barrier |= cn && strcmp(cn, "barrier") == 0;
+			saw_bcast |= cn && strcmp(cn, "bcast") == 0 && m->bytes == 1000;
+			saw_allreduce |= cn && strcmp(cn, "allreduce") == 0 && m->bytes == 4;
+			continue;
+		}
+		CHECK(w < sizeof want / sizeof want[0]);
+		if (w >= sizeof want / sizeof want[0])
+			break;
+		/* messages of one direction keep their order; 8 (1 -> 0) may come anywhere */
+		if (m->tag == 8) {
+			CHECK(m->dir == 1 && m->bytes == 1000 && m->src_world == 1 && m->dst_world == 0);
+			continue;
+		}
+		if (want[w].tag == 8)
+			w++;
+		CHECK(m->dir == want[w].dir);
+		CHECK(m->cid == want[w].cid);
+		CHECK(m->comm_src == want[w].src);
+		CHECK(m->tag == want[w].tag);
+		CHECK(m->bytes == want[w].bytes);
+		CHECK_STR(msg_proto_name(m->proto), want[w].proto);
+		CHECK(m->src_world == 0 && m->dst_world == 1);
+		w++;
+	}
+	CHECK(w == sizeof want / sizeof want[0]);
+	CHECK(saw_barrier && saw_bcast && saw_allreduce);
+	CHECK(ncoll >= 4);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(handshake_only)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	int32_t ranks[2];
+
+	CHECK(strm_load("mpi-ref-ompi-hsonly.strm.gz", &s) == 0);
+	strm_run(&dec_ompi, &s, 3, &g, &st, ranks);
+	CHECK(g.n == 0);
+	CHECK(ranks[0] == 1 && ranks[1] == -1);	/* the losing simultaneous connect */
+	CHECK(st.bad == 0 && st.fallback == 0);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(detect)
+{
+	static const uint8_t hs[24] = { 1, 0, 0xa4, 0x41, 0, 0, 0, 0, 'O', 'P', 'A', 'L', '-', 'T',
+					'C', 'P', '-', 'B', 'T', 'L', 0, 0x56, 0, 0 };
+	static const uint8_t ucx[8] = { 0x78, 0x56, 0x34, 0x12, 0xbe, 0xba, 0xfe, 0xca };
+	static const uint8_t match[22] = { 0x41, 1, 0, 0, 14, 0, 0, 0, 0x41, 0, 0, 0, 0, 0, 0, 0,
+					   0xf0, 0xff, 0xff, 0xff, 1, 0 };
+
+	CHECK(dec_ompi.detect(hs, sizeof hs, 0) == 100);
+	CHECK(dec_ompi.detect(hs, 12, 0) == 50);
+	CHECK(dec_ompi.detect(hs, 4, 0) == 0);
+	CHECK(dec_ompi.detect(ucx, sizeof ucx, 0) == 0);
+	CHECK(dec_ompi.detect(match, sizeof match, 0) == 40);
+	CHECK(dec_ompi.detect(match, 10, 0) == 0);
+}
+
+TEST(tag_names)
+{
+	CHECK_STR(msg_tag_name(MSG_OMPI, -16), "barrier");
+	CHECK_STR(msg_tag_name(MSG_OMPI, -10), "allgather");
+	CHECK_STR(msg_tag_name(MSG_OMPI, -12), "allreduce");
+	CHECK_STR(msg_tag_name(MSG_OMPI, -17), "bcast");
+	CHECK_STR(msg_tag_name(MSG_OMPI, -26), "scatterv");
+	CHECK_STR(msg_tag_name(MSG_OMPI, -27), "nonblocking");
+	CHECK_STR(msg_tag_name(MSG_OMPI, -1000), "nonblocking");
+	CHECK_STR(msg_tag_name_cid(MSG_OMPI, 3, -21), "reduce");
+	CHECK(msg_tag_name(MSG_OMPI, 0) == NULL);
+	CHECK(msg_tag_name(MSG_OMPI, 7) == NULL);
+	CHECK(msg_tag_name(MSG_OMPI, -1) == NULL);
+	CHECK_STR(msg_proto_name(PROTO_RNDV_PUT), "rndv-put");
+	CHECK_STR(msg_mpi_name(MSG_OMPI), "ompi");
+	CHECK_STR(rank_src_name(RANKSRC_HANDSHAKE), "handshake");
+}
+
+/* ---- made-up streams ---- */
+
+struct wbuf {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void
+put8(struct wbuf *w, uint8_t v)
+{
+	w->b[w->n++] = v;
+}
+
+static void
+put16(struct wbuf *w, uint16_t v)
+{
+	put8(w, (uint8_t)v), put8(w, (uint8_t)(v >> 8));
+}
+
+static void
+put32(struct wbuf *w, uint32_t v)
+{
+	put16(w, (uint16_t)v), put16(w, (uint16_t)(v >> 16));
+}
+
+static void
+put64(struct wbuf *w, uint64_t v)
+{
+	put32(w, (uint32_t)v), put32(w, (uint32_t)(v >> 32));
+}
+
+static void
+hs(struct wbuf *w, uint32_t vpid)
+{
+	put32(w, 0x41a40001);
+	put32(w, vpid);
+	memcpy(w->b + w->n, "OPAL-TCP-BTL\0\0\0\0", 16);
+	w->n += 16;
+}
+
+static void
+rndv(struct wbuf *w, int32_t tag, uint64_t len, uint64_t req, uint32_t inline_bytes)
+{
+	put8(w, 0x42), put8(w, 1), put16(w, 0), put32(w, 32 + inline_bytes);
+	put8(w, 0x42), put8(w, 0x20), put16(w, 0), put32(w, 0), put32(w, (uint32_t)tag);
+	put16(w, 1), put16(w, 0), put64(w, len), put64(w, req);
+	memset(w->b + w->n, 0xab, inline_bytes);
+	w->n += inline_bytes;
+}
+
+static void
+frag(struct wbuf *w, uint64_t off, uint64_t req, uint32_t bytes)
+{
+	put8(w, 0x46), put8(w, 1), put16(w, 0), put32(w, 32 + bytes);
+	put8(w, 0x46), put8(w, 0), put16(w, 0), put32(w, 0), put64(w, off), put64(w, req);
+	put64(w, 0x5000);
+	memset(w->b + w->n, 0xcd, bytes);
+	w->n += bytes;
+}
+
+static void
+ack(struct wbuf *w, uint64_t req, uint64_t off)
+{
+	put8(w, 0x44), put8(w, 1), put16(w, 0), put32(w, 40);
+	put8(w, 0x44), put8(w, 0x10), put16(w, 0), put32(w, 0), put64(w, req), put64(w, 0x5000);
+	put64(w, off), put64(w, 0);
+}
+
+static void *
+open_conn(struct got *g, struct dec_stats *st, bool syn)
+{
+	static struct msg_sink sink;
+	struct conn_info ci;
+
+	memset(&ci, 0, sizeof ci);
+	memset(st, 0, sizeof *st);
+	ci.saw_syn = syn;
+	ci.rank[0] = ci.rank[1] = -1;
+	sink.emit = got_emit;
+	sink.ctx = g;
+	return dec_ompi.open(&ci, &sink, st);
+}
+
+TEST(interleaved_frags)
+{
+	struct wbuf a = { .n = 0 }, b = { .n = 0 }, c = { .n = 0 }, r = { .n = 0 };
+	struct got g = { 0 };
+	struct dec_stats st;
+	void *s = open_conn(&g, &st, true);
+
+	hs(&a, 2);
+	hs(&r, 5);
+	rndv(&a, 21, 300, 0xaaa0, 100);
+	rndv(&a, 22, 250, 0xbbb0, 100);
+	ack(&r, 0xaaa0, 100);
+	ack(&r, 0xbbb0, 100);
+	frag(&b, 100, 0xbbb0, 70);
+	frag(&b, 100, 0xaaa0, 120);
+	frag(&b, 170, 0xbbb0, 80);	/* completes 22 */
+	frag(&c, 220, 0xaaa0, 80);	/* completes 21 */
+	dec_ompi.data(s, 0, a.b, a.n, 10);
+	dec_ompi.data(s, 1, r.b, r.n, 11);
+	dec_ompi.data(s, 0, b.b, b.n, 12);
+	CHECK(g.n == 1);
+	dec_ompi.data(s, 0, c.b, c.n, 13);
+	dec_ompi.close(s, 14);
+	CHECK(g.n == 2);
+	if (g.n == 2) {
+		CHECK(g.m[0].tag == 22 && g.m[0].bytes == 250 && g.m[0].proto == PROTO_RNDV_FRAG);
+		CHECK(g.m[1].tag == 21 && g.m[1].bytes == 300 && g.m[1].proto == PROTO_RNDV_FRAG);
+		CHECK(g.m[0].t_first_ns == 10 && g.m[0].t_last_ns == 12);
+		CHECK(g.m[1].t_first_ns == 10 && g.m[1].t_last_ns == 13);
+		CHECK(g.m[0].src_world == 2 && g.m[0].dst_world == 5);
+		CHECK(g.m[1].wire_bytes == 8 + 132 + 8 + 152 + 8 + 112);
+	}
+	CHECK(st.bad == 0 && st.ctrl == 2);
+	free(g.m);
+}
+
+TEST(truncated_put_at_close)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, cut = 0, n;
+	uint64_t bytes0 = 0;
+	int found = 0;
+
+	CHECK(strm_load("mpi-ref-ompi-btl.strm.gz", &s) == 0);
+	/* cut the stream in the middle of the 1000000-byte PUT (the first record past 500 KB) */
+	for (i = 0; i < s.n; i++) {
+		if (s.r[i].dir == 0)
+			bytes0 += s.r[i].len;
+		if (bytes0 > 800000) {
+			cut = i;
+			break;
+		}
+	}
+	CHECK(cut > 0);
+	n = s.n;
+	s.n = cut;
+	strm_run(&dec_ompi, &s, 99, &g, &st, NULL);
+	s.n = n;
+	for (i = 0; i < g.n; i++)
+		if (g.m[i].tag == 12) {
+			found = 1;
+			CHECK(g.m[i].bytes == 1000000);
+			CHECK(g.m[i].flags & MSG_F_TRUNC);
+			CHECK(g.m[i].proto == PROTO_RNDV_PUT);
+		}
+	CHECK(found);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(gap_inside_data)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, k = 0;
+	int found = 0;
+
+	CHECK(strm_load("mpi-ref-ompi-btl.strm.gz", &s) == 0);
+	/* turn the largest dir-0 segment (inside the PUT or a FRAG) into a capture hole */
+	for (i = 1; i < s.n; i++)
+		if (s.r[i].dir == 0 && s.r[i].len > s.r[k].len)
+			k = i;
+	CHECK(s.r[k].len > 30000);
+	free(s.r[k].p);
+	s.r[k].p = NULL;
+	s.r[k].gap = 1;
+	strm_run(&dec_ompi, &s, 5, &g, &st, NULL);
+	CHECK(st.gaps == 1);
+	for (i = 0; i < g.n; i++)
+		if (g.m[i].flags & MSG_F_GAP) {
+			found++;
+			CHECK(g.m[i].tag == 12 || g.m[i].tag == 13);
+			CHECK(g.m[i].bytes == 1000000 || g.m[i].bytes == 400000);
+		}
+	CHECK(found == 1);
+	CHECK(g.n == 34);	/* the hole was inside data: nothing else is lost */
+	free(g.m);
+	strm_free(&s);
+}
+
+/* Garbage between frames: the decoder finds the next frame and goes on. */
+TEST(garbage_resync)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	struct strm_rec *r;
+	size_t i, at = 0, last_barrier = 0;
+	uint32_t x = 77;
+
+	CHECK(strm_load("mpi-known-ompi.strm.gz", &s) == 0);
+	for (i = 0; i < s.n; i++)	/* a dir-0 record after the first two small ones */
+		if (s.r[i].dir == 0 && s.r[i].len < 200 && ++at == 3) {
+			at = i;
+			break;
+		}
+	/* insert 3000 bytes of noise as a record of its own after record at */
+	s.r = xgrow(s.r, &s.cap, s.n + 1, sizeof *s.r);
+	memmove(s.r + at + 2, s.r + at + 1, (s.n - at - 1) * sizeof *s.r);
+	s.n++;
+	r = &s.r[at + 1];
+	*r = s.r[at];
+	r->len = 3000;
+	r->p = xmalloc(r->len);
+	for (i = 0; i < r->len; i++)
+		r->p[i] = (uint8_t)strm_rand(&x);
+	strm_run(&dec_ompi, &s, 4242, &g, &st, NULL);
+	CHECK(st.resyncs >= 1 && st.bad >= 1);
+	CHECK(st.fallback == 0);
+	for (i = 0; i < g.n; i++)
+		if (g.m[i].dir == 0 && g.m[i].tag == -16)
+			last_barrier = i;
+	CHECK(last_barrier > 0);	/* the final barrier is still found */
+	CHECK(g.n >= 18);
+	for (i = 0; i < g.n; i++)
+		if (g.m[i].dir == 0 && g.m[i].tag == 13)
+			CHECK(g.m[i].bytes == 200000);
+	free(g.m);
+	strm_free(&s);
+}
+
+TEST(absurd_length_and_give_up)
+{
+	struct wbuf a = { .n = 0 };
+	struct got g = { 0 };
+	struct dec_stats st;
+	void *s = open_conn(&g, &st, true);
+	uint8_t *zeros = xcalloc(1, 1 << 20);
+	int i;
+
+	hs(&a, 0);
+	put8(&a, 0x41), put8(&a, 1), put16(&a, 0), put32(&a, 0xfffffff0);	/* absurd size */
+	dec_ompi.data(s, 0, a.b, a.n, 1);
+	CHECK(st.bad == 1 && st.resyncs == 1);
+	for (i = 0; i < 17 && st.fallback == 0; i++)
+		dec_ompi.data(s, 0, zeros, 1 << 20, 2);
+	CHECK(st.fallback == 1);	/* 16 MiB without a frame: given up */
+	dec_ompi.data(s, 0, a.b, a.n, 3);	/* ignored from now on */
+	CHECK(st.bad == 1);
+	dec_ompi.close(s, 4);
+	CHECK(g.n == 0);
+	free(zeros);
+	free(g.m);
+}
+
+TEST(mid_stream_start)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, first = 0;
+	int32_t ranks[2];
+
+	CHECK(strm_load("mpi-ref-ompi-btl.strm.gz", &s) == 0);
+	/* drop everything before the 4th record of dir 0 and pretend no SYN was seen */
+	for (i = 0; i < s.n; i++)
+		if (s.r[i].dir == 0 && ++first == 4) {
+			first = i;
+			break;
+		}
+	s.syn = 0;
+	{
+		struct strm t = s;
+
+		t.r = s.r + first;
+		t.n = s.n - first;
+		strm_run(&dec_ompi, &t, 31, &g, &st, ranks);
+	}
+	CHECK(ranks[0] == -1 && ranks[1] == -1);
+	CHECK(g.n >= 25);
+	for (i = 0; i < g.n; i++) {
+		CHECK(g.m[i].ranksrc == RANKSRC_NONE);
+		if (g.m[i].tag == 12)
+			CHECK(g.m[i].bytes == 1000000 && g.m[i].proto == PROTO_RNDV_PUT);
+	}
+	free(g.m);
+	strm_free(&s);
+}
+
+int
+main(void)
+{
+	RUN(reference_capture);
+	RUN(known_sequence);
+	RUN(known_program_messages);
+	RUN(handshake_only);
+	RUN(detect);
+	RUN(tag_names);
+	RUN(interleaved_frags);
+	RUN(truncated_put_at_close);
+	RUN(gap_inside_data);
+	RUN(garbage_resync);
+	RUN(absurd_length_and_give_up);
+	RUN(mid_stream_start);
+	return check_done();
+}

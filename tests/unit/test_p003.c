@@ -1,0 +1,216 @@
+/* test_p003: paper 003's CPU and link sharing models against its Figure 2 and Section 2. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "predict/p003.h"
+#include "tests/unit/check.h"
+
+/* Figure 2 (a): always busy: a competing process doubles the run time. */
+TEST(fig2a_doubles)
+{
+	CHECK_NEAR(p003_cpu_increase(1000e6, 0, 1), 1.0, 1e-12);
+}
+
+/* Figure 2 (b): busy 300 ms, idle 50 ms: +(300 - 50) / 350. */
+TEST(fig2b_250_over_350)
+{
+	CHECK_NEAR(p003_cpu_increase(300e6, 50e6, 1), 250.0 / 350, 1e-12);
+}
+
+/* Figure 2 (c): busy 50 ms, idle 300 ms: unaffected. */
+TEST(fig2c_unaffected)
+{
+	CHECK_NEAR(p003_cpu_increase(50e6, 300e6, 1), 0, 1e-12);
+	CHECK_NEAR(p003_cpu_increase(300e6, 300e6, 1), 0, 1e-12);	/* busy == idle */
+}
+
+/* k competitors: reduces to the paper at k = 1; (k + 1) times for a CPU-bound program;
+ * idle time absorbs up to idle / busy competitors; never negative, never below k - 1's. */
+TEST(k_competitors)
+{
+	srand(3);
+	for (int t = 0; t < 1000; t++) {
+		double b = 1e6 * (rand() % 1000), d = 1e6 * (rand() % 1000);
+		double paper = b > d ? (b - d) / (b + d) : 0;
+
+		if (b + d == 0)
+			continue;
+		CHECK_NEAR(p003_cpu_increase(b, d, 1), paper, 1e-12);
+		CHECK_NEAR(p003_cpu_increase(b, d, 0), 0, 0);
+		for (int k = 1; k < 6; k++) {
+			CHECK(p003_cpu_increase(b, d, k) >= p003_cpu_increase(b, d, k - 1));
+			CHECK(p003_cpu_increase(b, d, k) <= k);	/* at most (k+1) times as long */
+		}
+	}
+	CHECK_NEAR(p003_cpu_increase(100e6, 0, 3), 3, 1e-12);	/* 4 ways: 4 times as long */
+	CHECK_NEAR(p003_cpu_increase(300e6, 50e6, 2), (600.0 - 50) / 350, 1e-12);
+	CHECK_NEAR(p003_cpu_increase(50e6, 300e6, 6), 0, 1e-12);	/* 6 * 50 <= 300 */
+	CHECK_NEAR(p003_cpu_increase(50e6, 300e6, 7), 50.0 / 350, 1e-12);
+}
+
+/* A load average: whole values are k competitors, fractions interpolate. */
+TEST(load_average)
+{
+	CHECK_NEAR(p003_cpu_increase_load(300e6, 50e6, 1.0), 250.0 / 350, 1e-12);
+	CHECK_NEAR(p003_cpu_increase_load(300e6, 50e6, 2.0), 550.0 / 350, 1e-12);
+	CHECK_NEAR(p003_cpu_increase_load(300e6, 50e6, 1.5), 0.5 * 250.0 / 350 + 0.5 * 550.0 / 350, 1e-12);
+	CHECK_NEAR(p003_cpu_increase_load(300e6, 50e6, 0.5), 0.5 * 250.0 / 350, 1e-12);
+	CHECK_NEAR(p003_cpu_increase_load(300e6, 50e6, 0), 0, 0);
+}
+
+/* Section 2.2 on the CG row of Figure 3 (1264 messages of 18.4 KB), L = 400 us, B = 70 Mbit/s,
+ * the link cut to 10 Mbit/s. */
+TEST(sec22_link)
+{
+	double avg = 18.4 * 1024, B = 70e6 / 8, nB = 10e6 / 8;
+	double want = 1264 * (avg / nB - avg / B) * 1e9;
+
+	CHECK_NEAR(p003_link_added_ns(1264, avg, 400e3, B, 400e3, nB), want, 1e-3);
+	CHECK_NEAR(p003_link_added_ns(1264, avg, 400e3, B, 400e3, nB) / 1e9, 16.33, 0.01);	/* 1264 * 150733 bit * (1/10 - 1/70) us/bit */
+	/* latency alone: 100 messages, 1 ms more each */
+	CHECK_NEAR(p003_link_added_ns(100, 0, 50e3, B, 1050e3, B), 100e6, 1e-6);
+	/* faster link: negative */
+	CHECK(p003_link_added_ns(10, 1e6, 0, B, 0, 2 * B) < 0);
+}
+
+/* Section 3.3: link first, then sharing on the changed pattern. */
+TEST(sec33_combined)
+{
+	struct p003_node_in in = { 0 };
+	struct p003_node_out out;
+
+	/* 100 cycles of busy 300 ms + idle 50 ms = 35 s; the link adds 5 s, all idle */
+	in.t_ns = 35e9;
+	in.busy_ns = 300e6;
+	in.idle_ns = 50e6;
+	in.n_busy = 100;
+	in.n_idle = 100;
+	in.link_added_ns = 5e9;
+	in.comm_busy_frac = 0;
+	in.k = 1;
+	in.load_avg = -1;
+	in.capacity = 1;
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.t_link_ns, 40e9, 1);
+	CHECK_NEAR(out.idle_ns, 100e6, 1e-3);
+	CHECK_NEAR(out.increase, 200.0 / 400, 1e-12);
+	CHECK_NEAR(out.t_ns, 40e9 * 1.5, 1);
+	/* the same added time spent busy hurts more */
+	in.comm_busy_frac = 1;
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.busy_ns, 350e6, 1e-3);
+	CHECK_NEAR(out.t_ns, 40e9 * (1 + 300.0 / 400), 1);
+	/* no link change: Figure 2 (b) scaled */
+	in.link_added_ns = 0;
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.t_ns, 35e9 * (1 + 250.0 / 350), 1);
+	/* half a CPU and no competitor: busy phases double */
+	in.k = 0;
+	in.capacity = 0.5;
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.t_ns, 35e9 * 650 / 350, 1);
+	in.capacity = 0;
+	CHECK(p003_node(&in, &out) < 0);
+}
+
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A 2-rank run built by hand: rank 0 on ws1, rank 1 on ws2; 35 s; busy 300 / idle 50 ms. */
+static const char *
+make_run(void)
+{
+	static char run[256];
+	char prof[300];
+
+	snprintf(run, sizeof run, "%s/run", check_tmpdir());
+	snprintf(prof, sizeof prof, "%s/profile", run);
+	mkdir(run, 0755);
+	mkdir(prof, 0755);
+	put(prof, "ranks.tsv",
+	    "# contend-ranks 1\n"
+	    "rank\thost\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tn_busy\tn_idle\t"
+	    "cpu_pct\trun_ns\twait_ns\tmsgs_sent\tbytes_sent\tmsgs_recv\tbytes_recv\n"
+	    "0\tws1\t35000000000\t80\t5.7\t14.3\t300000000\t50000000\t100\t100\t85.7\t30000000000\t0\t1000\t1000000\t1000\t1000000\n"
+	    "1\tws2\t34000000000\t80\t5.7\t14.3\t300000000\t50000000\t100\t100\t85.7\t30000000000\t0\t1000\t1000000\t1000\t1000000\n");
+	put(prof, "links.tsv",
+	    "# contend-links 1\n"
+	    "src\tdst\tmsgs\tbytes\tavg_bytes\tactive_ns\tt_first_ns\tt_last_ns\n"
+	    "0\t1\t1000\t1000000\t1000\t1000000\t0\t35000000000\n"
+	    "1\t0\t1000\t1000000\t1000\t1000000\t0\t35000000000\n");
+	put(prof, "netparams.tsv",
+	    "# contend-netparams 1\nkey\tvalue\nlat_ns\t50000\nlat_how\tping-pong\nbw_Bps\t12500000\nbw_how\tbulk\n");
+	return run;
+}
+
+TEST(run_level_one_loaded_node)
+{
+	const char *run = make_run();
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+
+	CHECK(prof_load(&p, run, &e) == 0);
+	CHECK(scen_load_string(&s, "[node ws2]\ncpu_procs = 1\n", "t.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK(r.status == PRED_OK);
+	/* the paper: the whole run grows by rank 1's fraction, T = the longest rank (35 s) */
+	CHECK_NEAR(r.predicted_ns, 35e9 * (1 + 250.0 / 350), 1e3);
+	CHECK(r.nitems == 1);
+	CHECK_STR(r.items[0].kind, "node");
+	CHECK_NEAR(r.items[0].added_ns, 35e9 * 250.0 / 350, 1e3);
+	pred_result_free(&r);
+	scen_free(&s);
+
+	/* link ws1-ws2 latency +1 ms: 2000 messages, both ranks wait: +2 s */
+	CHECK(scen_load_string(&s, "[link ws1-ws2]\nlatency = 1050 us\n", "t.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
+	CHECK_NEAR(r.items[0].added_ns, 2e9, 1e3);
+	pred_result_free(&r);
+	scen_free(&s);
+
+	/* nothing this model sees: it says why */
+	CHECK(scen_load_string(&s, "[node ws2]\nweight = 2\n", "t.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "changes nothing") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
+int
+main(void)
+{
+	RUN(fig2a_doubles);
+	RUN(fig2b_250_over_350);
+	RUN(fig2c_unaffected);
+	RUN(k_competitors);
+	RUN(load_average);
+	RUN(sec22_link);
+	RUN(sec33_combined);
+	RUN(run_level_one_loaded_node);
+	return check_done();
+}

@@ -1,0 +1,489 @@
+/* test_phases: CPU busy/idle phases from sample files (parse/phases.h): known patterns,
+ * the threshold, several threads, threads coming and going, pid reuse, damaged rows,
+ * a cut gzip file, and the phases.tsv rows. */
+#include "parse/phases.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "lib/buf.h"
+#include "tests/unit/check.h"
+
+#define MS ((int64_t)1000000)
+#define REAL0 ((int64_t)1700000000000000000)	/* CLOCK_REALTIME of the first sample */
+#define MONO0 ((int64_t)5000000000)	/* CLOCK_MONOTONIC of the first sample */
+
+static const char *const sample_cols[] = { "t_mono_ns", "t_real_ns", "pid", "tid", "state",
+	"utime_ticks", "stime_ticks", "run_ns", "wait_ns", "vcsw", "ivcsw", NULL };
+
+static char *
+tmp(const char *name)
+{
+	static char paths[8][512];
+	static int next;
+	char *p = paths[next++ % 8];
+
+	snprintf(p, sizeof paths[0], "%s/%s", check_tmpdir(), name);
+	return p;
+}
+
+struct srow {
+	int64_t t_ns;		/* since the first sample; mono = MONO0 + t, real = REAL0 + t */
+	int64_t pid, tid;
+	uint64_t run_ns, wait_ns;
+};
+
+static void
+put_row(struct tsv_w *w, const struct srow *r)
+{
+	tsv_w_i64(w, MONO0 + r->t_ns);
+	tsv_w_i64(w, REAL0 + r->t_ns);
+	tsv_w_i64(w, r->pid);
+	tsv_w_i64(w, r->tid);
+	tsv_w_str(w, "R");
+	tsv_w_u64(w, r->run_ns / 10000000);
+	tsv_w_u64(w, 0);
+	tsv_w_u64(w, r->run_ns);
+	tsv_w_u64(w, r->wait_ns);
+	tsv_w_u64(w, 1);
+	tsv_w_u64(w, 2);
+}
+
+static int
+write_rows(const char *path, bool compress, const struct srow *rows, size_t n)
+{
+	struct tsv_w w;
+	struct err e;
+
+	if (tsv_w_open(&w, path, "samples", 1, sample_cols, compress, true, &e) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		put_row(&w, &rows[i]);
+		if (tsv_w_end(&w, &e) < 0)
+			break;
+	}
+	return tsv_w_close(&w, &e);
+}
+
+/* One thread (pid 100) whose run time per 20 ms interval is run_ms[i] (wait wait_ms[i]);
+ * returns the rows of nint + 1 samples (caller frees). */
+static struct srow *
+one_thread(const double *run_ms, const double *wait_ms, size_t nint, size_t *nrows)
+{
+	struct srow *rows = calloc(nint + 1, sizeof *rows);
+	uint64_t run = 123 * MS, wait = 7 * MS;	/* counters before the first sample */
+
+	for (size_t i = 0; i <= nint; i++) {
+		if (i > 0) {
+			run += (uint64_t)llround(run_ms[i - 1] * MS);
+			wait += wait_ms ? (uint64_t)llround(wait_ms[i - 1] * MS) : 0;
+		}
+		rows[i] = (struct srow){ (int64_t)i * 20 * MS, 100, 100, run, wait };
+	}
+	*nrows = nint + 1;
+	return rows;
+}
+
+/* B B B I I repeated 4 times: busy phases 60 ms, idle phases 40 ms. */
+TEST(pattern)
+{
+	double run[20], wait[20];
+	size_t n;
+	struct srow *rows;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	const char *path = tmp("rank-3.tsv.gz");
+
+	for (int i = 0; i < 20; i++) {
+		run[i] = i % 5 < 3 ? 20 : 1;
+		wait[i] = i % 5 < 3 ? 2 : 0.5;
+	}
+	rows = one_thread(run, wait, 20, &n);
+	CHECK(write_rows(path, true, rows, n) == 0);
+	free(rows);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.rank == 3);
+	CHECK(rc.samples == 21 && rc.intervals == 20);
+	CHECK(rc.bad_rows == 0 && !rc.truncated && rc.threads == 1 && rc.resets == 0);
+	CHECK(rc.t_first_ns == REAL0 && rc.t_last_ns == REAL0 + 400 * MS);
+	CHECK(rc.elapsed_ns == 400 * MS);
+	CHECK(rc.run_ns == 4 * 3 * 20 * MS + 4 * 2 * 1 * MS);
+	CHECK(rc.wait_ns == 4 * 3 * 2 * MS + 4 * 2 * MS / 2);
+	CHECK_NEAR(rc.cpu_frac, 248.0 / 400.0, 1e-12);
+	CHECK(rc.n_busy == 4 && rc.n_idle == 4 && rc.nphases == 8);
+	CHECK_NEAR(rc.avg_busy_ns, 60.0 * MS, 1e-3);
+	CHECK_NEAR(rc.avg_idle_ns, 40.0 * MS, 1e-3);
+	CHECK(rc.busy_ns == 240 * MS && rc.idle_ns == 160 * MS);
+	for (size_t i = 0; i < rc.nphases && rc.nphases == 8; i++) {
+		const struct phase *p = &rc.phases[i];
+		int64_t start = (int64_t)(i / 2) * 100 * MS + (i % 2 ? 60 * MS : 0);
+
+		CHECK(p->busy == (i % 2 == 0));
+		CHECK(p->t_start_ns == REAL0 + start);
+		CHECK(p->t_end_ns == REAL0 + start + (i % 2 ? 40 : 60) * MS);
+		CHECK(p->run_ns == (i % 2 ? 2 * MS : 60 * MS));
+		CHECK(p->wait_ns == (i % 2 ? 1 * MS : 6 * MS));
+	}
+	rank_cpu_release(&rc);
+	CHECK(rc.phases == NULL && rc.nphases == 0);
+	rank_cpu_release(&rc);
+	rank_cpu_release(NULL);
+}
+
+/* Busy means run >= threshold * interval. */
+TEST(threshold)
+{
+	double run[4] = { 10, 9.999, 12, 0 };
+	size_t n;
+	struct srow *rows = one_thread(run, NULL, 4, &n);
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	const char *path = tmp("thr.tsv");
+
+	CHECK(write_rows(path, false, rows, n) == 0);
+	free(rows);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.rank == -1);		/* no rank in the name */
+	/* busy (exactly half), idle, busy, idle */
+	CHECK(rc.nphases == 4 && rc.n_busy == 2 && rc.n_idle == 2);
+	CHECK(rc.nphases == 4 && rc.phases[0].busy && !rc.phases[1].busy && rc.phases[2].busy);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples(path, 0.55, &rc, &e) == 0);
+	/* idle idle busy idle: idle, busy, idle */
+	CHECK(rc.nphases == 3 && rc.n_busy == 1 && rc.n_idle == 2);
+	CHECK_NEAR(rc.avg_idle_ns, 30.0 * MS, 1e-3);
+	CHECK_NEAR(rc.avg_busy_ns, 20.0 * MS, 1e-3);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples(path, PHASES_THRESHOLD_DEFAULT, &rc, &e) == 0);
+	CHECK(rc.n_busy == 2);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples(path, 0, &rc, &e) == -E_USAGE);
+	CHECK(strstr(e.msg, "threshold") != NULL);
+	CHECK(phases_from_samples(path, -1, &rc, &e) == -E_USAGE);
+	CHECK(phases_from_samples(path, NAN, &rc, &e) == -E_USAGE);
+	rank_cpu_release(&rc);
+}
+
+/* Two threads at 6 ms each per 20 ms: idle alone, busy together. A third appears in
+ * interval 3 (its whole run_ns counts there) and leaves after interval 5. */
+TEST(threads)
+{
+	struct srow rows[64];
+	size_t n = 0;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	const char *path = tmp("threads.tsv");
+
+	for (int k = 0; k <= 8; k++) {
+		int64_t t = k * 20 * MS;
+
+		rows[n++] = (struct srow){ t, 200, 200, (uint64_t)(1000 * MS + k * 6 * MS), 0 };
+		if (k <= 4)
+			rows[n++] = (struct srow){ t, 200, 201, (uint64_t)(k * 6 * MS), (uint64_t)(k * MS) };
+		else
+			rows[n++] = (struct srow){ t, 200, 201, (uint64_t)(k * 2 * MS), 0 };	/* reset */
+		if (k >= 3 && k <= 5)	/* a child process, new in interval 3 */
+			rows[n++] = (struct srow){ t, 300, 300, (uint64_t)((k - 2) * 3 * MS), 0 };
+	}
+	CHECK(write_rows(path, false, rows, n) == 0);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.samples == 9 && rc.threads == 3);
+	/* Interval run (ms): 1-2: 12 12; 3: 12+3; 4: 12+3; 5: 6+10(reset, whole)+3;
+	 * 6: 6+2; 7: 6+2; 8: 6+2. Busy (>= 10): 1..5, idle 6..8. */
+	CHECK(rc.resets == 1);
+	CHECK(rc.run_ns == (12 + 12 + 15 + 15 + 19 + 8 + 8 + 8) * MS);
+	CHECK(rc.nphases == 2 && rc.n_busy == 1 && rc.n_idle == 1);
+	CHECK(rc.nphases == 2 && rc.phases[0].busy && rc.phases[0].t_end_ns == REAL0 + 100 * MS);
+	CHECK(rc.nphases == 2 && rc.phases[1].run_ns == 24 * MS);
+	CHECK(rc.wait_ns == 4 * MS);	/* tid 201's wait, then a reset to 0 */
+	rank_cpu_release(&rc);
+}
+
+/* A pid whose counters go backwards is a new process: its whole run_ns counts. */
+TEST(counter_reset)
+{
+	struct srow rows[] = {
+		{ 0, 100, 100, 0, 0 },
+		{ 20 * MS, 100, 100, 20 * MS, 0 },
+		{ 40 * MS, 100, 100, 40 * MS, 0 },
+		{ 60 * MS, 100, 100, 5 * MS, 0 },	/* reused pid: 5 ms, idle */
+		{ 80 * MS, 100, 100, 25 * MS, 0 },
+	};
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	const char *path = tmp("reset.tsv");
+
+	CHECK(write_rows(path, false, rows, 5) == 0);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.resets == 1);
+	CHECK(rc.run_ns == (20 + 20 + 5 + 20) * MS);	/* never negative */
+	CHECK(rc.nphases == 3 && rc.n_busy == 2 && rc.n_idle == 1);
+	CHECK(rc.nphases == 3 && !rc.phases[1].busy && rc.phases[1].run_ns == 5 * MS);
+	rank_cpu_release(&rc);
+}
+
+/* A thread never contributes more than the interval; a missed sample gives a longer
+ * interval; phase averages use those lengths. */
+TEST(clamp_and_gap)
+{
+	struct srow rows[] = {
+		{ 0, 100, 100, 0, 0 },
+		{ 20 * MS, 100, 100, 35 * MS, 0 },	/* 35 ms in 20: clamped to 20 */
+		{ 40 * MS, 100, 100, 55 * MS, 0 },
+		{ 140 * MS, 100, 100, 60 * MS, 0 },	/* 100 ms interval, 5 ms run: idle */
+		{ 160 * MS, 100, 100, 61 * MS, 0 },
+		{ 180 * MS, 100, 100, 81 * MS, 0 },
+	};
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	const char *path = tmp("gap.tsv");
+
+	CHECK(write_rows(path, false, rows, 6) == 0);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.run_ns == (20 + 20 + 5 + 1 + 20) * MS);
+	CHECK(rc.n_busy == 2 && rc.n_idle == 1);
+	CHECK_NEAR(rc.avg_busy_ns, 30.0 * MS, 1e-3);	/* (40 + 20) / 2 */
+	CHECK_NEAR(rc.avg_idle_ns, 120.0 * MS, 1e-3);
+	CHECK(rc.elapsed_ns == 180 * MS);
+	rank_cpu_release(&rc);
+}
+
+/* Damaged rows are counted and skipped; the result is that of the clean rows. */
+TEST(damaged_rows)
+{
+	const char *path = tmp("rank-7.tsv");
+	FILE *f = fopen(path, "w");
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	int64_t m = MONO0, r = REAL0;
+
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	fprintf(f, "# contend-samples 1\n");
+	for (int i = 0; sample_cols[i]; i++)
+		fprintf(f, "%s%c", sample_cols[i], sample_cols[i + 1] ? '\t' : '\n');
+#define ROW(dm, pid, tid, run) \
+	fprintf(f, "%" PRId64 "\t%" PRId64 "\t%d\t%d\tR\t0\t0\t%lld\t0\t0\t0\n", m + (dm), r + (dm), \
+		pid, tid, (long long)(run))
+	ROW(0, 100, 100, 0);
+	fprintf(f, "%" PRId64 "\t%" PRId64 "\t100\t100\tR\t0\n", m, r);	/* too few fields */
+	ROW(20 * MS, 100, 100, 20 * MS);
+	fprintf(f, "%" PRId64 "\t%" PRId64 "\t100\t101\tR\t0\t0\tabc\t0\t0\t0\n", m + 20 * MS, r + 20 * MS);
+	ROW(20 * MS, 100, 102, -5);		/* negative counter */
+	ROW(20 * MS, 0, 100, 5 * MS);		/* pid 0 */
+	ROW(20 * MS, 100, 100, 20 * MS);	/* twice in one sample */
+	ROW(10 * MS, 100, 103, 1);		/* time goes backwards */
+	fprintf(f, "%" PRId64 "\t%" PRId64 "\t100\t104\tR\t0\t0\t1\t0\t0\t0\n", m + 20 * MS, r + 99);	/* real differs */
+	fprintf(f, "%" PRId64 "\t%" PRId64 "\t100\t105\tR\t0\t0\t1\t0\t0\t0\textra\n", m + 20 * MS, r + 20 * MS);
+	fprintf(f, "# a comment line is fine\n");
+	ROW(40 * MS, 100, 100, 21 * MS);
+	ROW(60 * MS, 100, 100, 41 * MS);
+#undef ROW
+	fclose(f);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.rank == 7);
+	CHECK(rc.bad_rows == 8);
+	CHECK(strstr(rc.first_bad, "line 4") != NULL);	/* the first one, named */
+	CHECK(rc.samples == 4 && rc.threads == 1);
+	CHECK(rc.run_ns == 41 * MS);
+	CHECK(rc.nphases == 3 && rc.n_busy == 2 && rc.n_idle == 1);
+	rank_cpu_release(&rc);
+}
+
+/* A gzip file cut in the middle keeps the samples before the cut. */
+TEST(truncated)
+{
+	enum { NINT = 3000 };
+	static double run[NINT];
+	const char *path = tmp("full.tsv.gz"), *cut = tmp("rank-1.tsv.gz");
+	struct srow *rows;
+	size_t n;
+	struct tsv_w w;
+	struct err e = { { 0 }, 0 };
+	struct stat st;
+	off_t flushed = 0;
+	struct rank_cpu rc;
+	int64_t want_run = 0;
+
+	for (int i = 0; i < NINT; i++)
+		run[i] = (i / 7) % 2 ? 2 : 19;	/* 7 busy, 7 idle, ... */
+	rows = one_thread(run, NULL, NINT, &n);
+	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, true, true, &e) == 0);
+	for (size_t i = 0; i < n; i++) {
+		put_row(&w, &rows[i]);
+		CHECK(tsv_w_end(&w, &e) == 0);
+		if (i == 1500) {
+			CHECK(tsv_w_flush(&w, &e) == 0);
+			CHECK(stat(path, &st) == 0);
+			flushed = st.st_size;
+		}
+	}
+	CHECK(tsv_w_close(&w, &e) == 0);
+	free(rows);
+	{
+		size_t len;
+		FILE *f = fopen(path, "rb");
+		char *all;
+
+		CHECK(f != NULL);
+		if (f == NULL)
+			return;
+		fseek(f, 0, SEEK_END);
+		len = (size_t)ftell(f);
+		rewind(f);
+		all = malloc(len);
+		CHECK(fread(all, 1, len, f) == len);
+		fclose(f);
+		CHECK((size_t)flushed + 40 < len);
+		f = fopen(cut, "wb");
+		CHECK(f && fwrite(all, 1, (size_t)flushed + 40, f) == (size_t)flushed + 40);
+		if (f)
+			fclose(f);
+		free(all);
+	}
+	CHECK(phases_from_samples(cut, 0.5, &rc, &e) == 0);
+	CHECK(rc.truncated);
+	CHECK(rc.rank == 1);
+	CHECK(rc.samples >= 1501 && rc.samples < (uint64_t)n);
+	for (uint64_t i = 0; i + 1 < rc.samples && i < NINT; i++)
+		want_run += (int64_t)llround(run[i] * MS);
+	CHECK(rc.run_ns == want_run);
+	CHECK(rc.n_busy + rc.n_idle >= 1500 / 7);
+	CHECK(rc.t_last_ns == REAL0 + (int64_t)(rc.samples - 1) * 20 * MS);
+	/* Full phases in the middle are 7 intervals long. */
+	CHECK(rc.nphases > 10 && rc.phases[3].t_end_ns - rc.phases[3].t_start_ns == 140 * MS);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(!rc.truncated && rc.samples == NINT + 1);
+	CHECK(rc.n_busy == (NINT + 13) / 14 && rc.n_idle == NINT / 14);
+	CHECK_NEAR(rc.avg_busy_ns, 140.0 * MS, 20.0 * MS);
+	rank_cpu_release(&rc);
+}
+
+TEST(small_and_bad_files)
+{
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct srow one = { 0, 100, 100, 5, 5 };
+	const char *path = tmp("small.tsv");
+	FILE *f;
+
+	CHECK(write_rows(path, false, &one, 0) == 0);		/* header only */
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.samples == 0 && rc.nphases == 0 && rc.avg_busy_ns == 0 && rc.cpu_frac == 0);
+	rank_cpu_release(&rc);
+	CHECK(write_rows(path, false, &one, 1) == 0);		/* one sample: no interval */
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.samples == 1 && rc.intervals == 0 && rc.nphases == 0 && rc.run_ns == 0);
+	CHECK(rc.t_first_ns == REAL0 && rc.t_last_ns == REAL0);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples(tmp("none.tsv"), 0.5, &rc, &e) == -E_IO);
+	rank_cpu_release(&rc);
+	f = fopen(path, "w");
+	fputs("# contend-nodeload 1\nt_mono_ns\tt_real_ns\n", f);
+	fclose(f);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == -E_FORMAT);
+	f = fopen(path, "w");
+	fputs("# contend-samples 1\nt_mono_ns\tt_real_ns\tpid\ttid\trun_ns\n", f);	/* no wait_ns */
+	fclose(f);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == -E_FORMAT);
+	CHECK(strstr(e.msg, "wait_ns") != NULL);
+	f = fopen(path, "w");
+	fputs("# contend-samples 2\nt_mono_ns\n", f);
+	fclose(f);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == -E_UNSUP);
+	/* Only the columns it needs, in another order: fine. */
+	f = fopen(path, "w");
+	fputs("# contend-samples 1\nwait_ns\trun_ns\ttid\tpid\tt_real_ns\tt_mono_ns\n"
+	      "0\t0\t1\t1\t10\t10\n0\t15\t1\t1\t30\t30\n", f);
+	fclose(f);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.n_busy == 1 && rc.run_ns == 15 && rc.elapsed_ns == 20);
+	rank_cpu_release(&rc);
+}
+
+/* Hostile counters near the top of the range saturate instead of overflowing. */
+TEST(hostile_values)
+{
+	const char *path = tmp("hostile.tsv");
+	FILE *f = fopen(path, "w");
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	fputs("# contend-samples 1\nt_mono_ns\tt_real_ns\tpid\ttid\trun_ns\twait_ns\n"
+	      "0\t0\t1\t1\t0\t0\n"
+	      "9223372036854775807\t9223372036854775807\t1\t1\t18446744073709551615\t18446744073709551615\n"
+	      "9223372036854775807\t9223372036854775807\t1\t2\t18446744073709551615\t18446744073709551615\n"
+	      "9223372036854775807\t9223372036854775807\t1\t3\t18446744073709551615\t18446744073709551615\n",
+	      f);
+	fclose(f);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.samples == 2 && rc.run_ns == INT64_MAX && rc.wait_ns == INT64_MAX);
+	CHECK(rc.n_busy == 1 && rc.cpu_frac >= 1.0);
+	rank_cpu_release(&rc);
+}
+
+/* phases.tsv rows read back as written. */
+TEST(write_rows_back)
+{
+	double run[10] = { 20, 20, 1, 1, 1, 20, 1, 20, 20, 20 };
+	size_t n;
+	struct srow *rows = one_thread(run, NULL, 10, &n);
+	const char *path = tmp("rank-2.tsv"), *out = tmp("phases.tsv");
+	struct rank_cpu rc;
+	struct tsv_w w;
+	struct tsv_r r;
+	struct err e = { { 0 }, 0 };
+	size_t i = 0;
+	int rcode;
+
+	CHECK(write_rows(path, false, rows, n) == 0);
+	free(rows);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.nphases == 5);
+	CHECK(tsv_w_open(&w, out, PHASES_FORMAT, PHASES_VERSION, phases_cols, false, true, &e) == 0);
+	CHECK(phases_write(&rc, &w, &e) == 0);
+	CHECK(tsv_w_close(&w, &e) == 0);
+	CHECK(tsv_r_open(&r, out, PHASES_FORMAT, PHASES_VERSION, phases_cols, &e) == 0);
+	while ((rcode = tsv_r_next(&r, &e)) == 1 && i < rc.nphases) {
+		int64_t rank, t0, t1, run_ns;
+
+		CHECK(tsv_r_i64(&r, 0, &rank, &e) == 0 && rank == 2);
+		CHECK_STR(tsv_r_str(&r, 1), rc.phases[i].busy ? "busy" : "idle");
+		CHECK(tsv_r_i64(&r, 2, &t0, &e) == 0 && t0 == rc.phases[i].t_start_ns);
+		CHECK(tsv_r_i64(&r, 3, &t1, &e) == 0 && t1 == rc.phases[i].t_end_ns);
+		CHECK(tsv_r_i64(&r, 4, &run_ns, &e) == 0 && run_ns == rc.phases[i].run_ns);
+		i++;
+	}
+	CHECK(rcode == 0 && i == 5);
+	tsv_r_close(&r);
+	rank_cpu_release(&rc);
+}
+
+int
+main(void)
+{
+	RUN(pattern);
+	RUN(threshold);
+	RUN(threads);
+	RUN(counter_reset);
+	RUN(clamp_and_gap);
+	RUN(damaged_rows);
+	RUN(truncated);
+	RUN(small_and_bad_files);
+	RUN(hostile_values);
+	RUN(write_rows_back);
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove '%s'\n", check_tmpdir());
+	}
+	return check_done();
+}

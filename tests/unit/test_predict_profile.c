@@ -1,0 +1,108 @@
+/* test_predict_profile: reading RUN/profile and RUN/topology.tsv for the models, with distrust. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "predict/profile.h"
+#include "tests/unit/check.h"
+
+static char run[256];
+
+static void
+put(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", run, name);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+#define RANKS_HDR "# contend-ranks 1\nrank\thost\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tn_busy\tn_idle\tcpu_pct\trun_ns\twait_ns\tmsgs_sent\tbytes_sent\tmsgs_recv\tbytes_recv\n"
+#define LINKS_HDR "# contend-links 1\nsrc\tdst\tmsgs\tbytes\tavg_bytes\tactive_ns\tt_first_ns\tt_last_ns\n"
+
+TEST(good_and_damaged_rows)
+{
+	struct prof p;
+	struct err e;
+
+	put("profile/ranks.tsv", RANKS_HDR
+	    "1\tws2\t34000000000\t80\t5\t15\t300000000\t50000000\t100\t100\t85\t1\t0\t1\t1\t1\t1\n"
+	    "0\tws1\t35000000000\t80\t5\t15\t300000000\t50000000\t100\t100\t85\t1\t0\t1\t1\t1\t1\n"
+	    "2\tws3\t-5\t80\t5\t15\t300000000\t50000000\t100\t100\t85\t1\t0\t1\t1\t1\t1\n"	/* negative time */
+	    "3\tws4\t5\t180\t5\t15\t3\t5\t1\t1\t85\t1\t0\t1\t1\t1\t1\n"				/* 180 % */
+	    "x\tws4\t5\t80\t5\t15\t3\t5\t1\t1\t85\t1\t0\t1\t1\t1\t1\n"				/* not a number */
+	    "4\tws5\t5\t80\n");									/* short row */
+	put("profile/links.tsv", LINKS_HDR
+	    "0\t1\t10\t10000\t1000\t5\t0\t10\n"
+	    "1\t0\t10\t10000\t1000\t5\t0\t10\n"
+	    "0\t1\t10\t10000\t1000\t5\t0\t10\n"	/* twice */
+	    "0\t7\t10\t10000\t1000\t5\t0\t10\n"	/* unknown rank */
+	    "1\t0\t10\t10000\t5\t5\t0\t10\n");	/* avg_bytes not bytes/msgs */
+	put("profile/netparams.tsv", "# contend-netparams 1\nkey\tvalue\nlat_ns\t50000\nbw_Bps\t1.25e7\nbw_how\tbulk transfer\n");
+	put("topology.tsv", "# contend-topology 1\nkind\ta\tb\tbw_Bps\tlat_ns\tconfidence\tstatus\tnote\tname\tcap_tps\n"
+	    "net\tlan0\t-\t12500000\t50000\t1\ttested\t-\tlan0\t-\n"
+	    "member\tws1\tlan0\t-\t-\t-\t-\t-\tws1\t-\n"
+	    "bogus\tws1\tlan0\t-\t-\t-\t-\t-\tws1\t-\n");
+	CHECK(prof_load(&p, run, &e) == 0);
+	CHECK(p.nranks == 2);
+	CHECK(p.ranks[0].rank == 0 && p.ranks[1].rank == 1);	/* sorted */
+	CHECK_STR(p.ranks[1].host, "ws2");
+	CHECK(prof_dedicated_ns(&p) == 35000000000LL);
+	CHECK(prof_nhosts(&p) == 2);
+	CHECK(prof_has_host(&p, "ws1") && !prof_has_host(&p, "ws3"));
+	CHECK(p.have_links && p.nlinks == 2);
+	CHECK(p.have_net && p.lat_ns == 50000);
+	CHECK_NEAR(p.bw_Bps, 1.25e7, 0);
+	CHECK_STR(p.bw_how, "bulk transfer");
+	CHECK(p.have_topo && p.ntopo == 2);
+	CHECK(p.damaged == 4 + 3 + 1);
+	CHECK(strstr(p.first_damage, "ranks.tsv") != NULL);
+	prof_free(&p);
+}
+
+TEST(missing_and_broken)
+{
+	struct prof p;
+	struct err e;
+	char path[300];
+
+	snprintf(path, sizeof path, "%s/profile/ranks.tsv", run);
+	remove(path);
+	CHECK(prof_load(&p, run, &e) < 0);
+	CHECK(strstr(e.msg, "contend parse") != NULL);
+	prof_free(&p);
+	put("profile/ranks.tsv", "# contend-links 1\nsrc\tdst\n");
+	CHECK(prof_load(&p, run, &e) < 0);	/* wrong format */
+	prof_free(&p);
+	put("profile/ranks.tsv", RANKS_HDR);
+	CHECK(prof_load(&p, run, &e) < 0);	/* no row */
+	CHECK(strstr(e.msg, "no usable rank row") != NULL);
+	prof_free(&p);
+	put("profile/ranks.tsv", RANKS_HDR
+	    "0\tws1\t35\t80\t5\t15\t3\t5\t1\t1\t85\t1\t0\t1\t1\t1\t1\n"
+	    "0\tws1\t35\t80\t5\t15\t3\t5\t1\t1\t85\t1\t0\t1\t1\t1\t1\n");
+	CHECK(prof_load(&p, run, &e) < 0);	/* a rank twice */
+	CHECK(strstr(e.msg, "twice") != NULL);
+	prof_free(&p);
+}
+
+int
+main(void)
+{
+	char prof[300];
+
+	snprintf(run, sizeof run, "%s", check_tmpdir());
+	snprintf(prof, sizeof prof, "%s/profile", run);
+	mkdir(prof, 0755);
+	RUN(good_and_damaged_rows);
+	RUN(missing_and_broken);
+	return check_done();
+}

@@ -1,0 +1,147 @@
+/* test_scenario: scenario files: units, sections, strict errors naming file, line and key. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "predict/scenario.h"
+#include "tests/unit/check.h"
+
+TEST(units)
+{
+	int64_t ns, b;
+	double bw, r, f;
+	struct err e;
+
+	CHECK(scen_parse_duration_ns("50 us", &ns, &e) == 0 && ns == 50000);
+	CHECK(scen_parse_duration_ns("2ms", &ns, &e) == 0 && ns == 2000000);
+	CHECK(scen_parse_duration_ns("1.5 s", &ns, &e) == 0 && ns == 1500000000);
+	CHECK(scen_parse_duration_ns("2", &ns, &e) < 0 && strstr(e.msg, "no unit") != NULL);
+	CHECK(scen_parse_duration_ns("-2 s", &ns, &e) < 0);
+	CHECK(scen_parse_duration_ns("inf s", &ns, &e) < 0);
+	CHECK(scen_parse_duration_ns("0x10 s", &ns, &e) < 0);
+	CHECK(scen_parse_bw_Bps("10 Mbit/s", &bw, &e) == 0);
+	CHECK_NEAR(bw, 1.25e6, 1e-6);
+	CHECK(scen_parse_bw_Bps("0.45 Mword/s", &bw, &e) == 0);
+	CHECK_NEAR(bw, 3.6e6, 1e-6);
+	CHECK(scen_parse_bw_Bps("10 Mbps", &bw, &e) < 0 && strstr(e.msg, "unknown unit 'Mbps'") != NULL);
+	CHECK(scen_parse_bytes("4 KiB", &b, &e) == 0 && b == 4096);
+	CHECK(scen_parse_bytes("2000 words", &b, &e) == 0 && b == 16000);
+	CHECK(scen_parse_rate_per_s("3 /min", &r, &e) == 0);
+	CHECK_NEAR(r, 0.05, 1e-12);
+	CHECK(scen_parse_fraction("45%", &f, &e) == 0);
+	CHECK_NEAR(f, 0.45, 1e-12);
+	CHECK(scen_parse_fraction("0.45", &f, &e) == 0);
+	CHECK(scen_parse_fraction("45", &f, &e) < 0);
+	CHECK(scen_parse_fraction("101%", &f, &e) < 0);
+}
+
+TEST(full_file)
+{
+	static const char text[] =
+		"; a comment\n"
+		"[scenario]\n"
+		"description = test\n"
+		"partitioning = load-dependent\n"
+		"delay_comm = constant 0.25\n"
+		"measured_time = 6.1 s\n"
+		"\n"
+		"[node ws2]\n"
+		"cpu_procs = 2\n"
+		"comm_fraction = 58%, 32%\n"
+		"burst = 1000 x 3000 words, 1000 x 1000 words\n"
+		"capacity = 50%\n"
+		"[rank 3]\n"
+		"load_average = 1.5\n"
+		"[link ws1-ws2]\n"
+		"bandwidth = 10 Mbit/s ; inline comment\n"
+		"latency = 2 ms\n"
+		"[link node-a node-b]\n"
+		"competing_flows = 2\n"
+		"[policy]\n"
+		"x = 10\n"
+		"[select]\n"
+		"candidates = ws1, ws2,ws3\n";
+	struct scen s;
+	struct err e;
+	const struct scen_node *n;
+	const struct scen_link *l;
+
+	CHECK(scen_load_string(&s, text, "dir/what-if.ini", &e) == 0);
+	CHECK_STR(s.name, "what-if");
+	CHECK(s.part == SCEN_PART_LOAD);
+	CHECK(s.delay == SCEN_DELAY_CONSTANT);
+	CHECK_NEAR(s.delay_const, 0.25, 0);
+	CHECK(s.measured_ns == 6100000000LL);
+	CHECK(s.nnodes == 2 && s.nlinks == 2);
+	n = scen_node_for(&s, 0, "ws2");
+	CHECK(n != NULL && n->cpu_procs == 2 && n->ncomm == 2);
+	CHECK(n != NULL && n->line == 8);
+	CHECK_NEAR(n->comm[1].comm_frac, 0.32, 1e-12);
+	CHECK_NEAR(n->comm[1].comp_frac, 0.68, 1e-12);
+	CHECK(n->comm[0].burst_msgs == 1000 && n->comm[0].burst_bytes == 24000);
+	CHECK_NEAR(n->capacity, 0.5, 0);
+	CHECK(scen_node_for(&s, 3, "ws2")->rank == 3);	/* [rank] wins over [node] */
+	CHECK(scen_node_for(&s, 0, "ws9") == NULL);
+	l = scen_link_for(&s, "ws2", "ws1");
+	CHECK(l != NULL && l->lat_ns == 2000000);
+	CHECK_NEAR(l->bw_Bps, 1.25e6, 1e-6);
+	CHECK(scen_link_for(&s, "node-a", "node-b") != NULL);
+	CHECK(s.ncand == 3);
+	CHECK_STR(s.cand[2], "ws3");
+	CHECK_NEAR(s.x, 10, 0);
+	scen_free(&s);
+}
+
+/* One bad file each: the message names the file, the line and (where there is one) the key. */
+TEST(errors)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "[node ws2]\ncpu_procs = 1.5\n", "'b.ini' line 2: key 'cpu_procs' in [node ws2]: '1.5' is not a whole number" },
+		{ "[node ws2]\ncpu_procs = 1\n[node ws2]\nweight = 1\n", "line 3: section [node ws2] appears twice" },
+		{ "cpu_procs = 1\n", "line 1: key 'cpu_procs'" },
+		{ "[link ws1]\nlatency = 1 ms\n", "line 1: section [link ws1]" },
+		{ "[link ws1-ws2]\n", "" },	/* no keys: nothing to complain about */
+		{ "[link ws1-ws2]\ncompeting_traffic = 20 Mbit/s\nbandwidth = 10 Mbit/s\n", "no bandwidth" },
+		{ "[node ws2]\ncomm_procs = 3\ncomm_fraction = 10%, 20%\n", "comm_fraction lists 2 competitors, comm_procs says 3" },
+		{ "[node ws2]\ncomm_fraction = 60%\ncompute_fraction = 60%\n", "more than all of it" },
+		{ "[node ws2]\ncpu_procs = 1\nload_average = 1\n", "not both" },
+		{ "[node ws2]\ncomm_procs = 1\ncomm_fraction = 10%\n", "need comm_bandwidth" },
+		{ "[node ws2]\nlambda = 1 /s\n", "lambda needs a service time" },
+		{ "[scenario]\npartitioning = random\n", "line 2: key 'partitioning' in [scenario]: 'random' is not a policy" },
+		{ "[node ws2]\n  cpu_procs = 1\n", "" },	/* leading blanks are fine */
+		{ "[node ws2]\ncpu_procs\n", "line 2: expected '[section]' or 'key = value'" },
+		{ "[node ws2]\ndescription = xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", "line 2: line longer than" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct scen s;
+		struct err e;
+		int rc;
+
+		memset(&e, 0, sizeof e);
+		rc = scen_load_string(&s, cases[i].text, "b.ini", &e);
+		if (cases[i].want[0] == '\0') {
+			CHECK(rc == 0);
+			if (rc == 0)
+				scen_free(&s);
+			continue;
+		}
+		CHECK(rc < 0);
+		if (strstr(e.msg, cases[i].want) == NULL) {
+			printf("case %zu: got \"%s\"\n", i, e.msg);
+			CHECK(strstr(e.msg, cases[i].want) != NULL);
+		}
+		CHECK(s.nodes == NULL && s.path == NULL);	/* nothing half-kept */
+	}
+}
+
+int
+main(void)
+{
+	RUN(units);
+	RUN(full_file);
+	RUN(errors);
+	return check_done();
+}
