@@ -1,7 +1,11 @@
 /* agent: launcher environment, the application as a child, signal forwarding, reaping. */
 #include "collect/agent.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -10,6 +14,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "lib/xalloc.h"
 
 static int
 env_int(const char *name, int *v, bool *present, struct err *e)
@@ -150,6 +156,66 @@ try_pmix(struct agent_env *a, struct err *e)
 	return 1;
 }
 
+/* The first name /etc/hosts gives addr, into out; false when none. */
+static bool
+hosts_name(const char *addr, char *out, size_t outlen)
+{
+	FILE *f = fopen("/etc/hosts", "re");
+	char line[1024];
+	bool found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof line, f) != NULL) {
+		char a[256], name[256];
+
+		if (line[0] == '#' || sscanf(line, "%255s %255s", a, name) != 2)
+			continue;
+		if (strcmp(a, addr) == 0) {
+			snprintf(out, outlen, "%s", name);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+void
+agent_netns_host(char *host, size_t hostlen)
+{
+	char mine[128], init[128];
+	ssize_t n1 = readlink("/proc/self/ns/net", mine, sizeof mine - 1);
+	ssize_t n2 = readlink("/proc/1/ns/net", init, sizeof init - 1);
+	struct ifaddrs *ifa, *p;
+	char addr[INET_ADDRSTRLEN] = "";
+
+	if (n1 <= 0 || n2 <= 0)
+		return;
+	mine[n1] = init[n2] = '\0';
+	if (strcmp(mine, init) == 0 || getifaddrs(&ifa) != 0)
+		return;
+	for (p = ifa; p != NULL && addr[0] == '\0'; p = p->ifa_next)
+		if (p->ifa_addr != NULL && p->ifa_addr->sa_family == AF_INET &&
+		    !(p->ifa_flags & IFF_LOOPBACK) && (p->ifa_flags & IFF_UP))
+			inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)p->ifa_addr)->sin_addr, addr,
+				  sizeof addr);
+	freeifaddrs(ifa);
+	if (addr[0] == '\0')
+		return;
+	{
+		char name[256];
+		char *joined;
+
+		if (hosts_name(addr, name, sizeof name)) {
+			snprintf(host, hostlen, "%s", name);
+			return;
+		}
+		joined = xasprintf("%s-%s", host, addr);
+		snprintf(host, hostlen, "%s", joined);
+		free(joined);
+	}
+}
+
 int
 agent_env_detect(struct agent_env *a, struct err *e)
 {
@@ -184,6 +250,7 @@ agent_env_detect(struct agent_env *a, struct err *e)
 			       a->local_size);
 	if (a->host[0] == '\0' && gethostname(a->host, sizeof a->host - 1) != 0)
 		snprintf(a->host, sizeof a->host, "unknown");
+	agent_netns_host(a->host, sizeof a->host);
 	return 0;
 }
 

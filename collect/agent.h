@@ -10,7 +10,9 @@
  *             SLURM_JOB_ID, SLURM_STEP_ID, SLURMD_NODENAME
  *   PMIx      PMIX_RANK, PMIX_NAMESPACE, PMIX_HOSTNAME (size and local rank when also given
  *             by one of the above, else unknown)
- *   none      rank 0 of 1 */
+ *   none      rank 0 of 1
+ * The node name is the launcher's, else gethostname, made distinct per network namespace
+ * by agent_netns_host. */
 #ifndef COLLECT_AGENT_H
 #define COLLECT_AGENT_H
 
@@ -34,6 +36,12 @@ struct agent_env {
 /* Read the launcher's environment (getenv). Returns 0, or -E_FORMAT with e set when a
  * variable is present but malformed (e.g. a rank outside the size). */
 int agent_env_detect(struct agent_env *a, struct err *e) WUR;
+
+/* Several "nodes" may share a kernel and a host name in separate network namespaces
+ * (the testbed's workstations). When this process is not in the network namespace of
+ * pid 1, replace host by the /etc/hosts name of the first up non-loopback IPv4 address,
+ * or append "-<address>" when there is none. Unchanged otherwise. */
+void agent_netns_host(char *host, size_t hostlen);
 
 /* Parse Slurm's SLURM_TASKS_PER_NODE ("2(x3),1") for node index node_id: the task count,
  * or -1 when malformed or out of range. */

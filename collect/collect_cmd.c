@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "collect/agent.h"
 #include "collect/capture.h"
 #include "collect/check.h"
+#include "collect/cpucap.h"
 #include "collect/runmeta.h"
 #include "collect/sampler.h"
 #include "collect/sockmap.h"
@@ -280,6 +282,17 @@ rank_meta_start(struct agent *a)
 	runmeta_set(m, "sockets", "sockets/rank-%d.tsv", a->env.rank);
 	runmeta_set(m, "how_ended", "running");
 	{
+		/* The application inherits the agent's affinity and cgroups. */
+		struct cpucap cc;
+
+		cpucap_read(0, &cc);
+		runmeta_set_i64(m, "cpus_allowed", cc.cpus_allowed);
+		runmeta_set(m, "cpu_cgroup", "%s", cc.cgroup[0] ? cc.cgroup : "-");
+		runmeta_set_i64(m, "cpu_quota_us", cc.quota_us);
+		runmeta_set_i64(m, "cpu_period_us", cc.period_us);
+		runmeta_set(m, "cpu_capacity", "%.3f", cc.capacity_cpus);
+	}
+	{
 		char *cmd = join_argv(a->o->argv);
 
 		runmeta_set(m, "command", "%s", cmd);
@@ -371,6 +384,10 @@ local_peers_done(struct agent *a, int64_t waited_ns)
 		runmeta_release(&m);
 	}
 	if (done >= want)
+		return true;
+	/* A rank that outlives this one by a minute is not waited for (its agent may be
+	 * gone in a way this node cannot see). */
+	if (waited_ns > 60 * (int64_t)1000000000)
 		return true;
 	/* Rank files that never appear: their agents failed before writing one. */
 	if (found < want && waited_ns > 5 * (int64_t)1000000000 && found == done)
@@ -515,6 +532,26 @@ sleep_until(int64_t t_mono_ns)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/* Refuse to start the application once this rank's meta exists: say so in it, so the
+ * node's capturing agent does not wait for this rank. */
+static _Noreturn void PRINTF(2, 3)
+refuse(struct agent *a, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	struct err e;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	runmeta_set(&a->rank_meta, "how_ended", "not-started");
+	runmeta_set(&a->rank_meta, "error", "%s", msg);
+	runmeta_set_i64(&a->rank_meta, "end_real_ns", agent_real_ns());
+	if (write_rank_meta(a, &e) < 0)
+		warnx_("collect: %s", e.msg);
+	die("collect: %s; not starting '%s'", msg, a->o->argv[0]);
+}
+
 static int
 run_agent(struct opts *o)
 {
@@ -564,15 +601,13 @@ run_agent(struct opts *o)
 		free(rpath);
 	}
 	if (open_outputs(a, &e) < 0)
-		die("collect: %s (use --force to overwrite an earlier run); not starting '%s'",
-		    e.msg, o->argv[0]);
+		refuse(a, "%s (use --force to overwrite an earlier run)", e.msg);
 
 	if (a->env.local_rank == 0 && !o->no_capture) {
 		start_capture(a);
 		if (a->cap == NULL) {
 			if (o->require_capture)
-				die("collect: %s; not starting '%s' (--require-capture)", a->cap_status + 8,
-				    o->argv[0]);
+				refuse(a, "%s (--require-capture)", a->cap_status + 8);
 			warnx_("collect: %s; CPU sampling continues", a->cap_status + 8);
 		}
 	}

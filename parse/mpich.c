@@ -98,7 +98,8 @@ struct udir {
 	unsigned next_flags;
 	struct buf scan;
 	uint64_t scanned_bytes;
-	struct umsg pend[PEND_MAX];
+	struct umsg *pend;	/* messages in flight: npend slots, at most PEND_MAX */
+	size_t npend, pend_cap;
 	uint64_t nage;
 	int32_t world;		/* sender's world rank learned from a UCP tag, -1 unknown */
 	bool cm_seen;		/* a connection request named the initiator's listener */
@@ -113,8 +114,8 @@ struct mpich {
 	struct msg_sink sink;
 	struct dec_stats *st;
 	struct udir d[2];
-	struct msg *queue;	/* messages waiting for ranks, QUEUE_MAX */
-	size_t nqueue;
+	struct msg *queue;	/* messages waiting for ranks, at most QUEUE_MAX */
+	size_t nqueue, queue_cap;
 };
 
 static void feed(struct mpich *u, int d, const uint8_t *p, size_t n, int64_t t_ns);
@@ -225,7 +226,6 @@ mpich_open(const struct conn_info *ci, const struct msg_sink *sink, struct dec_s
 	dir_init(&u->d[1], ci->saw_syn ? US_HDR : US_SCAN);
 	if (!ci->saw_syn)
 		u->d[0].next_flags = u->d[1].next_flags = MSG_F_RESYNC;
-	u->queue = xcalloc(QUEUE_MAX, sizeof *u->queue);
 	return u;
 }
 
@@ -281,6 +281,7 @@ emit(struct mpich *u, struct msg *m)
 	}
 	if (u->nqueue == QUEUE_MAX)
 		flush_queue(u);
+	u->queue = xgrow(u->queue, &u->queue_cap, u->nqueue + 1, sizeof *u->queue);
 	u->queue[u->nqueue++] = *m;
 }
 
@@ -339,13 +340,16 @@ pend_new(struct mpich *u, int d)
 	struct udir *ud = &u->d[d];
 	int i, old = -1;
 
-	for (i = 0; i < PEND_MAX; i++) {
+	for (i = 0; i < (int)ud->npend; i++) {
 		if (!ud->pend[i].used)
 			break;
 		if (old < 0 || ud->pend[i].age < ud->pend[old].age)
 			old = i;
 	}
-	if (i == PEND_MAX) {
+	if (i == (int)ud->npend && ud->npend < PEND_MAX) {	/* grow lazily */
+		ud->pend = xgrow(ud->pend, &ud->pend_cap, ud->npend + 1, sizeof *ud->pend);
+		ud->npend++;
+	} else if (i == (int)ud->npend) {
 		u->st->bad++;
 		emit_pending(u, d, &ud->pend[old], MSG_F_TRUNC);
 		i = old;
@@ -363,7 +367,7 @@ pend_find(struct udir *ud, enum key k, uint64_t v)
 {
 	int i, best = -1;
 
-	for (i = 0; i < PEND_MAX; i++) {
+	for (i = 0; i < (int)ud->npend; i++) {
 		struct umsg *pm = &ud->pend[i];
 		uint64_t have;
 
@@ -385,7 +389,7 @@ pend_by_addr(struct udir *ud, uint64_t addr)
 {
 	int i, k;
 
-	for (i = 0; i < PEND_MAX; i++) {
+	for (i = 0; i < (int)ud->npend; i++) {
 		struct umsg *pm = &ud->pend[i];
 
 		if (!pm->used)
@@ -598,7 +602,18 @@ record_start(struct mpich *u, int d)
 		}
 		break;
 	}
-	default:	/* wireup, sync ack, ATS, ATP, put ack, keepalive, RMA, stream, AM */
+	case AM_RNDV_ATP: {	/* the sender says all data went out: finish the message */
+		uint64_t rreq = rd_le64(&r);
+
+		u->st->ctrl++;
+		i = pend_find(ud, K_RREQ, rreq);
+		if (i >= 0) {
+			ud->pend[i].flags |= MSG_F_GAP;	/* its data were not all seen here */
+			emit_pending(u, d, &ud->pend[i], 0);
+		}
+		break;
+	}
+	default:	/* wireup, sync ack, ATS, put ack, keepalive, RMA, stream, AM */
 		u->st->ctrl++;
 		break;
 	}
@@ -855,13 +870,14 @@ mpich_close(void *state, int64_t t_ns)
 		for (;;) {
 			int old = -1;
 
-			for (i = 0; i < PEND_MAX; i++)
+			for (i = 0; i < (int)ud->npend; i++)
 				if (ud->pend[i].used && (old < 0 || ud->pend[i].age < ud->pend[old].age))
 					old = i;
 			if (old < 0)
 				break;
 			emit_pending(u, d, &ud->pend[old], MSG_F_TRUNC);
 		}
+		free(ud->pend);
 		buf_release(&ud->scan);
 	}
 	flush_queue(u);

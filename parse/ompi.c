@@ -105,7 +105,8 @@ struct odir {
 	unsigned next_flags;	/* MSG_F_RESYNC / MSG_F_GAP for the next message */
 	struct buf scan;	/* resync window */
 	uint64_t scanned_bytes;
-	struct omsg pend[PEND_MAX];
+	struct omsg *pend;	/* messages in flight: npend slots, at most PEND_MAX */
+	size_t npend, pend_cap;
 	uint64_t nage;
 	int64_t t_last_ns;
 };
@@ -257,13 +258,16 @@ pend_new(struct ompi *o, int d)
 	struct odir *od = &o->d[d];
 	int i, old = -1;
 
-	for (i = 0; i < PEND_MAX; i++) {
+	for (i = 0; i < (int)od->npend; i++) {
 		if (!od->pend[i].used)
 			break;
 		if (old < 0 || od->pend[i].age < od->pend[old].age)
 			old = i;
 	}
-	if (i == PEND_MAX) {	/* cap reached: the oldest is given up as truncated */
+	if (i == (int)od->npend && od->npend < PEND_MAX) {	/* grow lazily */
+		od->pend = xgrow(od->pend, &od->pend_cap, od->npend + 1, sizeof *od->pend);
+		od->npend++;
+	} else if (i == (int)od->npend) {	/* cap reached: the oldest is given up as truncated */
 		o->st->bad++;
 		emit_pending(o, d, &od->pend[old], MSG_F_TRUNC);
 		i = old;
@@ -279,7 +283,7 @@ pend_by_req(struct odir *od, uint64_t src_req)
 {
 	int i, best = -1;
 
-	for (i = 0; i < PEND_MAX; i++)	/* the newest wins if a stale one shares the pointer */
+	for (i = 0; i < (int)od->npend; i++)	/* the newest wins if a stale one shares the pointer */
 		if (od->pend[i].used && od->pend[i].src_req == src_req &&
 		    (best < 0 || od->pend[i].age > od->pend[best].age))
 			best = i;
@@ -291,7 +295,7 @@ pend_by_addr(struct odir *od, uint64_t addr, uint64_t *off)
 {
 	int i, k;
 
-	for (i = 0; i < PEND_MAX; i++) {
+	for (i = 0; i < (int)od->npend; i++) {
 		struct omsg *pm = &od->pend[i];
 
 		if (!pm->used)
@@ -564,7 +568,9 @@ scan_push(struct ompi *o, int d, const uint8_t *p, size_t n, int64_t t_ns)
 			buf_clear(&od->scan);
 			od->st = OS_HDR;
 			od->hlen = 0;
-			feed(o, d, tmp, rest, t_ns);	/* depth bounded: see docs/mpi-decoders.md */
+			/* replay from the candidate; nesting is bounded by the window size, as each
+			 * level starts at least one byte further into it */
+			feed(o, d, tmp, rest, t_ns);
 			free(tmp);
 			return take;
 		}
@@ -742,13 +748,14 @@ ompi_close(void *state, int64_t t_ns)
 		for (;;) {	/* oldest first */
 			int old = -1;
 
-			for (i = 0; i < PEND_MAX; i++)
+			for (i = 0; i < (int)od->npend; i++)
 				if (od->pend[i].used && (old < 0 || od->pend[i].age < od->pend[old].age))
 					old = i;
 			if (old < 0)
 				break;
 			emit_pending(o, d, &od->pend[old], MSG_F_TRUNC);
 		}
+		free(od->pend);
 		buf_release(&od->scan);
 	}
 	free(o);

@@ -45,6 +45,18 @@ open_file(FILE *f, const char *name, bool gzip, bool *trunc_flag, struct pcapin 
 	return in;
 }
 
+/* Seconds and nanoseconds as ns, clamped to [0, PCAPIN_MAX_T_NS] so that a damaged
+ * timestamp cannot overflow any later difference of two times. */
+static int64_t
+clamp_ns(int64_t sec, int64_t nsec)
+{
+	if (sec < 0)
+		return 0;
+	if (sec >= PCAPIN_MAX_T_NS / 1000000000)
+		return PCAPIN_MAX_T_NS;
+	return sec * 1000000000 + (nsec < 0 ? 0 : nsec % 1000000000);
+}
+
 struct pcapin *
 pcapin_open(const char *path, struct err *e)
 {
@@ -114,7 +126,7 @@ pcapin_next(struct pcapin *in, struct pcapin_pkt *pkt, struct err *e)
 		return 0;
 	rc = pcap_next_ex(in->pc, &h, &data);
 	if (rc == 1) {
-		pkt->t_ns = (int64_t)h->ts.tv_sec * 1000000000 + (int64_t)h->ts.tv_usec;
+		pkt->t_ns = clamp_ns(h->ts.tv_sec, h->ts.tv_usec);
 		pkt->data = data;
 		pkt->caplen = h->caplen;
 		pkt->origlen = h->len;

@@ -15,9 +15,13 @@
 
 struct pcapin;
 
+/* Packet times are clamped to [0, PCAPIN_MAX_T_NS] (about year 2116): differences of two
+ * times never overflow. */
+#define PCAPIN_MAX_T_NS ((int64_t)1 << 62)
+
 /* One packet, borrowed until the next pcapin_next or pcapin_close. */
 struct pcapin_pkt {
-	int64_t t_ns;		/* capture time, ns since the epoch (CLOCK_REALTIME) */
+	int64_t t_ns;		/* capture time, ns since the epoch (CLOCK_REALTIME), clamped */
 	const uint8_t *data;	/* caplen captured bytes */
 	uint32_t caplen;	/* bytes captured */
 	uint32_t origlen;	/* bytes on the wire (>= caplen in a sane file) */

@@ -54,6 +54,8 @@ struct rank_cpu {
 	int64_t run_ns;		/* CPU time summed over the intervals */
 	int64_t wait_ns;	/* run-queue wait summed over the intervals */
 	double cpu_frac;	/* run_ns / elapsed_ns (can pass 1 with several threads); 0 if no interval */
+	/* Phase durations are measured on CLOCK_MONOTONIC (sums of interval lengths), so a
+	 * realtime step during the run does not distort them. */
 	double avg_busy_ns;	/* busytimephase: mean busy phase duration, 0 when none */
 	double avg_idle_ns;	/* idletimephase: mean idle phase duration, 0 when none */
 	int64_t busy_ns, idle_ns;	/* total duration of busy and of idle phases */

@@ -10,6 +10,9 @@
 #include "lib/xalloc.h"
 #include "predict/p000.h"
 #include "predict/p003.h"
+#include "predict/run001.h"
+#include "predict/run002.h"
+#include "predict/run004.h"
 
 const struct model models[] = {
 	{ "p003", "003", "Venkataramaiah & Subhlok, Performance Prediction for Simple CPU and Network Sharing",
@@ -26,8 +29,55 @@ const struct model models[] = {
 	  "scenario: cpu_procs, comm_procs with comm/compute fractions and comm_bandwidth, capacity, "
 	  "weight or serial_time, work_fraction, partitioning, delay_comm, link bandwidth",
 	  p000_predict },
+	{ "p001", "001", "Shao, Berman & Wolski, Master/Slave Computing on the Grid",
+	  "eqs. 1-8 (work rates, AppRate by maximum flow, ExecTime eq. 2), Sec. 4.5 (simulator: "
+	  "predicted time, slave idle time, resource utilisation), Table 1 from the trace",
+	  "run: messages (master/slave pattern, Tasks, Size_TaskXfer), busy phases (T_SlaveCPU, "
+	  "T_MasterCPU), topology.dot or netparams B (graph G); scenario: cpu_procs, load_average, "
+	  "capacity (Avail_CPU)",
+	  run001_predict },
+	{ "p002", "002", "Zhang & Yan, Modeling and Characterizing Parallel Computing Performance on "
+	  "Heterogeneous Networks of Workstations",
+	  "eqs. 1-2 (power weights), eq. 4 (H), eq. 5 (P_deg), def. 1 and eq. 6 (speedup), "
+	  "eq. 14 (efficiency); prediction under changed weights (derived in docs/predict.md)",
+	  "run: busy phases per rank (active time), exec time; scenario: serial_time (weights of "
+	  "the run), weight, capacity, cpu_procs, load_average (weights under the scenario)",
+	  run002_predict },
+	{ "p004", "004", "Peterson & Chamberlain, Parallel application performance in a shared "
+	  "resource environment",
+	  "eq. 5 (R_P), eq. 11 (eta by order statistics), eqs. 20-24 (processor-sharing "
+	  "background), eqs. 25-29 (M/G/1 H2 background), iterations detected from the trace",
+	  "run: messages and busy phases (I, t_serial, t_PAR_WK, t_overhead, eta measured); "
+	  "scenario: lambda with service_mean or service_p/service_mean_a/service_mean_b, "
+	  "cpu_procs, speed",
+	  run004_predict },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
+
+const struct selector selectors[] = {
+	{ "p001", "001", "the best master and slaves for a master/slave run (Figure 2, Sec. 4.6)",
+	  "", run001_select },
+	{ "p004", "004", "the best processor set for a synchronous iterative run (Figure 5, greedy, "
+	  "eq. 35 and its constrained forms)",
+	  "fig5, greedy, cost, goal, budget", run004_select },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+double
+pred_cpu_share(const struct scen_node *n)
+{
+	double share = 1;
+
+	if (n == NULL)
+		return 1;
+	if (!isnan(n->capacity))
+		share = n->capacity;
+	if (n->cpu_procs > 0)
+		share /= 1 + n->cpu_procs;
+	else if (!isnan(n->load_avg) && n->load_avg > 0)
+		share /= 1 + n->load_avg;
+	return share;
+}
 
 const struct model *
 model_find(const char *name)

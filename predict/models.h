@@ -23,9 +23,10 @@ enum pred_status {
 
 /* One breakdown row. */
 struct pred_item {
-	char kind[8];		/* "node", "link" or "factor" */
+	char kind[8];		/* "node", "link", "factor", "rate", "util", "master", "slave", "set" */
 	char name[160];		/* "rank 2 (ws2)", "ws1-ws2", ... */
-	double added_ns;	/* what this item alone adds to the dedicated time, ns */
+	double added_ns;	/* what this item alone adds to the dedicated time, ns; NAN for
+				 * rows that only report a figure (value) */
 	double value;		/* the item's own number (slowdown, increase fraction), NAN if none */
 	char equation[40];	/* "003 Sec. 2.1", "000 eq. 2", ... */
 	char detail[200];	/* the inputs it used, for people */
@@ -69,5 +70,28 @@ struct model {
 extern const struct model models[];	/* terminated by a NULL name */
 /* NULL when no model has that name. */
 const struct model *model_find(const char *name);
+
+/* A resource-selection answer (`contend predict --select`): fills r with ranked rows
+ * (kind "master", "slave", "set", ...) and predicted_ns the predicted time of the chosen
+ * resources, or PRED_NA with the reason. s may hold no sections (all hosts are candidates).
+ * policy: NULL or a selector-specific name. Returns 0, or negative with e set for broken
+ * inputs or an unknown policy (-E_USAGE). */
+typedef int (*select_fn)(const struct prof *p, const struct scen *s, const char *policy,
+			 struct pred_result *r, struct err *e);
+
+struct selector {
+	const char *name;	/* "p001", "p004" */
+	const char *paper;
+	const char *question;	/* what it answers, for people */
+	const char *policies;	/* the --policy names it knows, "" for none */
+	select_fn select;
+};
+
+extern const struct selector selectors[];	/* terminated by a NULL name */
+
+/* The share of a CPU the application gets on a node under the scenario: capacity (default 1)
+ * divided by 1 + the competing CPU-bound processes (or 1 + the load average). n may be NULL
+ * (1). Fair sharing among runnable processes is assumed (papers 001 and 002's Avail_CPU). */
+double pred_cpu_share(const struct scen_node *n);
 
 #endif

@@ -17,9 +17,9 @@
 
 const char usage_predict[] =
 	"usage: contend predict RUN --scenario FILE [--model NAME]\n"
+	"       contend predict --select RUN [--scenario FILE] [--policy NAME] [--model NAME]\n"
 	"       contend predict --list-models\n"
 	"       contend predict --calibrate-delay-comm [--out FILE]\n"
-	"       contend predict RUN --scenario FILE --select\n"
 	"\n"
 	"Predict how long the run in RUN would take under the what-if scenario FILE (an INI\n"
 	"file, docs/scenario.md): competing processes on nodes, slower or shared links, a\n"
@@ -33,8 +33,14 @@ const char usage_predict[] =
 	"  -s, --scenario FILE        the scenario\n"
 	"  -m, --model NAME           only this model (see --list-models)\n"
 	"  -l, --list-models          list the models, their papers and inputs\n"
-	"      --select               answer the papers' resource questions (best master and\n"
-	"                             slaves, best processor set) for the scenario\n"
+	"      --select               answer the papers' resource questions, ranked: best master\n"
+	"                             and slaves (p001), best processor set (p004); candidates\n"
+	"                             from the scenario's [select], else every host; writes\n"
+	"                             RUN/predict/select-<name>.tsv\n"
+	"  -p, --policy NAME          p004's selection policy: fig5, greedy, cost (eq. 35 with\n"
+	"                             [policy] x and node cost), goal ([policy] deadline) or\n"
+	"                             budget ([policy] budget); default greedy, or fig5 when\n"
+	"                             every node has the same speed\n"
 	"      --calibrate-delay-comm measure paper 000's delay_comm curves on the testbed\n"
 	"  -o, --out FILE             where --calibrate-delay-comm writes its curves\n"
 	"                             (default delaycomm.tsv)\n"
@@ -46,7 +52,9 @@ const char usage_predict[] =
 	"examples:\n"
 	"  contend predict --list-models\n"
 	"  contend predict traces/stencil-4ws --scenario docs/scenarios/load-one-node.ini\n"
-	"  contend predict RUN --scenario docs/scenarios/slow-link.ini --model p003\n";
+	"  contend predict RUN --scenario docs/scenarios/slow-link.ini --model p003\n"
+	"  contend predict RUN --scenario docs/scenarios/background-queue.ini --model p004\n"
+	"  contend predict --select RUN --scenario docs/scenarios/background-queue.ini --policy cost\n";
 
 static void
 list_models(void)
@@ -56,6 +64,27 @@ list_models(void)
 		printf("    equations: %s\n", m->equations);
 		printf("    inputs:    %s\n", m->inputs);
 	}
+	printf("\nselection (--select):\n");
+	for (const struct selector *x = selectors; x->name != NULL; x++)
+		printf("%s  (paper %s) %s%s%s\n", x->name, x->paper, x->question,
+		       x->policies[0] ? "; policies: " : "", x->policies);
+}
+
+/* One breakdown row for people: what it adds (when it adds something) and its value. */
+static void
+print_item(const struct pred_item *it)
+{
+	char b2[64], b3[64];
+
+	if (isnan(it->added_ns))
+		snprintf(b2, sizeof b2, "-");
+	else
+		snprintf(b2, sizeof b2, "%+.3f s", it->added_ns / 1e9);
+	if (isnan(it->value))
+		snprintf(b3, sizeof b3, "-");
+	else
+		snprintf(b3, sizeof b3, "%.4g", it->value);
+	printf("  %-6s %-22s %12s %10s  %-16s %s\n", it->kind, it->name, b2, b3, it->equation, it->detail);
 }
 
 /* Seconds with 3 decimals for people. */
@@ -66,7 +95,7 @@ secs(char *buf, size_t n, double ns)
 }
 
 static int
-write_tsv(const char *run, const struct scen *s, double T, int64_t measured_ns,
+write_tsv(const char *run, const char *name, const struct scen *s, double T, int64_t measured_ns,
 	  const struct model *const *ms, const struct pred_result *rs, int nm, char **out_path,
 	  struct err *e)
 {
@@ -82,12 +111,12 @@ write_tsv(const char *run, const struct scen *s, double T, int64_t measured_ns,
 		free(dir);
 		return rc;
 	}
-	path = xasprintf("%s/%s.tsv", dir, s->name);
+	path = xasprintf("%s/%s.tsv", dir, name);
 	free(dir);
 	*out_path = path;
 	if ((rc = tsv_w_open(&t, path, "predict", 1, cols, false, true, e)) < 0)
 		return rc;
-	rc = tsv_w_comment(&t, e, "scenario %s", s->path);
+	rc = tsv_w_comment(&t, e, "scenario %s", s->path ? s->path : "(none)");
 	/* the measured dedicated time */
 	tsv_w_str(&t, "-");
 	tsv_w_str(&t, "-");
@@ -134,8 +163,13 @@ write_tsv(const char *run, const struct scen *s, double T, int64_t measured_ns,
 			tsv_w_str(&t, ms[i]->paper);
 			tsv_w_str(&t, it->kind);
 			tsv_w_str(&t, it->name);
-			tsv_w_i64(&t, (int64_t)llround(T + it->added_ns));
-			tsv_w_i64(&t, (int64_t)llround(it->added_ns));
+			if (isnan(it->added_ns)) {
+				tsv_w_str(&t, "-");
+				tsv_w_str(&t, "-");
+			} else {
+				tsv_w_i64(&t, (int64_t)llround(T + it->added_ns));
+				tsv_w_i64(&t, (int64_t)llround(it->added_ns));
+			}
 			tsv_w_str(&t, "-");
 			isnan(it->value) ? tsv_w_str(&t, "-") : tsv_w_f64(&t, it->value);
 			tsv_w_str(&t, it->equation);
@@ -166,6 +200,109 @@ calibrate(const char *out)
 	    "(docs/formats.md), then set delay_comm = file PATH");
 }
 
+static void
+load_run(struct prof *p, const char *run)
+{
+	struct err e;
+
+	if (prof_load(p, run, &e) < 0) {
+		prof_free(p);
+		die("predict: %s", e.msg);
+	}
+	if (p->damaged > 0)
+		warnx_("predict: %ld damaged profile rows skipped; first: %s", p->damaged, p->first_damage);
+	if (p->truncated > 0)
+		warnx_("predict: %ld profile files end early; their rows before the cut are used", p->truncated);
+	if (p->capped > 0)
+		warnx_("predict: %ld messages or phases past the caps were not used", p->capped);
+}
+
+/* --select: every selector (or the one named), ranked rows, RUN/predict/select-<name>.tsv. */
+static int
+cmd_select(const char *run, const char *scen_path, const char *model_name, const char *policy)
+{
+	const struct model *ms[8];
+	static struct model as_model[8];
+	struct pred_result rs[8];
+	struct scen s;
+	struct prof p;
+	struct err e;
+	int nm = 0, nok = 0;
+	double T;
+	char *tsv_path = NULL, *name;
+	char b1[64];
+	bool known = false;
+
+	for (const struct selector *x = selectors; x->name != NULL; x++)
+		if (model_name == NULL || strcmp(model_name, x->name) == 0)
+			known = true;
+	if (!known)
+		die_usage("predict: --select: no selection for model '%s' (see 'contend predict --list-models')",
+			  model_name);
+	if (policy != NULL && model_name != NULL && strcmp(model_name, "p004") != 0)
+		die_usage("predict: --policy is for p004's selection");
+	if (scen_path != NULL) {
+		if (scen_load(&s, scen_path, &e) < 0)
+			die("predict: %s", e.msg);
+	} else if (scen_load_string(&s, "", "all", &e) < 0) {
+		die("predict: %s", e.msg);
+	}
+	load_run(&p, run);
+	T = (double)prof_dedicated_ns(&p);
+	secs(b1, sizeof b1, T);
+	printf("run '%s': %d ranks on %d hosts, dedicated %s (measured)\n", run, p.nranks, prof_nhosts(&p), b1);
+	if (scen_path != NULL)
+		printf("scenario '%s'%s%s\n", s.path, s.description ? ": " : "", s.description ? s.description : "");
+	for (const struct selector *x = selectors; x->name != NULL && nm < 8; x++) {
+		struct pred_result *r = &rs[nm];
+
+		if (model_name != NULL && strcmp(model_name, x->name) != 0)
+			continue;
+		pred_result_init(r);
+		if (x->select(&p, &s, x->policies[0] ? policy : NULL, r, &e) < 0) {
+			if (e.code == -E_USAGE && policy != NULL) {
+				for (int i = 0; i <= nm; i++)
+					pred_result_free(&rs[i]);
+				prof_free(&p);
+				scen_free(&s);
+				die_usage("predict: --select: %s", e.msg);
+			}
+			pred_na(r, "%s", e.msg);
+		}
+		as_model[nm] = (struct model){ .name = x->name, .paper = x->paper };
+		ms[nm] = &as_model[nm];
+		nm++;
+		printf("\n%s (paper %s): %s\n", x->name, x->paper, x->question);
+		if (r->status == PRED_NA) {
+			printf("  does not apply: %s\n", r->why);
+			continue;
+		}
+		nok++;
+		secs(b1, sizeof b1, r->predicted_ns);
+		printf("  predicted with the selection: %s  (x%.3f, %s)\n", b1, r->predicted_ns / T, r->equation);
+		for (int k = 0; k < r->nitems; k++)
+			print_item(&r->items[k]);
+		if (r->dropped > 0)
+			printf("  (%ld more items not shown)\n", r->dropped);
+		if (r->note[0])
+			printf("  note: %s\n", r->note);
+	}
+	name = xasprintf("select-%s", s.name);
+	if (write_tsv(run, name, &s, T, -1, ms, rs, nm, &tsv_path, &e) < 0) {
+		warnx_("predict: %s", e.msg);
+		nok = 0;
+	} else {
+		printf("\nwrote '%s'\n", tsv_path);
+	}
+	free(name);
+	free(tsv_path);
+	for (int i = 0; i < nm; i++)
+		pred_result_free(&rs[i]);
+	prof_free(&p);
+	scen_free(&s);
+	return nok > 0 ? 0 : 1;
+}
+
 int
 cmd_predict(int argc, char **argv)
 {
@@ -176,6 +313,7 @@ cmd_predict(int argc, char **argv)
 		{ "select", no_argument, NULL, 'S' },
 		{ "calibrate-delay-comm", no_argument, NULL, 'C' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "policy", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -190,9 +328,10 @@ cmd_predict(int argc, char **argv)
 	int64_t measured_ns = -1;
 	double T;
 	char *tsv_path = NULL;
-	char b1[64], b2[64];
+	char b1[64];
+	const char *policy = NULL;
 
-	while ((c = cli_getopt(argc, argv, "s:m:lo:h", longopts, usage_predict)) != -1) {
+	while ((c = cli_getopt(argc, argv, "s:m:lo:p:h", longopts, usage_predict)) != -1) {
 		switch (c) {
 		case 's': scen_path = optarg; break;
 		case 'm': model_name = optarg; break;
@@ -200,6 +339,7 @@ cmd_predict(int argc, char **argv)
 		case 'S': select = true; break;
 		case 'C': calib = true; break;
 		case 'o': out = optarg; break;
+		case 'p': policy = optarg; break;
 		default: break;
 		}
 	}
@@ -217,21 +357,17 @@ cmd_predict(int argc, char **argv)
 	if (optind + 1 != argc)
 		die_usage("predict: expected one RUN directory (see 'contend predict --help')");
 	run = argv[optind];
+	if (select)
+		return cmd_select(run, scen_path, model_name, policy);
+	if (policy != NULL)
+		die_usage("predict: --policy goes with --select");
 	if (scen_path == NULL)
 		die_usage("predict: --scenario FILE is required (see docs/scenario.md)");
 	if (model_name != NULL && model_find(model_name) == NULL)
 		die_usage("predict: unknown model '%s' (see 'contend predict --list-models')", model_name);
 	if (scen_load(&s, scen_path, &e) < 0)
 		die("predict: %s", e.msg);
-	if (prof_load(&p, run, &e) < 0) {
-		prof_free(&p);
-		scen_free(&s);
-		die("predict: %s", e.msg);
-	}
-	if (p.damaged > 0)
-		warnx_("predict: %ld damaged profile rows skipped; first: %s", p.damaged, p.first_damage);
-	if (p.truncated > 0)
-		warnx_("predict: %ld profile files end early; their rows before the cut are used", p.truncated);
+	load_run(&p, run);
 	for (int i = 0; i < s.nnodes; i++)
 		if (s.nodes[i].rank < 0 && !prof_has_host(&p, s.nodes[i].host))
 			warnx_("predict: '%s' line %d: host '%s' ran no rank of this run; the section is ignored",
@@ -239,12 +375,6 @@ cmd_predict(int argc, char **argv)
 		else if (s.nodes[i].rank >= 0 && prof_rank(&p, s.nodes[i].rank) == NULL)
 			warnx_("predict: '%s' line %d: the run has no rank %d; the section is ignored", s.path,
 			       s.nodes[i].line, s.nodes[i].rank);
-	if (select) {
-		prof_free(&p);
-		scen_free(&s);
-		die("predict: --select: no resource-selection model is built into this version "
-		    "(papers 001 and 004)");
-	}
 	if (s.measured_ns >= 0) {
 		measured_ns = s.measured_ns;
 	} else if (s.measured_run != NULL) {
@@ -286,18 +416,14 @@ cmd_predict(int argc, char **argv)
 		if (measured_ns > 0)
 			printf("  error %+.1f%%", 100 * (r->predicted_ns - (double)measured_ns) / (double)measured_ns);
 		printf("\n");
-		for (int k = 0; k < r->nitems; k++) {
-			const struct pred_item *it = &r->items[k];
-
-			snprintf(b2, sizeof b2, "%+.3f s", it->added_ns / 1e9);
-			printf("  %-6s %-22s %12s  %-13s %s\n", it->kind, it->name, b2, it->equation, it->detail);
-		}
+		for (int k = 0; k < r->nitems; k++)
+			print_item(&r->items[k]);
 		if (r->dropped > 0)
 			printf("  (%ld more items not shown)\n", r->dropped);
 		if (r->note[0])
 			printf("  note: %s\n", r->note);
 	}
-	if (write_tsv(run, &s, T, measured_ns, ms, rs, nm, &tsv_path, &e) < 0) {
+	if (write_tsv(run, s.name, &s, T, measured_ns, ms, rs, nm, &tsv_path, &e) < 0) {
 		warnx_("predict: %s", e.msg);
 		nok = 0;
 	} else {

@@ -362,6 +362,124 @@ read_topology(struct prof *p, const char *path, struct err *e)
 	return rc < 0 ? rc : 0;
 }
 
+static const char *const msg_cols[] = { "t_first_ns", "src", "dst", "bytes", NULL };
+
+static int
+read_messages(struct prof *p, const char *path, struct err *e)
+{
+	struct tsv_r t;
+	int it, is, id, ib;
+	size_t cap = 0;
+	int rc;
+
+	if ((rc = tsv_r_open(&t, path, "messages", 1, msg_cols, e)) < 0)
+		return rc;
+	it = tsv_r_col(&t, "t_first_ns");
+	is = tsv_r_col(&t, "src");
+	id = tsv_r_col(&t, "dst");
+	ib = tsv_r_col(&t, "bytes");
+	while ((rc = next_row(p, &t, e)) == 1) {
+		int64_t tns, src, dst, bytes;
+		struct err fe;
+
+		if (tsv_r_i64(&t, it, &tns, &fe) < 0 || tsv_r_i64(&t, is, &src, &fe) < 0 ||
+		    tsv_r_i64(&t, id, &dst, &fe) < 0 || tsv_r_i64(&t, ib, &bytes, &fe) < 0) {
+			if (p->damaged++ == 0)
+				snprintf(p->first_damage, sizeof p->first_damage, "%s", fe.msg);
+			continue;
+		}
+		if (src < -1 || dst < -1 || src >= PROF_MAX_RANKS || dst >= PROF_MAX_RANKS || bytes < 0 ||
+		    tns < 0) {
+			damage(p, &t, "message has an implausible rank, size or time");
+			continue;
+		}
+		if (p->nmsgs == PROF_MAX_MSGS) {
+			p->capped++;
+			continue;
+		}
+		p->msgs = xgrow(p->msgs, &cap, (size_t)p->nmsgs + 1, sizeof *p->msgs);
+		p->msgs[p->nmsgs++] = (struct prof_msg){ .t_ns = tns, .src = (int32_t)src,
+							 .dst = (int32_t)dst, .bytes = bytes };
+	}
+	tsv_r_close(&t);
+	p->have_msgs = rc >= 0;
+	return rc < 0 ? rc : 0;
+}
+
+static const char *const phase_cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", NULL };
+
+static int
+read_phases(struct prof *p, const char *path, struct err *e)
+{
+	struct tsv_r t;
+	int ir, ik, i0, i1;
+	size_t cap = 0;
+	int rc;
+
+	if ((rc = tsv_r_open(&t, path, "phases", 1, phase_cols, e)) < 0)
+		return rc;
+	ir = tsv_r_col(&t, "rank");
+	ik = tsv_r_col(&t, "kind");
+	i0 = tsv_r_col(&t, "t_start_ns");
+	i1 = tsv_r_col(&t, "t_end_ns");
+	p->t_phase0_ns = INT64_MAX;
+	p->t_phase1_ns = INT64_MIN;
+	while ((rc = next_row(p, &t, e)) == 1) {
+		int64_t rank, t0, t1;
+		const char *kind;
+		bool busy;
+		struct err fe;
+
+		if (tsv_r_i64(&t, ir, &rank, &fe) < 0 || tsv_r_i64(&t, i0, &t0, &fe) < 0 ||
+		    tsv_r_i64(&t, i1, &t1, &fe) < 0) {
+			if (p->damaged++ == 0)
+				snprintf(p->first_damage, sizeof p->first_damage, "%s", fe.msg);
+			continue;
+		}
+		kind = tsv_r_str(&t, ik);
+		busy = strcmp(kind, "busy") == 0;
+		if ((!busy && strcmp(kind, "idle") != 0) || rank < 0 || rank >= PROF_MAX_RANKS || t0 < 0 ||
+		    t1 < t0) {
+			damage(p, &t, "phase has an unknown kind, a bad rank or ends before it starts");
+			continue;
+		}
+		if (t0 < p->t_phase0_ns)
+			p->t_phase0_ns = t0;
+		if (t1 > p->t_phase1_ns)
+			p->t_phase1_ns = t1;
+		if (!busy)
+			continue;
+		if (p->nbusy == PROF_MAX_BUSY) {
+			p->capped++;
+			continue;
+		}
+		p->busy = xgrow(p->busy, &cap, (size_t)p->nbusy + 1, sizeof *p->busy);
+		p->busy[p->nbusy++] = (struct prof_busy){ .rank = (int32_t)rank, .t_start_ns = t0,
+							  .t_end_ns = t1 };
+	}
+	tsv_r_close(&t);
+	if (p->t_phase0_ns == INT64_MAX)
+		p->t_phase0_ns = p->t_phase1_ns = 0;
+	p->have_phases = rc >= 0;
+	return rc < 0 ? rc : 0;
+}
+
+/* RUN/profile/<name> or its .gz; NULL when neither exists. Caller frees. */
+static char *
+profile_file(const char *run, const char *name)
+{
+	char *path = xasprintf("%s/profile/%s", run, name);
+
+	if (exists(path))
+		return path;
+	free(path);
+	path = xasprintf("%s/profile/%s.gz", run, name);
+	if (exists(path))
+		return path;
+	free(path);
+	return NULL;
+}
+
 int
 prof_load(struct prof *p, const char *run, struct err *e)
 {
@@ -401,6 +519,16 @@ prof_load(struct prof *p, const char *run, struct err *e)
 	if (exists(path))
 		rc = read_topology(p, path, e);
 	free(path);
+	if (rc < 0)
+		return rc;
+	if ((path = profile_file(run, "messages.tsv")) != NULL)
+		rc = read_messages(p, path, e);
+	free(path);
+	if (rc < 0)
+		return rc;
+	if ((path = profile_file(run, "phases.tsv")) != NULL)
+		rc = read_phases(p, path, e);
+	free(path);
 	return rc;
 }
 
@@ -413,6 +541,8 @@ prof_free(struct prof *p)
 	free(p->ranks);
 	free(p->links);
 	free(p->topo);
+	free(p->msgs);
+	free(p->busy);
 	memset(p, 0, sizeof *p);
 }
 
@@ -433,6 +563,12 @@ prof_rank(const struct prof *p, int rank)
 			hi = mid - 1;
 	}
 	return NULL;
+}
+
+int
+prof_rank_span(const struct prof *p)
+{
+	return p->nranks > 0 ? p->ranks[p->nranks - 1].rank + 1 : 0;
 }
 
 int64_t

@@ -1,10 +1,13 @@
 /* profile: a parsed run as the models see it: RUN/profile/ranks.tsv, links.tsv,
- * netparams.tsv and, when present, RUN/topology.tsv (formats in docs/formats.md).
+ * netparams.tsv, messages.tsv, phases.tsv and, when present, RUN/topology.tsv (formats in
+ * docs/formats.md).
  *
  * Every file is read through lib/tsv.h and every field is checked: a damaged or
  * implausible row is counted in damaged and skipped, a file that ends early keeps the
  * rows before the cut (counted in truncated). ranks.tsv is required; links.tsv,
- * netparams.tsv and topology.tsv are optional (their have_* flag says). */
+ * netparams.tsv, messages.tsv (or .gz), phases.tsv (or .gz) and topology.tsv are optional
+ * (their have_* flag says). Messages and busy phases past their caps are counted in
+ * capped, not kept. */
 #ifndef PREDICT_PROFILE_H
 #define PREDICT_PROFILE_H
 
@@ -17,6 +20,8 @@
 #define PROF_MAX_LINKS 1048576	/* rows in links.tsv */
 #define PROF_MAX_TOPO 65536	/* rows in topology.tsv */
 #define PROF_HOST_MAX 128	/* bytes in a host name */
+#define PROF_MAX_MSGS (1L << 24)	/* rows of messages.tsv kept */
+#define PROF_MAX_BUSY (1L << 24)	/* busy rows of phases.tsv kept */
 
 /* One row of ranks.tsv: paper 003's Figure 3 for one rank. */
 struct prof_rank {
@@ -54,6 +59,19 @@ struct prof_topo {
 	double cap_tps;		/* NAN unknown */
 };
 
+/* One row of messages.tsv, the fields the models use. */
+struct prof_msg {
+	int64_t t_ns;		/* t_first_ns: capture time of its first byte */
+	int32_t src, dst;	/* world ranks, -1 unknown */
+	int64_t bytes;		/* user payload bytes */
+};
+
+/* One busy row of phases.tsv. */
+struct prof_busy {
+	int32_t rank;
+	int64_t t_start_ns, t_end_ns;
+};
+
 struct prof {
 	char *run;			/* the run directory, owned */
 	int nranks;
@@ -68,6 +86,15 @@ struct prof {
 	bool have_topo;
 	int ntopo;
 	struct prof_topo *topo;		/* owned */
+	bool have_msgs;			/* messages.tsv read */
+	long nmsgs;
+	struct prof_msg *msgs;		/* owned, in file order */
+	bool have_phases;		/* phases.tsv read */
+	long nbusy;
+	struct prof_busy *busy;		/* owned, busy phases in file order */
+	int64_t t_phase0_ns, t_phase1_ns;	/* earliest start, latest end of any phase (busy or
+						 * idle); 0 without phases */
+	long capped;			/* messages and phases past their caps, not kept */
 	long damaged;			/* rows skipped as damaged or implausible */
 	long truncated;			/* files that ended early */
 	char first_damage[ERR_MSG_MAX];	/* the first damaged row's message */
@@ -78,6 +105,9 @@ struct prof {
  * prof_free (also after a failure). */
 int prof_load(struct prof *p, const char *run, struct err *e) WUR;
 void prof_free(struct prof *p);
+
+/* The largest world rank plus one (ranks.tsv rows are sorted): the size of per-rank arrays. */
+int prof_rank_span(const struct prof *p);
 
 /* The rank's row, or NULL. */
 const struct prof_rank *prof_rank(const struct prof *p, int rank);

@@ -1,21 +1,219 @@
-/* report: the `contend report` command. */
+/* report: the `contend report` command: RUN/report.pdf and RUN/figures/ for each run given. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "lib/err.h"
+#include "lib/xalloc.h"
+#include "report/data.h"
+#include "report/pages.h"
+#include "report/pdf.h"
+#include "report/plot.h"
 
 const char usage_report[] =
-	"usage: contend report [OPTIONS]\n"
+	"usage: contend report [OPTIONS] RUN [RUN...]\n"
 	"\n"
-	"Not built yet in this version.\n";
+	"Draw each run's report: RUN/report.pdf (one multi-page PDF) and every figure alone as\n"
+	"PDF and PNG in RUN/figures/. Pages: front page (run, hosts, date, drops, parse\n"
+	"statistics), per-rank timeline, communication matrix, message size distribution, the\n"
+	"execution characteristics table (paper 003 Figure 3), predicted vs measured per scenario\n"
+	"(paper 003 Figure 4), slowdown curves (paper 000), speedup and efficiency over several\n"
+	"runs of one program (paper 002), the topology graph from 'contend infer', and the work\n"
+	"rate per candidate master of a master/slave run (paper 001). Pages that do not apply\n"
+	"are left out; the front page says which and why.\n"
+	"\n"
+	"Reads RUN/meta/, RUN/profile/ (contend parse), RUN/predict/ (contend predict) and\n"
+	"RUN/topology.pdf (contend infer). Needs gnuplot (or CONTEND_GNUPLOT=PROGRAM) and\n"
+	"poppler-utils (pdfunite, pdftoppm).\n"
+	"\n"
+	"Options:\n"
+	"  --no-png        write no PNG figures\n"
+	"  -q, --quiet     print only errors\n"
+	"  -v, --verbose   say what each page does\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"Exit status: 0 every report written with every page that applies, 1 a page or a\n"
+	"report failed (the others are still written), 2 usage.\n"
+	"\n"
+	"Examples:\n"
+	"  contend report run1\n"
+	"  contend report ws1 ws2 ws4 ws8      # adds speedup/efficiency across the four runs\n"
+	"  CONTEND_GNUPLOT=/opt/gnuplot/bin/gnuplot contend report run1\n";
+
+static int
+ensure_dir(const char *path)
+{
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* One run's report. Returns 0, or 1 when something failed (already said). */
+static int
+report_one(const struct page_ctx *c, bool png)
+{
+	const struct rep_run *r = c->run;
+	int npages = 0;
+	int included[32] = { 0 };
+	char whybuf[32][ERR_MSG_MAX];
+	const char *why[32] = { 0 };
+	const char *inputs[PDF_MAX_PAGES];
+	char *paths[PDF_MAX_PAGES] = { 0 };
+	int ninputs = 0, failed = 0, left = 0;
+	char *figdir = xasprintf("%s/figures", r->dir);
+	char *out;
+	struct err e;
+
+	if (ensure_dir(figdir) < 0) {
+		warnx_("cannot create '%s': %s", figdir, strerror(errno));
+		free(figdir);
+		return 1;
+	}
+	for (int i = 0; pages[i].id != NULL; i++) {
+		char *pdf = xasprintf("%s/%s.pdf", figdir, pages[i].id);
+		char *pngp = xasprintf("%s/%s.png", figdir, pages[i].id);
+		struct plot p;
+		int rc;
+
+		npages++;
+		whybuf[i][0] = '\0';
+		if (pages[i].fn == NULL) {	/* the topology page: infer's own drawing */
+			char *topo = xasprintf("%s/topology.pdf", r->dir);
+
+			if (!r->have_topo_pdf) {
+				snprintf(whybuf[i], sizeof whybuf[i], "no topology.pdf (run 'contend infer RUN')");
+				rc = 0;
+			} else if (pdf_copy(topo, pdf, &e) < 0 || (png && pdf_to_png(pdf, pngp, 80, &e) < 0)) {
+				snprintf(whybuf[i], sizeof whybuf[i], "%s", e.msg);
+				rc = -1;
+			} else {
+				rc = 1;
+			}
+			free(topo);
+		} else {
+			plot_init(&p);
+			rc = pages[i].fn(c, &p, whybuf[i], sizeof whybuf[i]);
+			if (rc > 0 && plot_render(&p, pdf, png ? pngp : NULL, &e) < 0) {
+				snprintf(whybuf[i], sizeof whybuf[i], "%s", e.msg);
+				rc = -1;
+			}
+			plot_release(&p);
+		}
+		if (rc > 0) {
+			included[i] = 1;
+			paths[ninputs + 1] = pdf;
+			ninputs++;
+			verbose("%s: page '%s' drawn", r->name, pages[i].id);
+		} else {
+			if (rc < 0) {
+				warnx_("%s: page '%s' failed: %s", r->name, pages[i].id, whybuf[i]);
+				failed++;
+			} else {
+				verbose("%s: page '%s' left out: %s", r->name, pages[i].id, whybuf[i]);
+			}
+			left++;
+			why[i] = whybuf[i];
+			free(pdf);
+		}
+		free(pngp);
+	}
+	(void)npages;
+	{
+		char *pdf = xasprintf("%s/01-front.pdf", figdir);
+		char *pngp = xasprintf("%s/01-front.png", figdir);
+		struct plot p;
+		char ew[ERR_MSG_MAX];
+
+		plot_init(&p);
+		if (page_front(c, &p, included, why, ew, sizeof ew) < 0 ||
+		    plot_render(&p, pdf, png ? pngp : NULL, &e) < 0) {
+			warnx_("%s: front page failed: %s", r->name, e.msg);
+			plot_release(&p);
+			free(pngp);
+			free(pdf);
+			for (int i = 1; i <= ninputs; i++)
+				free(paths[i]);
+			free(figdir);
+			return 1;
+		}
+		plot_release(&p);
+		free(pngp);
+		paths[0] = pdf;
+	}
+	for (int i = 0; i <= ninputs; i++)
+		inputs[i] = paths[i];
+	out = xasprintf("%s/report.pdf", r->dir);
+	if (pdf_join(inputs, ninputs + 1, out, &e) < 0) {
+		warnx_("%s", e.msg);
+		failed++;
+	} else {
+		note("wrote '%s' (%d pages; %d left out, see its front page)", out, ninputs + 1, left);
+	}
+	for (int i = 0; i <= ninputs; i++)
+		free(paths[i]);
+	free(out);
+	free(figdir);
+	return failed ? 1 : 0;
+}
 
 int
 cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option longopts[] = {
+		{ "no-png", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct rep_run *runs;
+	const struct rep_run **all;
+	bool png = true;
+	int opt, n, status = 0, nok = 0;
 
-	while (cli_getopt(argc, argv, "h", longopts, usage_report) != -1)
-		;
-	(void)argc;
-	die("report: not built yet in this version");
+	while ((opt = cli_getopt(argc, argv, "qvh", longopts, usage_report)) != -1) {
+		switch (opt) {
+		case 'P': png = false; break;
+		case 'q': err_verbosity = 0; break;
+		case 'v': err_verbosity = 2; break;
+		default: break;
+		}
+	}
+	n = argc - optind;
+	if (n < 1)
+		die_usage("report: no run directory given (see 'contend report --help')");
+	signal(SIGPIPE, SIG_IGN);	/* a gnuplot that dies must not kill us while we write to it */
+	runs = xcalloc((size_t)n, sizeof *runs);
+	all = xcalloc((size_t)n, sizeof *all);
+	for (int i = 0; i < n; i++) {
+		struct err e;
+
+		if (rep_run_load(&runs[i], argv[optind + i], &e) < 0) {
+			warnx_("%s", e.msg);
+			status = 1;
+			continue;
+		}
+		all[nok++] = &runs[i];
+	}
+	for (int i = 0; i < nok; i++) {
+		struct page_ctx c = { all[i], all, nok };
+
+		if (all[i]->damaged > 0)
+			warnx_("%s: %ld damaged rows skipped (first: %s)", all[i]->name, all[i]->damaged,
+			       all[i]->first_damage);
+		if (all[i]->have_prof && all[i]->prof.damaged > 0)
+			warnx_("%s: %ld damaged profile rows skipped by the model reader (first: %s)", all[i]->name,
+			       all[i]->prof.damaged, all[i]->prof.first_damage);
+		if (report_one(&c, png) != 0)
+			status = 1;
+	}
+	for (int i = 0; i < n; i++)
+		rep_run_free(&runs[i]);
+	free(runs);
+	free(all);
+	return status;
 }

@@ -82,6 +82,22 @@ uncovered() {
 	done <"$run.conns"
 }
 
+# Samples at 20 ms: the median interval within 20 +- 1 ms; on a node loaded past its CPUs
+# (other jobs, testbed quotas) slots may be missed, so then the grid is checked instead:
+# taken + missed slots cover the run (no drift).
+interval_ok() {	# run rank -> true/false, prints a description
+	m=$(median_interval_us "$1/samples/rank-$2.tsv.gz")
+	ld=$(zcat "$1"/samples/node-*.tsv.gz 2>/dev/null | awk -F'\t' 'NR > 2 && $1 !~ /^#/ { l = $3 } END { print int(l) }')
+	tk=$(meta "$1/meta/rank-$2.tsv" samples_taken)
+	ms=$(meta "$1/meta/rank-$2.tsv" samples_missed)
+	s0=$(meta "$1/meta/rank-$2.tsv" start_mono_ns)
+	e0=$(meta "$1/meta/rank-$2.tsv" end_mono_ns)
+	echo "median ${m} us, load $ld, $tk taken + $ms missed over $(( (e0 - s0) / 1000000 )) ms"
+	[ "$m" -ge 19000 ] && [ "$m" -le 21000 ] && return 0
+	[ "$ld" -gt "$(nproc)" ] && awk -v t="$tk" -v m="$ms" -v d="$(( (e0 - s0) / 1000000 ))" \
+		'BEGIN { slots = (t + m) * 20; exit !(slots >= 0.9 * d && slots <= 1.1 * d + 40) }'
+}
+
 # Sum over threads of the last run_ns, against the application's rusage CPU time.
 cpu_match() {	# run rank -> prints "sampled_ms rusage_ms" ; true within 5 %
 	s=$(zcat "$1/samples/rank-$2.tsv.gz" 2>/dev/null | awk -F'\t' 'NR > 2 && $1 !~ /^#/ { if ($8 > m[$4]) m[$4] = $8 }
@@ -95,7 +111,7 @@ cpu_match() {	# run rank -> prints "sampled_ms rusage_ms" ; true within 5 %
 
 # --- Open MPI ----------------------------------------------------------------------------
 R=$T/ompi
-ompi 3 "$CONTEND" collect -q -o "$R" -- "$WL/ompi/ring" -i 60 -c 15 -m 200k -q >"$T/ompi.out" 2>&1
+ompi 3 "$CONTEND" collect -q -o "$R" -- "$WL/ompi/ring" -i 20 -c 5 -m 200k -q >"$T/ompi.out" 2>&1
 rc=$?
 check ompi-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 3 "$T/ompi.out")"
 "$CONTEND" collect --check "$R" >"$T/ompi.check" 2>&1
@@ -107,15 +123,15 @@ check ompi-capture-per-node "[ $nhosts -ge 1 ] && [ $ncap -eq $nhosts ]" "$ncap 
 npk=$(for f in "$R"/capture/*; do tcpdump -nn -r "$f" tcp 2>/dev/null; done | wc -l)
 check ompi-capture-packets "[ $npk -gt 100 ]" "$npk packets"
 for r in 0 1 2; do
-	m=$(median_interval_us "$R/samples/rank-$r.tsv.gz")
-	check "ompi-interval-rank$r" "[ $m -ge 19000 ] && [ $m -le 21000 ]" "median interval ${m} us"
+	d=$(interval_ok "$R" $r)
+	check "ompi-interval-rank$r" "interval_ok '$R' $r >/dev/null" "$d"
 done
 u=$(uncovered "$R")
 nconn=$(wc -l <"$R.conns")
 check ompi-sockets-cover "[ $nconn -ge 2 ] && [ -z \"\$u\" ]" "$nconn data connections; uncovered: $u"
 
 R=$T/cpu
-ompi 2 "$CONTEND" collect -q --no-capture -o "$R" -- "$WL/ompi/compute" -i 80 -c 15 -q >"$T/cpu.out" 2>&1
+ompi 2 "$CONTEND" collect -q --no-capture -o "$R" -- "$WL/ompi/compute" -i 60 -c 10 -q >"$T/cpu.out" 2>&1
 for r in 0 1; do
 	v=$(cpu_match "$R" $r)
 	check "cpu-matches-rusage-rank$r" "cpu_match '$R' $r >/dev/null" "sampled/rusage ms: $v"
@@ -124,14 +140,14 @@ done
 # --- MPICH -------------------------------------------------------------------------------
 if [ -x "$WL/mpich/ring" ] && command -v mpiexec.mpich >/dev/null; then
 	R=$T/mpich
-	mpich 3 "$CONTEND" collect -q -o "$R" --compress -- "$WL/mpich/ring" -i 60 -c 15 -m 200k -q >"$T/mpich.out" 2>&1
+	mpich 3 "$CONTEND" collect -q -o "$R" --compress -- "$WL/mpich/ring" -i 20 -c 5 -m 200k -q >"$T/mpich.out" 2>&1
 	rc=$?
 	check mpich-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 3 "$T/mpich.out")"
 	"$CONTEND" collect --check "$R" >"$T/mpich.check" 2>&1
 	check mpich-check "[ $? -eq 0 ]" "$(head -n 3 "$T/mpich.check")"
 	check mpich-launcher "[ \"$(meta "$R/meta/run.tsv" launcher)\" = mpich ]" "launcher $(meta "$R/meta/run.tsv" launcher)"
-	m=$(median_interval_us "$R/samples/rank-1.tsv.gz")
-	check mpich-interval "[ $m -ge 19000 ] && [ $m -le 21000 ]" "median interval ${m} us"
+	d=$(interval_ok "$R" 1)
+	check mpich-interval "interval_ok '$R' 1 >/dev/null" "$d"
 	u=$(uncovered "$R")
 	nconn=$(wc -l <"$R.conns")
 	check mpich-sockets-cover "[ $nconn -ge 2 ] && [ -z \"\$u\" ]" "$nconn data connections; uncovered: $u"

@@ -110,22 +110,42 @@ child(void (*fn)(void), char *line, size_t n)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void do_die(void) { die("cannot open '%s'", "x"); }
-static void do_die_usage(void) { die_usage("bad option '%s'", "-z"); }
-static void do_bug(void) { BUG("broken %d", 7); }
-static void do_quiet(void)
+static void
+do_die(void)
+{
+	die("cannot open '%s'", "x");
+}
+
+static void
+do_die_usage(void)
+{
+	die_usage("bad option '%s'", "-z");
+}
+
+static void
+do_bug(void)
+{
+	BUG("broken %d", 7);
+}
+
+static void
+do_quiet(void)
 {
 	err_verbosity = 0;
 	note("should not appear");
 	verbose("nor this");
 	warnx_("but warnings do");
 }
-static void do_verbose(void)
+
+static void
+do_verbose(void)
 {
 	err_verbosity = 2;
 	verbose("shown at %d", 2);
 }
-static void do_normal(void)
+
+static void
+do_normal(void)
 {
 	err_verbosity = 1;
 	verbose("hidden");

@@ -86,6 +86,8 @@ TEST(known_program_messages)
 		{ 0, 0, 11, 400000, "rndv-frag" },
 		{ 0, 0, 12, 400000, "rndv-frag" },
 		{ 0, 0, 13, 200000, "rndv-frag" },
+		{ 0, 0, 15, 200000, "rndv-frag" },	/* contiguous into a vector: RNDV_DATA */
+		{ 0, 0, 16, 200000, "rndv-put" },	/* large MPI_Ssend: rendezvous */
 		{ 496, 1, 14, 20, "eager" },	/* split communicator: world 0 is rank 1 there */
 	};
 	struct strm s;

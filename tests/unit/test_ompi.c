@@ -81,6 +81,8 @@ TEST(known_program_messages)
 		{ 0, 0, 0, 11, 400000, "rndv-frag" },
 		{ 0, 0, 0, 12, 400000, "rndv-frag" },
 		{ 0, 0, 0, 13, 200000, "rndv-frag" },
+		{ 0, 0, 0, 15, 200000, "rndv-frag" },	/* contiguous into a vector: ACK, FRAGs */
+		{ 0, 0, 0, 16, 200000, "rndv-put" },	/* large MPI_Ssend: rendezvous */
 		{ 0, 3, 1, 14, 20, "eager" },	/* split communicator, ranks reversed */
 	};
 	struct strm s;

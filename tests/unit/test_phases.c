@@ -249,6 +249,36 @@ TEST(clamp_and_gap)
 	rank_cpu_release(&rc);
 }
 
+/* A thread missing from some samples counts its whole increase, clamped to the interval,
+ * where it reappears. */
+TEST(thread_gap)
+{
+	struct srow rows[] = {
+		{ 0, 100, 100, 0, 0 },
+		{ 0, 100, 101, 0, 0 },
+		{ 20 * MS, 100, 100, 1 * MS, 0 },
+		{ 20 * MS, 100, 101, 4 * MS, 0 },
+		{ 40 * MS, 100, 100, 2 * MS, 0 },	/* 101 missing */
+		{ 60 * MS, 100, 100, 3 * MS, 0 },	/* 101 missing */
+		{ 80 * MS, 100, 100, 4 * MS, 0 },
+		{ 80 * MS, 100, 101, 12 * MS, 0 },	/* back: +8 ms in this interval */
+		{ 100 * MS, 100, 100, 5 * MS, 0 },
+		{ 100 * MS, 100, 101, 60 * MS, 0 },	/* +48 ms: clamped to 20 */
+	};
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	const char *path = tmp("gapthread.tsv");
+
+	CHECK(write_rows(path, false, rows, sizeof rows / sizeof rows[0]) == 0);
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.threads == 2 && rc.resets == 0 && rc.bad_rows == 0);
+	CHECK(rc.run_ns == (5 + 1 + 1 + 9 + 21) * MS);
+	/* idle idle idle idle busy */
+	CHECK(rc.nphases == 2 && rc.n_idle == 1 && rc.n_busy == 1);
+	CHECK(rc.nphases == 2 && rc.phases[1].t_start_ns == REAL0 + 80 * MS);
+	rank_cpu_release(&rc);
+}
+
 /* Damaged rows are counted and skipped; the result is that of the clean rows. */
 TEST(damaged_rows)
 {
@@ -473,6 +503,7 @@ main(void)
 	RUN(threads);
 	RUN(counter_reset);
 	RUN(clamp_and_gap);
+	RUN(thread_gap);
 	RUN(damaged_rows);
 	RUN(truncated);
 	RUN(small_and_bad_files);

@@ -108,8 +108,15 @@ roundtrip(bool compress)
 	tsv_r_close(&r);	/* twice is harmless */
 }
 
-TEST(roundtrip_plain) { roundtrip(false); }
-TEST(roundtrip_gzip) { roundtrip(true); }
+TEST(roundtrip_plain)
+{
+	roundtrip(false);
+}
+
+TEST(roundtrip_gzip)
+{
+	roundtrip(true);
+}
 
 /* Escaped strings never put a raw tab or newline in a row. */
 TEST(escaping_on_disk)

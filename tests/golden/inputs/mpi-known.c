@@ -52,6 +52,8 @@ main(int argc, char **argv)
 		MPI_Isend(buf, 1, vec, 1, 12, MPI_COMM_WORLD, &rq[0]);	/* two at once */
 		MPI_Isend(buf2, 1, vec2, 1, 13, MPI_COMM_WORLD, &rq[1]);
 		MPI_Waitall(2, rq, sts);
+		MPI_Send(buf, 4 * (VEC_INTS / 2), MPI_BYTE, 1, 15, MPI_COMM_WORLD);	/* into a vector */
+		MPI_Ssend(buf, 200000, MPI_BYTE, 1, 16, MPI_COMM_WORLD);	/* large sync */
 	} else {
 		MPI_Recv(buf2, 10, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		MPI_Send(buf, 1000, MPI_BYTE, 0, 8, MPI_COMM_WORLD);		/* eager, 1 -> 0 */
@@ -61,6 +63,8 @@ main(int argc, char **argv)
 		MPI_Irecv(buf2, 1, vec, 0, 12, MPI_COMM_WORLD, &rq[0]);
 		MPI_Irecv(buf2 + BIG_BYTES, 1, vec2, 0, 13, MPI_COMM_WORLD, &rq[1]);
 		MPI_Waitall(2, rq, sts);
+		MPI_Recv(buf2, 1, vec2, 0, 15, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Recv(buf2, 200000, MPI_BYTE, 0, 16, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	}
 	v = rank + 1;
 	MPI_Bcast(buf, 1000, MPI_BYTE, 0, MPI_COMM_WORLD);

@@ -1,0 +1,23 @@
+/* cpucap: how much CPU a process may use: its affinity mask and its cgroup CPU quota. */
+#ifndef COLLECT_CPUCAP_H
+#define COLLECT_CPUCAP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cpucap {
+	int cpus_allowed;	/* CPUs in the affinity mask, 0 when unknown */
+	int64_t quota_us;	/* tightest cgroup CPU quota on the path to the root, -1 when none */
+	int64_t period_us;	/* its period, -1 when none */
+	char cgroup[512];	/* the cpu controller's cgroup path ("/" at the root), "" when unknown */
+	double capacity_cpus;	/* min(cpus_allowed, quota/period): CPUs' worth the process may
+				 * run at once; 0 when unknown */
+};
+
+/* Read the capacity of pid (0: the caller) from sched_getaffinity and /proc/PID/cgroup
+ * with the cgroup v1 cpu controller (cpu.cfs_quota_us, cpu.cfs_period_us) or v2 (cpu.max)
+ * under /sys/fs/cgroup, taking the tightest quota of the cgroup and its ancestors.
+ * Never fails: what cannot be read stays unknown (see the fields). */
+void cpucap_read(pid_t pid, struct cpucap *out);
+
+#endif

@@ -1,0 +1,544 @@
+/* data: the report's reading of one run directory, through lib/tsv.h with every field checked. */
+#include "report/data.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/tsv.h"
+#include "lib/xalloc.h"
+
+const char *const rep_proto_names[REP_NPROTO] = {
+	"eager", "sync", "rndv-put", "rndv-frag", "ctrl", "unknown", "other",
+};
+
+static void
+damage(struct rep_run *r, const struct err *e)
+{
+	if (r->damaged++ == 0)
+		snprintf(r->first_damage, sizeof r->first_damage, "%s", e->msg);
+}
+
+/* Next row: 1 row, 0 end (also after an I/O error or a cut file: the rows before count).
+ * Damaged lines are counted and skipped. */
+static int
+next_row(struct rep_run *r, struct tsv_r *t)
+{
+	for (;;) {
+		struct err e;
+		long before = t->line_no;
+		int rc = tsv_r_next(t, &e);
+
+		if (rc >= 0)
+			return rc;
+		damage(r, &e);
+		if ((rc != -E_FORMAT && rc != -E_LIMIT) || t->line_no == before)
+			return 0;
+	}
+}
+
+static bool
+exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A key/value file (format fmt, columns key value) into kv. Returns rows read, -1 when the
+ * file is absent or not that format (the latter counted as damage). */
+static int
+read_kv(struct rep_run *r, const char *path, const char *fmt, struct rep_kv *kv, int max)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	struct tsv_r t;
+	struct err e;
+	int n = 0;
+
+	if (!exists(path))
+		return -1;
+	if (tsv_r_open(&t, path, fmt, 1, cols, &e) < 0) {
+		damage(r, &e);
+		return -1;
+	}
+	while (next_row(r, &t) > 0) {
+		const char *k = tsv_r_str(&t, tsv_r_col(&t, "key"));
+		const char *v;
+
+		if (n >= max)
+			continue;
+		snprintf(kv[n].key, sizeof kv[n].key, "%.63s", k);
+		v = tsv_r_str(&t, tsv_r_col(&t, "value"));
+		snprintf(kv[n].value, sizeof kv[n].value, "%.255s", v);
+		n++;
+	}
+	tsv_r_close(&t);
+	return n;
+}
+
+const char *
+rep_kv_get(const struct rep_kv *kv, int n, const char *key)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(kv[i].key, key) == 0)
+			return kv[i].value;
+	return NULL;
+}
+
+static int64_t
+kv_i64(const struct rep_kv *kv, int n, const char *key)
+{
+	const char *v = rep_kv_get(kv, n, key);
+	char *end;
+	long long x;
+
+	if (v == NULL || *v == '\0')
+		return -1;
+	x = strtoll(v, &end, 10);
+	return *end == '\0' && x >= 0 ? (int64_t)x : -1;
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of regular files in dir whose names start with prefix and end with suffix
+ * (at most max). Caller frees each and the array. */
+static char **
+list_dir(const char *dir, const char *prefix, const char *suffix, int max, int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (d == NULL)
+		return NULL;
+	while ((de = readdir(d)) != NULL && *n < max) {
+		size_t ln = strlen(de->d_name), lp = strlen(prefix), ls = strlen(suffix);
+
+		if (ln <= lp + ls || strncmp(de->d_name, prefix, lp) != 0 ||
+		    strcmp(de->d_name + ln - ls, suffix) != 0)
+			continue;
+		v = xgrow(v, &cap, (size_t)*n + 1, sizeof *v);
+		v[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n > 0)
+		qsort(v, (size_t)*n, sizeof *v, cmp_name);
+	return v;
+}
+
+static void
+free_list(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+read_meta(struct rep_run *r)
+{
+	char *path = xasprintf("%s/meta/run.tsv", r->dir);
+	char *mdir = xasprintf("%s/meta", r->dir);
+	char **names;
+	int n;
+
+	r->nrun_kv = read_kv(r, path, "meta", r->run_kv, REP_MAX_KV);
+	r->have_meta = r->nrun_kv >= 0;
+	if (r->nrun_kv < 0)
+		r->nrun_kv = 0;
+	free(path);
+
+	r->start_real_ns = r->end_real_ns = -1;
+	names = list_dir(mdir, "rank-", ".tsv", 1 << 20, &n);
+	r->nrank_meta = n;
+	for (int i = 0; i < n; i++) {
+		struct rep_kv kv[64];
+		int m;
+		int64_t s, en;
+
+		path = xasprintf("%s/%s", mdir, names[i]);
+		m = read_kv(r, path, "meta", kv, 64);
+		free(path);
+		if (m <= 0)
+			continue;
+		s = kv_i64(kv, m, "start_real_ns");
+		en = kv_i64(kv, m, "end_real_ns");
+		if (s > 0 && (r->start_real_ns < 0 || s < r->start_real_ns))
+			r->start_real_ns = s;
+		if (en > 0 && en > r->end_real_ns)
+			r->end_real_ns = en;
+	}
+	free_list(names, n);
+
+	names = list_dir(mdir, "node-", ".tsv", REP_MAX_NODES, &n);
+	r->nodes = xcalloc((size_t)n + 1, sizeof *r->nodes);
+	for (int i = 0; i < n; i++) {
+		struct rep_kv kv[64];
+		struct rep_node *nd = &r->nodes[r->nnodes];
+		const char *h;
+		int m;
+
+		path = xasprintf("%s/%s", mdir, names[i]);
+		m = read_kv(r, path, "meta", kv, 64);
+		free(path);
+		if (m <= 0)
+			continue;
+		h = rep_kv_get(kv, m, "host");
+		snprintf(nd->host, sizeof nd->host, "%.127s", h ? h : names[i] + 5);
+		nd->pcap_recv = kv_i64(kv, m, "pcap_recv");
+		nd->pcap_drop = kv_i64(kv, m, "pcap_drop");
+		nd->pcap_ifdrop = kv_i64(kv, m, "pcap_ifdrop");
+		r->nnodes++;
+	}
+	free_list(names, n);
+	free(mdir);
+}
+
+static void
+span(struct rep_run *r, int64_t a, int64_t b)
+{
+	if (r->t0_ns == 0 || a < r->t0_ns)
+		r->t0_ns = a;
+	if (b > r->t1_ns)
+		r->t1_ns = b;
+}
+
+static int
+proto_index(const char *s)
+{
+	for (int i = 0; i < REP_NPROTO - 1; i++)
+		if (strcmp(s, rep_proto_names[i]) == 0)
+			return i;
+	return REP_NPROTO - 1;
+}
+
+static int
+size_bin(int64_t bytes)
+{
+	int b = 0;
+
+	if (bytes <= 0)
+		return REP_SIZE_BINS - 1;
+	while (b < REP_SIZE_BINS - 2 && (bytes >> (b + 1)) > 0)
+		b++;
+	return b;
+}
+
+static void
+read_messages(struct rep_run *r)
+{
+	static const char *const cols[] = { "t_first_ns", "t_last_ns", "src", "dst", "bytes", NULL };
+	char *path = xasprintf("%s/profile/messages.tsv", r->dir);
+	struct tsv_r t;
+	struct err e;
+	size_t cap = 0;
+	int c_tf, c_tl, c_src, c_dst, c_bytes, c_proto;
+
+	if (!exists(path)) {
+		free(path);
+		path = xasprintf("%s/profile/messages.tsv.gz", r->dir);
+		if (!exists(path)) {
+			free(path);
+			return;
+		}
+	}
+	if (tsv_r_open(&t, path, "messages", 1, cols, &e) < 0) {
+		damage(r, &e);
+		free(path);
+		return;
+	}
+	free(path);
+	r->have_msgs = true;
+	c_tf = tsv_r_col(&t, "t_first_ns");
+	c_tl = tsv_r_col(&t, "t_last_ns");
+	c_src = tsv_r_col(&t, "src");
+	c_dst = tsv_r_col(&t, "dst");
+	c_bytes = tsv_r_col(&t, "bytes");
+	c_proto = tsv_r_col(&t, "proto");
+	while (next_row(r, &t) > 0) {
+		struct rep_msg m;
+		int64_t src, dst;
+		int pi;
+
+		if (tsv_r_i64(&t, c_tf, &m.t_first_ns, &e) < 0 || tsv_r_i64(&t, c_tl, &m.t_last_ns, &e) < 0 ||
+		    tsv_r_i64(&t, c_src, &src, &e) < 0 || tsv_r_i64(&t, c_dst, &dst, &e) < 0 ||
+		    tsv_r_i64(&t, c_bytes, &m.bytes, &e) < 0) {
+			damage(r, &e);
+			continue;
+		}
+		if (m.t_first_ns <= 0 || m.t_last_ns < m.t_first_ns || m.bytes < 0 || src < -1 ||
+		    dst < -1 || src > PROF_MAX_RANKS || dst > PROF_MAX_RANKS) {
+			err_set(&e, E_FORMAT, "'messages.tsv' line %ld: implausible message", t.line_no);
+			damage(r, &e);
+			continue;
+		}
+		m.src = (int32_t)src;
+		m.dst = (int32_t)dst;
+		pi = c_proto >= 0 ? proto_index(tsv_r_str(&t, c_proto)) : REP_NPROTO - 2;
+		r->size_hist[pi][size_bin(m.bytes)]++;
+		r->msgs_total++;
+		span(r, m.t_first_ns, m.t_last_ns);
+		if (r->nmsgs >= REP_MAX_MSGS) {
+			r->msgs_dropped++;
+			continue;
+		}
+		r->msgs = xgrow(r->msgs, &cap, (size_t)r->nmsgs + 1, sizeof *r->msgs);
+		r->msgs[r->nmsgs++] = m;
+	}
+	tsv_r_close(&t);
+}
+
+static void
+read_phases(struct rep_run *r)
+{
+	static const char *const cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", NULL };
+	char *path = xasprintf("%s/profile/phases.tsv", r->dir);
+	struct tsv_r t;
+	struct err e;
+	size_t cap = 0;
+	int c_rank, c_kind, c_ts, c_te;
+
+	if (!exists(path)) {
+		free(path);
+		return;
+	}
+	if (tsv_r_open(&t, path, "phases", 1, cols, &e) < 0) {
+		damage(r, &e);
+		free(path);
+		return;
+	}
+	free(path);
+	r->have_phases = true;
+	c_rank = tsv_r_col(&t, "rank");
+	c_kind = tsv_r_col(&t, "kind");
+	c_ts = tsv_r_col(&t, "t_start_ns");
+	c_te = tsv_r_col(&t, "t_end_ns");
+	while (next_row(r, &t) > 0) {
+		struct rep_phase ph;
+		int64_t rank;
+		const char *k;
+
+		if (tsv_r_i64(&t, c_rank, &rank, &e) < 0 || tsv_r_i64(&t, c_ts, &ph.t_start_ns, &e) < 0 ||
+		    tsv_r_i64(&t, c_te, &ph.t_end_ns, &e) < 0) {
+			damage(r, &e);
+			continue;
+		}
+		k = tsv_r_str(&t, c_kind);
+		if (rank < 0 || rank >= PROF_MAX_RANKS || ph.t_start_ns <= 0 || ph.t_end_ns < ph.t_start_ns ||
+		    (strcmp(k, "busy") != 0 && strcmp(k, "idle") != 0)) {
+			err_set(&e, E_FORMAT, "'phases.tsv' line %ld: implausible phase", t.line_no);
+			damage(r, &e);
+			continue;
+		}
+		ph.rank = (int32_t)rank;
+		ph.busy = k[0] == 'b';
+		span(r, ph.t_start_ns, ph.t_end_ns);
+		if (r->nphases >= REP_MAX_PHASES) {
+			r->phases_dropped++;
+			continue;
+		}
+		r->phases = xgrow(r->phases, &cap, (size_t)r->nphases + 1, sizeof *r->phases);
+		r->phases[r->nphases++] = ph;
+	}
+	tsv_r_close(&t);
+}
+
+static double
+field_f64(struct rep_run *r, struct tsv_r *t, int col)
+{
+	const char *s = tsv_r_str(t, col);
+	struct err e;
+	double v;
+
+	if (col < 0 || strcmp(s, "-") == 0 || *s == '\0')
+		return NAN;
+	if (tsv_r_f64(t, col, &v, &e) < 0) {
+		damage(r, &e);
+		return NAN;
+	}
+	return isfinite(v) && v >= 0 ? v : NAN;
+}
+
+static void
+read_one_scen(struct rep_run *r, const char *path, struct rep_scen *sc)
+{
+	static const char *const cols[] = { "model", "item", "predicted_ns", "measured_ns", NULL };
+	struct tsv_r t;
+	struct err e;
+	int c_model, c_paper, c_item, c_pred, c_meas, c_eq, c_detail;
+
+	sc->dedicated_ns = NAN;
+	sc->npred = 0;
+	if (tsv_r_open(&t, path, "predict", 1, cols, &e) < 0) {
+		damage(r, &e);
+		return;
+	}
+	c_model = tsv_r_col(&t, "model");
+	c_paper = tsv_r_col(&t, "paper");
+	c_item = tsv_r_col(&t, "item");
+	c_pred = tsv_r_col(&t, "predicted_ns");
+	c_meas = tsv_r_col(&t, "measured_ns");
+	c_eq = tsv_r_col(&t, "equation");
+	c_detail = tsv_r_col(&t, "detail");
+	while (next_row(r, &t) > 0) {
+		char item[16];	/* copied: tsv_r_str's result lasts until its next call */
+		struct rep_pred *p;
+
+		snprintf(item, sizeof item, "%.15s", tsv_r_str(&t, c_item));
+
+		if (strcmp(item, "dedicated") == 0) {
+			sc->dedicated_ns = field_f64(r, &t, c_meas);
+			continue;
+		}
+		if (strcmp(item, "total") != 0 && strcmp(item, "n/a") != 0)
+			continue;
+		if (sc->npred >= REP_MAX_PRED)
+			continue;
+		p = &sc->pred[sc->npred++];
+		snprintf(p->model, sizeof p->model, "%s", tsv_r_str(&t, c_model));
+		snprintf(p->paper, sizeof p->paper, "%s", tsv_r_str(&t, c_paper));
+		p->na = item[0] == 'n';
+		p->predicted_ns = p->na ? NAN : field_f64(r, &t, c_pred);
+		p->measured_ns = field_f64(r, &t, c_meas);
+		snprintf(p->equation, sizeof p->equation, "%s", tsv_r_str(&t, c_eq));
+		snprintf(p->detail, sizeof p->detail, "%s", tsv_r_str(&t, c_detail));
+		if (!p->na && isnan(p->predicted_ns)) {
+			err_set(&e, E_FORMAT, "'%s' line %ld: a total without a prediction", path, t.line_no);
+			damage(r, &e);
+			sc->npred--;
+		}
+	}
+	tsv_r_close(&t);
+}
+
+static void
+read_predict(struct rep_run *r)
+{
+	char *pdir = xasprintf("%s/predict", r->dir);
+	char **names;
+	int n;
+
+	names = list_dir(pdir, "", ".tsv", REP_MAX_SCEN, &n);
+	r->scen = xcalloc((size_t)n + 1, sizeof *r->scen);
+	for (int i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", pdir, names[i]);
+		struct rep_scen *sc = &r->scen[r->nscen];
+		size_t ln = strlen(names[i]) - 4;
+
+		snprintf(sc->name, sizeof sc->name, "%.*s", (int)(ln < 127 ? ln : 127), names[i]);
+		read_one_scen(r, path, sc);
+		free(path);
+		if (!isnan(sc->dedicated_ns) || sc->npred > 0)
+			r->nscen++;
+	}
+	free_list(names, n);
+	free(pdir);
+}
+
+int
+rep_run_load(struct rep_run *r, const char *dir, struct err *e)
+{
+	struct stat st;
+	struct err pe;
+	const char *base;
+	size_t len;
+	char *path;
+
+	memset(r, 0, sizeof *r);
+	r->dir = xstrdup(dir);
+	len = strlen(r->dir);
+	while (len > 1 && r->dir[len - 1] == '/')
+		r->dir[--len] = '\0';
+	base = strrchr(r->dir, '/');
+	snprintf(r->name, sizeof r->name, "%s", base ? base + 1 : r->dir);
+	if (stat(r->dir, &st) < 0)
+		return err_sys(e, E_IO, "cannot open run '%s'", dir);
+	if (!S_ISDIR(st.st_mode))
+		return err_set(e, E_IO, "run '%s' is not a directory", dir);
+	read_meta(r);
+	path = xasprintf("%s/profile/stats.tsv", r->dir);
+	r->nstats = read_kv(r, path, "stats", r->stats, REP_MAX_KV);
+	free(path);
+	r->have_stats = r->nstats >= 0;
+	if (r->nstats < 0)
+		r->nstats = 0;
+	if (prof_load(&r->prof, r->dir, &pe) == 0) {
+		r->have_prof = true;	/* its own damage count is r->prof.damaged */
+	} else {
+		snprintf(r->prof_why, sizeof r->prof_why, "%s", pe.msg);
+	}
+	read_messages(r);
+	read_phases(r);
+	read_predict(r);
+	path = xasprintf("%s/topology.pdf", r->dir);
+	r->have_topo_pdf = exists(path);
+	free(path);
+	path = xasprintf("%s/topology.dot", r->dir);
+	r->have_topo_dot = exists(path);
+	free(path);
+	return 0;
+}
+
+void
+rep_run_free(struct rep_run *r)
+{
+	if (r == NULL)
+		return;
+	if (r->have_prof)
+		prof_free(&r->prof);
+	free(r->dir);
+	free(r->nodes);
+	free(r->msgs);
+	free(r->phases);
+	free(r->scen);
+	memset(r, 0, sizeof *r);
+}
+
+int
+rep_nranks(const struct rep_run *r)
+{
+	int n = 0;
+
+	if (r->have_prof && r->prof.nranks > 0)
+		return r->prof.ranks[r->prof.nranks - 1].rank + 1;
+	{
+		const char *v = rep_kv_get(r->run_kv, r->nrun_kv, "nranks");
+
+		if (v != NULL) {
+			long x = strtol(v, NULL, 10);
+
+			if (x > 0 && x <= PROF_MAX_RANKS)
+				return (int)x;
+		}
+	}
+	for (long i = 0; i < r->nphases; i++)
+		if (r->phases[i].rank + 1 > n)
+			n = r->phases[i].rank + 1;
+	for (long i = 0; i < r->nmsgs; i++) {
+		if (r->msgs[i].src + 1 > n)
+			n = r->msgs[i].src + 1;
+		if (r->msgs[i].dst + 1 > n)
+			n = r->msgs[i].dst + 1;
+	}
+	return n;
+}
+
+const char *
+rep_host(const struct rep_run *r, int rank)
+{
+	const struct prof_rank *pr;
+
+	if (!r->have_prof)
+		return "?";
+	pr = prof_rank(&r->prof, rank);
+	return pr != NULL ? pr->host : "?";
+}

@@ -1,0 +1,236 @@
+/* front: the report's front page: what was run, where, when, how well it was recorded and
+ * parsed, and which pages the report holds or leaves out. */
+#include "report/pages.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FRONT_VALUE_MAX 150	/* characters of one value on the page */
+
+struct front {
+	struct plot *p;
+	double y;		/* next line, screen fraction from the bottom */
+	double dy;		/* line height */
+};
+
+static void
+line(struct front *f, double x, const char *key, const char *value)
+{
+	char q1[PLOT_Q_MAX], q2[PLOT_Q_MAX];
+	char v[FRONT_VALUE_MAX + 4];
+	const char *s = value;
+
+	plot_cmd(f->p, "set label %s at screen %.3f,%.4f left font 'Sans Bold,9'",
+		 plot_quote(q1, sizeof q1, key), x, f->y);
+	/* Long values wrap at a blank, up to three lines; the rest is cut with "...". */
+	for (int n = 0; n < 3; n++) {
+		size_t len = strlen(s);
+
+		if (len >= FRONT_VALUE_MAX && n < 2) {
+			size_t cut = FRONT_VALUE_MAX - 1;
+
+			while (cut > FRONT_VALUE_MAX / 2 && s[cut] != ' ')
+				cut--;
+			if (s[cut] != ' ')
+				cut = FRONT_VALUE_MAX - 1;
+			memcpy(v, s, cut);
+			v[cut] = '\0';
+			s += cut + (s[cut] == ' ');
+		} else {
+			plot_clean(v, FRONT_VALUE_MAX, s);
+			if (len >= FRONT_VALUE_MAX - 1)
+				memcpy(v + strlen(v), "...", 4);
+			len = 0;
+		}
+		{
+			char w[FRONT_VALUE_MAX + 4];
+
+			plot_clean(w, sizeof w, v);
+			plot_cmd(f->p, "set label %s at screen %.3f,%.4f left font 'Sans,9'",
+				 plot_quote(q2, sizeof q2, w), x + 0.16, f->y);
+		}
+		f->y -= f->dy;
+		if (len == 0 || *s == '\0')
+			break;
+	}
+}
+
+static void
+heading(struct front *f, const char *text)
+{
+	char q[PLOT_Q_MAX];
+
+	f->y -= f->dy * 0.4;
+	plot_cmd(f->p, "set label %s at screen 0.05,%.4f left font 'Sans Bold,11'",
+		 plot_quote(q, sizeof q, text), f->y);
+	f->y -= f->dy * 1.1;
+}
+
+static const char *
+kv(const struct rep_run *r, const char *key)
+{
+	const char *v = rep_kv_get(r->run_kv, r->nrun_kv, key);
+
+	return v != NULL && *v != '\0' ? v : "-";
+}
+
+static void
+fmt_time(char *dst, size_t cap, int64_t t_ns)
+{
+	time_t t = (time_t)(t_ns / 1000000000);
+	struct tm tm;
+
+	if (t_ns <= 0 || gmtime_r(&t, &tm) == NULL || strftime(dst, cap, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(dst, cap, "unknown");
+}
+
+/* "ws1: 0-3, ws2: 4-7": the ranks of each host, in rank order. */
+static void
+hosts_line(const struct rep_run *r, char *dst, size_t cap)
+{
+	size_t o = 0;
+
+	dst[0] = '\0';
+	if (!r->have_prof)
+		return;
+	for (int i = 0; i < r->prof.nranks && o + 1 < cap; i++) {
+		const struct prof_rank *k = &r->prof.ranks[i];
+		int j = i;
+
+		if (i > 0 && strcmp(r->prof.ranks[i - 1].host, k->host) == 0)
+			continue;
+		while (j + 1 < r->prof.nranks && strcmp(r->prof.ranks[j + 1].host, k->host) == 0)
+			j++;
+		if (j > i)
+			o += (size_t)snprintf(dst + o, cap - o, "%s%.60s: %d-%d", o ? ", " : "", k->host,
+					      k->rank, r->prof.ranks[j].rank);
+		else
+			o += (size_t)snprintf(dst + o, cap - o, "%s%.60s: %d", o ? ", " : "", k->host, k->rank);
+	}
+}
+
+int
+page_front(const struct page_ctx *c, struct plot *p, const int *included, const char *const *why,
+	   char *err_why, size_t err_cap)
+{
+	const struct rep_run *r = c->run;
+	struct front f = { p, 0.86, 0.026 };
+	char v[1024], q[PLOT_Q_MAX];
+	int64_t start = r->start_real_ns, end = r->end_real_ns;
+
+	(void)err_why;
+	(void)err_cap;
+	snprintf(v, sizeof v, "contend report: %.200s", r->name);
+	plot_cmd(p, "set label %s at screen 0.05,0.93 left font 'Sans Bold,16'", plot_quote(q, sizeof q, v));
+	plot_cmd(p, "unset border");
+	plot_cmd(p, "unset tics");
+	plot_cmd(p, "unset key");
+
+	heading(&f, "Run");
+	line(&f, 0.05, "directory", r->dir);
+	line(&f, 0.05, "command", kv(r, "command"));
+	line(&f, 0.05, "launcher", kv(r, "launcher"));
+	hosts_line(r, v, sizeof v);
+	{
+		char t[1100];
+
+		snprintf(t, sizeof t, "%d ranks on %d hosts%s%.900s", rep_nranks(r),
+			 r->have_prof ? prof_nhosts(&r->prof) : r->nnodes, v[0] ? " (" : "", v);
+		if (v[0])
+			strncat(t, ")", sizeof t - strlen(t) - 1);
+		line(&f, 0.05, "ranks and hosts", t);
+	}
+	if (start <= 0) {
+		const char *s = rep_kv_get(r->run_kv, r->nrun_kv, "start_real_ns");
+
+		start = s ? strtoll(s, NULL, 10) : r->t0_ns;
+	}
+	if (start <= 0)
+		start = r->t0_ns;
+	fmt_time(v, sizeof v, start);
+	line(&f, 0.05, "date", v);
+	if (end > start && start > 0)
+		snprintf(v, sizeof v, "%.3f s (first agent start to last agent end)", (double)(end - start) / 1e9);
+	else if (r->t1_ns > r->t0_ns)
+		snprintf(v, sizeof v, "%.3f s (first to last event in the profile)", (double)(r->t1_ns - r->t0_ns) / 1e9);
+	else
+		snprintf(v, sizeof v, "unknown");
+	line(&f, 0.05, "duration", v);
+	snprintf(v, sizeof v, "contend %.40s (recorded with %.40s), kernel %.80s, MPI %.60s", CONTEND_VERSION,
+		 kv(r, "contend_version"), kv(r, "kernel"), kv(r, "mpi"));
+	line(&f, 0.05, "versions", v);
+	if (!r->have_meta)
+		line(&f, 0.05, "meta", "meta/run.tsv is missing: run facts unknown");
+
+	heading(&f, "Capture and parse");
+	if (r->nnodes == 0)
+		line(&f, 0.05, "capture drops", "unknown (no meta/node-HOST.tsv)");
+	for (int i = 0; i < r->nnodes && i < 6; i++) {
+		const struct rep_node *n = &r->nodes[i];
+		char k[160];
+
+		snprintf(k, sizeof k, "drops on %.60s", n->host);
+		snprintf(v, sizeof v, "%" PRId64 " dropped by the kernel, %" PRId64 " by the interface, of %" PRId64 " received",
+			 n->pcap_drop, n->pcap_ifdrop, n->pcap_recv);
+		line(&f, 0.05, k, v);
+	}
+	if (r->nnodes > 6) {
+		snprintf(v, sizeof v, "%d more nodes in meta/", r->nnodes - 6);
+		line(&f, 0.05, "", v);
+	}
+	if (r->have_stats) {
+		size_t o = 0;
+		int shown = 0;
+
+		v[0] = '\0';
+		for (int i = 0; i < r->nstats && o + 1 < sizeof v; i++) {
+			o += (size_t)snprintf(v + o, sizeof v - o, "%s%.40s %.30s", o ? ", " : "", r->stats[i].key,
+					      r->stats[i].value);
+			if (o > FRONT_VALUE_MAX - 20 || i + 1 == r->nstats) {
+				line(&f, 0.05, shown++ ? "" : "parse statistics", v);
+				o = 0;
+				v[0] = '\0';
+				if (shown >= 4)
+					break;
+			}
+		}
+	} else {
+		line(&f, 0.05, "parse statistics", "profile/stats.tsv is missing");
+	}
+	snprintf(v, sizeof v, "%ld messages, %ld phases, %d scenarios predicted", r->msgs_total,
+		 r->nphases + r->phases_dropped, r->nscen);
+	line(&f, 0.05, "read", v);
+	if (r->damaged > 0) {
+		snprintf(v, sizeof v, "%ld skipped (first: %.300s)", r->damaged, r->first_damage);
+		line(&f, 0.05, "damaged rows", v);
+	}
+	if (r->have_prof && r->prof.damaged > 0) {
+		snprintf(v, sizeof v, "%ld skipped by the model reader (first: %.300s)", r->prof.damaged,
+			 r->prof.first_damage);
+		line(&f, 0.05, "damaged rows", v);
+	}
+
+	heading(&f, "Pages");
+	{
+		size_t o = 0;
+
+		v[0] = '\0';
+		for (int i = 0; pages[i].id != NULL; i++)
+			if (included[i])
+				o += (size_t)snprintf(v + o, sizeof v - o, "%s%d %s", o ? ", " : "", i + 2,
+						      pages[i].title);
+		line(&f, 0.05, "in this report", o ? v : "the front page only");
+		f.y -= 0.3 * f.dy;
+		for (int i = 0; pages[i].id != NULL; i++) {
+			if (included[i])
+				continue;
+			snprintf(v, sizeof v, "%.60s: %.300s", pages[i].title, why[i] ? why[i] : "left out");
+			line(&f, 0.05, "left out", v);
+		}
+	}
+	plot_cmd(p, "plot [0:1][0:1] NaN notitle");
+	return 1;
+}

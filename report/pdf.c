@@ -1,0 +1,111 @@
+/* pdf: pdfunite and pdftoppm for the report, exec'd without a shell. */
+#include "report/pdf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/xalloc.h"
+#include "report/spawn.h"
+
+int
+pdf_join(const char *const *in, int n, const char *out, struct err *e)
+{
+	char *argv[PDF_MAX_PAGES + 3];
+	char *tmp;
+	int rc;
+
+	if (n < 1 || n > PDF_MAX_PAGES)
+		return err_set(e, E_USAGE, "cannot join %d pages into '%s'", n, out);
+	tmp = xasprintf("%s.tmp", out);
+	argv[0] = (char *)"pdfunite";
+	for (int i = 0; i < n; i++)
+		argv[i + 1] = (char *)in[i];
+	argv[n + 1] = tmp;
+	argv[n + 2] = NULL;
+	if (n == 1)
+		rc = pdf_copy(in[0], tmp, e);
+	else
+		rc = spawn_run(argv, e);
+	if (rc == 0 && rename(tmp, out) < 0)
+		rc = err_sys(e, E_IO, "cannot rename '%s' to '%s'", tmp, out);
+	if (rc < 0) {
+		unlink(tmp);
+		err_prefix(e, "joining the pages of '%s' (pdfunite, from poppler-utils)", out);
+	}
+	free(tmp);
+	return rc;
+}
+
+int
+pdf_to_png(const char *pdf, const char *png_path, int dpi, struct err *e)
+{
+	char res[16];
+	size_t len = strlen(png_path);
+	char *stem;
+	int rc;
+
+	if (len < 5 || strcmp(png_path + len - 4, ".png") != 0)
+		return err_set(e, E_USAGE, "'%s' does not end in .png", png_path);
+	stem = xstrndup(png_path, len - 4);
+	snprintf(res, sizeof res, "%d", dpi);
+	{
+		char *argv[] = { (char *)"pdftoppm", (char *)"-png", (char *)"-singlefile", (char *)"-r", res,
+				 (char *)pdf, stem, NULL };
+
+		rc = spawn_run(argv, e);
+	}
+	free(stem);
+	if (rc < 0)
+		err_prefix(e, "drawing '%s' (pdftoppm, from poppler-utils)", png_path);
+	return rc;
+}
+
+int
+pdf_copy(const char *from, const char *to, struct err *e)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out;
+	int rc = 0;
+
+	if (in < 0)
+		return err_sys(e, E_IO, "cannot open '%s'", from);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return err_sys(e, E_IO, "cannot create '%s'", to);
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf), w = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = err_sys(e, E_IO, "cannot read '%s'", from);
+			break;
+		}
+		if (n == 0)
+			break;
+		while (w < n) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				rc = err_sys(e, E_IO, "cannot write '%s'", to);
+				break;
+			}
+			w += k;
+		}
+		if (rc < 0)
+			break;
+	}
+	close(in);
+	if (close(out) < 0 && rc == 0)
+		rc = err_sys(e, E_IO, "cannot write '%s'", to);
+	return rc;
+}

@@ -1,0 +1,364 @@
+/* plot: gnuplot driven through a pipe, with every outside string quoted. */
+#include "report/plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/spawn.h"
+
+void
+plot_init(struct plot *p)
+{
+	buf_init(&p->body, PLOT_BODY_MAX);
+	p->failed = 0;
+	p->what[0] = '\0';
+}
+
+void
+plot_release(struct plot *p)
+{
+	buf_release(&p->body);
+	p->failed = 0;
+}
+
+static void
+plot_fail(struct plot *p, int code, const char *what)
+{
+	if (p->failed == 0) {
+		p->failed = -code;
+		snprintf(p->what, sizeof p->what, "%s", what);
+	}
+}
+
+/* Bytes of one UTF-8 sequence starting with c (1 for anything not a lead byte). */
+static size_t
+utf8_len(unsigned char c)
+{
+	if (c >= 0xf0 && c < 0xf8)
+		return 4;
+	if (c >= 0xe0)
+		return c < 0xf0 ? 3 : 1;
+	if (c >= 0xc0)
+		return 2;
+	return 1;
+}
+
+char *
+plot_clean(char *dst, size_t cap, const char *s)
+{
+	size_t o = 0;
+
+	if (cap == 0)
+		return dst;
+	for (size_t i = 0; s != NULL && s[i] != '\0';) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = utf8_len(c);
+
+		if (c < 0x20 || c == 0x7f) {
+			c = ' ';
+			n = 1;
+			if (o + 1 >= cap)
+				break;
+			dst[o++] = (char)c;
+			i++;
+			continue;
+		}
+		if (strnlen(s + i, n) < n)
+			n = 1;
+		if (o + n >= cap)
+			break;
+		memcpy(dst + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	dst[o] = '\0';
+	return dst;
+}
+
+/* U+2019 RIGHT SINGLE QUOTATION MARK stands in for an apostrophe: gnuplot 5.4's scanner
+ * does not read doubled quotes reliably (a string starting with a doubled quote, or two
+ * doubled quotes in a row, ends early), so a quoted string never holds a single quote. */
+#define APOSTROPHE "\xe2\x80\x99"
+
+static char *
+quote(char *dst, size_t cap, const char *s, bool tic)
+{
+	size_t o = 0;
+
+	if (cap < 3) {
+		if (cap > 0)
+			dst[0] = '\0';
+		return dst;
+	}
+	dst[o++] = '\'';
+	for (size_t i = 0; s != NULL && s[i] != '\0';) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = utf8_len(c);	/* input bytes of this character */
+		const char *out = s + i;	/* what is written for it */
+		size_t w;		/* output bytes */
+
+		if (c < 0x20 || c == 0x7f) {
+			out = " ";
+			n = 1;
+		} else if (strnlen(s + i, n) < n) {
+			n = 1;
+		}
+		w = n;
+		if (c == '\'') {
+			out = APOSTROPHE;
+			w = 3;
+		} else if (tic && c == '%') {
+			out = "%%";
+			w = 2;
+		}
+		if (o + w + 2 > cap)	/* room for the closing quote and the NUL */
+			break;
+		memcpy(dst + o, out, w);
+		o += w;
+		i += n;
+	}
+	dst[o++] = '\'';
+	dst[o] = '\0';
+	return dst;
+}
+
+char *
+plot_quote(char *dst, size_t cap, const char *s)
+{
+	return quote(dst, cap, s, false);
+}
+
+char *
+plot_quote_tic(char *dst, size_t cap, const char *s)
+{
+	return quote(dst, cap, s, true);
+}
+
+static void
+vappend(struct plot *p, const char *fmt, va_list ap)
+{
+	char small[512];	/* most lines fit */
+	va_list ap2;
+	int n;
+
+	if (p->failed)
+		return;
+	va_copy(ap2, ap);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n < 0) {
+		plot_fail(p, E_USAGE, "a command could not be formatted");
+	} else if ((size_t)n < sizeof small) {
+		if (buf_add(&p->body, small, (size_t)n) < 0)
+			plot_fail(p, E_LIMIT, "the figure passed its size limit");
+	} else {
+		char *big = malloc((size_t)n + 1);
+
+		if (big == NULL) {
+			plot_fail(p, E_LIMIT, "out of memory");
+		} else {
+			vsnprintf(big, (size_t)n + 1, fmt, ap2);
+			if (buf_add(&p->body, big, (size_t)n) < 0)
+				plot_fail(p, E_LIMIT, "the figure passed its size limit");
+			free(big);
+		}
+	}
+	va_end(ap2);
+}
+
+static void
+append(struct plot *p, const char *s)
+{
+	if (!p->failed && buf_add(&p->body, s, strlen(s)) < 0)
+		plot_fail(p, E_LIMIT, "the figure passed its size limit");
+}
+
+void
+plot_cmd(struct plot *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vappend(p, fmt, ap);
+	va_end(ap);
+	append(p, "\n");
+}
+
+void
+plot_begin_data(struct plot *p, const char *name)
+{
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_'))
+			plot_fail(p, E_USAGE, "a datablock name is not a plain word");
+	plot_cmd(p, "$%s << EOD", name);
+}
+
+void
+plot_row(struct plot *p, const char *fmt, ...)
+{
+	char line[1024];	/* one row */
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof line) {
+		plot_fail(p, E_USAGE, "a data row is too long");
+		return;
+	}
+	for (const char *c = line; *c; c++)
+		if (strchr("0123456789.+-eEnaifNIF \t", *c) == NULL) {
+			plot_fail(p, E_USAGE, "a data row holds something other than numbers");
+			return;
+		}
+	append(p, line);
+	append(p, "\n");
+}
+
+void
+plot_blank(struct plot *p)
+{
+	append(p, "\n");
+}
+
+void
+plot_end_data(struct plot *p)
+{
+	append(p, "EOD\n");
+}
+
+const char *
+plot_program(void)
+{
+	const char *g = getenv("CONTEND_GNUPLOT");
+
+	return g != NULL && *g != '\0' ? g : "gnuplot";
+}
+
+/* Move a finished file into place: rename, or copy across file systems. */
+static int
+move_file(const char *from, const char *to, struct err *e)
+{
+	char buf[65536];
+	int in, out, rc = 0;
+
+	if (rename(from, to) == 0)
+		return 0;
+	if (errno != EXDEV)
+		return err_sys(e, E_IO, "cannot move '%s' to '%s'", from, to);
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return err_sys(e, E_IO, "cannot open '%s'", from);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return err_sys(e, E_IO, "cannot create '%s'", to);
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				rc = err_sys(e, E_IO, "cannot read '%s'", from);
+			break;
+		}
+		for (ssize_t w = 0; w < n;) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				rc = err_sys(e, E_IO, "cannot write '%s'", to);
+				break;
+			}
+			w += k;
+		}
+		if (rc < 0)
+			break;
+	}
+	close(in);
+	if (close(out) < 0 && rc == 0)
+		rc = err_sys(e, E_IO, "cannot write '%s'", to);
+	unlink(from);
+	return rc;
+}
+
+/* One gnuplot run writing one file with terminal term. gnuplot writes into a private
+ * directory under a name of our making (the real path may hold quotes or anything else
+ * gnuplot cannot take), and the file is moved into place afterwards. */
+static int
+render_one(struct plot *p, const char *term, const char *size, const char *path, struct err *e)
+{
+	char *argv[] = { (char *)plot_program(), NULL };
+	char tmpdir[] = "/tmp/contend-plot-XXXXXX";	/* no quote can be in this name */
+	char tmpfile[64];
+	char qpath[128];
+	struct buf head;
+	struct spawn s;
+	int rc;
+
+	if (mkdtemp(tmpdir) == NULL)
+		return err_sys(e, E_IO, "cannot create a directory in '/tmp' for drawing '%s'", path);
+	snprintf(tmpfile, sizeof tmpfile, "%s/figure", tmpdir);
+	plot_quote(qpath, sizeof qpath, tmpfile);
+	buf_init(&head, 8192);
+	if (buf_printf(&head, "set terminal %s noenhanced size %s font 'Sans,10' linewidth 1.2\n"
+		       "set output %s\nset encoding utf8\n", term, size, qpath) < 0) {
+		buf_release(&head);
+		rmdir(tmpdir);
+		return err_set(e, E_LIMIT, "cannot start drawing '%s'", path);
+	}
+	rc = spawn_start(&s, argv, true, e);
+	if (rc < 0) {
+		buf_release(&head);
+		rmdir(tmpdir);
+		err_prefix(e, "gnuplot is needed for the report (install gnuplot or set CONTEND_GNUPLOT)");
+		return rc;
+	}
+	rc = spawn_write(&s, head.data, head.len, e);
+	if (rc == 0)
+		rc = spawn_write(&s, p->body.data, p->body.len, e);
+	if (rc == 0)
+		rc = spawn_write(&s, "\nunset output\nexit\n", 19, e);
+	buf_release(&head);
+	{
+		struct err we;	/* gnuplot's own failure says more than a broken pipe */
+		int wrc = spawn_wait(&s, &we);
+
+		if (wrc < 0) {
+			if (e != NULL)
+				*e = we;
+			rc = wrc;
+		}
+	}
+	if (rc == 0 && access(tmpfile, F_OK) != 0)
+		rc = err_set(e, E_IO, "'%s' wrote nothing", plot_program());
+	if (rc == 0)
+		rc = move_file(tmpfile, path, e);
+	unlink(tmpfile);
+	rmdir(tmpdir);
+	if (rc < 0)
+		err_prefix(e, "drawing '%s'", path);
+	return rc;
+}
+
+int
+plot_render(struct plot *p, const char *pdf_path, const char *png_path, struct err *e)
+{
+	int rc;
+
+	if (p->failed)
+		return err_set(e, -p->failed, "building '%s': %s", pdf_path, p->what);
+	rc = render_one(p, "pdfcairo", PLOT_PDF_SIZE, pdf_path, e);
+	if (rc == 0 && png_path != NULL)
+		rc = render_one(p, "pngcairo", PLOT_PNG_SIZE, png_path, e);
+	return rc;
+}

@@ -1,0 +1,189 @@
+/* test_models_p001: paper 001 wired to a run: pattern, Table 1, prediction, refusal, selection. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict/models.h"
+#include "predict/run001.h"
+#include "tests/unit/check.h"
+#include "tests/unit/models_fixture.h"
+
+static char ms_run[300], st_run[300];
+
+static int
+load(struct prof *p, struct scen *s, const char *run, const char *ini)
+{
+	struct err e;
+
+	if (prof_load(p, run, &e) < 0 || scen_load_string(s, ini, "t.ini", &e) < 0) {
+		printf("# %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+TEST(master_slave_known_time)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+	const struct pred_item *it;
+	int master = -1;
+	char why[256];
+
+	CHECK(load(&p, &s, ms_run, "") == 0);
+	CHECK(run001_ms_pattern(&p, &master, why, sizeof why) == 1 && master == 0);
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0);
+	CHECK(r.status == PRED_OK);
+	it = FX_ITEM(&r, "factor", "Table 1");
+	CHECK(it != NULL && it->value == 150);
+	CHECK(it != NULL && strstr(it->detail, "T_SlaveCPU 10.000 ms, T_MasterCPU 1.000 ms, Size_TaskXfer 1000 B") != NULL);
+	/* request/reply by hand: every slave starts at 0, results at 10 ms are served by the
+	 * master at 10-11, 11-12, 12-13 ms and the slaves stay 1 ms apart from then on; each
+	 * task costs 10 + 1 ms, so the last of 50 ends at 50 * 11 + 2 = 552 ms. The measured
+	 * span is 49 * 12 + 6 + 10.2 + 2 = 606.2 ms, so the run is predicted at
+	 * 1000 - 606.2 + 552 ms. */
+	it = FX_ITEM(&r, "factor", "dedicated simulation");
+	CHECK(it != NULL);
+	CHECK_NEAR(it ? it->value : 0, 0.552, 1e-9);
+	CHECK_NEAR(r.predicted_ns, 1e9 - 606.2e6 + 552e6, 1e3);
+	/* AppRate of the run's master: three slaves at 100 tasks/s (eqs. 1, 4) */
+	it = FX_ITEM(&r, "rate", "master ws1");
+	CHECK(it != NULL);
+	CHECK_NEAR(it ? it->value : 0, 300, 1e-6);
+	it = FX_ITEM(&r, "util", "cpu ws1");
+	CHECK(it != NULL);
+	CHECK_NEAR(it ? it->value : 0, 0.150 / 0.552, 1e-9);	/* 150 tasks of 1 ms */
+	CHECK(FX_ITEM(&r, "node", "rank 2 (ws3)") != NULL && FX_ITEM(&r, "node", "rank 0 (ws1)") == NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
+TEST(competitor_slows_one_slave)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+	const struct pred_item *it;
+
+	CHECK(load(&p, &s, ms_run, "[node ws3]\ncpu_procs = 1\n") == 0);
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0 && r.status == PRED_OK);
+	/* Avail_CPU 1/2 on ws3: W_SlaveCPU 50 tasks/s there (eq. 6), AppRate of ws1 250 */
+	it = FX_ITEM(&r, "rate", "master ws1");
+	CHECK_NEAR(it ? it->value : 0, 250, 1e-6);
+	CHECK(r.predicted_ns > 1e9 - 606.2e6 + 552e6 + 1e6);
+	/* the slowed slave does fewer tasks and idles less than the others */
+	CHECK(FX_ITEM(&r, "node", "rank 2 (ws3)") != NULL && FX_ITEM(&r, "node", "rank 1 (ws2)") != NULL &&
+	      FX_ITEM(&r, "node", "rank 2 (ws3)")->value < FX_ITEM(&r, "node", "rank 1 (ws2)")->value);
+	for (int i = 0; i < r.nitems; i++)
+		if (strcmp(r.items[i].kind, "util") == 0)
+			CHECK(r.items[i].value >= 0 && r.items[i].value <= 1);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
+TEST(stencil_refused_with_reason)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+	int master = -1;
+	char why[256];
+
+	CHECK(load(&p, &s, st_run, "") == 0);
+	CHECK(run001_ms_pattern(&p, &master, why, sizeof why) == 0);
+	CHECK(strstr(why, "no master/slave pattern") != NULL);
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "no master/slave pattern") != NULL);
+	CHECK(strstr(r.why, "rank 0") != NULL);	/* names the rank that breaks it */
+	pred_result_free(&r);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, NULL, &r, &e) == 0 && r.status == PRED_NA);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
+TEST(select_master_and_slaves)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+	int nmaster = 0, nslave = 0;
+
+	/* ws2 loaded by two competitors: its slave rate is 1/3, so it is the master to pick
+	 * (the others keep their full 100 tasks/s as slaves) */
+	CHECK(load(&p, &s, ms_run, "[node ws2]\ncpu_procs = 2\n") == 0);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, NULL, &r, &e) == 0 && r.status == PRED_OK);
+	for (int i = 0; i < r.nitems; i++) {
+		if (strcmp(r.items[i].kind, "master") == 0) {
+			if (nmaster == 0) {
+				CHECK_STR(r.items[i].name, "ws2");
+				CHECK_NEAR(r.items[i].value, 300, 1e-6);
+			} else {
+				CHECK(r.items[i].value <= r.items[i - 1].value);	/* ranked */
+			}
+			nmaster++;
+		}
+		if (strcmp(r.items[i].kind, "slave") == 0) {
+			CHECK(strcmp(r.items[i].name, "ws2") != 0);
+			nslave++;
+		}
+	}
+	CHECK(nmaster == 4 && nslave == 3);
+	CHECK(isfinite(r.predicted_ns) && r.predicted_ns > 0);
+	pred_result_free(&r);
+	scen_free(&s);
+	/* candidates and a fixed master */
+	CHECK(scen_load_string(&s, "[select]\ncandidates = ws1, ws3, ws4\nmaster = ws4\n", "c.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, NULL, &r, &e) == 0 && r.status == PRED_OK);
+	nmaster = nslave = 0;
+	for (int i = 0; i < r.nitems; i++) {
+		nmaster += strcmp(r.items[i].kind, "master") == 0;
+		nslave += strcmp(r.items[i].kind, "slave") == 0;
+		if (strcmp(r.items[i].kind, "slave") == 0)
+			CHECK(strcmp(r.items[i].name, "ws4") != 0 && strcmp(r.items[i].name, "ws2") != 0);
+	}
+	CHECK(nmaster == 3 && nslave == 2);
+	CHECK(strstr(r.note, "master ws4") != NULL);
+	pred_result_free(&r);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, "fig5", &r, &e) == -E_USAGE);	/* no policies */
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
+int
+main(void)
+{
+	const char *d = check_tmpdir();
+	char cmd[400];
+	int rc;
+
+	snprintf(ms_run, sizeof ms_run, "%s/ms", d);
+	snprintf(st_run, sizeof st_run, "%s/st", d);
+	ms_profile(ms_run);
+	stencil_profile(st_run);
+	RUN(master_slave_known_time);
+	RUN(competitor_slows_one_slave);
+	RUN(stencil_refused_with_reason);
+	RUN(select_master_and_slaves);
+	rc = check_done();
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", d);
+	return rc;
+}

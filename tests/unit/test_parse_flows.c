@@ -1,0 +1,247 @@
+/* Unit tests for parse/flows and parse/launch: connections, decoder choice, launcher traffic,
+ * RST, port reuse, duplicates across captures, the connection cap, rank tying. */
+#include "parse/flows.h"
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "parse/launch.h"
+#include "tests/unit/check.h"
+
+static struct msg got[64];
+static int ngot;
+static struct flows_conn conns[64];
+static int nconns;
+
+static void
+on_msg(void *ctx, const struct msg *m)
+{
+	(void)ctx;
+	if (ngot < 64)
+		got[ngot++] = *m;
+}
+
+static void
+on_conn(void *ctx, const struct flows_conn *c)
+{
+	(void)ctx;
+	if (nconns < 64)
+		conns[nconns++] = *c;
+}
+
+/* Ranks by port: 1000+r belongs to rank r. */
+static int32_t
+rank_of(void *ctx, int af, const uint8_t addr[16], uint16_t port)
+{
+	(void)ctx, (void)af, (void)addr;
+	return port >= 1000 && port < 1100 ? port - 1000 : -1;
+}
+
+static struct flows *
+mk(enum flows_mpi mpi, size_t max_conns)
+{
+	struct flows_config cfg = { 0 };
+	struct flows_cb cb = { on_msg, on_conn, rank_of, NULL };
+
+	cfg.mpi = mpi;
+	cfg.max_conns = max_conns;
+	ngot = nconns = 0;
+	return flows_new(&cfg, &cb);
+}
+
+/* A segment from (a, pa) to (b, pb). */
+static void
+seg(struct flows *f, const char *a, uint16_t pa, const char *b, uint16_t pb, uint32_t seq,
+    uint8_t flags, const void *data, size_t n, int64_t t)
+{
+	struct pkt p;
+
+	memset(&p, 0, sizeof p);
+	p.af = AF_INET;
+	inet_pton(AF_INET, a, p.src);
+	inet_pton(AF_INET, b, p.dst);
+	p.sport = pa;
+	p.dport = pb;
+	p.seq = seq;
+	p.flags = flags;
+	p.payload = data;
+	p.payload_len = p.payload_wire = (uint32_t)n;
+	p.ttl = 64;
+	flows_tcp(f, &p, t, (uint32_t)(54 + n));
+}
+
+#define A "10.0.0.1"
+#define B "10.0.0.2"
+#define ACK PKT_TCP_ACK
+
+/* SYN, SYN/ACK, ACK between A:pa (initiator) and B:pb at t, t+10, t+20 */
+static void
+handshake(struct flows *f, uint16_t pa, uint16_t pb, uint32_t isn_a, uint32_t isn_b, int64_t t)
+{
+	seg(f, A, pa, B, pb, isn_a, PKT_TCP_SYN, NULL, 0, t);
+	seg(f, B, pb, A, pa, isn_b, PKT_TCP_SYN | ACK, NULL, 0, t + 10);
+	seg(f, A, pa, B, pb, isn_a + 1, ACK, NULL, 0, t + 20);
+}
+
+TEST(generic_request_reply_with_ranks_and_rtt)
+{
+	struct flows *f = mk(FLOWS_MPI_AUTO, 0);
+
+	handshake(f, 1002, 1001, 100, 900, 1000);
+	seg(f, A, 1002, B, 1001, 101, ACK, "0123456789", 10, 2000);
+	seg(f, A, 1002, B, 1001, 111, ACK, "0123456789", 10, 2100);
+	seg(f, B, 1001, A, 1002, 901, ACK, "ok", 2, 3000);
+	seg(f, A, 1002, B, 1001, 121, PKT_TCP_FIN | ACK, NULL, 0, 4000);
+	seg(f, B, 1001, A, 1002, 903, PKT_TCP_FIN | ACK, NULL, 0, 4100);
+	CHECK(ngot == 2);
+	CHECK(got[0].bytes == 20 && got[0].src_world == 2 && got[0].dst_world == 1);
+	CHECK(got[0].ranksrc == RANKSRC_SOCKMAP && got[0].mpi == MSG_GENERIC);
+	CHECK(got[1].bytes == 2 && got[1].src_world == 1 && got[1].dir == 1);
+	CHECK(got[0].conn == got[1].conn);
+	flows_end_capture(f);
+	CHECK(nconns == 1);
+	CHECK(conns[0].rtt_ns == 20 && conns[0].saw_syn);
+	CHECK(conns[0].pkts[0] == 5 && conns[0].pkts[1] == 3);	/* SYN ACK data data FIN; SYN/ACK ok FIN */
+	CHECK(conns[0].payload_bytes[0] == 20 && conns[0].payload_bytes[1] == 2);
+	CHECK(conns[0].port[0] == 1002 && conns[0].rank[0] == 2 && conns[0].rank[1] == 1);
+	CHECK(strcmp(conns[0].kind, "generic") == 0);
+	CHECK(flows_stats(f)->dec_conns[MSG_GENERIC] == 1);
+	flows_free(f);
+}
+
+TEST(orte_oob_and_pmix_are_launcher_traffic)
+{
+	struct flows *f = mk(FLOWS_MPI_AUTO, 0);
+	uint8_t ident[72], pmix[40];
+
+	memset(ident, 0, sizeof ident);
+	ident[27] = 8;		/* nbytes = htonl(8) */
+	ident[28] = 1;		/* IDENT */
+	memcpy(ident + 64, "\0\001" "4.0.0", 8);
+	handshake(f, 40000, 5000, 1, 1, 0);
+	seg(f, A, 40000, B, 5000, 2, ACK, ident, sizeof ident, 100);
+	seg(f, B, 5000, A, 40000, 2, ACK, ident, sizeof ident, 200);
+	memset(pmix, 0, sizeof pmix);
+	memset(pmix, 0xff, 8);
+	pmix[8] = 0x37;
+	memcpy(pmix + 16, "native", 7);
+	handshake(f, 40001, 5001, 1, 1, 0);
+	seg(f, A, 40001, B, 5001, 2, ACK, pmix, sizeof pmix, 300);
+	seg(f, A, 40001, B, 5001, 2 + sizeof pmix, ACK, pmix, sizeof pmix, 400);
+	flows_end_capture(f);
+	CHECK(ngot == 0);
+	CHECK(flows_stats(f)->launcher_conns[LAUNCH_ORTE_OOB] == 1);
+	CHECK(flows_stats(f)->launcher_bytes[LAUNCH_ORTE_OOB] == 144);
+	CHECK(flows_stats(f)->launcher_conns[LAUNCH_PMIX] == 1);
+	CHECK(flows_stats(f)->launcher_bytes[LAUNCH_PMIX] == 80);
+	flows_free(f);
+}
+
+TEST(launch_detect_prefixes)
+{
+	static const uint8_t btl[24] = { 1, 0, 0xa4, 0x41, 0, 0, 0, 0, 'O', 'P', 'A', 'L', '-', 'T',
+					 'C', 'P', '-', 'B', 'T', 'L', 0, 0, 0, 0 };
+	static const uint8_t hyd[32] = { 3, 0, 0, 0, 10, 0, 0, 0, 0x39, 0x30, 0, 0, 1, 0, 0, 0 };
+	const uint8_t *p[2] = { btl, btl };
+	size_t n[2] = { 24, 0 };
+
+	CHECK(launch_detect(p, n) != LAUNCH_ORTE_OOB && launch_detect(p, n) != LAUNCH_PMIX);
+	p[0] = hyd;
+	n[0] = 32;
+	CHECK(launch_detect(p, n) == LAUNCH_HYDRA);
+	n[0] = 0;
+	CHECK(launch_detect(p, n) == LAUNCH_NO);
+}
+
+TEST(rst_closes_and_port_reuse_opens_anew)
+{
+	struct flows *f = mk(FLOWS_MPI_GENERIC, 0);
+
+	handshake(f, 1003, 1004, 10, 20, 0);
+	seg(f, A, 1003, B, 1004, 11, ACK, "abc", 3, 100);
+	seg(f, B, 1004, A, 1003, 21, PKT_TCP_RST, NULL, 0, 200);
+	CHECK(ngot == 1 && got[0].bytes == 3);
+	/* the same 4-tuple with a new ISN: another connection */
+	handshake(f, 1003, 1004, 5000, 6000, 300);
+	seg(f, A, 1003, B, 1004, 5001, ACK, "defg", 4, 400);
+	flows_end_capture(f);
+	CHECK(ngot == 2 && got[1].bytes == 4);
+	CHECK(got[0].conn != got[1].conn);
+	CHECK(flows_stats(f)->conns == 2);
+	CHECK(flows_stats(f)->conns_port_reuse == 1);
+	CHECK(nconns == 2);
+	flows_free(f);
+}
+
+TEST(midstream_start_and_orphans)
+{
+	struct flows *f = mk(FLOWS_MPI_GENERIC, 0);
+
+	seg(f, A, 50000, B, 1001, 777, ACK, NULL, 0, 1);	/* a bare ACK of no known connection */
+	CHECK(flows_stats(f)->orphan_pkts == 1);
+	seg(f, A, 50000, B, 1001, 777, ACK, "xyz", 3, 2);
+	flows_end_capture(f);
+	CHECK(ngot == 1 && got[0].bytes == 3);
+	CHECK(flows_stats(f)->conns_midstream == 1);
+	CHECK(nconns == 1 && !conns[0].saw_syn);
+	CHECK(conns[0].port[0] == 50000);	/* the ephemeral port is taken as the initiator */
+	CHECK(got[0].dst_world == 1 && got[0].src_world == -1);
+	flows_free(f);
+}
+
+TEST(duplicate_connection_in_a_later_capture)
+{
+	struct flows *f = mk(FLOWS_MPI_GENERIC, 0);
+	int i;
+
+	for (i = 0; i < 2; i++) {	/* the same connection seen from both hosts */
+		handshake(f, 1005, 1006, 10, 20, 0);
+		seg(f, A, 1005, B, 1006, 11, ACK, "abc", 3, 100);
+		flows_end_capture(f);
+	}
+	CHECK(ngot == 1);
+	CHECK(flows_stats(f)->conns_dup == 1);
+	flows_free(f);
+}
+
+TEST(connection_cap)
+{
+	struct flows *f = mk(FLOWS_MPI_GENERIC, 2);
+	uint16_t p;
+
+	for (p = 0; p < 5; p++)
+		seg(f, A, (uint16_t)(40000 + p), B, 80, 1, ACK, "x", 1, p);
+	CHECK(flows_stats(f)->conns == 2);
+	CHECK(flows_stats(f)->conns_cap_hits == 3);
+	flows_end_capture(f);
+	CHECK(ngot == 2);
+	flows_free(f);
+}
+
+TEST(reordered_and_lost_bytes_reach_the_decoder_as_gaps)
+{
+	struct flows *f = mk(FLOWS_MPI_GENERIC, 0);
+
+	handshake(f, 1007, 1008, 0, 0, 0);
+	seg(f, A, 1007, B, 1008, 11, ACK, "later", 5, 100);	/* 1..10 lost */
+	seg(f, A, 1007, B, 1008, 1, ACK, "first", 5, 200);	/* 6..10 never come */
+	flows_end_capture(f);
+	CHECK(ngot == 1);
+	CHECK(got[0].bytes == 15 && (got[0].flags & MSG_F_GAP));
+	CHECK(flows_stats(f)->tcp.gap_bytes == 5);
+	flows_free(f);
+}
+
+int
+main(void)
+{
+	RUN(generic_request_reply_with_ranks_and_rtt);
+	RUN(orte_oob_and_pmix_are_launcher_traffic);
+	RUN(launch_detect_prefixes);
+	RUN(rst_closes_and_port_reuse_opens_anew);
+	RUN(midstream_start_and_orphans);
+	RUN(duplicate_connection_in_a_later_capture);
+	RUN(connection_cap);
+	RUN(reordered_and_lost_bytes_reach_the_decoder_as_gaps);
+	return check_done();
+}
