@@ -164,6 +164,12 @@ add_list(struct pasv *p, int h, const char *list, bool macs, long *bad)
 	free(s);
 }
 
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 struct capfile {
 	int host;
 	char *path;
@@ -199,7 +205,7 @@ load_hosts(const char *run, struct pasv *p, struct capfile *caps, int *ncap, lon
 	}
 	closedir(d);
 	/* nodes first ("node-" sorts before "rank-") so hosts with captures come in order */
-	qsort(names, n, sizeof *names, (int (*)(const void *, const void *))strcmp);
+	qsort(names, n, sizeof *names, cmp_name);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		struct kv kv;

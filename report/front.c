@@ -23,8 +23,15 @@ line(struct front *f, double x, const char *key, const char *value)
 	char v[FRONT_VALUE_MAX + 4];
 	const char *s = value;
 
-	plot_cmd(f->p, "set label %s at screen %.3f,%.4f left font 'Sans Bold,9'",
-		 plot_quote(q1, sizeof q1, key), x, f->y);
+	{
+		char k[40];	/* the key column is narrow */
+
+		plot_clean(k, 26, key);
+		if (strlen(key) > strlen(k))
+			memcpy(k + strlen(k), "...", 4);
+		plot_cmd(f->p, "set label %s at screen %.3f,%.4f left font 'Sans Bold,9'",
+			 plot_quote(q1, sizeof q1, k), x, f->y);
+	}
 	/* Long values wrap at a blank, up to three lines; the rest is cut with "...". */
 	for (int n = 0; n < 3; n++) {
 		size_t len = strlen(s);

@@ -291,44 +291,48 @@ move_file(const char *from, const char *to, struct err *e)
 	return rc;
 }
 
-/* One gnuplot run writing one file with terminal term. gnuplot writes into a private
- * directory under a name of our making (the real path may hold quotes or anything else
- * gnuplot cannot take), and the file is moved into place afterwards. */
-static int
-render_one(struct plot *p, const char *term, const char *size, const char *path, struct err *e)
+/* One gnuplot run writing the PDF and, when png_path is non-NULL, the PNG: the body is sent
+ * once per terminal with `reset session` between. gnuplot writes into a private directory
+ * under names of our making (the real paths may hold quotes or anything else gnuplot cannot
+ * take), and the files are moved into place afterwards. */
+int
+plot_render(struct plot *p, const char *pdf_path, const char *png_path, struct err *e)
 {
+	static const char *const terms[2] = { "pdfcairo", "pngcairo" };
+	static const char *const sizes[2] = { PLOT_PDF_SIZE, PLOT_PNG_SIZE };
+	const char *paths[2] = { pdf_path, png_path };
 	char *argv[] = { (char *)plot_program(), NULL };
 	char tmpdir[] = "/tmp/contend-plot-XXXXXX";	/* no quote can be in this name */
-	char tmpfile[64];
-	char qpath[128];
-	struct buf head;
+	char tmpfile[2][64];
+	int nout = png_path != NULL ? 2 : 1;
 	struct spawn s;
 	int rc;
 
+	if (p->failed)
+		return err_set(e, -p->failed, "building '%s': %s", pdf_path, p->what);
 	if (mkdtemp(tmpdir) == NULL)
-		return err_sys(e, E_IO, "cannot create a directory in '/tmp' for drawing '%s'", path);
-	snprintf(tmpfile, sizeof tmpfile, "%s/figure", tmpdir);
-	plot_quote(qpath, sizeof qpath, tmpfile);
-	buf_init(&head, 8192);
-	if (buf_printf(&head, "set terminal %s noenhanced size %s font 'Sans,10' linewidth 1.2\n"
-		       "set output %s\nset encoding utf8\n", term, size, qpath) < 0) {
-		buf_release(&head);
-		rmdir(tmpdir);
-		return err_set(e, E_LIMIT, "cannot start drawing '%s'", path);
-	}
+		return err_sys(e, E_IO, "cannot create a directory in '/tmp' for drawing '%s'", pdf_path);
 	rc = spawn_start(&s, argv, true, e);
 	if (rc < 0) {
-		buf_release(&head);
 		rmdir(tmpdir);
 		err_prefix(e, "gnuplot is needed for the report (install gnuplot or set CONTEND_GNUPLOT)");
 		return rc;
 	}
-	rc = spawn_write(&s, head.data, head.len, e);
-	if (rc == 0)
-		rc = spawn_write(&s, p->body.data, p->body.len, e);
+	for (int i = 0; i < nout && rc == 0; i++) {
+		char head[512];		/* terminal and output lines */
+		char q[128];
+		int n;
+
+		snprintf(tmpfile[i], sizeof tmpfile[i], "%s/figure%d", tmpdir, i);
+		n = snprintf(head, sizeof head, "%sset terminal %s noenhanced size %s font 'Sans,10' linewidth 1.2\n"
+			     "set output %s\nset encoding utf8\n", i ? "unset output\nreset session\n" : "",
+			     terms[i], sizes[i], plot_quote(q, sizeof q, tmpfile[i]));
+		rc = spawn_write(&s, head, (size_t)n, e);
+		if (rc == 0)
+			rc = spawn_write(&s, p->body.data, p->body.len, e);
+	}
 	if (rc == 0)
 		rc = spawn_write(&s, "\nunset output\nexit\n", 19, e);
-	buf_release(&head);
 	{
 		struct err we;	/* gnuplot's own failure says more than a broken pipe */
 		int wrc = spawn_wait(&s, &we);
@@ -339,26 +343,15 @@ render_one(struct plot *p, const char *term, const char *size, const char *path,
 			rc = wrc;
 		}
 	}
-	if (rc == 0 && access(tmpfile, F_OK) != 0)
-		rc = err_set(e, E_IO, "'%s' wrote nothing", plot_program());
-	if (rc == 0)
-		rc = move_file(tmpfile, path, e);
-	unlink(tmpfile);
+	for (int i = 0; i < nout; i++) {
+		if (rc == 0 && access(tmpfile[i], F_OK) != 0)
+			rc = err_set(e, E_IO, "'%s' wrote nothing", plot_program());
+		if (rc == 0)
+			rc = move_file(tmpfile[i], paths[i], e);
+		unlink(tmpfile[i]);
+	}
 	rmdir(tmpdir);
 	if (rc < 0)
-		err_prefix(e, "drawing '%s'", path);
-	return rc;
-}
-
-int
-plot_render(struct plot *p, const char *pdf_path, const char *png_path, struct err *e)
-{
-	int rc;
-
-	if (p->failed)
-		return err_set(e, -p->failed, "building '%s': %s", pdf_path, p->what);
-	rc = render_one(p, "pdfcairo", PLOT_PDF_SIZE, pdf_path, e);
-	if (rc == 0 && png_path != NULL)
-		rc = render_one(p, "pngcairo", PLOT_PNG_SIZE, png_path, e);
+		err_prefix(e, "drawing '%s'", pdf_path);
 	return rc;
 }

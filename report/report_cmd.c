@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "lib/err.h"
@@ -117,6 +118,8 @@ report_one(const struct page_ctx *c, bool png)
 			}
 			left++;
 			why[i] = whybuf[i];
+			unlink(pdf);	/* no stale figure from an earlier report */
+			unlink(pngp);
 			free(pdf);
 		}
 		free(pngp);

@@ -109,7 +109,7 @@ TB=0
 "$CONTEND" infer -q --from-dot "$T/routed-passive.dot" -o "$T/again" >"$T/again.out" 2>&1
 check dot/roundtrip "cmp -s '$T/routed-passive.dot' '$T/again/topology.dot'" "re-exported DOT differs: $(diff "$T/routed-passive.dot" "$T/again/topology.dot" | head -n 3 | tr '\n' ' ')"
 check dot/renders "[ -s '$T/again/topology.pdf' ] && head -c 5 '$T/again/topology.pdf' | grep -q '%PDF' && grep -q '<svg' '$T/again/topology.svg'" "no PDF or SVG"
-sed 's/bw_Bps="[0-9.e+]*"/bw_Bps="fast"/' "$T/routed-passive.dot" >"$T/bad.dot"
+sed 's/bw_Bps=[0-9.e+]*/bw_Bps=fast/' "$T/routed-passive.dot" >"$T/bad.dot"
 "$CONTEND" infer -q --from-dot "$T/bad.dot" -o "$T/bad" >"$T/bad.out" 2>&1
 rc=$?
 check dot/bad-edit "[ $rc -eq 1 ] && [ \$(wc -l <'$T/bad.out') -eq 1 ] && grep -q bw_Bps '$T/bad.out'" "exit $rc: $(cat "$T/bad.out")"
