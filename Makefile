@@ -82,11 +82,20 @@ $(BUILD)/bench/%: bench/%.c $(LIBA)
 bench: $(BIN) $(BENCHBIN) workloads
 
 # Fuzz targets need clang's libFuzzer; `make fuzz` builds them, tests/fuzz/run.sh runs them.
-FUZZCC ?= clang
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBSRC)
+# The library is rebuilt with coverage instrumentation into its own archive.
+FUZZCC   ?= clang
+FUZZFL   := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+FUZZOBJ  := $(LIBSRC:%.c=$(BUILD)/fuzzobj/%.o)
+FUZZA    := $(BUILD)/fuzzobj/libcontend-fuzz.a
+$(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZCC) -std=c11 -g -O1 -I. -D_GNU_SOURCE -DCONTEND_VERSION='"$(VERSION)"' $(PKG_CFLAGS) \
-	  -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBSRC) $(PKG_LIBS) -lm -lpthread
+	$(FUZZCC) $(CPPFLAGS) $(FUZZFL) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+$(FUZZA): $(FUZZOBJ)
+	rm -f $@
+	ar rcs $@ $^
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZA)
+	@mkdir -p $(dir $@)
+	$(FUZZCC) $(CPPFLAGS) $(FUZZFL) $(PKG_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZA) $(PKG_LIBS) -lm -lpthread
 fuzz: $(FUZZBIN)
 
 check: $(BIN) unit workloads

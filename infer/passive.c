@@ -738,14 +738,16 @@ crosses(const struct pasv *p, const struct pasv_flow *f)
 	return p->hosts[f->src].cluster != p->hosts[f->dst].cluster;
 }
 
-/* Same pair of local networks, in either direction. */
+/* From the same local network to the same other one. Links are full duplex (switched
+ * Ethernet, a tbf on each end of a veth): transfers in opposite directions use different
+ * capacity, so they are not ENV pairs and would only add false "independent" votes. */
 static bool
 same_path(const struct pasv *p, const struct pasv_flow *f, const struct pasv_flow *g)
 {
 	int a = p->hosts[f->src].cluster, b = p->hosts[f->dst].cluster;
 	int c = p->hosts[g->src].cluster, d = p->hosts[g->dst].cluster;
 
-	return (a == c && b == d) || (a == d && b == c);
+	return a == c && b == d;
 }
 
 void

@@ -1,9 +1,10 @@
 /* launch: recognises the launchers' own TCP traffic so it is kept out of the messages:
  * Open MPI's ORTE OOB (mpirun <-> orted), PMIx (application <-> local daemon) and MPICH's
- * Hydra (mpiexec <-> hydra_pmi_proxy). By the first bytes of each direction, following
- * /work reference notes on the wire formats (open-mpi/ompi@v4.1.4:orte/mca/oob/tcp/
- * oob_tcp_hdr.h and oob_tcp_connection.c; PMIx 4.2.2 ptl/tcp as captured; pmodels/mpich@v4.0.2:
- * src/pm/hydra/pm/pmiserv/common.h). */
+ * Hydra (mpiexec <-> hydra_pmi_proxy), by the first bytes of each direction. Sources:
+ * open-mpi/ompi@v4.1.4 orte/mca/oob/tcp/oob_tcp_hdr.h and oob_tcp_connection.c (IDENT
+ * handshake, version "4.0.0"); PMIx 4.2.2 ptl/tcp client hello as seen in Debian 12 loopback
+ * captures; pmodels/mpich@v4.0.2 src/pm/hydra/pm/pmiserv/common.h (struct HYD_pmcd_hdr; its
+ * use on the wire was not observed, hence a strict plausibility test). */
 #ifndef PARSE_LAUNCH_H
 #define PARSE_LAUNCH_H
 

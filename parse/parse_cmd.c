@@ -233,7 +233,7 @@ read_capture(struct ctx *c, struct flows *f, const char *path)
 	struct err e;
 	struct pcapin *in = pcapin_open(path, &e);
 	struct pcapin_pkt pk;
-	uint64_t n = 0, bytes = 0;
+	uint64_t n = 0, bytes = 0, bytes_seen = 0;
 	double t_last = now_s(), t0 = t_last;
 	int rc;
 
@@ -246,9 +246,11 @@ read_capture(struct ctx *c, struct flows *f, const char *path)
 	while ((rc = pcapin_next(in, &pk, &e)) == 1) {
 		flows_frame(f, pk.linktype, pk.data, pk.caplen, pk.origlen, pk.t_ns);
 		bytes += pk.caplen + 16;
-		if ((++n & 0xffff) == 0 && err_verbosity > 0) {
+		/* look at the clock every 64k packets or 64 MB, print at most once a second */
+		if (((++n & 0xffff) == 0 || bytes - bytes_seen >= (64u << 20)) && err_verbosity > 0) {
 			double t = now_s();
 
+			bytes_seen = bytes;
 			if (t - t_last >= 1.0) {
 				note("parse: '%s': %" PRIu64 " packets, %.0f MB, %.0f MB/s", path, n,
 				     (double)bytes / 1e6, (double)bytes / 1e6 / (t - t0));

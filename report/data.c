@@ -203,6 +203,18 @@ read_meta(struct rep_run *r)
 	free(mdir);
 }
 
+/* Event times are CLOCK_REALTIME ns: anything before 2000 or after 2100, or an event longer
+ * than a week, is damage rather than a run. */
+#define REP_T_MIN_NS 946684800000000000LL
+#define REP_T_MAX_NS 4102444800000000000LL
+#define REP_DUR_MAX_NS (7LL * 86400 * 1000000000)
+
+static bool
+plausible_span(int64_t a, int64_t b)
+{
+	return a >= REP_T_MIN_NS && b <= REP_T_MAX_NS && b >= a && b - a <= REP_DUR_MAX_NS;
+}
+
 static void
 span(struct rep_run *r, int64_t a, int64_t b)
 {
@@ -275,7 +287,7 @@ read_messages(struct rep_run *r)
 			damage(r, &e);
 			continue;
 		}
-		if (m.t_first_ns <= 0 || m.t_last_ns < m.t_first_ns || m.bytes < 0 || src < -1 ||
+		if (!plausible_span(m.t_first_ns, m.t_last_ns) || m.bytes < 0 || src < -1 ||
 		    dst < -1 || src > PROF_MAX_RANKS || dst > PROF_MAX_RANKS) {
 			err_set(&e, E_FORMAT, "'messages.tsv' line %ld: implausible message", t.line_no);
 			damage(r, &e);
@@ -333,7 +345,7 @@ read_phases(struct rep_run *r)
 			continue;
 		}
 		k = tsv_r_str(&t, c_kind);
-		if (rank < 0 || rank >= PROF_MAX_RANKS || ph.t_start_ns <= 0 || ph.t_end_ns < ph.t_start_ns ||
+		if (rank < 0 || rank >= PROF_MAX_RANKS || !plausible_span(ph.t_start_ns, ph.t_end_ns) ||
 		    (strcmp(k, "busy") != 0 && strcmp(k, "idle") != 0)) {
 			err_set(&e, E_FORMAT, "'phases.tsv' line %ld: implausible phase", t.line_no);
 			damage(r, &e);
@@ -475,6 +487,7 @@ rep_run_load(struct rep_run *r, const char *dir, struct err *e)
 		r->have_prof = true;	/* its own damage count is r->prof.damaged */
 	} else {
 		snprintf(r->prof_why, sizeof r->prof_why, "%s", pe.msg);
+		prof_free(&r->prof);	/* its contract: also after a failure */
 	}
 	read_messages(r);
 	read_phases(r);

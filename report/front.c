@@ -144,10 +144,8 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 	{
 		char t[1100];
 
-		snprintf(t, sizeof t, "%d ranks on %d hosts%s%.900s", rep_nranks(r),
-			 r->have_prof ? prof_nhosts(&r->prof) : r->nnodes, v[0] ? " (" : "", v);
-		if (v[0])
-			strncat(t, ")", sizeof t - strlen(t) - 1);
+		snprintf(t, sizeof t, "%d ranks on %d hosts%s%.900s%s", rep_nranks(r),
+			 r->have_prof ? prof_nhosts(&r->prof) : r->nnodes, v[0] ? " (" : "", v, v[0] ? ")" : "");
 		line(&f, 0.05, "ranks and hosts", t);
 	}
 	if (start <= 0) {

@@ -185,7 +185,8 @@ page_timeline(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	plot_cmd(p, "set ylabel 'rank and host'");
 	plot_cmd(p, "set yrange [%d.6:-0.6]", nranks - 1);
 	plot_cmd(p, "set xrange [0:%.6f]", (double)(r->t1_ns - r->t0_ns) / 1e9);
-	plot_cmd(p, "set key below horizontal");
+	plot_cmd(p, "set bmargin 6");
+	plot_cmd(p, "set key at screen 0.5,0.015 center bottom horizontal");
 	plot_cmd(p, "set grid noytics");
 	if (nranks > 24)
 		plot_cmd(p, "set ytics font 'Sans,%d'", nranks > 48 ? 5 : 7);
@@ -693,7 +694,8 @@ page_predict(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	plot_cmd(p, "set xlabel 'scenario (numbers on bars: prediction error vs measured, or the predicted value)'");
 	plot_cmd(p, "set yrange [0:*]");
 	plot_cmd(p, "set offsets 0,0,graph 0.12,0");
-	plot_cmd(p, "set key below horizontal");
+	plot_cmd(p, "set bmargin 6");
+	plot_cmd(p, "set key at screen 0.5,0.015 center bottom horizontal");
 	plot_cmd(p, "set style fill pattern border lc rgb 'black'");
 	{
 		char line[8192];
@@ -1052,8 +1054,10 @@ page_masters(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	plot_cmd(p, "set ylabel 'execution time (s) = tasks / AppRate'");
 	plot_cmd(p, "set xrange [-0.6:%d.6]", g.nhost - 1);
 	plot_cmd(p, "set yrange [0:*]");
-	plot_cmd(p, "set key below horizontal");
+	plot_cmd(p, "set bmargin 6");
+	plot_cmd(p, "set key at screen 0.5,0.015 center bottom horizontal");
 	plot_cmd(p, "set boxwidth 0.27");
+	plot_cmd(p, "set offsets 0,0,graph 0.08,0");
 	plot_cmd(p, "plot $w using ($1-0.28):2 with boxes fs solid 0.15 border lc rgb 'black' lc rgb 'black' title 'work-flow model (max flow, eqs. 1-5)', \\");
 	plot_cmd(p, "  $w using ($1):3 with boxes fs pattern 2 border lc rgb 'black' lc rgb 'black' title 'greedy selection (Figure 2)', \\");
 	plot_cmd(p, "  $w using ($1+0.28):4 with boxes fs solid 0.8 border lc rgb 'black' lc rgb 'black' title 'measured (this run)'");

@@ -36,7 +36,7 @@ static char check_first_[512];	/* the first failure of the current test */
 	const char *a_ = (a), *b_ = (b); \
 	if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0) { \
 		if (check_failed_++ == 0) \
-			snprintf(check_first_, sizeof check_first_, "%s:%d: %s = \"%s\", expected \"%s\"", \
+			snprintf(check_first_, sizeof check_first_, "%s:%d: %s = \"%.200s\", expected \"%.200s\"", \
 				 __FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
 	} \
 } while (0)

@@ -11,6 +11,9 @@
  *   -m BYTES  message size in bytes (k, M suffixes allowed)
  *   -p MS     a second CPU amount (farm: the master's processing per result)
  *   -b        use a barrier instead of the workload's collective (solver)
+ *   -a        concurrent transfers: nonblocking sends to several peers at once (farm's
+ *             master, alltoall's hand-written exchange)
+ *   -v FRAC   vary each task's CPU cost within +-FRAC of -c (farm; deterministic per task)
  *   -q        print only the "wall_s" line
  *   -h        usage
  * Rank 0 prints, after the timed part, lines "key value" and last "wall_s <seconds>"; the
@@ -35,6 +38,8 @@ struct wl_opts {
 	double second_ms;	/* a second CPU amount in milliseconds (workload-specific) */
 	long msg_bytes;		/* message size in bytes */
 	int barrier;		/* -b given */
+	int async;		/* -a given */
+	double vary;		/* -v: relative spread of the CPU cost per task, 0..1 */
 	int quiet;		/* -q given */
 };
 
@@ -93,13 +98,15 @@ wl_parse(int argc, char **argv, struct wl_opts *o, const char *name, const char 
 
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	opterr = 0;
-	while ((c = getopt(argc, argv, ":n:i:c:m:p:bqh")) != -1) {
+	while ((c = getopt(argc, argv, ":n:i:c:m:p:v:abqh")) != -1) {
 		switch (c) {
 		case 'n': o->n = wl_long(name, optarg, 1L << 40); break;
 		case 'i': o->iters = wl_long(name, optarg, 1L << 40); break;
 		case 'c': o->compute_ms = wl_double(name, optarg, 1e7); break;
 		case 'p': o->second_ms = wl_double(name, optarg, 1e7); break;
 		case 'm': o->msg_bytes = wl_long(name, optarg, 1L << 30); break;
+		case 'v': o->vary = wl_double(name, optarg, 1); break;
+		case 'a': o->async = 1; break;
 		case 'b': o->barrier = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h':
