@@ -24,7 +24,7 @@ if [ -z "$cap" ]; then
 	"$BUILD/bench/parse_gen" -o "$cap" -s 600 -c 64 >/dev/null || exit 1
 fi
 "$BUILD/bench/parse_gen" -o "$work/short.pcap" -s 150 -c 64 >/dev/null || exit 1
-[ -f "$work/cap.pcap.gz" ] || gzip -1 -c "$cap" >"$work/cap.pcap.gz"
+gzip -1 -c "$cap" >"$work/cap.pcap.gz"
 cat "$cap" "$work/cap.pcap.gz" "$work/short.pcap" >/dev/null
 size=$(stat -c %s "$cap")
 gzsize=$(stat -c %s "$work/cap.pcap.gz")

@@ -506,11 +506,89 @@ end_node(Agraph_t *G, const struct graph *g, struct graph_end end)
 	return n;
 }
 
+/* Object IDs in creation order. cgraph's default IDs for named objects are the addresses of
+ * their interned names, and agwrite puts subgraphs in ID order, so the clusters would come
+ * out in an order that depends on the heap; with sequential IDs (names kept in cgraph's
+ * internal map) they come out in the order build creates them, and a DOT file read back and
+ * written again is the same file. */
+static void *
+seqid_open(Agraph_t *G, Agdisc_t *disc)
+{
+	IDTYPE *next = xcalloc(1, sizeof *next);
+
+	(void)G;
+	(void)disc;
+	*next = 1;
+	return next;
+}
+
+static long
+seqid_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+	IDTYPE *next = state;
+
+	(void)objtype;
+	if (str != NULL || !createflag)
+		return 0;	/* names: cgraph's internal map */
+	*id = *next;
+	*next += 2;
+	return 1;
+}
+
+static long
+seqid_alloc(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+	return 0;
+}
+
+static void
+seqid_free(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+}
+
+static char *
+seqid_print(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+	return NULL;
+}
+
+static void
+seqid_close(void *state)
+{
+	free(state);
+}
+
+static void
+seqid_register(void *state, int objtype, void *obj)
+{
+	(void)state;
+	(void)objtype;
+	(void)obj;
+}
+
+static Agiddisc_t seqid_disc = { seqid_open, seqid_map, seqid_alloc, seqid_free, seqid_print,
+				 seqid_close, seqid_register };
+
 /* Build the cgraph form of g; agclose the result. NULL with e set on failure. */
 static Agraph_t *
 build(const struct graph *g, struct err *e)
 {
-	Agraph_t *G = agopen("contend", Agundirected, NULL);
+	static Agdisc_t disc;
+	Agraph_t *G;
+
+	disc.mem = &AgMemDisc;
+	disc.id = &seqid_disc;
+	disc.io = &AgIoDisc;
+	G = agopen("contend", Agundirected, &disc);
 
 	if (G == NULL) {
 		err_set(e, E_IO, "cannot create graph: %s", gv_msg[0] ? gv_msg : "graphviz failed");

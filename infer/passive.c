@@ -47,6 +47,7 @@ pasv_opts_default(void)
 		.min_flow_bytes = 1000000,
 		.shared_below = 0.75,
 		.indep_above = 0.85,
+		.conserve = 0.7,
 		.conf_ns = 1000000000,		/* 1 s */
 		.exonerate = 1.5,
 		.peak_window_ns = 100000000,	/* 100 ms */
@@ -610,15 +611,26 @@ pasv_pair_test(const struct pasv *p, int fi, int gi, struct pasv_pair *r)
 	r->ratio_f = r->rate_f_overlap_Bps / r->rate_f_solo_Bps;
 	r->ratio_g = r->rate_g_overlap_Bps / r->rate_g_solo_Bps;
 	m = (r->ratio_f + r->ratio_g) / 2;
-	if (m <= p->o.shared_below) {
+	/* the mean decides, but only when the two agree: one transfer keeping its rate while
+	 * the other halves did not share a bottleneck with it (the other was slowed by
+	 * something else, often its end host's CPU), and one halving is not "neither slowed" */
+	if (m <= p->o.shared_below && fmax(r->ratio_f, r->ratio_g) < p->o.indep_above &&
+	    r->rate_f_overlap_Bps + r->rate_g_overlap_Bps <
+		    p->o.conserve * fmax(r->rate_f_solo_Bps, r->rate_g_solo_Bps)) {
+		/* a shared capacity is divided, not lost: together they would have moved about
+		 * what the faster moved alone */
+		r->verdict = PASV_INCONCLUSIVE;
+		r->why = "both slowed down, but together moved far less than either alone";
+	} else if (m <= p->o.shared_below && fmax(r->ratio_f, r->ratio_g) < p->o.indep_above) {
 		r->verdict = PASV_SHARED;
 		r->why = "both slowed down together";
-	} else if (m >= p->o.indep_above) {
+	} else if (m >= p->o.indep_above && fmin(r->ratio_f, r->ratio_g) > p->o.shared_below) {
 		r->verdict = PASV_INDEPENDENT;
 		r->why = "neither slowed down";
 	} else {
 		r->verdict = PASV_INCONCLUSIVE;
-		r->why = "slowed down in between";
+		r->why = m <= p->o.shared_below || m >= p->o.indep_above ?
+				 "one slowed down, the other did not" : "slowed down in between";
 	}
 	{
 		/* confidence: how much overlap was seen, times how far from the undecided band */

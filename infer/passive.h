@@ -40,6 +40,9 @@ struct pasv_opts {
 	int64_t min_flow_bytes;	/* transfers carrying less are not tested */
 	double shared_below;	/* mean overlap/solo ratio at or below which: shared */
 	double indep_above;	/* at or above which: independent (between: inconclusive) */
+	double conserve;	/* a shared pair's aggregate overlap rate is at least this times
+				 * the faster solo rate (a shared capacity is divided, not lost);
+				 * below it: inconclusive */
 	int64_t conf_ns;	/* overlap that gives confidence 1 - 1/e */
 	double exonerate;	/* a common end host is not the bottleneck when it was seen moving
 				 * this many times the pair's aggregate rate */

@@ -598,6 +598,8 @@ flows_tcp(struct flows *f, const struct pkt *p, int64_t t_ns, uint32_t origlen)
 		return;
 	tcpr_dir_segment(&c->td[dir], p->seq, p->flags, p->payload, p->payload_len, p->payload_wire,
 			 t_ns, &c->out[dir], &f->st.tcp);
+	if ((p->flags & PKT_TCP_ACK) && c->td[!dir].head != NULL)
+		tcpr_dir_ack(&c->td[!dir], p->ack, t_ns, &c->out[!dir], &f->st.tcp);
 	if (p->flags & PKT_TCP_FIN)
 		c->fin[dir] = true;
 	if ((p->flags & PKT_TCP_RST) || (c->fin[0] && c->fin[1]))

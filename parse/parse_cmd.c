@@ -43,7 +43,7 @@ const char usage_parse[] =
 	"\n"
 	"options:\n"
 	"  -o, --output DIR        where to write (default RUN/profile)\n"
-	"  -p, --pcap FILE         a capture to read (repeatable; instead of RUN)\n"
+	"  -p, --pcap FILE...      captures to read instead of RUN (the option may repeat)\n"
 	"  -S, --samples FILE      a samples file of one rank (repeatable; with --pcap)\n"
 	"  -m, --mpi MODE          auto (default): recognise Open MPI and MPICH, else generic;\n"
 	"                          generic: paper 003's byte runs only; ompi; mpich\n"
@@ -487,6 +487,7 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	w_kv_u(&t, "gap_bytes", s->tcp.gap_bytes);
 	w_kv_u(&t, "truncations", s->tcp.cut_segs);
 	w_kv_u(&t, "buffer_cap_hits", s->tcp.cap_hits);
+	w_kv_u(&t, "acked_holes", s->tcp.acked_holes);
 	w_kv_u(&t, "bytes_after_fin", s->tcp.after_fin_bytes);
 	w_kv_u(&t, "bytes_before_start", s->tcp.before_start_bytes);
 	for (i = LAUNCH_ORTE_OOB; i < LAUNCH_NKINDS; i++) {
@@ -740,6 +741,11 @@ get_opts(int argc, char **argv, struct opts *o)
 		case 'q': err_verbosity = 0; break;
 		default: BUG("option %d", c);
 		}
+	}
+	if (o->npcaps > 0) {
+		/* --pcap a.pcap b.pcap ...: the words after it are captures too */
+		while (optind < argc)
+			add_file(&o->pcaps, &o->npcaps, argv[optind++]);
 	}
 	if (optind < argc)
 		o->run = argv[optind++];

@@ -11,10 +11,13 @@
 #include "lib/gzio.h"
 #include "lib/xalloc.h"
 
+#define PCAPIN_IOBUF_BYTES (1u << 20)
+
 struct pcapin {
 	pcap_t *pc;
 	FILE *f;		/* owned by pc once pcap_fopen_offline succeeded */
 	void *mem;		/* backing copy for pcapin_open_mem */
+	char *iobuf;		/* stdio buffer of f (glibc ignores a size without a buffer) */
 	bool gzip;
 	bool gz_truncated;	/* set by the gzio cookie when the gzip stream stops early */
 	bool done;		/* an error or the end was returned */
@@ -27,6 +30,9 @@ open_file(FILE *f, const char *name, bool gzip, bool *trunc_flag, struct pcapin 
 {
 	char errbuf[PCAP_ERRBUF_SIZE] = "";
 
+	/* large reads: libpcap reads a record header and then its data, 16 bytes at a time */
+	in->iobuf = xmalloc(PCAPIN_IOBUF_BYTES);
+	setvbuf(f, in->iobuf, _IOFBF, PCAPIN_IOBUF_BYTES);
 	in->pc = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (in->pc == NULL) {
 		/* libpcap did not take f */
@@ -37,6 +43,7 @@ open_file(FILE *f, const char *name, bool gzip, bool *trunc_flag, struct pcapin 
 			err_set(e, E_FORMAT, "'%s': not a readable capture: %s", name, errbuf);
 		free(in->name);
 		free(in->mem);
+		free(in->iobuf);
 		free(in);
 		return NULL;
 	}
@@ -82,7 +89,6 @@ pcapin_open(const char *path, struct err *e)
 		err_sys(e, E_IO, "cannot open '%s'", path);
 		goto fail;
 	}
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	return open_file(f, path, false, NULL, in, e);
 fail:
 	free(in->name);
@@ -185,6 +191,7 @@ pcapin_close(struct pcapin *in)
 		return;
 	if (in->pc != NULL)
 		pcap_close(in->pc);	/* closes f */
+	free(in->iobuf);	/* only after f is closed */
 	free(in->mem);
 	free(in->name);
 	free(in);

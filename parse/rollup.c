@@ -146,7 +146,8 @@ rollup_msg(struct rollup *p, const struct msg *m)
 		if (m->t_last_ns > r->t_last_msg_ns)
 			r->t_last_msg_ns = m->t_last_ns;
 	}
-	if ((l = link_get(p, m->src_world, m->dst_world)) != NULL) {
+	/* a link is a pair of known ranks; the rest is counted in unknown_rank_msgs */
+	if (m->src_world >= 0 && m->dst_world >= 0 && (l = link_get(p, m->src_world, m->dst_world)) != NULL) {
 		l->msgs++;
 		l->bytes += m->bytes;
 		if (m->t_first_ns < l->t_first_ns)

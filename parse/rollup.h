@@ -42,7 +42,7 @@ struct rollup_rank {
 };
 
 struct rollup_link {
-	int32_t src, dst;	/* world ranks (-1 unknown) */
+	int32_t src, dst;	/* world ranks (both known: messages with an unknown end are not in links) */
 	uint64_t msgs, bytes;
 	int64_t t_first_ns, t_last_ns;
 	int64_t active_ns;	/* union of message intervals, closed ones */

@@ -308,6 +308,22 @@ tcpr_dir_segment(struct tcpr_dir *d, uint32_t seq, uint8_t flags, const uint8_t 
 }
 
 void
+tcpr_dir_ack(struct tcpr_dir *d, uint32_t ack, int64_t t_ns, const struct tcpr_out *out,
+	     struct tcpr_stats *st)
+{
+	int64_t aoff;
+
+	(void)t_ns;
+	if (!d->started || d->closed || d->head == NULL)
+		return;
+	aoff = tcpr_dir_offset(d, ack);
+	while (d->head != NULL && aoff > 0 && d->head->off <= (uint64_t)aoff) {
+		st->acked_holes++;
+		skip_hole(d, out, st);
+	}
+}
+
+void
 tcpr_dir_flush(struct tcpr_dir *d, int64_t t_ns, const struct tcpr_out *out, struct tcpr_stats *st)
 {
 	(void)t_ns;

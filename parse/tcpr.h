@@ -6,8 +6,9 @@
  * overlaps (the first copy wins; differing bytes in an overlap are counted), sequence
  * wraparound at 2^32 (offsets are 64-bit), a capture that starts mid-connection (the first
  * segment seen sets the origin), FIN and RST, and snaplen-cut segments (the missing tail
- * is delivered as a gap). Holes never filled (capture loss) are delivered as gaps when
- * the buffered bytes reach the cap or the direction is flushed.
+ * is delivered as a gap). Holes never filled (capture loss) are delivered as gaps when the
+ * peer acknowledges past them (tcpr_dir_ack), the buffered bytes reach the cap, or the
+ * direction is flushed.
  *
  * Memory: at most max_buf_bytes of payload and max_segs segments are held per direction;
  * reaching either is counted in tcpr_stats.cap_hits and resolved by skipping the first
@@ -38,6 +39,7 @@ struct tcpr_stats {
 	uint64_t gap_bytes;		/* bytes in those gaps */
 	uint64_t cut_segs;		/* segments cut by the snaplen */
 	uint64_t cap_hits;		/* times a per-direction cap forced a gap */
+	uint64_t acked_holes;		/* holes given up because the peer acknowledged past them */
 	uint64_t after_fin_bytes;	/* payload past a FIN, ignored */
 	uint64_t before_start_bytes;	/* payload before the origin of a mid-stream start, ignored */
 };
@@ -72,6 +74,13 @@ void tcpr_dir_init(struct tcpr_dir *d, size_t max_buf_bytes, size_t max_segs);
 void tcpr_dir_segment(struct tcpr_dir *d, uint32_t seq, uint8_t flags, const uint8_t *p,
 		      size_t caplen, size_t wirelen, int64_t t_ns, const struct tcpr_out *out,
 		      struct tcpr_stats *st);
+
+/* The peer acknowledged this direction up to sequence number ack: a hole below it with
+ * data held beyond it was received by the peer but not captured, so it is delivered as a
+ * gap now (instead of when the caps are reached). Holes with nothing held after them wait
+ * for the data (a segment precedes its ACK in a capture taken at either end). */
+void tcpr_dir_ack(struct tcpr_dir *d, uint32_t ack, int64_t t_ns, const struct tcpr_out *out,
+		  struct tcpr_stats *st);
 
 /* The direction is over (RST, connection closed, end of capture): deliver everything
  * held, with gaps for the holes, and free it. Later segments are ignored. */

@@ -9,22 +9,34 @@
 #include "lib/xalloc.h"
 
 double
-p003_cpu_increase(double busy_ns, double idle_ns, int k)
+p003_cpu_increase_awake(double busy_ns, double idle_ns, int k, double awake_frac)
 {
 	double cycle = busy_ns + idle_ns;
 	double extra;
 
 	if (k <= 0 || !(cycle > 0))
 		return 0;
+	if (!(awake_frac > 0))
+		awake_frac = 0;
+	if (awake_frac > 1)
+		awake_frac = 1;
 	/* During an idle phase the k competitors run alone and bank idle_ns of CPU between them
 	 * (idle_ns / k each); the application then runs alone until it has caught up and shares
-	 * the rest of its busy phase k + 1 ways, so a cycle lasts max(busy + idle, (k+1) busy). */
-	extra = (double)k * busy_ns - idle_ns;
+	 * the rest of its busy phase k + 1 ways, so a cycle lasts max(busy + idle, (k+1) busy).
+	 * Only sleep earns that catching up: idle time spent runnable was already charged to the
+	 * application by the scheduler. */
+	extra = (double)k * busy_ns - (1 - awake_frac) * idle_ns;
 	return extra > 0 ? extra / cycle : 0;
 }
 
 double
-p003_cpu_increase_load(double busy_ns, double idle_ns, double load_avg)
+p003_cpu_increase(double busy_ns, double idle_ns, int k)
+{
+	return p003_cpu_increase_awake(busy_ns, idle_ns, k, 0);
+}
+
+double
+p003_cpu_increase_load_awake(double busy_ns, double idle_ns, double load_avg, double awake_frac)
 {
 	double n, f;
 
@@ -34,8 +46,14 @@ p003_cpu_increase_load(double busy_ns, double idle_ns, double load_avg)
 	f = load_avg - n;
 	if (n > 1e6)
 		n = 1e6;
-	return (1 - f) * p003_cpu_increase(busy_ns, idle_ns, (int)n) +
-	       f * p003_cpu_increase(busy_ns, idle_ns, (int)n + 1);
+	return (1 - f) * p003_cpu_increase_awake(busy_ns, idle_ns, (int)n, awake_frac) +
+	       f * p003_cpu_increase_awake(busy_ns, idle_ns, (int)n + 1, awake_frac);
+}
+
+double
+p003_cpu_increase_load(double busy_ns, double idle_ns, double load_avg)
+{
+	return p003_cpu_increase_load_awake(busy_ns, idle_ns, load_avg, 0);
 }
 
 double
@@ -57,7 +75,7 @@ p003_node(const struct p003_node_in *in, struct p003_node_out *out)
 	memset(out, 0, sizeof *out);
 	if (!(in->t_ns >= 0) || !(in->busy_ns >= 0) || !(in->idle_ns >= 0) || !(in->n_busy >= 0) ||
 	    !(in->n_idle >= 0) || !(beta >= 0 && beta <= 1) || !(in->capacity > 0 && in->capacity <= 1) ||
-	    in->k < 0 || !isfinite(in->link_added_ns))
+	    in->k < 0 || !isfinite(in->link_added_ns) || !(in->awake_frac >= 0 && in->awake_frac <= 1))
 		return -E_USAGE;
 	/* Section 3.3, step 1: the link change alone; its added time lengthens the phases */
 	out->t_link_ns = in->t_ns + in->link_added_ns;
@@ -84,10 +102,46 @@ p003_node(const struct p003_node_in *in, struct p003_node_out *out)
 	b2 = b1 / in->capacity;
 	t1c = out->t_link_ns * (b2 + d1) / cyc1;
 	/* Section 3.3, step 2: CPU sharing on the changed pattern */
-	out->increase = in->load_avg >= 0 ? p003_cpu_increase_load(b2, d1, in->load_avg)
-					  : p003_cpu_increase(b2, d1, in->k);
+	out->increase = in->load_avg >= 0 ? p003_cpu_increase_load_awake(b2, d1, in->load_avg, in->awake_frac)
+					  : p003_cpu_increase_awake(b2, d1, in->k, in->awake_frac);
 	out->t_ns = t1c * (1 + out->increase);
 	return 0;
+}
+
+static double sleep_credit = 1;	/* share of sleep the scheduler credits back */
+
+void
+p003_set_sleep_credit(double credit)
+{
+	sleep_credit = credit > 1 ? 1 : credit > 0 ? credit : 0;
+}
+
+double
+p003_sleep_credit(void)
+{
+	return sleep_credit;
+}
+
+/* The share of a rank's idle time it was not asleep: on a CPU (an MPI library polling for
+ * its messages) or runnable on a run queue, from the dedicated run's schedstat totals. The
+ * run and wait time beyond its busy time fall in its idle time, less 5 % of the run time
+ * for the rounding of ranks.tsv's percentages and the 20 ms grain of the phases; 0 (the
+ * paper's case: idle means asleep) when the profile has no idle time or no schedstat
+ * figures. */
+static double
+awake_frac(const struct prof_rank *rk)
+{
+	double exec = (double)rk->exec_ns;
+	double idle = exec * rk->idle_pct / 100;
+	double busy = exec - idle;
+	double awake;
+
+	if (!(idle > 0) || rk->run_ns < 0 || rk->wait_ns < 0)
+		return 0;
+	awake = (double)rk->run_ns + (double)rk->wait_ns - busy - 0.05 * exec;
+	if (!(awake > 0))
+		return 0;
+	return awake >= idle ? 1 : awake / idle;
 }
 
 /* The effective new (latency, bandwidth) of a scenario link, given the measured ones. */
@@ -181,6 +235,8 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 		in.k = n != NULL && n->cpu_procs > 0 ? n->cpu_procs : 0;
 		in.load_avg = n != NULL && !isnan(n->load_avg) ? n->load_avg : -1;
 		in.capacity = n != NULL && !isnan(n->capacity) ? n->capacity : 1;
+		/* idle time that earns no credit: awake, or asleep on a scheduler that forgets */
+		in.awake_frac = 1 - sleep_credit * (1 - awake_frac(rk));
 		if (p003_node(&in, &out) < 0)
 			BUG("p003_node rejected checked inputs for rank %d", rk->rank);
 		cpu_add = out.t_ns - out.t_link_ns;
@@ -197,8 +253,8 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 			}
 			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
 			pred_add(r, "node", name, cpu_add, out.increase, "003 Sec. 2.1",
-				 "busy %.1f ms idle %.1f ms%s, %s %g%s", out.busy_ns / 1e6, out.idle_ns / 1e6,
-				 added[i] != 0 ? " after its link change" : "",
+				 "busy %.1f ms idle %.1f ms (%.0f%% uncredited)%s, %s %g%s", out.busy_ns / 1e6,
+				 out.idle_ns / 1e6, 100 * in.awake_frac, added[i] != 0 ? " after its link change" : "",
 				 in.load_avg >= 0 ? "load average" : "competitors",
 				 in.load_avg >= 0 ? in.load_avg : (double)in.k,
 				 in.capacity < 1 ? ", reduced CPU capacity" : "");

@@ -23,6 +23,15 @@ double p003_cpu_increase(double busy_ns, double idle_ns, int k);
  * of the time, so the increase is (1 - f) * inc(n) + f * inc(n + 1). Unitless; L >= 0. */
 double p003_cpu_increase_load(double busy_ns, double idle_ns, double load_avg);
 
+/* The same two with the scheduler's credit limited to the idle time the application really
+ * slept (docs/predict.md, "Idle time that is not sleep"): Section 2.1's credit is earned by
+ * sleeping, so a fraction awake_frac of the idle time spent runnable (an MPI library that
+ * polls while it waits, or time on the run queue) earns none:
+ *	max(0, k * busy - (1 - awake_frac) * idle) / (busy + idle)
+ * awake_frac in [0, 1] (clamped); 0 gives the functions above. Unitless. */
+double p003_cpu_increase_awake(double busy_ns, double idle_ns, int k, double awake_frac);
+double p003_cpu_increase_load_awake(double busy_ns, double idle_ns, double load_avg, double awake_frac);
+
 /* Section 2.2: time added to communication when a link's latency and bandwidth change from
  * (lat_ns, bw_Bps) to (new_lat_ns, new_bw_Bps), for nmsgs messages of avg_bytes on it:
  *	[(newL + avg/newB) - (L + avg/B)] * nmsgs		(ns; negative when faster) */
@@ -42,6 +51,7 @@ struct p003_node_in {
 	int k;			/* competing CPU-bound processes (ignored when load_avg >= 0) */
 	double load_avg;	/* competing load average, or negative for "use k" */
 	double capacity;	/* share of the CPU the application may use, (0, 1] */
+	double awake_frac;	/* share of idle time not asleep, [0, 1]; 0: the paper's case */
 };
 struct p003_node_out {
 	double t_link_ns;	/* after the link change alone */
@@ -51,8 +61,16 @@ struct p003_node_out {
 	double t_ns;		/* predicted time of the rank */
 };
 /* Returns 0, or -E_USAGE when an input is out of range (negative times, capacity not in
- * (0, 1], comm_busy_frac not in [0, 1]). */
+ * (0, 1], comm_busy_frac or awake_frac not in [0, 1]). */
 int p003_node(const struct p003_node_in *in, struct p003_node_out *out) WUR;
+
+/* The share of a sleeping rank's idle time the platform's scheduler credits back, in [0, 1]
+ * (docs/predict.md, "Idle time that is not sleep"): 1, the paper's scheduler (4.4BSD's
+ * decayed priorities, the default); 0, a scheduler that keeps no credit for sleep (Linux
+ * since 6.6: EEVDF accrues no lag while a task sleeps). A process-wide platform setting made
+ * by the command layer before predicting; out-of-range values are clamped. */
+void p003_set_sleep_credit(double credit);
+double p003_sleep_credit(void);
 
 /* The registry's model: every rank of the run under the scenario, the run being the
  * slowest rank (the paper's one-node result applied to each node, then the max). */

@@ -5,13 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "lib/err.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "predict/calib.h"
 #include "predict/models.h"
 #include "predict/p000.h"
+#include "predict/p003.h"
 #include "predict/profile.h"
 #include "predict/scenario.h"
 
@@ -19,7 +22,7 @@ const char usage_predict[] =
 	"usage: contend predict RUN --scenario FILE [--model NAME]\n"
 	"       contend predict --select RUN [--scenario FILE] [--policy NAME] [--model NAME]\n"
 	"       contend predict --list-models\n"
-	"       contend predict --calibrate-delay-comm [--out FILE]\n"
+	"       contend predict --calibrate-delay-comm [--instance K] [--points N] [-o FILE]\n"
 	"\n"
 	"Predict how long the run in RUN would take under the what-if scenario FILE (an INI\n"
 	"file, docs/scenario.md): competing processes on nodes, slower or shared links, a\n"
@@ -41,7 +44,18 @@ const char usage_predict[] =
 	"                             [policy] x and node cost), goal ([policy] deadline) or\n"
 	"                             budget ([policy] budget); default greedy, or fig5 when\n"
 	"                             every node has the same speed\n"
-	"      --calibrate-delay-comm measure paper 000's delay_comm curves on the testbed\n"
+	"      --delay-comm FILE      paper 000's delay_comm curves from FILE (a calibration,\n"
+	"                             format delaycomm), whatever the scenario says\n"
+	"      --sleep-credit F       share of a rank's sleep the scheduler credits back (p003,\n"
+	"                             docs/predict.md): 1 the paper's (default), 0 Linux's EEVDF\n"
+	"      --calibrate-delay-comm measure paper 000's delay_comm curves on a running testbed\n"
+	"                             (docs/validation.md): a CPU-bound probe in ws1 against 1..3\n"
+	"                             transfers to ws2 at several caps of ws1's link; about 1 min\n"
+	"  -I, --instance K           the testbed instance to calibrate on (default 0)\n"
+	"      --points N             link caps to measure, 4..16 (default 4), 8 to 512 Mbit/s\n"
+	"      --competitors N        communicating competitors 1..N (default 3, at most 8)\n"
+	"      --probe-ms MS          CPU work of one probe (default 300)\n"
+	"      --reps N               probes per point, the median is kept (default 1)\n"
 	"  -o, --out FILE             where --calibrate-delay-comm writes its curves\n"
 	"                             (default delaycomm.tsv)\n"
 	"  -h, --help                 this text\n"
@@ -54,7 +68,9 @@ const char usage_predict[] =
 	"  contend predict traces/stencil-4ws --scenario docs/scenarios/load-one-node.ini\n"
 	"  contend predict RUN --scenario docs/scenarios/slow-link.ini --model p003\n"
 	"  contend predict RUN --scenario docs/scenarios/background-queue.ini --model p004\n"
-	"  contend predict --select RUN --scenario docs/scenarios/background-queue.ini --policy cost\n";
+	"  contend predict --select RUN --scenario docs/scenarios/background-queue.ini --policy cost\n"
+	"  contend testbed up -n 3 && contend predict --calibrate-delay-comm -o dc.tsv\n"
+	"  contend predict RUN --scenario docs/scenarios/shared-cluster.ini --delay-comm dc.tsv\n";
 
 static void
 list_models(void)
@@ -184,20 +200,44 @@ write_tsv(const char *run, const char *name, const struct scen *s, double T, int
 	return tsv_w_close(&t, e);
 }
 
-/* --calibrate-delay-comm: needs the testbed's workstations (network namespaces). */
-static int
-calibrate(const char *out)
+/* Progress of the calibration, one line per point. */
+static void
+calib_line(void *arg, const struct calib_point *pt)
 {
-	struct stat st;
+	(void)arg;
+	if (pt->i == 0)
+		printf("%8.1f Mbit/s  dedicated probe %.3f s\n", pt->bw_Bps * 8 / 1e6, (double)pt->t_ns / 1e9);
+	else
+		printf("%8.1f Mbit/s  %d competitor%s  probe %.3f s  delay_comm %.3f\n", pt->bw_Bps * 8 / 1e6,
+		       pt->i, pt->i == 1 ? " " : "s", (double)pt->t_ns / 1e9, pt->delay);
+	fflush(stdout);
+}
 
-	if (stat("/run/netns/ws1", &st) < 0 || stat("/run/netns/ws2", &st) < 0)
-		die("predict: no testbed to calibrate delay_comm on (no workstations 'ws1' and 'ws2' "
-		    "in /run/netns); start one with 'contend testbed', or use the paper's curves "
-		    "(delay_comm = alphafarm or nondedicated in the scenario)");
-	(void)out;
-	die("predict: measuring delay_comm on the testbed is not built in this version; fit your "
-	    "own measurements with the two-piece regression and write them as a 'delaycomm' file "
-	    "(docs/formats.md), then set delay_comm = file PATH");
+/* --calibrate-delay-comm: paper 000's benchmark on a running testbed, fitted and saved. */
+static int
+calibrate(const struct calib_opts *o, const char *out)
+{
+	struct calib_point pts[CALIB_MAX_POINTS + CALIB_MAX_RATES];
+	struct p000_delay d;
+	struct err e;
+	char src[128];
+	int npts = 0;
+
+	printf("delay_comm on testbed %d: probe %g ms of CPU in %s, 1..%d transfers to %s, %d link caps\n",
+	       o->instance, o->probe_cpu_ms, o->ws, o->max_i, o->peer, o->nrates);
+	fflush(stdout);
+	if (calib_measure(o, pts, &npts, calib_line, NULL, &e) < 0)
+		die("predict: calibration: %s (is testbed %d up with workstations '%s' and '%s'? "
+		    "'contend testbed --instance %d up')", e.msg, o->instance, o->ws, o->peer, o->instance);
+	snprintf(src, sizeof src, "testbed %d, %s -> %s, probe %g ms, %d caps", o->instance, o->ws, o->peer,
+		 o->probe_cpu_ms, o->nrates);
+	if (calib_fit(pts, npts, src, &d, &e) < 0 || p000_delay_save(&d, out, &e) < 0)
+		die("predict: calibration: %s", e.msg);
+	for (int j = 0; j < d.n; j++)
+		printf("i = %d: k < %.1f: %.3f %+.5f k, else %.3f %+.5f k  (k in Mbit/s)\n", d.c[j].i,
+		       d.c[j].k_break, d.c[j].lo_a, d.c[j].lo_b, d.c[j].hi_a, d.c[j].hi_b);
+	printf("wrote '%s'\n", out);
+	return 0;
 }
 
 static void
@@ -314,6 +354,14 @@ cmd_predict(int argc, char **argv)
 		{ "calibrate-delay-comm", no_argument, NULL, 'C' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "policy", required_argument, NULL, 'p' },
+		{ "instance", required_argument, NULL, 'I' },
+		{ "points", required_argument, NULL, 'P' },
+		{ "competitors", required_argument, NULL, 'N' },
+		{ "probe-ms", required_argument, NULL, 'M' },
+		{ "reps", required_argument, NULL, 'R' },
+		{ "probe-cpu", required_argument, NULL, 'X' },
+		{ "delay-comm", required_argument, NULL, 'D' },
+		{ "sleep-credit", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -329,9 +377,13 @@ cmd_predict(int argc, char **argv)
 	double T;
 	char *tsv_path = NULL;
 	char b1[64];
-	const char *policy = NULL;
+	static char self_exe[4096];
+	const char *policy = NULL, *delay_comm = NULL;
+	struct calib_opts co;
+	double probe_ms = -1;
 
-	while ((c = cli_getopt(argc, argv, "s:m:lo:p:h", longopts, usage_predict)) != -1) {
+	calib_opts_default(&co);
+	while ((c = cli_getopt(argc, argv, "s:m:lo:p:I:h", longopts, usage_predict)) != -1) {
 		switch (c) {
 		case 's': scen_path = optarg; break;
 		case 'm': model_name = optarg; break;
@@ -340,8 +392,20 @@ cmd_predict(int argc, char **argv)
 		case 'C': calib = true; break;
 		case 'o': out = optarg; break;
 		case 'p': policy = optarg; break;
+		case 'I': co.instance = (int)cli_i64(optarg, "--instance", 0, 99); break;
+		case 'P': calib_opts_rates(&co, (int)cli_i64(optarg, "--points", 4, CALIB_MAX_RATES), 8e6, 512e6); break;
+		case 'N': co.max_i = (int)cli_i64(optarg, "--competitors", 1, CALIB_MAX_I); break;
+		case 'M': co.probe_cpu_ms = cli_f64(optarg, "--probe-ms", 1, 60000); break;
+		case 'R': co.reps = (int)cli_i64(optarg, "--reps", 1, 32); break;
+		case 'X': probe_ms = cli_f64(optarg, "--probe-cpu", 1, 60000); break;
+		case 'D': delay_comm = optarg; break;
+		case 'Z': p003_set_sleep_credit(cli_f64(optarg, "--sleep-credit", 0, 1)); break;
 		default: break;
 		}
+	}
+	if (probe_ms > 0) {	/* the calibration's probe, run inside a workstation */
+		printf("wall_ns %lld\n", (long long)calib_probe(probe_ms));
+		return 0;
 	}
 	if (list) {
 		if (optind != argc)
@@ -352,7 +416,10 @@ cmd_predict(int argc, char **argv)
 	if (calib) {
 		if (optind != argc)
 			die_usage("predict: --calibrate-delay-comm takes no RUN");
-		return calibrate(out);
+		co.exe = self_exe;
+		if (readlink("/proc/self/exe", self_exe, sizeof self_exe - 1) < 0)
+			die("predict: cannot find the contend binary (/proc/self/exe)");
+		return calibrate(&co, out);
 	}
 	if (optind + 1 != argc)
 		die_usage("predict: expected one RUN directory (see 'contend predict --help')");
@@ -367,6 +434,15 @@ cmd_predict(int argc, char **argv)
 		die_usage("predict: unknown model '%s' (see 'contend predict --list-models')", model_name);
 	if (scen_load(&s, scen_path, &e) < 0)
 		die("predict: %s", e.msg);
+	if (delay_comm != NULL) {	/* a calibration wins over the scenario's curves */
+		char *abs = realpath(delay_comm, NULL);
+
+		if (abs == NULL)
+			die("predict: cannot open '%s': %s", delay_comm, strerror(errno));
+		free(s.delay_file);
+		s.delay_file = abs;
+		s.delay = SCEN_DELAY_FILE;
+	}
 	load_run(&p, run);
 	for (int i = 0; i < s.nnodes; i++)
 		if (s.nodes[i].rank < 0 && !prof_has_host(&p, s.nodes[i].host))

@@ -258,8 +258,11 @@ page_matrix(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		for (int d = 0; d < cells; d++) {
 			double b = bytes[s * cells + d], n = msgs[s * cells + d];
 
-			if (n > 0)
+			/* no traffic, or messages of no payload: blank cell (log scale) */
+			if (n > 0 && b > 0)
 				plot_row(p, "%d %d %.0f %.0f", d * g, s * g, b, n);
+			else if (n > 0)
+				plot_row(p, "%d %d nan %.0f", d * g, s * g, n);
 			else
 				plot_row(p, "%d %d nan nan", d * g, s * g);
 		}
@@ -289,10 +292,11 @@ page_matrix(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		plot_cmd(p, "set ytics 1");
 	}
 	plot_cmd(p, "set logscale cb");
+	plot_cmd(p, "set cbrange [1:*]");
 	plot_cmd(p, "set format cb '%%.0s %%cB'");
 	plot_cmd(p, "set title 'payload bytes sent (shade: log scale)'");
 	if (cells <= 16)
-		plot_cmd(p, "plot $m using 1:2:3 with image, $lab using 1:2:(gprintf('%%.3s %%cB', $3)) "
+		plot_cmd(p, "plot $m using 1:2:3 with image, $lab using 1:2:($3 > 0 ? gprintf('%%.1s %%cB', $3) : '0 B') "
 			 "with labels boxed font 'Sans,8'");
 	else
 		plot_cmd(p, "plot $m using 1:2:3 with image");

@@ -1,7 +1,8 @@
 #!/bin/sh
 # parse_fuzz_regress: every input that once crashed (or upset a sanitizer in) a parse fuzz
-# target, run again through that target built with the sanitizers: tests/fuzz/regress/<t>/*
-# through tests/fuzz/fuzz_<t>.c. The targets are linked with lib/ and parse/ only.
+# target (tests/fuzz/crashes/fuzz_<t>-*) and its seed corpus (tests/fuzz/corpus/fuzz_<t>/),
+# run again through tests/fuzz/fuzz_<t>.c built with the sanitizers, linked with lib/ and
+# parse/ only (quicker than `make fuzz`, which instruments the whole library).
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -19,12 +20,14 @@ for t in pcap tcpr; do
 		echo "FAIL parse_fuzz_regress/$t: build failed: $(grep -m1 error "$out/build-$t.log")"
 		continue
 	fi
-	n=$(ls "tests/fuzz/regress/$t" 2>/dev/null | wc -l)
+	inputs=$(ls tests/fuzz/crashes/fuzz_$t-* tests/fuzz/corpus/fuzz_$t/* 2>/dev/null)
+	n=$(echo "$inputs" | grep -c .)
 	if [ "$n" -eq 0 ]; then
 		echo "SKIP parse_fuzz_regress/$t: skipped: no regression inputs"
 		continue
 	fi
-	if "$bin" -runs=1 "tests/fuzz/regress/$t"/* >"$out/run-$t.log" 2>&1; then
+	# shellcheck disable=SC2086
+	if "$bin" -runs=1 $inputs >"$out/run-$t.log" 2>&1; then
 		echo "PASS parse_fuzz_regress/$t ($n inputs)"
 	else
 		echo "FAIL parse_fuzz_regress/$t: $(grep -m1 -E 'ERROR|runtime error' "$out/run-$t.log")"

@@ -6,12 +6,7 @@
 #include "parse/pcapin.h"
 
 
-#include "cli/cli.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* The library's help code refers to the command table of contend.c, not linked here. */
-const struct cmd commands[] = { { NULL, NULL, NULL, NULL } };
+#include "tests/fuzz/fuzz.h"
 
 static void
 on_msg(void *ctx, const struct msg *m)

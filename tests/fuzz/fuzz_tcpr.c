@@ -7,12 +7,7 @@
 #include "lib/rd.h"
 #include "parse/tcpr.h"
 
-#include "cli/cli.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* The library's help code refers to the command table of contend.c, not linked here. */
-const struct cmd commands[] = { { NULL, NULL, NULL, NULL } };
+#include "tests/fuzz/fuzz.h"
 
 struct sinkst {
 	uint64_t delivered;	/* data + gap bytes */

@@ -98,6 +98,53 @@ TEST(in_between_is_inconclusive)
 	pasv_release(&p);
 }
 
+/* One transfer keeps its rate while the other halves: the mean (0.73) alone would say
+ * shared, but they did not share a bottleneck; one at 1.9 and the other halved is not
+ * "neither slowed" either. */
+TEST(disagreeing_ratios_are_inconclusive)
+{
+	struct pasv p;
+	struct pasv_pair r;
+
+	three_hosts(&p);
+	transfer(&p, 0, 1, 0, 1000, 6e6);
+	transfer(&p, 0, 1, 1000, 3000, 6e6);	/* a: 1.0 */
+	transfer(&p, 0, 2, 1000, 3000, 2.8e6);	/* b: 0.47 */
+	transfer(&p, 0, 2, 3000, 4000, 6e6);
+	pasv_flows_sort(&p);
+	pasv_pair_test(&p, 0, 1, &r);
+	CHECK_NEAR((r.ratio_f + r.ratio_g) / 2, 0.73, 0.03);
+	CHECK(r.verdict == PASV_INCONCLUSIVE);
+	CHECK(r.confidence == 0);
+	pasv_release(&p);
+
+	three_hosts(&p);
+	transfer(&p, 0, 1, 0, 1000, 3e6);
+	transfer(&p, 0, 1, 1000, 3000, 5.7e6);	/* a: 1.9 */
+	transfer(&p, 0, 2, 1000, 3000, 2.7e6);	/* b: 0.45 */
+	transfer(&p, 0, 2, 3000, 4000, 6e6);
+	pasv_flows_sort(&p);
+	pasv_pair_test(&p, 0, 1, &r);
+	CHECK((r.ratio_f + r.ratio_g) / 2 > 0.85);
+	CHECK(r.verdict == PASV_INCONCLUSIVE);
+	pasv_release(&p);
+}
+
+/* Both slowed to a tenth: a shared capacity would have been divided, not lost. */
+TEST(lost_capacity_is_not_shared)
+{
+	struct pasv p;
+	struct pasv_pair r;
+
+	three_hosts(&p);
+	two_from_root(&p, 20e6, 2e6);
+	pasv_flows_sort(&p);
+	pasv_pair_test(&p, 0, 1, &r);
+	CHECK_NEAR(r.ratio_f, 0.1, 0.03);
+	CHECK(r.verdict == PASV_INCONCLUSIVE);
+	pasv_release(&p);
+}
+
 TEST(never_overlapped_is_untested)
 {
 	struct pasv p;
@@ -269,6 +316,35 @@ TEST(graph_places_shared_bottleneck)
 	pasv_release(&p);
 }
 
+/* Links are full duplex: results flowing back from y while root -> y and root -> z share the
+ * uplink's downstream direction are not compared with them, so they cannot outvote it. */
+TEST(opposite_directions_are_not_pairs)
+{
+	struct pasv p;
+	struct graph g;
+	struct err e;
+	int ny;
+
+	routed(&p, 3e6);
+	transfer(&p, 2, 0, 500, 3500, 6e6);	/* y -> root, at full rate throughout */
+	transfer(&p, 3, 0, 0, 600, 6e6);	/* z -> root, briefly */
+	link_layer(&p);
+	pasv_analyze(&p);
+	CHECK(p.npair > 0);
+	for (int i = 0; i < p.npair; i++) {
+		const struct pasv_flow *f = &p.flows[p.pairs[i].f], *h = &p.flows[p.pairs[i].g];
+
+		CHECK(!(f->src == h->dst && f->dst == h->src));
+		CHECK(!(f->src == 0 && h->dst == 0) && !(f->dst == 0 && h->src == 0));
+	}
+	CHECK(pasv_build_graph(&p, &g, &e) == 0);
+	ny = g.hosts[graph_find_host(&g, "y")].net;
+	CHECK(g.nets[ny].attr.note && strncmp(g.nets[ny].attr.note, "shared bottleneck", 17) == 0);
+	CHECK_NEAR(g.nets[ny].attr.bw_Bps, 6e6, 0.3e6);
+	graph_release(&g);
+	pasv_release(&p);
+}
+
 TEST(graph_independent_when_rates_hold)
 {
 	struct pasv p;
@@ -322,11 +398,14 @@ main(void)
 	RUN(shared_halves);
 	RUN(independent_keeps_rate);
 	RUN(in_between_is_inconclusive);
+	RUN(disagreeing_ratios_are_inconclusive);
+	RUN(lost_capacity_is_not_shared);
 	RUN(never_overlapped_is_untested);
 	RUN(always_together_is_untested);
 	RUN(short_overlap_is_untested_and_confidence_grows);
 	RUN(idle_gaps_are_not_counted);
 	RUN(graph_places_shared_bottleneck);
+	RUN(opposite_directions_are_not_pairs);
 	RUN(graph_independent_when_rates_hold);
 	RUN(source_limited_is_not_a_shared_network);
 	return check_done();

@@ -201,6 +201,23 @@ TEST(run_level_one_loaded_node)
 	prof_free(&p);
 }
 
+/* Idle time spent awake (polling, or runnable on a run queue) earns no scheduler credit:
+ * fully awake, the busy share is stretched k + 1 ways whatever the idle phases; half awake,
+ * half the idle time absorbs competitors; asleep, the paper's formula. */
+TEST(awake_idle_earns_no_credit)
+{
+	CHECK_NEAR(p003_cpu_increase_awake(300e6, 50e6, 1, 0), 250.0 / 350, 1e-12);
+	CHECK_NEAR(p003_cpu_increase_awake(300e6, 50e6, 1, 1), 300.0 / 350, 1e-12);
+	CHECK_NEAR(p003_cpu_increase_awake(50e6, 300e6, 1, 1), 50.0 / 350, 1e-12);	/* Fig. 2 (c) polling */
+	CHECK_NEAR(p003_cpu_increase_awake(50e6, 300e6, 1, 0.5), 0, 1e-12);		/* 50 <= 150 */
+	CHECK_NEAR(p003_cpu_increase_awake(100e6, 100e6, 2, 0.5), 150.0 / 200, 1e-12);
+	CHECK_NEAR(p003_cpu_increase_awake(100e6, 100e6, 2, 7), 200.0 / 200, 1e-12);	/* clamped to 1 */
+	CHECK_NEAR(p003_cpu_increase_load_awake(300e6, 50e6, 1.5, 1), 0.5 * 300.0 / 350 + 0.5 * 600.0 / 350, 1e-12);
+	for (int k = 0; k <= 4; k++)
+		for (double a = 0; a <= 1; a += 0.25)
+			CHECK(p003_cpu_increase_awake(70e6, 45e6, k, a) >= p003_cpu_increase(70e6, 45e6, k));
+}
+
 int
 main(void)
 {
@@ -212,5 +229,6 @@ main(void)
 	RUN(sec22_link);
 	RUN(sec33_combined);
 	RUN(run_level_one_loaded_node);
+	RUN(awake_idle_earns_no_credit);
 	return check_done();
 }

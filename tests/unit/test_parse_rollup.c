@@ -85,13 +85,16 @@ TEST(links_and_active_time)
 	m = mkmsg(0, 1, 0, 1100, 1100);
 	m.proto = PROTO_CTRL;	/* not a message */
 	rollup_msg(&r, &m);
+	m = mkmsg(-1, 1, 70, 1200, 1300);	/* an unknown sender: counted, no link */
+	rollup_msg(&r, &m);
 	lv = rollup_links_sorted(&r);
 	CHECK(r.nlinks == 2);
 	CHECK(lv[0]->src == 0 && lv[0]->dst == 1 && lv[0]->msgs == 3 && lv[0]->bytes == 100);
 	CHECK(lv[0]->active_ns == 150 + 100);
 	CHECK(lv[0]->t_first_ns == 0 && lv[0]->t_last_ns == 1100);
 	CHECK(lv[1]->src == 1 && lv[1]->msgs == 1);
-	CHECK(r.ctrl_msgs == 1);
+	CHECK(r.ctrl_msgs == 1 && r.unknown_rank_msgs == 1);
+	CHECK(r.ranks[1].msgs_recv == 4 && r.ranks[1].bytes_recv == 170);
 	CHECK(r.ranks[0].msgs_sent == 3 && r.ranks[0].bytes_recv == 10);
 	free(lv);
 	rollup_release(&r);

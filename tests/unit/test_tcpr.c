@@ -242,6 +242,24 @@ TEST(segment_cap)
 	tcpr_dir_release(&d);
 }
 
+TEST(ack_past_a_hole_gives_it_up)
+{
+	struct tcpr_dir d;
+
+	reset(&d, 0, 0);
+	seg(&d, 0, PKT_TCP_SYN, "", 1);
+	seg(&d, 1, 0, "ab", 2);
+	seg(&d, 6, 0, "fg", 3);	/* 3..5 not captured */
+	tcpr_dir_ack(&d, 4, 4, &OUT, &ST);	/* the peer has only 1..3: the hole may still come */
+	CHECK(got_is("ab") && ST.acked_holes == 0);
+	tcpr_dir_ack(&d, 8, 5, &OUT, &ST);	/* the peer has everything up to 7 */
+	CHECK(got_is("ab###fg"));
+	CHECK(ST.acked_holes == 1 && d.held_segs == 0);
+	seg(&d, 3, 0, "cde", 6);	/* the hole's bytes after all: already delivered as a gap */
+	CHECK(got_is("ab###fg"));
+	tcpr_dir_release(&d);
+}
+
 TEST(far_ahead_is_ignored)
 {
 	struct tcpr_dir d;
@@ -266,6 +284,7 @@ main(void)
 	RUN(flush_delivers_holes_as_gaps);
 	RUN(byte_cap_forces_a_gap);
 	RUN(segment_cap);
+	RUN(ack_past_a_hole_gives_it_up);
 	RUN(far_ahead_is_ignored);
 	return check_done();
 }

@@ -1,0 +1,84 @@
+/* test_calib: the delay_comm calibration's fit and probe, without a testbed. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "predict/calib.h"
+#include "tests/unit/check.h"
+
+/* Points on two known two-piece lines (k in Mbit/s) come back as those lines, one curve per
+ * number of competitors, through the delaycomm file and p000_delay_comm. */
+TEST(fit_recovers_curves)
+{
+	static const double mbit[] = { 8, 16, 32, 64, 128, 256, 512 };
+	struct calib_point pts[32];
+	struct p000_delay d, back;
+	struct err e;
+	char path[300];
+	int n = 0;
+
+	for (int j = 0; j < 7; j++) {
+		double k = mbit[j];
+
+		pts[n++] = (struct calib_point){ .i = 0, .bw_Bps = k * 125000, .delay = 0 };
+		pts[n++] = (struct calib_point){ .i = 1, .bw_Bps = k * 125000,
+						 .delay = k < 50 ? 0.01 * k : 0.5 + 0.0001 * k };
+		pts[n++] = (struct calib_point){ .i = 2, .bw_Bps = k * 125000,
+						 .delay = k < 50 ? 0.02 * k : 1.2 };
+	}
+	CHECK(calib_fit(pts, n, "synthetic", &d, &e) == 0);
+	CHECK(d.n == 2);
+	CHECK(d.c[0].i == 1 && d.c[1].i == 2);
+	CHECK(d.c[0].k_break > 32 && d.c[0].k_break < 64);
+	CHECK_NEAR(d.c[0].lo_b, 0.01, 1e-9);
+	CHECK_NEAR(d.c[0].hi_a, 0.5, 1e-9);
+	CHECK_NEAR(d.c[1].hi_a, 1.2, 1e-9);
+	CHECK_NEAR(d.k_unit_Bps, 125000, 0);
+	snprintf(path, sizeof path, "%s/dc.tsv", check_tmpdir());
+	CHECK(p000_delay_save(&d, path, &e) == 0);
+	CHECK(p000_delay_load(&back, path, &e) == 0);
+	CHECK(back.n == 2);
+	CHECK_NEAR(p000_delay_comm(&back, 1, 16 * 125000, NULL), 0.16, 1e-6);
+	CHECK_NEAR(p000_delay_comm(&back, 2, 256 * 125000, NULL), 1.2, 1e-6);
+	CHECK_NEAR(p000_delay_comm(&back, 3, 256 * 125000, NULL), 1.2, 1e-6);	/* beyond: the last */
+}
+
+/* Fewer than 4 distinct bandwidths for some i cannot be fitted, and says so. */
+TEST(fit_needs_four_bandwidths)
+{
+	struct calib_point pts[8];
+	struct p000_delay d;
+	struct err e;
+
+	for (int j = 0; j < 6; j++)
+		pts[j] = (struct calib_point){ .i = 1, .bw_Bps = (j % 3 + 1) * 1e6, .delay = 0.1 };
+	CHECK(calib_fit(pts, 6, NULL, &d, &e) == -E_USAGE);
+	CHECK(strstr(e.msg, "3 distinct") != NULL);
+	CHECK(calib_fit(pts, 0, NULL, &d, &e) == -E_USAGE);
+}
+
+/* The rates are spread on a log scale, at least 4; the probe burns at least its CPU time. */
+TEST(rates_and_probe)
+{
+	struct calib_opts o;
+	int64_t t;
+
+	calib_opts_default(&o);
+	CHECK(o.nrates == 4 && o.max_i == 3);
+	CHECK_NEAR(o.rates_bps[0], 8e6, 1);
+	CHECK_NEAR(o.rates_bps[3], 512e6, 1);
+	CHECK_NEAR(o.rates_bps[1] / o.rates_bps[0], o.rates_bps[2] / o.rates_bps[1], 1e-9);
+	calib_opts_rates(&o, 2, 1e6, 1e9);
+	CHECK(o.nrates == 4);
+	t = calib_probe(20);
+	CHECK(t >= 19000000);
+}
+
+int
+main(void)
+{
+	RUN(fit_recovers_curves);
+	RUN(fit_needs_four_bandwidths);
+	RUN(rates_and_probe);
+	return check_done();
+}
