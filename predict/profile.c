@@ -263,10 +263,13 @@ read_netparams(struct prof *p, const char *path, struct err *e)
 
 		snprintf(key, sizeof key, "%s", k ? k : "");
 		if (strcmp(key, "lat_ns") == 0) {
-			if (tsv_r_i64(&t, iv, &p->lat_ns, &fe) < 0 || p->lat_ns < 0 || p->lat_ns > 3600000000000LL) {
+			double lat;	/* ns; a measured mean may carry a fraction */
+
+			if (tsv_r_f64(&t, iv, &lat, &fe) < 0 || !(lat >= 0) || lat > 3.6e12) {
 				damage(p, &t, "lat_ns is not a latency in nanoseconds");
 				continue;
 			}
+			p->lat_ns = llround(lat);
 			got_lat = true;
 		} else if (strcmp(key, "bw_Bps") == 0) {
 			if (tsv_r_f64(&t, iv, &p->bw_Bps, &fe) < 0 || !(p->bw_Bps > 0) || !isfinite(p->bw_Bps)) {

@@ -197,8 +197,8 @@ page_timeline(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		 "lc rgb '#606060' title 'busy (CPU)', \\");
 	plot_cmd(p, "  $idle using 1:2:3:4:5:6 with boxxyerror fs empty border lc rgb '#909090' "
 		 "lc rgb '#909090' title 'idle', \\");
-	plot_cmd(p, "  $msg using 1:2:3:4 with vectors head size screen 0.006,20 filled lw 0.6 dt 1 "
-		 "lc rgb 'black' title 'message (send to receive)'");
+	plot_cmd(p, "  $msg using 1:2:3:4 with vectors head size screen 0.005,20 filled lw %s dt 1 "
+		 "lc rgb '#303030' title 'message (send to receive)'", drawn > 200 ? "0.3" : "0.6");
 	return 1;
 }
 
@@ -212,6 +212,7 @@ page_matrix(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	int g, cells;
 	double *bytes, *msgs;
 	bool any = false;
+	int lab_pt;		/* font size of the numbers in the cells */
 	char q[PLOT_Q_MAX];
 
 	if (nranks < 2) {
@@ -291,20 +292,21 @@ page_matrix(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		plot_cmd(p, "set xtics 1");
 		plot_cmd(p, "set ytics 1");
 	}
+	lab_pt = cells <= 4 ? 11 : cells <= 8 ? 9 : 7;
 	plot_cmd(p, "set logscale cb");
 	plot_cmd(p, "set cbrange [1:*]");
 	plot_cmd(p, "set format cb '%%.0s %%cB'");
 	plot_cmd(p, "set title 'payload bytes sent (shade: log scale)'");
 	if (cells <= 16)
 		plot_cmd(p, "plot $m using 1:2:3 with image, $lab using 1:2:($3 > 0 ? gprintf('%%.1s %%cB', $3) : '0 B') "
-			 "with labels boxed font 'Sans,8'");
+			 "with labels boxed font 'Sans,%d'", lab_pt);
 	else
 		plot_cmd(p, "plot $m using 1:2:3 with image");
 	plot_cmd(p, "set format cb '%%.0f'");
 	plot_cmd(p, "set title 'messages sent (shade: log scale)'");
 	if (cells <= 16)
 		plot_cmd(p, "plot $m using 1:2:4 with image, $lab using 1:2:(sprintf('%%.0f', $4)) "
-			 "with labels boxed font 'Sans,8'");
+			 "with labels boxed font 'Sans,%d'", lab_pt);
 	else
 		plot_cmd(p, "plot $m using 1:2:4 with image");
 	plot_cmd(p, "unset multiplot");
