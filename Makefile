@@ -45,7 +45,7 @@ BENCHBIN := $(BENCHSRC:bench/%.c=$(BUILD)/bench/%)
 FUZZSRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZBIN := $(FUZZSRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all unit workloads check deps install uninstall clean fuzz bench help
+.PHONY: all unit workloads check deps demo install uninstall clean fuzz bench help
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -104,6 +104,15 @@ check: $(BIN) unit workloads
 deps:
 	@sh .ci/deps.sh
 
+# The main job on a shipped run: parse, infer, predict two scenarios, report.
+# Works on a copy so traces/ stays as shipped.
+DEMO_RUN  := stencil-4ws
+DEMO_SCEN := traces/scenarios/stencil-load-c3ws2.ini traces/scenarios/stencil-load-and-link.ini
+demo: $(BIN)
+	@rm -rf $(BUILD)/demo && mkdir -p $(BUILD)/demo && cp -r traces/$(DEMO_RUN) $(BUILD)/demo/
+	$(BIN) analyze $(foreach s,$(DEMO_SCEN),--scenario $(s)) $(BUILD)/demo/$(DEMO_RUN)
+	@echo "report: $(BUILD)/demo/$(DEMO_RUN)/report.pdf"
+
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/contend
@@ -118,6 +127,7 @@ clean:
 help:
 	@echo "make            build $(BIN)"
 	@echo "make deps       install the Debian packages everything needs (root)"
+	@echo "make demo       run the whole pipeline on traces/$(DEMO_RUN), ending in a PDF report"
 	@echo "make check      unit, golden and end-to-end tests (SAN=1 for sanitizers, CI=true for -Werror)"
 	@echo "make bench      build the benchmarks (run them from bench/)"
 	@echo "make fuzz       build the libFuzzer targets (clang)"

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +40,7 @@ struct capture {
 	pthread_t thread;
 	atomic_int stop;
 	uint64_t packets, bytes;
+	int64_t utime_ns, stime_ns;	/* the thread's own CPU time, set when it ends */
 	bool write_failed;
 	char write_error[ERR_MSG_MAX];
 };
@@ -142,6 +144,14 @@ capture_thread(void *arg)
 			break;
 	}
 	flush_file(c);
+	{
+		struct rusage ru;
+
+		if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+			c->utime_ns = (int64_t)ru.ru_utime.tv_sec * 1000000000 + ru.ru_utime.tv_usec * 1000;
+			c->stime_ns = (int64_t)ru.ru_stime.tv_sec * 1000000000 + ru.ru_stime.tv_usec * 1000;
+		}
+	}
 	return NULL;
 }
 
@@ -327,6 +337,8 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 	}
 	r->packets = c->packets;
 	r->bytes = c->bytes;
+	r->thread_utime_ns = c->utime_ns;
+	r->thread_stime_ns = c->stime_ns;
 	if (c->write_failed) {
 		snprintf(r->write_error, sizeof r->write_error, "%s", c->write_error);
 		rc = err_set(e, E_IO, "%s", c->write_error);

@@ -34,6 +34,8 @@ struct capture_result {
 	int linktype;			/* DLT_ value of the file */
 	bool nano;			/* nanosecond timestamps */
 	char stats[512];		/* per interface: "eth0:recv/drop/ifdrop,..." */
+	int64_t thread_utime_ns;	/* CPU time of the capture thread (getrusage RUSAGE_THREAD) */
+	int64_t thread_stime_ns;
 	char write_error[ERR_MSG_MAX];		/* "" unless writing the file failed */
 };
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -516,6 +517,8 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 		runmeta_set(&m, "packets_written", "%" PRIu64, cr->packets);
 		runmeta_set(&m, "bytes_written", "%" PRIu64, cr->bytes);
 		runmeta_set(&m, "capture_write_error", "%s", cr->write_error[0] ? cr->write_error : "-");
+		runmeta_set_i64(&m, "capture_utime_ns", cr->thread_utime_ns);
+		runmeta_set_i64(&m, "capture_stime_ns", cr->thread_stime_ns);
 	}
 	if (runmeta_write(&m, path, false, &e) < 0)
 		note_write_error(a, e.msg);
@@ -711,6 +714,18 @@ run_agent(struct opts *o)
 			runmeta_set_i64(&a->rank_meta, "app_stime_ns",
 					(int64_t)x.ru.ru_stime.tv_sec * 1000000000 + x.ru.ru_stime.tv_usec * 1000);
 			runmeta_set_i64(&a->rank_meta, "app_maxrss_kb", x.ru.ru_maxrss);
+			{
+				/* The agent's own cost so far: sampling, socket scans and, on the
+				 * node-local rank 0, the capture thread (which runs on a little longer). */
+				struct rusage self;
+
+				if (getrusage(RUSAGE_SELF, &self) == 0) {
+					runmeta_set_i64(&a->rank_meta, "agent_utime_ns",
+							(int64_t)self.ru_utime.tv_sec * 1000000000 + self.ru_utime.tv_usec * 1000);
+					runmeta_set_i64(&a->rank_meta, "agent_stime_ns",
+							(int64_t)self.ru_stime.tv_sec * 1000000000 + self.ru_stime.tv_usec * 1000);
+				}
+			}
 			{
 				char sigs[256];
 

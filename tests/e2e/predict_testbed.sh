@@ -2,22 +2,38 @@
 # Prediction tracks reality on the testbed (paper 003, Figure 4, one case): a stencil is
 # recorded dedicated and parsed, p003 predicts it with one CPU-bound competitor on ws2, the
 # same run is then made with that competitor and recorded; the prediction must be within
-# 25 % of the measured time, and above the dedicated time. Instance 6 (override with
-# PREDICT_E2E_INSTANCE); the testbed is always brought down.
+# TOL % of the measured time, and both above the dedicated time. Instance 6 (override with
+# PREDICT_E2E_INSTANCE); the testbed is always brought down. PREDICT_E2E_KEEP=DIR keeps
+# the runs in DIR.
+#
+# The setup keeps the measurement clean on a 2-core machine: two workstations, each pinned
+# to its own core with all of it (PCT = 100, so no cfs quota cuts busy phases into pieces),
+# one rank each; the competitor runs inside ws2 (its cpuset and cgroup), so it shares only
+# the loaded rank's core. The stencil computes CMS ms per iteration, so its busy phases are
+# long against the 20 ms samples, and parse's busy threshold is half the workstation's
+# capacity. Tolerance: see docs/validation.md ("CI check") for the repeated measurement.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 CONTEND=${CONTEND:-$TOP/$BUILD/contend}
 WL=$TOP/$BUILD/workloads/ompi/stencil
 INST=${PREDICT_E2E_INSTANCE:-6}
-TOL=25		# % error allowed
-PCT=40		# capacity of each workstation, % of a core
-T=$(mktemp -d /tmp/contend-e2e-predtb.XXXXXX)
+TOL=15		# % error allowed (docs/validation.md)
+PCT=100		# capacity of each workstation, % of a core
+CMS=50		# CPU ms per iteration
+ITERS=30	# iterations
+KEEP=${PREDICT_E2E_KEEP:-}
+if [ -n "$KEEP" ]; then
+	T=$KEEP
+	mkdir -p "$T" || exit 1
+else
+	T=$(mktemp -d /tmp/contend-e2e-predtb.XXXXXX)
+fi
 TB="$CONTEND testbed --instance $INST"
 up=0
 cleanup() {
 	[ $up -eq 1 ] && $TB down >/dev/null 2>&1
-	rm -rf "$T"
+	[ -n "$KEEP" ] || rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -28,19 +44,19 @@ fail() { echo "FAIL e2e/predict_testbed/$1: $2"; }
 [ "$(id -u)" = 0 ] || { echo "skipped: not root"; exit 77; }
 [ -x "$CONTEND" ] || { echo "skipped: no $CONTEND"; exit 77; }
 [ -x "$WL" ] || { echo "skipped: workloads not built (make workloads)"; exit 77; }
+[ "$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)" -ge 2 ] ||
+	{ echo "skipped: needs 2 cores (one per workstation)"; exit 77; }
 $TB check >"$T/check" 2>&1 || { echo "skipped: $(tail -n 1 "$T/check")"; exit 77; }
 up=1
-$TB up -n 3 --cpu-pct all=$PCT >"$T/up" 2>&1 || { fail up "$(tail -n 2 "$T/up")"; exit 0; }
-# the machine may be busy with other work: keep the workstations' quotas theirs
+$TB down >/dev/null 2>&1
+$TB up -n 2 --cpus 1=0 --cpus 2=1 --cpu-pct all=$PCT >"$T/up" 2>&1 || { fail up "$(tail -n 2 "$T/up")"; exit 0; }
+# the machine may be busy with other work: keep the workstations' cores theirs
 G=/sys/fs/cgroup/cpu/contend-testbed-$INST
 [ -w "$G/cpu.shares" ] && echo 262144 >"$G/cpu.shares"
 
 record() {	# dir
-	$TB mpirun -np 3 -- "$CONTEND" collect -q -o "$1" -- "$WL" -n 256 -i 40 -c 20 -q >"$1.out" 2>&1 &&
+	$TB mpirun -np 2 -- "$CONTEND" collect -q -o "$1" -- "$WL" -n 64 -i $ITERS -c $CMS -q >"$1.out" 2>&1 &&
 		"$CONTEND" parse -b "$(awk -v p=$PCT 'BEGIN { print p / 200 }')" "$1" >"$1.parse" 2>&1
-	# predict reads lat_ns as integer nanoseconds
-	np=$1/profile/netparams.tsv
-	[ -f "$np" ] && awk -F'\t' -v OFS='\t' '$1 == "lat_ns" { $2 = sprintf("%.0f", $2) } { print }' "$np" >"$np.t" && mv "$np.t" "$np"
 	[ -s "$1/profile/ranks.tsv" ]
 }
 

@@ -159,6 +159,12 @@ for run in "$TOP"/traces/*/; do
 		bad "trace-$name" "no report: $(head -n 2 "$tmpd/err")"
 		continue
 	fi
+	# a parsed run always has these pages
+	miss=""
+	for f in 02-timeline 03-matrix 04-sizes 05-table 07-slowdown; do
+		[ -s "$r/figures/$f.pdf" ] || miss="$miss $f"
+	done
+	[ -z "$miss" ] && ok "trace-$name-core-pages" || bad "trace-$name-core-pages" "missing:$miss"
 	wants="contend report"
 	for f in "$r"/figures/[0-9][0-9]-*.pdf; do
 		case $f in
