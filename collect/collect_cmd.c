@@ -468,7 +468,7 @@ flush_outputs(struct agent *a)
 }
 
 static void
-scan_sockets(struct agent *a, struct sockmap *sm, struct sampler *s, int64_t t_real)
+scan_sockets(struct agent *a, struct sockmap *sm, struct sampler *s, int64_t t_real, bool force)
 {
 	size_t n;
 	const pid_t *pids = sampler_pids(s, &n);
@@ -476,7 +476,7 @@ scan_sockets(struct agent *a, struct sockmap *sm, struct sampler *s, int64_t t_r
 
 	if (!a->sockets_ok || n == 0)
 		return;
-	if (sockmap_scan(sm, pids, n, t_real, &a->sockets, &e) < 0) {
+	if (sockmap_scan(sm, pids, n, t_real, force, &a->sockets, &e) < 0) {
 		a->sockets_ok = false;
 		note_write_error(a, e.msg);
 	}
@@ -673,7 +673,7 @@ run_agent(struct opts *o)
 				}
 				a->nsamples++;
 				if (now >= next_sock || done) {
-					scan_sockets(a, sm, s, t_real);
+					scan_sockets(a, sm, s, t_real, done != 0);
 					next_sock = now + o->sockets_ns;
 				}
 			}

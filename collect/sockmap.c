@@ -32,10 +32,20 @@ struct sockmap {
 	size_t max_rows;
 	struct row *rows;	/* written so far */
 	size_t nrows, rows_cap;
-	struct owner *own;	/* scratch: socket inodes of this scan */
+	struct owner *own;	/* scratch: socket inodes of this scan, sorted by inode */
 	size_t nown, own_cap;
+	struct owner *prev;	/* the inodes of the last scan that read the tables */
+	size_t nprev, prev_cap;
+	unsigned skipped;	/* scans in a row that did not read the tables */
 	long over_cap, bad_lines;
 };
+
+/* Reading /proc/PID/net/tcp walks the whole established hash of the namespace (about a
+ * millisecond of CPU on a large machine, whatever the number of sockets), which made the
+ * socket map most of an agent's own cost. The tables are read only when the rank's set of
+ * socket inodes changed, when forced, or after this many scans in a row without a read
+ * (so a state change is seen within SOCKMAP_REFRESH_SCANS scans). */
+#define SOCKMAP_REFRESH_SCANS 8
 
 struct sockmap *
 sockmap_new(int rank, size_t max_rows)
@@ -54,6 +64,7 @@ sockmap_free(struct sockmap *m)
 		return;
 	free(m->rows);
 	free(m->own);
+	free(m->prev);
 	free(m);
 }
 
@@ -302,9 +313,30 @@ scan_table(struct sockmap *m, pid_t ns_pid, bool v6, int64_t t_real_ns, struct t
 	return written;
 }
 
+static int
+owner_cmp(const void *a, const void *b)
+{
+	const struct owner *x = a, *y = b;
+
+	if (x->inode != y->inode)
+		return x->inode < y->inode ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static bool
+same_as_prev(const struct sockmap *m)
+{
+	if (m->nown != m->nprev)
+		return false;
+	for (size_t i = 0; i < m->nown; i++)
+		if (m->own[i].inode != m->prev[i].inode || m->own[i].pid != m->prev[i].pid)
+			return false;
+	return true;
+}
+
 int
 sockmap_scan(struct sockmap *m, const pid_t *pids, size_t npids, int64_t t_real_ns,
-	     struct tsv_w *t, struct err *e)
+	     bool force, struct tsv_w *t, struct err *e)
 {
 	int total = 0;
 
@@ -313,6 +345,15 @@ sockmap_scan(struct sockmap *m, const pid_t *pids, size_t npids, int64_t t_real_
 		collect_inodes(m, pids[i]);
 	if (m->nown == 0)
 		return 0;
+	qsort(m->own, m->nown, sizeof *m->own, owner_cmp);
+	if (!force && m->skipped + 1 < SOCKMAP_REFRESH_SCANS && same_as_prev(m)) {
+		m->skipped++;
+		return 0;
+	}
+	m->skipped = 0;
+	m->prev = xgrow(m->prev, &m->prev_cap, m->nown, sizeof *m->prev);
+	memcpy(m->prev, m->own, m->nown * sizeof *m->own);
+	m->nprev = m->nown;
 	/* The processes of a rank share a network namespace: read its tables through the
 	 * first process that is still there. */
 	for (size_t i = 0; i < npids; i++) {

@@ -31,10 +31,13 @@ struct sockmap;
 struct sockmap *sockmap_new(int rank, size_t max_rows);
 void sockmap_free(struct sockmap *m);
 /* Scan pids (the rank's processes) and write new rows to t with time t_real_ns.
- * Returns the number of rows written, or negative with e set when writing failed.
- * Processes that vanish during the scan are skipped. */
+ * The TCP tables are read only when force, when the processes' set of socket inodes
+ * changed since the last read, or every few scans (a state change of a socket that stays
+ * open is seen late, never missed at a forced scan). Returns the number of rows written,
+ * or negative with e set when writing failed. Processes that vanish during the scan are
+ * skipped. */
 int sockmap_scan(struct sockmap *m, const pid_t *pids, size_t npids, int64_t t_real_ns,
-		 struct tsv_w *t, struct err *e) WUR;
+		 bool force, struct tsv_w *t, struct err *e) WUR;
 /* Counters: rows refused by the cap, table lines that did not parse. */
 void sockmap_stats(const struct sockmap *m, long *over_cap, long *bad_lines);
 

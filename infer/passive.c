@@ -657,11 +657,14 @@ host_peak(const struct pasv *p, int h, int dir)
 
 		if ((dir == 0 ? f->src : f->dst) != h)
 			continue;
+		if (f->n == 0)
+			continue;
 		all = xgrow(all, &cap, n + f->n, sizeof *all);
 		memcpy(all + n, f->s, f->n * sizeof *all);
 		n += f->n;
 	}
-	qsort(all, n, sizeof *all, cmp_sample);
+	if (n > 1)
+		qsort(all, n, sizeof *all, cmp_sample);
 	for (size_t i = 0; i < n; i++) {
 		sum += all[i].bytes;
 		while (all[i].t_ns - all[lo].t_ns >= p->o.peak_window_ns)

@@ -38,6 +38,29 @@ double p003_cpu_increase_load_awake(double busy_ns, double idle_ns, double load_
 double p003_link_added_ns(double nmsgs, double avg_bytes, double lat_ns, double bw_Bps,
 			  double new_lat_ns, double new_bw_Bps);
 
+/* One message of a rank on a changed link, for p003_overlap_share. */
+struct p003_xfer {
+	int64_t t0_ns, t1_ns;	/* its first and last byte in the dedicated run */
+	double old_ns;		/* L + bytes / B: its transfer time on the measured link */
+	double new_ns;		/* newL + bytes / newB: on the changed link */
+	int out;		/* 1: the rank sends it; 0: the rank receives it */
+};
+
+/* Section 2.2 per rank with full-duplex links (docs/predict.md, "Link change: overlapping
+ * transfers"): the share of a rank's added transfer time it really waits for. The rank's
+ * messages on changed links are merged into groups whose dedicated intervals [t0, t1]
+ * overlap in time (a message that starts after another ended may be its reply; one that
+ * starts before cannot be). Within a group the messages it sends share its link's outgoing
+ * direction and add up, those it receives share the incoming one, and the two directions
+ * transfer at once, so the group takes max(sum out, sum in); groups add up:
+ *	added = sum over groups of max(On, In) - max(Oo, Io)
+ *	naive = sum over all messages of (new - old)	(Section 2.2 as the paper applies it)
+ * Returns added / naive clamped to [0, 1], or 1 when naive is 0 or n is 0 (nothing to
+ * share: the paper's sum). A request/reply pattern (no overlap) gives 1; a symmetric
+ * exchange in both directions at once 1/2. xs is sorted in place by t0_ns; *added_ns and
+ * *naive_ns (may be NULL) receive the two sums. */
+double p003_overlap_share(struct p003_xfer *xs, size_t n, double *added_ns, double *naive_ns);
+
 /* One rank under a scenario: Section 3.3's order (link change first, then CPU sharing on
  * the busy/idle pattern the link change produced). */
 struct p003_node_in {

@@ -371,18 +371,19 @@ static int
 read_messages(struct prof *p, const char *path, struct err *e)
 {
 	struct tsv_r t;
-	int it, is, id, ib;
+	int it, il, is, id, ib;
 	size_t cap = 0;
 	int rc;
 
 	if ((rc = tsv_r_open(&t, path, "messages", 1, msg_cols, e)) < 0)
 		return rc;
 	it = tsv_r_col(&t, "t_first_ns");
+	il = tsv_r_col(&t, "t_last_ns");	/* optional: -1 when absent */
 	is = tsv_r_col(&t, "src");
 	id = tsv_r_col(&t, "dst");
 	ib = tsv_r_col(&t, "bytes");
 	while ((rc = next_row(p, &t, e)) == 1) {
-		int64_t tns, src, dst, bytes;
+		int64_t tns, tlast, src, dst, bytes;
 		struct err fe;
 
 		if (tsv_r_i64(&t, it, &tns, &fe) < 0 || tsv_r_i64(&t, is, &src, &fe) < 0 ||
@@ -396,12 +397,15 @@ read_messages(struct prof *p, const char *path, struct err *e)
 			damage(p, &t, "message has an implausible rank, size or time");
 			continue;
 		}
+		/* the last byte's time only widens the message; a bad one is not worth the row */
+		if (il < 0 || tsv_r_i64(&t, il, &tlast, &fe) < 0 || tlast < tns)
+			tlast = tns;
 		if (p->nmsgs == PROF_MAX_MSGS) {
 			p->capped++;
 			continue;
 		}
 		p->msgs = xgrow(p->msgs, &cap, (size_t)p->nmsgs + 1, sizeof *p->msgs);
-		p->msgs[p->nmsgs++] = (struct prof_msg){ .t_ns = tns, .src = (int32_t)src,
+		p->msgs[p->nmsgs++] = (struct prof_msg){ .t_ns = tns, .t_last_ns = tlast, .src = (int32_t)src,
 							 .dst = (int32_t)dst, .bytes = bytes };
 	}
 	tsv_r_close(&t);

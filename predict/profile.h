@@ -62,6 +62,8 @@ struct prof_topo {
 /* One row of messages.tsv, the fields the models use. */
 struct prof_msg {
 	int64_t t_ns;		/* t_first_ns: capture time of its first byte */
+	int64_t t_last_ns;	/* capture time of its last byte (t_ns when the file has no
+				 * t_last_ns column or the value is bad) */
 	int32_t src, dst;	/* world ranks, -1 unknown */
 	int64_t bytes;		/* user payload bytes */
 };

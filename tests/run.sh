@@ -11,6 +11,8 @@ PATTERN=${1:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export CONTEND="$TOP/$BUILD/contend" TOP BUILD
 export TZ=UTC LC_ALL=C
+# Sanitizer builds (make SAN=1): leaks inside third-party libraries are listed here.
+export LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 pass=0 fail=0 skip=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -72,10 +72,14 @@ static inline const char *
 check_tmpdir(void)
 {
 	static char dir[] = "/tmp/contend-unit-XXXXXX";
+	static int made;	/* mkdtemp already ran (its suffix may itself end in 'X') */
 
-	if (dir[sizeof dir - 2] == 'X' && mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
-		exit(2);
+	if (!made) {
+		if (mkdtemp(dir) == NULL) {
+			perror("mkdtemp");
+			exit(2);
+		}
+		made = 1;
 	}
 	return dir;
 }

@@ -133,14 +133,15 @@ put(const char *dir, const char *name, const char *text)
 	fclose(f);
 }
 
-/* A 2-rank run built by hand: rank 0 on ws1, rank 1 on ws2; 35 s; busy 300 / idle 50 ms. */
+/* A 2-rank run built by hand in check_tmpdir()/NAME: rank 0 on ws1, rank 1 on ws2; 35 s;
+ * busy 300 / idle 50 ms. Returns the profile directory (static). */
 static const char *
-make_run(void)
+make_run_named(const char *name)
 {
-	static char run[256];
-	char prof[300];
+	static char prof[300];
+	char run[256];
 
-	snprintf(run, sizeof run, "%s/run", check_tmpdir());
+	snprintf(run, sizeof run, "%s/%s", check_tmpdir(), name);
 	snprintf(prof, sizeof prof, "%s/profile", run);
 	mkdir(run, 0755);
 	mkdir(prof, 0755);
@@ -157,6 +158,17 @@ make_run(void)
 	    "1\t0\t1000\t1000000\t1000\t1000000\t0\t35000000000\n");
 	put(prof, "netparams.tsv",
 	    "# contend-netparams 1\nkey\tvalue\nlat_ns\t50000\nlat_how\tping-pong\nbw_Bps\t12500000\nbw_how\tbulk\n");
+	return prof;
+}
+
+/* make_run_named("run"); returns the run directory (static). */
+static const char *
+make_run(void)
+{
+	static char run[256];
+
+	(void)make_run_named("run");
+	snprintf(run, sizeof run, "%s/run", check_tmpdir());
 	return run;
 }
 
@@ -218,6 +230,119 @@ TEST(awake_idle_earns_no_credit)
 			CHECK(p003_cpu_increase_awake(70e6, 45e6, k, a) >= p003_cpu_increase(70e6, 45e6, k));
 }
 
+/* Full-duplex links: a rank's sends and receives that overlap in time are waited for once;
+ * sends share the outgoing direction and add up, so do receives; a message that starts
+ * after another ended (a reply) adds up with it, as in Section 2.2. */
+TEST(overlap_share)
+{
+	/* times in the dedicated run (t0, t1), transfer time before and after, direction */
+	struct p003_xfer pingpong[] = {
+		{ 0, 100, 10, 110, 1 }, { 200, 300, 10, 110, 0 }, { 400, 500, 10, 110, 1 }, { 600, 700, 10, 110, 0 },
+	};
+	struct p003_xfer exchange[] = {	/* given out of order: the function sorts */
+		{ 1000, 1100, 10, 110, 0 }, { 0, 100, 10, 110, 1 }, { 50, 120, 10, 110, 0 }, { 1010, 1050, 10, 110, 1 },
+	};
+	struct p003_xfer stencil[] = {	/* two neighbours: two sends and two receives at once */
+		{ 0, 100, 10, 110, 1 }, { 5, 90, 10, 110, 1 }, { 20, 130, 10, 110, 0 }, { 125, 140, 10, 110, 0 },
+	};
+	struct p003_xfer lopsided[] = {	/* three sends, one receive, overlapping */
+		{ 0, 100, 10, 110, 1 }, { 10, 100, 10, 110, 1 }, { 20, 100, 10, 110, 1 }, { 30, 100, 10, 110, 0 },
+	};
+	struct p003_xfer faster[] = {	/* the link gets faster: the saving overlaps too */
+		{ 0, 100, 110, 10, 1 }, { 0, 100, 110, 10, 0 },
+	};
+	double added, naive;
+
+	CHECK_NEAR(p003_overlap_share(pingpong, 4, &added, &naive), 1, 1e-12);
+	CHECK_NEAR(added, 400, 1e-9);
+	CHECK_NEAR(naive, 400, 1e-9);
+	CHECK_NEAR(p003_overlap_share(exchange, 4, &added, &naive), 0.5, 1e-12);
+	CHECK_NEAR(added, 200, 1e-9);
+	CHECK(exchange[0].t0_ns == 0 && exchange[3].t0_ns == 1010);
+	/* one group: max(2 * 110, 2 * 110) - max(2 * 10, 2 * 10) = 200 of 400 */
+	CHECK_NEAR(p003_overlap_share(stencil, 4, &added, &naive), 0.5, 1e-12);
+	CHECK_NEAR(added, 200, 1e-9);
+	/* max(330, 110) - max(30, 10) = 300 of 400 */
+	CHECK_NEAR(p003_overlap_share(lopsided, 4, &added, &naive), 0.75, 1e-12);
+	CHECK_NEAR(p003_overlap_share(faster, 2, &added, &naive), 0.5, 1e-12);
+	CHECK_NEAR(added, -100, 1e-9);
+	/* nothing to share: the paper's sum */
+	CHECK_NEAR(p003_overlap_share(NULL, 0, &added, &naive), 1, 0);
+	CHECK_NEAR(added, 0, 0);
+	faster[0].new_ns = faster[0].old_ns;
+	faster[1].new_ns = faster[1].old_ns;
+	CHECK_NEAR(p003_overlap_share(faster, 2, NULL, NULL), 1, 0);
+}
+
+/* make_run's run plus messages.tsv: 1000 rounds 10 ms apart, each one message of 1000
+ * bytes 0 -> 1 and one 1 -> 0, either at the same time (an exchange) or the second after
+ * the first has ended (request and reply). */
+static const char *
+make_run_msgs(int exchange)
+{
+	static char run[256];
+	const char *name = exchange ? "run-exchange" : "run-reqrep";
+	char path[400];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/messages.tsv", make_run_named(name));
+	snprintf(run, sizeof run, "%s/%s", check_tmpdir(), name);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fputs("# contend-messages 1\nt_first_ns\tt_last_ns\tsrc\tdst\tbytes\n", f);
+	for (long k = 0; k < 1000; k++) {
+		long long t = 1000000000LL + k * 10000000LL;
+		long long t2 = exchange ? t + 20000 : t + 200000;	/* reply 100 us after the end */
+
+		fprintf(f, "%lld\t%lld\t0\t1\t1000\n", t, t + 100000);
+		fprintf(f, "%lld\t%lld\t1\t0\t1000\n", t2, t2 + 100000);
+	}
+	fclose(f);
+	return run;
+}
+
+TEST(run_level_link_overlap)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+
+	/* request and reply: nothing overlaps, as without messages.tsv (+2 s) */
+	CHECK(prof_load(&p, make_run_msgs(0), &e) == 0);
+	CHECK(p.have_msgs && p.nmsgs == 2000);
+	CHECK(p.msgs[0].t_last_ns == p.msgs[0].t_ns + 100000);
+	CHECK(scen_load_string(&s, "[link ws1-ws2]\nlatency = 1050 us\n", "t.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
+	CHECK_NEAR(r.items[0].added_ns, 2e9, 1e3);	/* the link's Section 2.2 time */
+	pred_result_free(&r);
+	prof_free(&p);
+
+	/* an exchange: each rank's send and receive go on at once, the rank waits once (+1 s) */
+	CHECK(prof_load(&p, make_run_msgs(1), &e) == 0);
+	pred_result_init(&r);
+	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK_NEAR(r.predicted_ns, 36e9, 1e3);
+	CHECK_NEAR(r.items[0].added_ns, 2e9, 1e3);
+	CHECK(strstr(r.note, "overlap") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+
+	/* a bandwidth cut: the same half of Section 2.2 (1000 B at 12.5 -> 1.25 MB/s: +720 us) */
+	CHECK(scen_load_string(&s, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", "t.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK_NEAR(r.predicted_ns, 35e9 + 1000 * 720e3, 1e3);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
 int
 main(void)
 {
@@ -230,5 +355,7 @@ main(void)
 	RUN(sec33_combined);
 	RUN(run_level_one_loaded_node);
 	RUN(awake_idle_earns_no_credit);
+	RUN(overlap_share);
+	RUN(run_level_link_overlap);
 	return check_done();
 }

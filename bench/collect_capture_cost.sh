@@ -1,0 +1,61 @@
+#!/bin/sh
+# What the packet capture costs in a communication-heavy job: Open MPI all-to-all over
+# loopback (2 ranks, -i 200 -c 2 -m 256k: about 100 MB through the capture), run N times
+# in each variant, alternated: without collect, `collect --no-capture`, collect (plain
+# pcap), `collect --compress`, `collect --snaplen 256`. Prints per variant the median of
+# the application's wall_s, of the capture thread's CPU time (node-*.tsv capture_utime_ns +
+# capture_stime_ns) and of all agents' CPU time (rank-*.tsv agent_*_ns, at the app's end),
+# the capture file size, and the load average.
+# Usage: BUILD=build-x sh bench/collect_capture_cost.sh [RUNS] [WORKLOAD ARGS...]
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=$TOP/${BUILD:-build}
+CONTEND=${CONTEND:-$B/contend}
+N=${1:-5}
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- alltoall -i 200 -c 2 -m 256k
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+[ -x "$B/workloads/ompi/$1" ] || { echo "no $B/workloads/ompi/$1 (make workloads)" >&2; exit 1; }
+wl=$1; shift
+WLARGS=$*
+launch() {
+	mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca btl_tcp_if_include lo -np 2 "$@"
+}
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
+sum_key() {	# sum_key KEY FILES...: sum of a meta key over files, in ms
+	k=$1; shift
+	cat "$@" 2>/dev/null | awk -F'\t' -v k="$k" '$1 == k { s += $2 } END { printf "%.1f", s / 1e6 }'
+}
+variants="base nocap plain gzip snap256"
+for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.cap"; : >"$T/$v.agent"; : >"$T/$v.size"; done
+i=0
+while [ $i -lt "$N" ]; do
+	for v in $variants; do
+		rm -rf "$T/run"
+		case $v in
+		base) set -- ;;
+		nocap) set -- "$CONTEND" collect -q --no-capture -o "$T/run" -- ;;
+		plain) set -- "$CONTEND" collect -q -o "$T/run" -- ;;
+		gzip) set -- "$CONTEND" collect -q --compress -o "$T/run" -- ;;
+		snap256) set -- "$CONTEND" collect -q --snaplen 256 -o "$T/run" -- ;;
+		esac
+		# shellcheck disable=SC2086
+		launch "$@" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null | awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
+		if [ "$v" != base ]; then
+			echo "$(sum_key capture_utime_ns "$T"/run/meta/node-*.tsv) $(sum_key capture_stime_ns "$T"/run/meta/node-*.tsv)" |
+				awk '{ print $1 + $2 }' >>"$T/$v.cap"
+			echo "$(sum_key agent_utime_ns "$T"/run/meta/rank-*.tsv) $(sum_key agent_stime_ns "$T"/run/meta/rank-*.tsv)" |
+				awk '{ print $1 + $2 }' >>"$T/$v.agent"
+			du -sk "$T/run/capture" 2>/dev/null | cut -f1 >>"$T/$v.size"
+		fi
+	done
+	i=$((i + 1))
+done
+echo "workload: $wl $WLARGS (2 ranks, Open MPI over lo), runs $N per variant"
+printf '%-8s %10s %14s %16s %12s\n' variant wall_s capture_cpu_ms agents_cpu_ms capture_KiB
+for v in $variants; do
+	printf '%-8s %10s %14s %16s %12s\n' "$v" "$(median <"$T/$v.wall")" "$(median <"$T/$v.cap")" \
+		"$(median <"$T/$v.agent")" "$(median <"$T/$v.size")"
+done
+echo "load: $(cat /proc/loadavg)"
