@@ -269,11 +269,17 @@ overlap_shares(const struct prof *p, const struct scen *s, double *share)
 		const struct prof_msg *m = &p->msgs[k];
 		int ia, ib;
 		double o, nw;
+		int64_t t1;
 
 		if (!msg_on_changed_link(p, s, m, &ia, &ib, &o, &nw))
 			continue;
-		xs[at[ia] + cnt[ia]++] = (struct p003_xfer){ m->t_ns, m->t_last_ns, o, nw, 1 };
-		xs[at[ib] + cnt[ib]++] = (struct p003_xfer){ m->t_ns, m->t_last_ns, o, nw, 0 };
+		/* a message holds the link for at least its transfer time: a capture stamps a
+		 * message carried by one (segmentation-offloaded) packet with one time */
+		t1 = m->t_last_ns;
+		if ((double)(t1 - m->t_ns) < o)
+			t1 = m->t_ns + (int64_t)o;
+		xs[at[ia] + cnt[ia]++] = (struct p003_xfer){ m->t_ns, t1, o, nw, 1 };
+		xs[at[ib] + cnt[ib]++] = (struct p003_xfer){ m->t_ns, t1, o, nw, 0 };
 	}
 	for (int i = 0; i < p->nranks; i++)
 		share[i] = p003_overlap_share(xs + at[i], cnt[i], NULL, NULL);
