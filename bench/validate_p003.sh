@@ -119,7 +119,7 @@ scenario_ini() {	# scenario measured_run_or_empty -> stdout
 }
 
 exec_ns() {	# run -> the longest rank's exec_ns
-	awk -F'\t' 'NR > 1 && $1 !~ /^#/ && $1 != "rank" { if ($3 > m) m = $3 } END { print m + 0 }' "$1/profile/ranks.tsv"
+	awk -F'\t' 'NR > 1 && $1 !~ /^#/ && $1 != "rank" { if ($3 > m) m = $3 } END { printf "%.0f\n", m }' "$1/profile/ranks.tsv"
 }
 
 # One recorded run: collect + parse; prints its run directory; the busy threshold is half

@@ -577,30 +577,6 @@ root_run(const char *dir, const struct agent_env *env, const struct probe_opts *
 	return rc;
 }
 
-static int
-mkdir_p(const char *path, struct err *e)
-{
-	char *p = xstrdup(path);
-	int rc = 0;
-
-	for (char *s = p + 1;; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-				rc = err_sys(e, E_IO, "cannot create '%s'", p);
-				break;
-			}
-			*s = c;
-			if (c == '\0')
-				break;
-		}
-	}
-	free(p);
-	return rc;
-}
-
 int
 probe_agent(const char *topo, const struct probe_opts *o, struct graph *g, struct err *e)
 {
@@ -612,7 +588,7 @@ probe_agent(const char *topo, const struct probe_opts *o, struct graph *g, struc
 	if ((rc = agent_env_detect(&env, e)) < 0)
 		return rc;
 	dir = xasprintf("%s/probe", topo);
-	if ((rc = mkdir_p(dir, e)) < 0) {
+	if ((rc = fs_mkdir_p(dir, e)) < 0) {
 		free(dir);
 		return rc;
 	}
@@ -870,7 +846,7 @@ probe_on_testbed(int k, const char *topo, const struct probe_opts *o, struct err
 			return err_sys(e, E_IO, "cannot find this program");
 		self[l] = '\0';
 	}
-	if ((rc = mkdir_p(topo, e)) < 0)
+	if ((rc = fs_mkdir_p(topo, e)) < 0)
 		return rc;
 	if (realpath(topo, abs_topo) == NULL)
 		return err_sys(e, E_IO, "cannot resolve '%s'", topo);

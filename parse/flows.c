@@ -17,9 +17,9 @@
 const struct decoder *const flows_mpi_decoders[] = { &dec_ompi, &dec_mpich, NULL };
 
 struct fkey {			/* a connection's two ends, in canonical order */
-	uint8_t af;
-	uint8_t addr[2][16];
+	uint8_t addr[2][16];	/* first: key_hash reads them as aligned words */
 	uint16_t port[2];
+	uint8_t af;
 };
 
 enum cstate {
@@ -93,16 +93,21 @@ struct flows {
 	int64_t last_t_ns;
 };
 
+/* A 64-bit mix of the key (called once per packet, so it must be cheap). It reads the
+ * fields, not the struct's bytes: the key was just written piecewise by make_key, and
+ * loads that straddle those stores would stall. */
 static uint64_t
 key_hash(const struct fkey *k)
 {
-	const uint8_t *p = (const uint8_t *)k;
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
+	uint64_t w[4], h = 0x9E3779B97F4A7C15ULL;
+	int i;
 
-	for (i = 0; i < sizeof *k; i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return h ^ (h >> 29);
+	memcpy(w, k->addr, sizeof w);
+	for (i = 0; i < 4; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+	h ^= (uint64_t)k->port[0] << 24 ^ (uint64_t)k->port[1] << 8 ^ k->af;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 31);
 }
 
 static int
@@ -620,17 +625,33 @@ flows_frame(struct flows *f, int linktype, const uint8_t *data, uint32_t caplen,
 		flows_tcp(f, &p, t_ns, origlen);
 }
 
+static int
+conn_idx_cmp(const void *a, const void *b)
+{
+	const struct conn *x = *(const struct conn *const *)a, *y = *(const struct conn *const *)b;
+
+	return (x->info.conn > y->info.conn) - (x->info.conn < y->info.conn);
+}
+
 void
 flows_end_capture(struct flows *f)
 {
-	size_t i;
+	struct conn **open = xcalloc(f->nopen ? f->nopen : 1, sizeof *open);
+	size_t i, n = 0;
 
+	/* close in connection order, so the output does not depend on the hash */
 	for (i = 0; i < f->nbuckets; i++) {
 		struct conn *c;
 
 		for (c = f->tab[i]; c != NULL; c = c->hnext)
-			conn_close(f, c, f->last_t_ns);
+			if (!c->closed && n < f->nopen)
+				open[n++] = c;
 	}
+	if (n > 1)
+		qsort(open, n, sizeof *open, conn_idx_cmp);
+	for (i = 0; i < n; i++)
+		conn_close(f, open[i], f->last_t_ns);
+	free(open);
 	while (f->lhead != NULL)
 		conn_forget(f, f->lhead);
 	f->capture++;

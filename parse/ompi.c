@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/buf.h"
 #include "lib/rd.h"
 #include "lib/xalloc.h"
 
@@ -50,7 +49,6 @@
 #define OB1_F_ACK_QUIRK 0x44	/* PUT control flags may carry the ACK type byte */
 
 #define PEND_MAX 256		/* messages in flight per direction */
-#define SCAN_WIN 4096		/* resync look-ahead window in bytes */
 #define SCAN_MIN (BTL_HDR_LEN + 14)	/* bytes needed to judge a candidate frame */
 
 enum ost {
@@ -103,8 +101,9 @@ struct odir {
 	bool hs_ok;
 	uint32_t jobid, vpid;
 	unsigned next_flags;	/* MSG_F_RESYNC / MSG_F_GAP for the next message */
-	struct buf scan;	/* resync window */
-	uint64_t scanned_bytes;
+	uint8_t carry[SCAN_MIN - 1];	/* resync: last bytes of earlier pieces, not yet judged */
+	size_t ncarry;		/* bytes in carry */
+	uint64_t scanned_bytes;	/* bytes judged not to start a frame since framing was lost */
 	struct omsg *pend;	/* messages in flight: npend slots, at most PEND_MAX */
 	size_t npend, pend_cap;
 	uint64_t nage;
@@ -177,7 +176,6 @@ dir_init(struct odir *od, bool start)
 	memset(od, 0, sizeof *od);
 	od->st = start ? OS_HS : OS_SCAN;
 	od->cur = -1;
-	buf_init(&od->scan, SCAN_WIN);
 }
 
 static void *
@@ -320,7 +318,7 @@ lose_framing(struct ompi *o, int d)
 	od->hlen = 0;
 	od->cur = -1;
 	od->scanned_bytes = 0;
-	buf_clear(&od->scan);
+	od->ncarry = 0;
 	od->next_flags |= MSG_F_RESYNC;
 }
 
@@ -547,46 +545,94 @@ hdr_need(const struct odir *od)
 	return (size_t)(BTL_HDR_LEN + hl) > od->hlen ? BTL_HDR_LEN + hl : 0;
 }
 
-/* Look for a frame in the scan window of direction d; returns bytes of p consumed. */
-static size_t
-scan_push(struct ompi *o, int d, const uint8_t *p, size_t n, int64_t t_ns)
+/* Framing of direction d was lost at least scanned_bytes ago: give up past the cap. */
+static void
+scan_account(struct ompi *o, struct odir *od, size_t n)
 {
-	struct odir *od = &o->d[d];
-	size_t room = SCAN_WIN - od->scan.len, take = n < room ? n : room, i;
-
-	if (buf_add(&od->scan, p, take) < 0)
-		take = 0;	/* cannot happen: take fits the room */
-	for (i = 0; i + SCAN_MIN <= od->scan.len; i++) {
-		if (!send_frame_ok(od->scan.data + i, od->scan.len - i))
-			continue;
-		{
-			size_t rest = od->scan.len - i;
-			uint8_t *tmp = xmalloc(rest);
-
-			memcpy(tmp, od->scan.data + i, rest);
-			od->scanned_bytes += i;
-			buf_clear(&od->scan);
-			od->st = OS_HDR;
-			od->hlen = 0;
-			/* replay from the candidate; nesting is bounded by the window size, as each
-			 * level starts at least one byte further into it */
-			feed(o, d, tmp, rest, t_ns);
-			free(tmp);
-			return take;
-		}
-	}
-	if (od->scan.len >= SCAN_MIN) {
-		size_t drop = od->scan.len - (SCAN_MIN - 1);
-
-		od->scanned_bytes += drop;
-		buf_consume(&od->scan, drop);
-	}
+	od->scanned_bytes += n;
 	if (od->scanned_bytes > OMPI_SCAN_MAX) {
 		od->st = OS_DEAD;
+		od->ncarry = 0;
 		o->st->fallback++;
-		buf_release(&od->scan);
 	}
-	return take;
+}
+
+/* Position of the first frame header in p[0..n) whose SCAN_MIN bytes are all in p, or n.
+ * Every header has type BTL_SEND (1) in its second byte, so only the places where memchr
+ * finds that byte are judged: user data costs about what memchr costs. */
+static size_t
+scan_find(const uint8_t *p, size_t n)
+{
+	const uint8_t *q = p + 1, *end;
+
+	if (n < SCAN_MIN)
+		return n;
+	end = p + (n - SCAN_MIN) + 2;	/* type byte of the last judgeable position, + 1 */
+	while (q < end && (q = memchr(q, BTL_SEND, (size_t)(end - q))) != NULL) {
+		if (send_frame_ok(q - 1, n - (size_t)(q - 1 - p)))
+			return (size_t)(q - 1 - p);
+		q++;
+	}
+	return n;
+}
+
+/* Framing is lost in direction d: look for the next frame header in p[0..n), after the
+ * bytes carried from earlier pieces. Returns the bytes of p consumed; when a header is
+ * found the state is OS_HDR and p continues at the header (or the carried bytes from the
+ * header on were replayed through feed). Work is bounded per byte (memchr) and in all by
+ * OMPI_SCAN_MAX bytes per loss of framing. */
+static size_t
+scan(struct ompi *o, int d, const uint8_t *p, size_t n, int64_t t_ns)
+{
+	struct odir *od = &o->d[d];
+	size_t i, k;
+
+	if (od->ncarry > 0) {
+		/* the positions in the carried bytes, judged with the head of p */
+		uint8_t j[2 * (SCAN_MIN - 1)];
+		size_t nc = od->ncarry, take = n < SCAN_MIN - 1 ? n : SCAN_MIN - 1, jl = nc + take;
+
+		memcpy(j, od->carry, nc);
+		memcpy(j + nc, p, take);
+		for (i = 0; i < nc; i++) {
+			if (jl - i < SCAN_MIN) {	/* too few bytes to judge: keep them */
+				memmove(od->carry, j + i, jl - i);
+				od->ncarry = jl - i;
+				scan_account(o, od, i);
+				return take;
+			}
+			if (send_frame_ok(j + i, jl - i)) {
+				uint8_t tmp[SCAN_MIN - 1];
+
+				memcpy(tmp, j + i, nc - i);
+				od->ncarry = 0;
+				od->scanned_bytes += i;
+				od->st = OS_HDR;
+				od->hlen = 0;
+				/* the carried bytes from the header on; nesting is bounded as each
+				 * level replays fewer than SCAN_MIN bytes into a new state */
+				feed(o, d, tmp, nc - i, t_ns);
+				return 0;
+			}
+		}
+		od->ncarry = 0;
+		scan_account(o, od, nc);
+		if (od->st == OS_DEAD)
+			return n;
+	}
+	i = scan_find(p, n);
+	if (i < n) {
+		od->scanned_bytes += i;
+		od->st = OS_HDR;
+		od->hlen = 0;
+		return i;
+	}
+	/* nothing: keep the bytes too near the end to be judged yet */
+	k = n < SCAN_MIN - 1 ? n : SCAN_MIN - 1;
+	memcpy(od->carry, p + n - k, k);
+	od->ncarry = k;
+	scan_account(o, od, n - k);
+	return n;
 }
 
 /* The header collected in direction d is not one we accept: search again from its second
@@ -673,7 +719,7 @@ feed(struct ompi *o, int d, const uint8_t *p, size_t n, int64_t t_ns)
 			break;
 		}
 		case OS_SCAN: {
-			size_t k = scan_push(o, d, p, n, t_ns);
+			size_t k = scan(o, d, p, n, t_ns);
 
 			p += k, n -= k;
 			break;
@@ -695,11 +741,34 @@ ompi_data(void *state, int dir, const uint8_t *p, size_t n, int64_t t_ns)
 	feed(o, dir, p, n, t_ns);
 }
 
+/* Bytes of the frame whose header is being collected in od that are still to come after
+ * the hlen collected, when its BTL header is complete and plausible; else -1. */
+static int64_t
+hdr_frame_left(const struct odir *od)
+{
+	struct rd r = rd_make(od->hdr, od->hlen);
+	uint8_t type;
+	uint16_t count;
+	uint32_t size;
+	uint64_t total;
+
+	if (od->hlen < BTL_HDR_LEN || hdr_need(od) <= 0)
+		return -1;
+	rd_skip(&r, 1);
+	type = rd_u8(&r);
+	count = rd_le16(&r);
+	size = rd_le32(&r);
+	total = type == BTL_PUT ? BTL_HDR_LEN + (uint64_t)SEG_LEN * count + size
+				: BTL_HDR_LEN + (uint64_t)size;
+	return total > od->hlen ? (int64_t)(total - od->hlen) : -1;
+}
+
 static void
 ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 {
 	struct ompi *o = state;
 	struct odir *od;
+	int64_t left;
 
 	if ((dir != 0 && dir != 1) || n == 0)
 		return;
@@ -708,20 +777,41 @@ ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 	od->t_last_ns = t_ns;
 	if (od->st == OS_DEAD)
 		return;
-	if (od->st == OS_BODY && n <= od->body_left) {
+	if (od->st == OS_HDR && (left = hdr_frame_left(od)) >= 0) {
+		/* the header is cut but its length is known: skip the frame by that length */
+		od->next_flags |= MSG_F_GAP;
+		od->hlen = 0;
+		od->eager = false;
+		od->cur = -1;
+		od->kind = FK_SKIP;
+		if (n < (uint64_t)left) {
+			od->body_left = (uint64_t)left - n;
+			od->st = OS_BODY;
+			return;
+		}
+		od->st = OS_HDR;
+		n -= (uint64_t)left;
+		if (n == 0)
+			return;
+	}
+	if (od->st == OS_BODY) {
+		/* the frame's size is known from its header: the gap covers body_left of it */
+		uint64_t k = n < od->body_left ? n : od->body_left;
+
 		if (od->kind == FK_DATA && od->cur >= 0 && od->pend[od->cur].used) {
-			od->pend[od->cur].got_bytes += n;	/* the size is known from the header */
+			od->pend[od->cur].got_bytes += k;
 			od->pend[od->cur].flags |= MSG_F_GAP;
 		}
 		if (od->eager)
 			od->next_flags |= MSG_F_GAP;
-		od->body_left -= n;
+		od->body_left -= k;
+		n -= k;
 		if (od->body_left == 0)
 			frame_done(o, dir, t_ns);
-		return;
+		if (n == 0)
+			return;
 	}
-	if (od->st == OS_BODY && od->cur >= 0 && od->pend[od->cur].used)
-		od->pend[od->cur].flags |= MSG_F_GAP;
+	/* past what the headers told: the next header is in the gap */
 	od->eager = false;
 	lose_framing(o, dir);
 	od->next_flags |= MSG_F_GAP;
@@ -756,7 +846,6 @@ ompi_close(void *state, int64_t t_ns)
 			emit_pending(o, d, &od->pend[old], MSG_F_TRUNC);
 		}
 		free(od->pend);
-		buf_release(&od->scan);
 	}
 	free(o);
 }

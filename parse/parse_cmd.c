@@ -92,6 +92,8 @@ struct ctx {
 	int warnings;			/* partial-result warnings printed */
 	struct err werr;		/* first write error */
 	bool write_failed;
+	uint64_t ranks_unsampled;	/* ranks left out of ranks.tsv: no CPU samples */
+	uint64_t links_unsampled, links_unsampled_msgs;	/* links left out with them */
 	uint64_t pcap_files, pcap_truncated, pcap_damaged, pcap_unreadable;
 	uint64_t samples_files, samples_failed, samples_bad_rows, samples_truncated;
 };
@@ -517,6 +519,10 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 		w_kv_u(&t, key, s->dec[i].fallback);
 	}
 	w_kv_u(&t, "msgs_unknown_rank", c->prof.unknown_rank_msgs);
+	w_kv_u(&t, "bytes_unknown_rank", c->prof.unknown_rank_bytes);
+	w_kv_u(&t, "ranks_unsampled", c->ranks_unsampled);
+	w_kv_u(&t, "links_unsampled", c->links_unsampled);
+	w_kv_u(&t, "links_unsampled_msgs", c->links_unsampled_msgs);
 	w_kv_u(&t, "msgs_ctrl", c->prof.ctrl_msgs);
 	w_kv_u(&t, "links_cap_hits", c->prof.links_over_cap);
 	w_kv_u(&t, "samples_files", c->samples_files);
@@ -565,6 +571,21 @@ pct(double part, int64_t whole)
 	return whole > 0 && part >= 0 ? 100.0 * part / (double)whole : NAN;
 }
 
+static bool
+sampled(const struct rollup *p, int32_t rank)
+{
+	return rank >= 0 && (size_t)rank < p->nranks && p->ranks[rank].has_cpu;
+}
+
+/* A percentage for ranks.tsv: -1 when unknown (no CPU samples, or no time span). */
+static double
+pct_or_unknown(double part, int64_t whole)
+{
+	double v = pct(part, whole);
+
+	return isnan(v) ? -1 : v;
+}
+
 static void
 write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir, bool quiet)
 {
@@ -576,8 +597,14 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 	struct tsv_w t;
 	struct err e;
 	struct rollup_link **lv;
+	bool any_cpu = false;
 	size_t i;
 
+	/* In a run with CPU samples, a rank without them cannot be split into computation and
+	 * communication: its row (and its links) are left out and counted in stats.tsv. With
+	 * no samples at all every rank is written, with -1 for what the samples would give. */
+	for (i = 0; i < c->prof.nranks; i++)
+		any_cpu |= c->prof.ranks[i].present && c->prof.ranks[i].has_cpu;
 	if (open_out(&t, outdir, "ranks.tsv", "ranks", rcols, &e) < 0) {
 		warn_partial(c, e.msg);
 	} else {
@@ -596,18 +623,22 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 
 			if (!r->present)
 				continue;
+			if (any_cpu && !r->has_cpu) {
+				c->ranks_unsampled++;
+				continue;
+			}
 			rollup_split(r, np->lat_ns, np->bw_Bps, &sp);
 			tsv_w_i64(&t, (int64_t)i);
 			tsv_w_str(&t, host);
 			tsv_w_i64(&t, sp.exec_ns);
-			tsv_w_f64(&t, pct(sp.comp_ns, sp.exec_ns));
-			tsv_w_f64(&t, pct(sp.comm_ns, sp.exec_ns));
-			tsv_w_f64(&t, pct(sp.idle_ns, sp.exec_ns));
+			tsv_w_f64(&t, pct_or_unknown(sp.comp_ns, sp.exec_ns));
+			tsv_w_f64(&t, pct_or_unknown(sp.comm_ns, sp.exec_ns));
+			tsv_w_f64(&t, pct_or_unknown(sp.idle_ns, sp.exec_ns));
 			tsv_w_i64(&t, r->has_cpu ? r->avg_busy_ns : -1);
 			tsv_w_i64(&t, r->has_cpu ? r->avg_idle_ns : -1);
 			tsv_w_i64(&t, r->has_cpu ? r->n_busy : -1);
 			tsv_w_i64(&t, r->has_cpu ? r->n_idle : -1);
-			tsv_w_f64(&t, r->has_cpu ? 100.0 * r->cpu_frac : NAN);
+			tsv_w_f64(&t, r->has_cpu ? 100.0 * r->cpu_frac : -1);
 			tsv_w_i64(&t, r->has_cpu ? r->run_ns : -1);
 			tsv_w_i64(&t, r->has_cpu ? r->wait_ns : -1);
 			tsv_w_u64(&t, r->msgs_sent);
@@ -635,6 +666,11 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 	}
 	lv = rollup_links_sorted(&c->prof);
 	for (i = 0; i < c->prof.nlinks; i++) {
+		if (any_cpu && (!sampled(&c->prof, lv[i]->src) || !sampled(&c->prof, lv[i]->dst))) {
+			c->links_unsampled++;
+			c->links_unsampled_msgs += lv[i]->msgs;
+			continue;
+		}
 		tsv_w_i64(&t, lv[i]->src);
 		tsv_w_i64(&t, lv[i]->dst);
 		tsv_w_u64(&t, lv[i]->msgs);

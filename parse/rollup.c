@@ -128,8 +128,10 @@ rollup_msg(struct rollup *p, const struct msg *m)
 		p->ctrl_msgs++;
 		return;
 	}
-	if (m->src_world < 0 || m->dst_world < 0)
+	if (m->src_world < 0 || m->dst_world < 0) {
 		p->unknown_rank_msgs++;
+		p->unknown_rank_bytes += m->bytes;
+	}
 	if ((r = rollup_rank(p, m->src_world)) != NULL) {
 		r->msgs_sent++;
 		r->bytes_sent += m->bytes;

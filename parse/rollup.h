@@ -72,7 +72,8 @@ struct rollup {
 	struct rollup_link *links;	/* open-addressing table */
 	size_t links_cap, nlinks;
 	uint64_t links_over_cap, ranks_over_cap;
-	uint64_t unknown_rank_msgs;	/* messages with src or dst unknown */
+	uint64_t unknown_rank_msgs;	/* messages with src or dst unknown (not in links) */
+	uint64_t unknown_rank_bytes;	/* their payload bytes */
 	uint64_t ctrl_msgs;		/* PROTO_CTRL: not counted as messages */
 	double *rtt;			/* samples, ns */
 	size_t nrtt, rtt_cap;

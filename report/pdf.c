@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/xalloc.h"
+#include "lib/fsutil.h"
 #include "report/spawn.h"
 
 int
@@ -67,45 +68,5 @@ pdf_to_png(const char *pdf, const char *png_path, int dpi, struct err *e)
 int
 pdf_copy(const char *from, const char *to, struct err *e)
 {
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out;
-	int rc = 0;
-
-	if (in < 0)
-		return err_sys(e, E_IO, "cannot open '%s'", from);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		close(in);
-		return err_sys(e, E_IO, "cannot create '%s'", to);
-	}
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof buf), w = 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = err_sys(e, E_IO, "cannot read '%s'", from);
-			break;
-		}
-		if (n == 0)
-			break;
-		while (w < n) {
-			ssize_t k = write(out, buf + w, (size_t)(n - w));
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				rc = err_sys(e, E_IO, "cannot write '%s'", to);
-				break;
-			}
-			w += k;
-		}
-		if (rc < 0)
-			break;
-	}
-	close(in);
-	if (close(out) < 0 && rc == 0)
-		rc = err_sys(e, E_IO, "cannot write '%s'", to);
-	return rc;
+	return fs_copy_file(from, to, e);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/fsutil.h"
 #include "report/spawn.h"
 
 void
@@ -241,56 +242,6 @@ plot_program(void)
 	return g != NULL && *g != '\0' ? g : "gnuplot";
 }
 
-/* Move a finished file into place: rename, or copy across file systems. */
-static int
-move_file(const char *from, const char *to, struct err *e)
-{
-	char buf[65536];
-	int in, out, rc = 0;
-
-	if (rename(from, to) == 0)
-		return 0;
-	if (errno != EXDEV)
-		return err_sys(e, E_IO, "cannot move '%s' to '%s'", from, to);
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return err_sys(e, E_IO, "cannot open '%s'", from);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		close(in);
-		return err_sys(e, E_IO, "cannot create '%s'", to);
-	}
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof buf);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n < 0)
-				rc = err_sys(e, E_IO, "cannot read '%s'", from);
-			break;
-		}
-		for (ssize_t w = 0; w < n;) {
-			ssize_t k = write(out, buf + w, (size_t)(n - w));
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				rc = err_sys(e, E_IO, "cannot write '%s'", to);
-				break;
-			}
-			w += k;
-		}
-		if (rc < 0)
-			break;
-	}
-	close(in);
-	if (close(out) < 0 && rc == 0)
-		rc = err_sys(e, E_IO, "cannot write '%s'", to);
-	unlink(from);
-	return rc;
-}
-
 /* One gnuplot run writing the PDF and, when png_path is non-NULL, the PNG: the body is sent
  * once per terminal with `reset session` between. gnuplot writes into a private directory
  * under names of our making (the real paths may hold quotes or anything else gnuplot cannot
@@ -347,7 +298,7 @@ plot_render(struct plot *p, const char *pdf_path, const char *png_path, struct e
 		if (rc == 0 && access(tmpfile[i], F_OK) != 0)
 			rc = err_set(e, E_IO, "'%s' wrote nothing", plot_program());
 		if (rc == 0)
-			rc = move_file(tmpfile[i], paths[i], e);
+			rc = fs_move_file(tmpfile[i], paths[i], e);
 		unlink(tmpfile[i]);
 	}
 	rmdir(tmpdir);

@@ -143,12 +143,14 @@ cp "$T/routed/topology.dot" "$T/routed-passive.dot"
 rc=$?
 check routed/farm/predict-p001 "[ $rc -eq 0 ] && grep -q \"graph G.*G from '$T/routed/topology.dot' (2 networks, 2 links)\" '$T/p001.out'" "exit $rc: $(grep -m 1 'graph G' "$T/p001.out") $(tail -n 1 "$T/p001.err")"
 
-# the same from overlapping bulk transfers (no MPI): on for 0.6 of periods of 1 s and 1.3 s,
-# so they overlap and run alone by construction
-tb load ws1 --comm ws3 --duty 0.6 --period 1s >/dev/null &&
-tb load ws1 --comm ws4 --duty 0.6 --period 1.3s >/dev/null &&
+# the same from overlapping bulk transfers (no MPI): on for half of periods of 2 s and 3 s, so
+# they overlap and run alone by construction. A source stops writing after its on-time, but
+# what its socket buffer holds (up to 4 MB: 0.65 s at the cap, longer when shared) still
+# drains: off-times of 1 s or more leave each one really idle for a while.
+tb load ws1 --comm ws3 --duty 0.5 --period 2s >/dev/null &&
+tb load ws1 --comm ws4 --duty 0.5 --period 3s >/dev/null &&
 tb load ws1 --comm ws2 --duty 0.1 --period 2s >/dev/null || fail routed/load "cannot start the transfers"
-record "$T/bulk" 6
+record "$T/bulk" 8
 tb unload >/dev/null
 "$CONTEND" infer -q "$T/bulk" >"$T/bulk.out" 2>&1
 echo "note: routed/bulk: tests: $(tests_seen "$T/bulk")"
@@ -185,6 +187,10 @@ farm "$T/flat" "flat"
 check flat/farm/runs "[ -s '$T/flat/topology.tsv' ]" "$(tail -n 1 "$T/flat.log") $(tail -n 1 "$T/flat.out")"
 check flat/farm/one-cluster "[ \$(awk -F'\t' '\$1 == \"net\"' '$T/flat/topology.tsv' | wc -l) -eq 1 ]" "networks: $(awk -F'\t' '$1 == "net" { print $2 }' "$T/flat/topology.tsv" | tr '\n' ' ')"
 check flat/farm/no-shared "! grep -q 'shared bottleneck' '$T/flat/topology.tsv'" "$(grep 'shared bottleneck' "$T/flat/topology.tsv" | cut -f2,4,8 | tr '\n' ' '); tests: $(tests_seen "$T/flat")"
+# the probe's transfers are plain blocking TCP (no busy-polling); without a quota the uncapped
+# veths run at hundreds of MB/s, bound by a CPU whose share swings with the machine's other
+# work, and a pair's drop read as sharing: the slaves get the default 50 % back for it
+tb cpu ws2 --pct 50 >/dev/null && tb cpu ws3 --pct 50 >/dev/null || fail flat/cpu "cannot set the quotas"
 "$CONTEND" infer -q --probe --testbed $INST -o "$T/probe-flat" --min-time 250ms >"$T/pf.out" 2>&1
 check flat/probe/runs "[ -s '$T/probe-flat/topology.tsv' ]" "$(tail -n 1 "$T/pf.out")"
 check flat/probe/no-shared "[ \$(awk -F'\t' '\$1 == \"net\"' '$T/probe-flat/topology.tsv' | wc -l) -eq 1 ]" "$(awk -F'\t' '$1 == "net" { printf "%s %s B/s: %s; ", $2, $4, $8 }' "$T/probe-flat/topology.tsv")"

@@ -341,6 +341,24 @@ TEST(run_level_link_overlap)
 	pred_result_free(&r);
 	scen_free(&s);
 	prof_free(&p);
+
+	/* messages.tsv without t_last_ns: each message is an instant, the share stays defined */
+	{
+		char path[400];
+
+		put(make_run_named("run-instants"), "messages.tsv", "# contend-messages 1\nt_first_ns\tsrc\tdst\tbytes\n5\t0\t1\t1000\n5\t1\t0\t1000\n");
+		snprintf(path, sizeof path, "%s/run-instants", check_tmpdir());
+		CHECK(prof_load(&p, path, &e) == 0);
+		CHECK(p.nmsgs == 2 && p.msgs[1].t_last_ns == p.msgs[1].t_ns);
+		CHECK(scen_load_string(&s, "[link ws1-ws2]\nlatency = 1050 us\n", "t.ini", &e) == 0);
+		pred_result_init(&r);
+		CHECK(p003_predict(&p, &s, &r, &e) == 0);
+		/* the two overlap (same start): half of links.tsv's 2 s */
+		CHECK_NEAR(r.predicted_ns, 36e9, 1e3);
+		pred_result_free(&r);
+		scen_free(&s);
+		prof_free(&p);
+	}
 }
 
 int
