@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collect/agent.h"
+#include "lib/fsutil.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 

@@ -408,6 +408,102 @@ TEST(garbage_resync)
 	strm_free(&s);
 }
 
+static void
+eager(struct wbuf *w, int32_t tag, uint32_t bytes, uint8_t fill)
+{
+	put8(w, 0x41), put8(w, 1), put16(w, 0), put32(w, 14 + bytes);
+	put8(w, 0x41), put8(w, 0), put16(w, 0), put32(w, 0), put32(w, (uint32_t)tag);
+	put16(w, 1);
+	memset(w->b + w->n, fill, bytes);
+	w->n += bytes;
+}
+
+/* A gap that runs past the end of the frame it starts in: the frame is finished by its known
+ * length (its message is emitted, marked gap) and only then is the next header looked for. */
+TEST(gap_past_frame_end)
+{
+	struct wbuf a = { .n = 0 }, b = { .n = 0 };
+	struct got g = { 0 };
+	struct dec_stats st;
+	void *s = open_conn(&g, &st, true);
+	size_t cut;
+
+	hs(&a, 3);
+	eager(&a, 21, 1000, 0x01);	/* user data full of the type byte the scan looks for */
+	cut = a.n - 400;		/* the last 400 bytes of its data are lost ... */
+	dec_ompi.data(s, 0, a.b, cut, 1);
+	dec_ompi.gap(s, 0, 400 + 500, 2);	/* ... and 500 bytes of the next frame */
+	CHECK(g.n == 1);
+	CHECK(g.n == 1 && g.m[0].tag == 21 && g.m[0].bytes == 1000 && (g.m[0].flags & MSG_F_GAP));
+	CHECK(g.n == 1 && g.m[0].t_last_ns == 2 && g.m[0].src_world == 3);
+	CHECK(st.resyncs == 1);
+	memset(b.b, 0x01, 300);	/* the rest of the lost frame: its data */
+	b.n = 300;
+	eager(&b, 22, 50, 0x41);
+	dec_ompi.data(s, 0, b.b, b.n, 3);
+	CHECK(g.n == 2);
+	CHECK(g.n == 2 && g.m[1].tag == 22 && g.m[1].bytes == 50 && (g.m[1].flags & MSG_F_RESYNC));
+	CHECK(st.fallback == 0 && st.bad == 0);
+	dec_ompi.close(s, 4);
+	free(g.m);
+}
+
+/* A header cut by a gap after its BTL part: the frame length is known, so the frame is
+ * skipped whole and the next one is read in step, without a resynchronisation. */
+TEST(gap_inside_header_skips_frame)
+{
+	struct wbuf a = { .n = 0 }, b = { .n = 0 };
+	struct got g = { 0 };
+	struct dec_stats st;
+	void *s = open_conn(&g, &st, true);
+
+	hs(&a, 0);
+	eager(&a, 5, 3000 - 14 - 8 - 10 > 0 ? 2000 : 0, 0x22);	/* 2022-byte frame */
+	dec_ompi.data(s, 0, a.b, 24 + 10, 1);	/* handshake, BTL header and 2 ob1 bytes */
+	dec_ompi.gap(s, 0, a.n - 24 - 10, 2);	/* the rest of that frame */
+	eager(&b, 6, 30, 0x33);
+	dec_ompi.data(s, 0, b.b, b.n, 3);
+	CHECK(st.resyncs == 0 && st.bad == 0 && st.gaps == 1);
+	CHECK(g.n == 1);
+	CHECK(g.n == 1 && g.m[0].tag == 6 && g.m[0].bytes == 30 && (g.m[0].flags & MSG_F_GAP));
+	dec_ompi.close(s, 4);
+	free(g.m);
+}
+
+/* After framing is lost, a header is found wherever the pieces are cut, also when it
+ * straddles several pieces of one byte. */
+TEST(resync_across_pieces)
+{
+	size_t step;
+
+	for (step = 1; step <= 40; step += 3) {
+		struct wbuf a = { .n = 0 };
+		struct got g = { 0 };
+		struct dec_stats st;
+		void *s = open_conn(&g, &st, true);
+		size_t i, k;
+		uint32_t x = (uint32_t)step;
+
+		hs(&a, 1);
+		dec_ompi.data(s, 0, a.b, a.n, 1);
+		dec_ompi.gap(s, 0, 77, 2);	/* framing lost right away */
+		a.n = 0;
+		for (i = 0; i < 700; i++)	/* noise without a believable header */
+			put8(&a, (uint8_t)(strm_rand(&x) & 0x3f));
+		eager(&a, 9, 40, 0x01);
+		eager(&a, 10, 60, 0x02);
+		for (i = 0; i < a.n; i += k) {
+			k = a.n - i < step ? a.n - i : step;
+			dec_ompi.data(s, 0, a.b + i, k, 3);
+		}
+		CHECK(g.n == 2);
+		CHECK(g.n == 2 && g.m[0].tag == 9 && g.m[0].bytes == 40 && g.m[1].tag == 10);
+		CHECK(st.fallback == 0);
+		dec_ompi.close(s, 4);
+		free(g.m);
+	}
+}
+
 TEST(absurd_length_and_give_up)
 {
 	struct wbuf a = { .n = 0 };
