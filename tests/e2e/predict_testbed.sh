@@ -80,6 +80,7 @@ done
 $TB unload >/dev/null 2>&1
 [ $rc -eq 0 ] || { fail loaded-run "$(tail -n 3 "$T/cpu1-$i.out" "$T/cpu1-$i.parse")"; exit 0; }
 ded=$(faster "$T/ded1" "$T/ded2")
+dedrun=$ded
 meas=$(faster "$T/cpu1-1" "$T/cpu1-2")
 
 printf '[scenario]\nmeasured_run = %s\n[node c%dws2]\ncpu_procs = 1\n' "$meas" "$INST" >"$T/cpu1.ini"
@@ -103,5 +104,18 @@ if [ $# -eq 2 ] && [ -n "$ded" ]; then
 	fi
 else
 	fail predict "$(cat "$T/pred")"
+fi
+
+# The report of this fresh testbed run: infer its network, then the multi-page PDF with the
+# prediction page drawn from the file just written.
+if "$CONTEND" infer "$dedrun" >"$T/infer" 2>&1 && "$CONTEND" report "$dedrun" >"$T/report" 2>&1; then
+	pages=$(pdfinfo "$dedrun/report.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
+	if [ "${pages:-0}" -ge 6 ] && pdftotext "$dedrun/report.pdf" - 2>/dev/null | grep -q 'Predicted and measured'; then
+		pass fresh-run-report
+	else
+		fail fresh-run-report "report.pdf has ${pages:-no} pages or no prediction page"
+	fi
+else
+	fail fresh-run-report "$(tail -n 2 "$T/infer" "$T/report")"
 fi
 exit 0
