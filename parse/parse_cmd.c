@@ -659,6 +659,17 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 		}
 		if (tsv_w_close(&t, &e) < 0)
 			warn_partial(c, e.msg);
+		if (c->ranks_unsampled > 0) {
+			char *m = xasprintf("%" PRIu64 " rank%s with messages but no CPU samples, left out "
+					    "of ranks.tsv and links.tsv (counted in stats.tsv)",
+					    c->ranks_unsampled, c->ranks_unsampled == 1 ? "" : "s");
+
+			if (c->o->run != NULL)
+				warn_partial(c, m);	/* a piece of RUN is missing */
+			else
+				note("parse: %s", m);
+			free(m);
+		}
 	}
 	if (open_out(&t, outdir, "links.tsv", "links", lcols, &e) < 0) {
 		warn_partial(c, e.msg);

@@ -22,8 +22,10 @@ run_one() {	# $1 = display name, $2 = kind (unit|golden|e2e), rest = command
 	name=$1 kind=$2
 	shift 2
 	t0=$(date +%s)
-	"$@" >"$out" 2>&1
+	# A hung test must not hang the whole run: each gets TEST_TIMEOUT seconds (default 900).
+	timeout -k 10 "${TEST_TIMEOUT:-900}" "$@" >"$out" 2>&1
 	rc=$?
+	[ $rc -eq 124 ] && echo "FAIL $name: timed out after ${TEST_TIMEOUT:-900} s" >>"$out"
 	t1=$(date +%s)
 	n=$(grep -cE '^(PASS|FAIL|SKIP) ' "$out")
 	if [ "$n" -eq 0 ]; then

@@ -44,10 +44,12 @@ ompi() {	# ompi NP CMD...
 	else mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca btl_tcp_if_include lo -np "$n" "$@"
 	fi
 }
-mpich() {	# mpich NP CMD...
+mpich() {	# mpich NP CMD...   (MPICH_TIMEOUT=S bounds the job: exit 124 when it ran out)
 	n=$1; shift
-	if [ $TB -eq 1 ]; then "$CONTEND" testbed --instance $INST mpirun --mpich -np "$n" -- "$@"
-	else mpiexec.mpich -genv MPIR_CVAR_NOLOCAL 1 -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES lo -n "$n" "$@"
+	to=""
+	[ -n "${MPICH_TIMEOUT:-}" ] && to="timeout -k 5 $MPICH_TIMEOUT"
+	if [ $TB -eq 1 ]; then $to "$CONTEND" testbed --instance $INST mpirun --mpich -np "$n" -- "$@"
+	else $to mpiexec.mpich -genv MPIR_CVAR_NOLOCAL 1 -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES lo -n "$n" "$@"
 	fi
 }
 
@@ -140,8 +142,17 @@ done
 # --- MPICH -------------------------------------------------------------------------------
 if [ -x "$WL/mpich/ring" ] && command -v mpiexec.mpich >/dev/null; then
 	R=$T/mpich
-	mpich 3 "$CONTEND" collect -q -o "$R" --compress -- "$WL/mpich/ring" -i 20 -c 5 -m 200k -q >"$T/mpich.out" 2>&1
-	rc=$?
+	# MPICH 4.0.2 over UCX 1.13 now and then never returns from MPI_Finalize (a rank spins in
+	# UCX's TCP progress while the others wait in the PMI barrier): bound the job, and make
+	# one more attempt when it hung, saying so.
+	for attempt in 1 2; do
+		rm -rf "$R"
+		MPICH_TIMEOUT=90 mpich 3 "$CONTEND" collect -q -o "$R" --compress -- "$WL/mpich/ring" -i 20 -c 5 -m 200k -q >"$T/mpich.out" 2>&1
+		rc=$?
+		[ $rc -eq 124 ] || [ $rc -eq 137 ] || break
+		echo "note: the MPICH job hung (attempt $attempt, exit $rc); $(tail -n 1 "$T/mpich.out")"
+		[ $TB -eq 1 ] && "$CONTEND" testbed --instance $INST unload >/dev/null 2>&1
+	done
 	check mpich-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 3 "$T/mpich.out")"
 	"$CONTEND" collect --check "$R" >"$T/mpich.check" 2>&1
 	check mpich-check "[ $? -eq 0 ]" "$(head -n 3 "$T/mpich.check")"

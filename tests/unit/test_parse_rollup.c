@@ -100,6 +100,34 @@ TEST(links_and_active_time)
 	rollup_release(&r);
 }
 
+/* Messages with an unknown end never make a link (no -1 in links.tsv): they are counted,
+ * with their bytes, for stats.tsv. */
+TEST(unknown_ranks_are_counted_not_linked)
+{
+	struct rollup r;
+	struct rollup_link **lv;
+	struct msg m;
+	size_t i;
+
+	rollup_init(&r);
+	m = mkmsg(-1, 2, 70, 0, 10);
+	rollup_msg(&r, &m);
+	m = mkmsg(2, -1, 30, 20, 30);
+	rollup_msg(&r, &m);
+	m = mkmsg(-1, -1, 5, 40, 50);
+	rollup_msg(&r, &m);
+	m = mkmsg(2, 3, 1, 60, 70);
+	rollup_msg(&r, &m);
+	lv = rollup_links_sorted(&r);
+	CHECK(r.nlinks == 1);
+	for (i = 0; i < r.nlinks; i++)
+		CHECK(lv[i]->src >= 0 && lv[i]->dst >= 0);
+	CHECK(r.unknown_rank_msgs == 3 && r.unknown_rank_bytes == 105);
+	CHECK(r.ranks[2].msgs_sent == 2 && r.ranks[2].msgs_recv == 1);
+	free(lv);
+	rollup_release(&r);
+}
+
 TEST(netparams_measured_given_default)
 {
 	struct rollup r;
@@ -136,6 +164,7 @@ main(void)
 	RUN(split_follows_the_definition);
 	RUN(without_samples_only_comm_is_known);
 	RUN(links_and_active_time);
+	RUN(unknown_ranks_are_counted_not_linked);
 	RUN(netparams_measured_given_default);
 	return check_done();
 }
