@@ -37,6 +37,7 @@ struct sockmap {
 	struct owner *prev;	/* the inodes of the last scan that read the tables */
 	size_t nprev, prev_cap;
 	unsigned skipped;	/* scans in a row that did not read the tables */
+	unsigned settle;	/* scans that must still read the tables after a change */
 	long over_cap, bad_lines;
 };
 
@@ -46,6 +47,10 @@ struct sockmap {
  * socket inodes changed, when forced, or after this many scans in a row without a read
  * (so a state change is seen within SOCKMAP_REFRESH_SCANS scans). */
 #define SOCKMAP_REFRESH_SCANS 8
+/* A new socket may not be in the tables yet (created, not yet connected) or be half-way
+ * (SYN_SENT): after a change, and while a socket is in neither ESTABLISHED nor LISTEN, the
+ * tables are read at this many more scans. */
+#define SOCKMAP_SETTLE_SCANS 2
 
 struct sockmap *
 sockmap_new(int rank, size_t max_rows)
@@ -284,6 +289,8 @@ scan_table(struct sockmap *m, pid_t ns_pid, bool v6, int64_t t_real_ns, struct t
 		}
 		if (s.inode == 0 || (pid = owner_of(m, s.inode)) == 0)
 			continue;
+		if (s.state != 1 && s.state != 10 && m->settle < 1)
+			m->settle = 1;	/* ESTABLISHED, LISTEN: settled */
 		if (seen(m, pid, &s))
 			continue;
 		if (m->nrows >= m->max_rows) {
@@ -346,10 +353,13 @@ sockmap_scan(struct sockmap *m, const pid_t *pids, size_t npids, int64_t t_real_
 	if (m->nown == 0)
 		return 0;
 	qsort(m->own, m->nown, sizeof *m->own, owner_cmp);
-	if (!force && m->skipped + 1 < SOCKMAP_REFRESH_SCANS && same_as_prev(m)) {
+	if (!same_as_prev(m))
+		m->settle = SOCKMAP_SETTLE_SCANS;
+	else if (!force && m->settle == 0 && m->skipped + 1 < SOCKMAP_REFRESH_SCANS) {
 		m->skipped++;
 		return 0;
-	}
+	} else if (m->settle > 0)
+		m->settle--;
 	m->skipped = 0;
 	m->prev = xgrow(m->prev, &m->prev_cap, m->nown, sizeof *m->prev);
 	memcpy(m->prev, m->own, m->nown * sizeof *m->own);

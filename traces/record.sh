@@ -89,7 +89,7 @@ record_alltoall() {	# MPICH, 3 workstations, ws3's link capped at 20 Mbit/s
 			-o "$TMP/alltoall-mpich-3ws" -- "$WL/mpich/alltoall" -i 24 -c 30 -m 64k; then
 			break
 		fi
-		[ $try -lt 5 ] || die "alltoall did not end cleanly in 5 attempts"
+		[ $try -lt 10 ] || die "alltoall did not end cleanly in 10 attempts"
 		echo "alltoall attempt $try did not end cleanly; again" >&2
 		try=$((try + 1))
 	done
