@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "parse/flows.h"
@@ -301,31 +302,6 @@ list_dir(const char *dir, const char *prefix, const char *infix, size_t *n)
 	if (*n)
 		qsort(v, *n, sizeof *v, str_cmp);
 	return v;
-}
-
-static int
-mkdir_p(const char *path, struct err *e)
-{
-	char *p = xstrdup(path), *s;
-
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-			err_sys(e, E_IO, "cannot create '%s'", p);
-			free(p);
-			return -E_IO;
-		}
-		*s = '/';
-	}
-	if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-		err_sys(e, E_IO, "cannot create '%s'", p);
-		free(p);
-		return -E_IO;
-	}
-	free(p);
-	return 0;
 }
 
 static int
@@ -870,7 +846,7 @@ cmd_parse(int argc, char **argv)
 	if (!o.force && access(path, F_OK) == 0)
 		die("parse: '%s' exists (use --force to overwrite)", outdir);
 	free(path);
-	if (mkdir_p(outdir, &e) < 0)
+	if (fs_mkdir_p(outdir, &e) < 0)
 		die("parse: %s", e.msg);
 	if (open_out(&c.msgs, outdir, "messages.tsv", "messages", msg_cols, &e) < 0 ||
 	    open_out(&c.conns, outdir, "conns.tsv", "conns", conn_cols, &e) < 0)
