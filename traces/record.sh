@@ -75,10 +75,10 @@ record_farm() {		# Open MPI, 4 workstations, ws3 shared with one CPU-bound compe
 }
 
 record_alltoall() {	# MPICH, 3 workstations, ws3's link capped at 20 Mbit/s
-	# MPICH 4.0.2 over UCX 1.13 (Debian 12) with the testbed's UCX_TLS=tcp,self hangs in
-	# MPI_Finalize on most runs (two ranks flushing their endpoints in UCX progress, the
-	# third already in the PMI barrier), with or without collect; UCX_TLS=tcp (MPICH handles
-	# self-messages itself) ends cleanly. Should an attempt still hang, it is stopped after
+	# MPICH 4.0.2 over UCX 1.13 (Debian 12) often hangs in MPI_Finalize on the testbed,
+	# with or without collect: two ranks wait in UCX progress for their endpoint
+	# disconnects while the third waits in the PMI barrier. UCX_TLS=tcp (MPICH handles
+	# self-messages itself) makes it rarer; an attempt that still hangs is stopped after
 	# 60 s, thrown away, and the run recorded again.
 	try=1
 	while :; do
