@@ -51,7 +51,8 @@ const char usage_parse[] =
 	"                          generic: paper 003's byte runs only; ompi; mpich\n"
 	"  -g, --idle-gap DUR      a pause that ends a generic message (default 1ms)\n"
 	"  -b, --busy-threshold F  fraction of a sample interval on CPU that makes it busy\n"
-	"                          (default 0.5)\n"
+	"                          (default 0.5 of what the rank could run: scaled by the\n"
+	"                          node's cpu_capacity from collect when below one core)\n"
 	"  -L, --latency DUR       latency L for the communication share (default: measured\n"
 	"                          from TCP handshakes)\n"
 	"  -B, --bandwidth RATE    bandwidth B in bytes/s, suffixes k M G = 10^3 10^6 10^9\n"
@@ -81,6 +82,7 @@ struct opts {
 	enum flows_mpi mpi;
 	int64_t idle_gap_ns;
 	double busy_threshold;
+	bool busy_threshold_set;	/* given with -b: used as is, not scaled by CPU capacity */
 	double lat_ns, bw_Bps;		/* 0: measure */
 	size_t max_streams, max_buffer;
 	bool force;
@@ -347,9 +349,17 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		struct rank_cpu rc;
 		struct rollup_rank *pr;
 		int32_t rank;
+		double thr, cap;	/* busy threshold for this rank; its node's CPU capacity */
 
 		memset(&rc, 0, sizeof rc);
-		if (phases_from_samples(files[i], c->o->busy_threshold, &rc, &e) < 0) {
+		/* A rank whose node may use only part of a core (a cgroup quota, as collect records
+		 * in cpu_capacity) can run at most that share of an interval: the busy threshold is
+		 * a fraction of what it could have run, unless the user set one. */
+		thr = c->o->busy_threshold;
+		cap = c->rm ? rankmap_cpu_capacity(c->rm, rank_from_name(files[i])) : 0;
+		if (!c->o->busy_threshold_set && cap > 0 && cap < 1)
+			thr *= cap;
+		if (phases_from_samples(files[i], thr, &rc, &e) < 0) {
 			c->samples_failed++;
 			warn_partial(c, e.msg);
 			rank_cpu_release(&rc);
@@ -748,7 +758,10 @@ get_opts(int argc, char **argv, struct opts *o)
 			if (o->idle_gap_ns <= 0)
 				die_usage("parse: option '--idle-gap' must be positive");
 			break;
-		case 'b': o->busy_threshold = cli_f64(optarg, "--busy-threshold", 0.0, 1.0); break;
+		case 'b':
+			o->busy_threshold = cli_f64(optarg, "--busy-threshold", 0.0, 1.0);
+			o->busy_threshold_set = true;
+			break;
 		case 'L':
 			o->lat_ns = (double)cli_duration_ns(optarg, "--latency", 1000);
 			if (o->lat_ns <= 0)

@@ -21,6 +21,7 @@ struct ep {
 
 struct rinfo {
 	char *host;
+	double cpu_capacity;	/* cores' worth of CPU the rank may use (meta), 0 unknown */
 	struct ep *addrs;	/* the host's addresses (port 0) */
 	size_t naddrs;
 };
@@ -182,6 +183,7 @@ rankmap_load_meta(struct rankmap *m, const char *path, struct err *e)
 	int rc;
 	int64_t rank = -1;
 	char *host = NULL, *addrs = NULL;
+	double capacity = 0;	/* cpu_capacity key, 0 when absent or damaged */
 
 	rc = tsv_r_open(&t, path, "meta", 1, req, e);
 	if (rc < 0) {
@@ -210,6 +212,11 @@ rankmap_load_meta(struct rankmap *m, const char *path, struct err *e)
 		} else if (strcmp(k, "addrs") == 0) {
 			free(addrs);
 			addrs = xstrdup(tsv_r_str(&t, 1));
+		} else if (strcmp(k, "cpu_capacity") == 0) {
+			struct err fe;
+
+			if (tsv_r_f64(&t, 1, &capacity, &fe) < 0 || !(capacity > 0 && capacity <= 4096))
+				capacity = 0;
 		}
 	}
 	tsv_r_close(&t);
@@ -227,6 +234,7 @@ rankmap_load_meta(struct rankmap *m, const char *path, struct err *e)
 		free(ri->host);
 		ri->host = host;
 		host = NULL;
+		ri->cpu_capacity = capacity;
 		note_rank(m, (int32_t)rank);
 		if (addrs != NULL) {
 			char *s = addrs, *comma;
@@ -369,4 +377,12 @@ rankmap_free(struct rankmap *m)
 	free(m->ranks);
 	free(m->eps);
 	free(m);
+}
+
+double
+rankmap_cpu_capacity(const struct rankmap *m, int32_t rank)
+{
+	if (m == NULL || rank < 0 || (size_t)rank >= m->nranks)
+		return 0;
+	return m->ranks[rank].cpu_capacity;
 }

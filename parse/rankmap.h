@@ -39,6 +39,9 @@ void rankmap_add(struct rankmap *m, int af, const uint8_t addr[16], uint16_t por
 int32_t rankmap_lookup(const struct rankmap *m, int af, const uint8_t addr[16], uint16_t port);
 /* Host of a rank from its meta file, or NULL. Borrowed until rankmap_free. */
 const char *rankmap_host(const struct rankmap *m, int32_t rank);
+/* CPU capacity of a rank's node from its meta file (cpu_capacity: cores' worth it may use,
+ * e.g. 0.5 under a 50 % cgroup quota), 0 when unknown. */
+double rankmap_cpu_capacity(const struct rankmap *m, int32_t rank);
 /* Highest rank seen in any file, -1 if none. */
 int32_t rankmap_max_rank(const struct rankmap *m);
 const struct rankmap_stats *rankmap_stats(const struct rankmap *m);

@@ -63,6 +63,34 @@ done
 [ -n "$pairs_auto" ] && [ -z "$missing" ] && ok same-links || ko same-links "auto: $pairs_auto, generic: $pairs_gen"
 grep -q "^node0 *\|^ *0 node0" "$tmp/out" && ok summary || ko summary "no row for rank 0 on stdout"
 
+# 2b. a node under a CPU quota (collect's cpu_capacity 0.5): a rank computing flat out runs
+# only 8 ms of each 20 ms sample; the default busy threshold is scaled by the capacity, so
+# those intervals are busy (about 60 %), and without the capacity they are not
+cp "$run/samples/rank-0.tsv.gz" "$tmp/rank0.keep"
+awk -v t0="$t0" 'BEGIN {
+	printf "# contend-samples 1\nt_mono_ns\tt_real_ns\tpid\ttid\tstate\tutime_ticks\tstime_ticks\trun_ns\twait_ns\tvcsw\tivcsw\n"
+	run = 0
+	for (i = 0; i <= 100; i++) {
+		if (i > 0 && (i % 5) < 3) run += 8000000
+		printf "%d\t%.0f\t100\t100\tR\t0\t0\t%d\t0\t0\t0\n", 1000000000 + i * 20000000, t0 - 500000000 + i * 20000000, run
+	}
+}' | gzip >"$run/samples/rank-0.tsv.gz"
+busy0() { awk -F'\t' 'NR > 2 && $1 == 0 { print $4 + $5 }' "$1/profile/ranks.tsv"; }
+cp "$run/meta/rank-0.tsv" "$tmp/meta0.keep"
+printf 'cpu_capacity\t0.500\n' >>"$run/meta/rank-0.tsv"
+"$CONTEND" parse -q --force --mpi generic "$run" >/dev/null 2>&1
+with=$(busy0 "$run")
+cp "$tmp/meta0.keep" "$run/meta/rank-0.tsv"
+"$CONTEND" parse -q --force --mpi generic "$run" >/dev/null 2>&1
+without=$(busy0 "$run")
+if awk -v a="$with" -v b="$without" 'BEGIN { exit !(a > 55 && a < 65 && b < 5) }'; then
+	ok busy-scaled-by-capacity
+else
+	ko busy-scaled-by-capacity "busy % of rank 0: $with with cpu_capacity 0.5, $without without (expected ~60 and ~0)"
+fi
+cp "$tmp/rank0.keep" "$run/samples/rank-0.tsv.gz"
+"$CONTEND" parse -q --force --mpi generic "$run" >/dev/null 2>&1
+
 # 3. an existing profile is kept unless --force
 if "$CONTEND" parse -q "$run" >/dev/null 2>"$tmp/err"; then ko no-force "overwrote without --force"; else ok no-force; fi
 
