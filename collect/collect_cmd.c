@@ -22,6 +22,7 @@
 #include "collect/sampler.h"
 #include "collect/sockmap.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 
@@ -110,27 +111,12 @@ struct agent {
 	char write_error[600];	/* first write error */
 };
 
+/* Create a run subdirectory (and its parents) and check it can be written in. */
 static int
 mkdir_p(const char *path, struct err *e)
 {
-	char *p = xstrdup(path);
-	int rc = 0;
+	int rc = fs_mkdir_p(path, e);
 
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-				rc = err_sys(e, E_IO, "cannot create '%s'", p);
-				break;
-			}
-			*s = c;
-			if (c == '\0')
-				break;
-		}
-	}
-	free(p);
 	if (rc == 0 && access(path, W_OK) != 0)
 		rc = err_sys(e, E_IO, "cannot write in '%s'", path);
 	return rc;

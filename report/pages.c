@@ -451,7 +451,7 @@ cmp_link_msgs(const void *a, const void *b)
 static int
 page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 {
-	static const double x[] = { 0.04, 0.09, 0.34, 0.41, 0.48, 0.55, 0.65, 0.75, 0.83, 0.91, 0.97 };
+	static const double x[] = { 0.04, 0.08, 0.28, 0.35, 0.42, 0.49, 0.59, 0.69, 0.77, 0.87, 0.97 };
 	static const char *const head[] = {
 		"rank", "host", "exec (s)", "% comp", "% comm", "% idle", "avg busy (ms)",
 		"avg idle (ms)", "msgs sent", "avg size", "msgs recv",
