@@ -138,7 +138,10 @@ routed_checks routed/farm "$T/routed"
 cp "$T/routed/topology.dot" "$T/routed-passive.dot"
 
 # predict's p001 takes the inferred graph as G (not the flat graph from netparams)
-"$CONTEND" parse -q "$T/routed" >"$T/parse.out" 2>&1
+# the three slaves share one core with no quota, so each runs about a third of every 20 ms
+# sample while it computes: a busy threshold of 0.15 sees their task phases (the default
+# 0.5 would call them idle and p001 would find no slave CPU time)
+"$CONTEND" parse -q -b 0.15 "$T/routed" >"$T/parse.out" 2>&1
 printf '[scenario]\ndescription = one CPU-bound competitor on a slave\n[node c%dws2]\ncpu_procs = 1\n' $INST >"$T/load-ws2.ini"
 "$CONTEND" predict "$T/routed" --scenario "$T/load-ws2.ini" --model p001 >"$T/p001.out" 2>"$T/p001.err"
 rc=$?
