@@ -732,9 +732,13 @@ run_agent(struct opts *o)
 			}
 			if (a->samples_ok && tsv_w_close(&a->samples, &e) < 0)
 				note_write_error(a, e.msg);
+			else if (!a->samples_ok)
+				tsv_w_close(&a->samples, NULL);	/* stopped by an error: free it */
 			a->samples_ok = false;
 			if (a->sockets_ok && tsv_w_close(&a->sockets, &e) < 0)
 				note_write_error(a, e.msg);
+			else if (!a->sockets_ok)
+				tsv_w_close(&a->sockets, NULL);	/* stopped by an error: free it */
 			a->sockets_ok = false;
 			runmeta_set(&a->rank_meta, "write_error", "%s", a->write_error[0] ? a->write_error : "-");
 			if (write_rank_meta(a, &e) < 0)
@@ -780,6 +784,8 @@ run_agent(struct opts *o)
 			note_write_error(a, e.msg);
 		if (a->nodeload_ok && tsv_w_close(&a->nodeload, &e) < 0)
 			note_write_error(a, e.msg);
+		else if (!a->nodeload_ok)
+			tsv_w_close(&a->nodeload, NULL);	/* stopped by an error: free it */
 		write_node_meta(a, &cr, captured);
 		if (captured)
 			note("collect: %s: %" PRIu64 " packets captured on %s, %" PRIu64

@@ -295,6 +295,7 @@ tsv_r_next(struct tsv_r *t, struct err *e)
 	int rc;
 	int n;
 
+	t->unescaped = 0;
 	for (;;) {
 		rc = gzr_line(t->r, &line, &len, TSV_MAX_LINE, e);
 		t->line_no++;
@@ -410,26 +411,29 @@ tsv_r_f64(struct tsv_r *t, int col, double *v, struct err *e)
 const char *
 tsv_r_str(struct tsv_r *t, int col)
 {
-	const char *s;
-	size_t n, j = 0;
+	char *s;
+	size_t j = 0;
 
 	if (col < 0 || col >= t->ncols || t->fields[col] == NULL)
 		return "";
 	s = t->fields[col];
-	n = strlen(s);
-	t->unesc = xgrow(t->unesc, &t->unesc_cap, n + 1, 1);
-	for (size_t i = 0; i < n; i++) {
+	if (t->unescaped & (UINT64_C(1) << col))
+		return s;
+	/* Unescaping only shortens a field, so it is done in place in the row's own buffer: the
+	 * result stays valid until the next tsv_r_next, however many columns are read. */
+	for (size_t i = 0; s[i] != '\0'; i++) {
 		char c = s[i];
 
-		if (c == '\\' && i + 1 < n) {
+		if (c == '\\' && s[i + 1] != '\0') {
 			char d = s[++i];
 
 			c = d == 't' ? '\t' : d == 'n' ? '\n' : d == 'r' ? '\r' : d;
 		}
-		t->unesc[j++] = c;
+		s[j++] = c;
 	}
-	t->unesc[j] = '\0';
-	return t->unesc;
+	s[j] = '\0';
+	t->unescaped |= UINT64_C(1) << col;
+	return s;
 }
 
 void
@@ -440,8 +444,6 @@ tsv_r_close(struct tsv_r *t)
 	for (int i = 0; i < t->ncols; i++)
 		free(t->colnames[i]);
 	t->ncols = 0;
-	free(t->unesc);
-	t->unesc = NULL;
 	free(t->path);
 	t->path = NULL;
 }

@@ -54,8 +54,7 @@ struct tsv_r {
 	int ncols;
 	char *colnames[TSV_MAX_COLS];	/* owned */
 	char *fields[TSV_MAX_COLS];	/* current row, borrowed until next tsv_r_next */
-	char *unesc;		/* scratch for tsv_r_str, owned */
-	size_t unesc_cap;
+	uint64_t unescaped;	/* columns of the current row tsv_r_str has unescaped in place */
 	long line_no;		/* 1-based line number of the current row */
 };
 
@@ -80,8 +79,8 @@ int tsv_r_col(const struct tsv_r *t, const char *name);
 int tsv_r_i64(struct tsv_r *t, int col, int64_t *v, struct err *e) WUR;
 int tsv_r_u64(struct tsv_r *t, int col, uint64_t *v, struct err *e) WUR;
 int tsv_r_f64(struct tsv_r *t, int col, double *v, struct err *e) WUR;
-/* Unescaped string, borrowed until the next tsv_r_str or tsv_r_next; "" for a column out
- * of range or no current row. */
+/* Unescaped string, borrowed until the next tsv_r_next (several columns may be held at
+ * once); "" for a column out of range or no current row. */
 const char *tsv_r_str(struct tsv_r *t, int col);
 void tsv_r_close(struct tsv_r *t);
 

@@ -149,6 +149,40 @@ TEST(escaping_on_disk)
 	CHECK(nline == 3);
 }
 
+/* Several escaped columns of one row held at once, and a column read twice, stay intact
+ * until the next row. */
+TEST(strings_held_together)
+{
+	const char *path = tmp("held.tsv");
+	static const char *const two[] = { "kind", "name", NULL };
+	static const char *const req[] = { "kind", "name", NULL };
+	struct tsv_w w;
+	struct tsv_r r;
+	struct err e;
+	const char *k, *n;
+
+	CHECK(tsv_w_open(&w, path, "held", 1, two, false, true, &e) == 0);
+	tsv_w_str(&w, "netns\\x");
+	tsv_w_str(&w, "a\tb");
+	CHECK(tsv_w_end(&w, &e) == 0);
+	tsv_w_str(&w, "link");
+	tsv_w_str(&w, "c9v1");
+	CHECK(tsv_w_end(&w, &e) == 0);
+	CHECK(tsv_w_close(&w, &e) == 0);
+	CHECK(tsv_r_open(&r, path, "held", 1, req, &e) == 0);
+	CHECK(tsv_r_next(&r, &e) == 1);
+	k = tsv_r_str(&r, 0);
+	n = tsv_r_str(&r, 1);
+	CHECK_STR(k, "netns\\x");
+	CHECK_STR(n, "a\tb");
+	CHECK_STR(tsv_r_str(&r, 0), "netns\\x");	/* unescaped once only */
+	CHECK(tsv_r_next(&r, &e) == 1);
+	CHECK_STR(tsv_r_str(&r, 0), "link");
+	CHECK_STR(tsv_r_str(&r, 1), "c9v1");
+	CHECK(tsv_r_next(&r, &e) == 0);
+	tsv_r_close(&r);
+}
+
 TEST(refuse_existing)
 {
 	const char *path = tmp("exists.tsv");
@@ -443,6 +477,7 @@ main(void)
 	RUN(roundtrip_plain);
 	RUN(roundtrip_gzip);
 	RUN(escaping_on_disk);
+	RUN(strings_held_together);
 	RUN(refuse_existing);
 	RUN(full_disk);
 	RUN(wrong_format_and_versions);
