@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential pkg-config libpcap-dev zlib1g-dev libgraphviz-dev graphviz gnuplot-nox
 openmpi-bin libopenmpi-dev mpich libmpich-dev tcpdump tshark poppler-utils iproute2
-libinih-dev libcap2-bin procps clang"
+libinih-dev libcap2-bin procps clang fonts-dejavu-core man-db"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
@@ -18,4 +18,4 @@ export DEBIAN_FRONTEND=noninteractive
 echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
 $SUDO apt-get update -qq >/dev/null
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$SUDO apt-get install -y -qq $missing >/dev/null
