@@ -4,59 +4,12 @@
 #include "parse/ompi.h"
 #include "tests/golden/inputs/mpi-strm.h"
 
-/* Compare what the decoder rebuilt from name with name's .expect list, under seeds
- * 0..nseeds-1 of random piece sizes; w0/w1 are the world ranks of the two ends. */
+static const struct strm_want ompi_want = { &dec_ompi, 7919, RANKSRC_HANDSHAKE, MSG_OMPI, 8 + 14 };
+
 static void
 check_stream(const char *name, const char *expect, int w0, int w1, int nseeds)
 {
-	struct strm s;
-	struct exp_msg *e;
-	long ne = expect_load(expect, &e);
-	uint32_t seed;
-
-	CHECK(strm_load(name, &s) == 0);
-	CHECK(ne > 0);
-	if (ne <= 0 || s.n == 0)
-		return;
-	for (seed = 0; seed < (uint32_t)nseeds; seed++) {
-		struct got g = { 0 };
-		struct dec_stats st;
-		int32_t ranks[2];
-		int d;
-		long k = 0;
-
-		strm_run(&dec_ompi, &s, seed * 7919, &g, &st, ranks);
-		CHECK(g.n == (size_t)ne);
-		CHECK(st.msgs == (uint64_t)ne);
-		CHECK(st.bad == 0 && st.resyncs == 0 && st.fallback == 0 && st.gaps == 0);
-		CHECK(ranks[0] == w0 && ranks[1] == w1);
-		for (d = 0; d < 2; d++) {
-			struct msg *m;
-			size_t n = got_dir(&g, d, &m), i;
-
-			for (i = 0; i < n && k < ne; i++, k++) {
-				const struct exp_msg *x = &e[k];
-
-				CHECK(x->dir == d);
-				CHECK(m[i].cid == x->cid);
-				CHECK(m[i].comm_src == x->src);
-				CHECK(m[i].tag == x->tag);
-				CHECK(m[i].bytes == x->bytes);
-				CHECK_STR(msg_proto_name(m[i].proto), x->proto);
-				CHECK(m[i].src_world == (d ? w1 : w0));
-				CHECK(m[i].dst_world == (d ? w0 : w1));
-				CHECK(m[i].ranksrc == RANKSRC_HANDSHAKE);
-				CHECK(m[i].mpi == MSG_OMPI && m[i].conn == 7 && m[i].flags == 0);
-				CHECK(m[i].t_first_ns > 0 && m[i].t_first_ns <= m[i].t_last_ns);
-				CHECK(m[i].wire_bytes >= m[i].bytes + 8 + 14);
-			}
-			free(m);
-		}
-		CHECK(k == ne);
-		free(g.m);
-	}
-	free(e);
-	strm_free(&s);
+	strm_check(&ompi_want, name, expect, w0, w1, nseeds);
 }
 
 TEST(reference_capture)
