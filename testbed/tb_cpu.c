@@ -12,7 +12,11 @@
 
 #include "testbed/tb_sys.h"
 
-#define CPU_PERIOD_US 100000	/* cpu.cfs_period_us we set: quotas are percent of this */
+/* cpu.cfs_period_us we set: quotas are percent of this. A short period spreads a
+ * workstation's share evenly over every 20 ms sample (a busy rank at 50 % runs about half of
+ * each sample instead of 50 ms on, 50 ms throttled, which samples read as busy and idle
+ * phases); below 10 % the kernel's 1 ms minimum quota needs the longer period. */
+#define CPU_PERIOD_US(pct) ((pct) >= 10 ? 10000 : 100000)
 
 static const char *const controllers[] = { "cpuset", "cpu", NULL };
 
@@ -85,7 +89,7 @@ tb_cpu_dirs(int instance, int ws, char bufs[2][256], const char *dirs[3])
 int
 tb_cpu_up(const struct tb_conf *c, struct err *e)
 {
-	char cpus[256], mems[256], dir[256], quota[32];
+	char cpus[256], mems[256], dir[256], quota[32], period[16];
 
 	if (root_value("cpuset.effective_cpus", cpus, sizeof cpus, e) < 0 &&
 	    root_value("cpuset.cpus", cpus, sizeof cpus, e) < 0)
@@ -107,9 +111,11 @@ tb_cpu_up(const struct tb_conf *c, struct err *e)
 		    set_value(dir, "cpuset.mems", mems, e) < 0)
 			return -E_IO;
 		tb_cgroup_dir(c->instance, "cpu", i, dir, sizeof dir);
-		snprintf(quota, sizeof quota, "%lld", (long long)c->ws[i].cpu_pct * CPU_PERIOD_US / 100);
+		snprintf(quota, sizeof quota, "%lld",
+			 (long long)c->ws[i].cpu_pct * CPU_PERIOD_US(c->ws[i].cpu_pct) / 100);
+		snprintf(period, sizeof period, "%d", CPU_PERIOD_US(c->ws[i].cpu_pct));
 		if (ensure_dir(c->instance, dir, e) < 0 ||
-		    set_value(dir, "cpu.cfs_period_us", "100000", e) < 0 ||
+		    set_value(dir, "cpu.cfs_period_us", period, e) < 0 ||
 		    set_value(dir, "cpu.cfs_quota_us", quota, e) < 0)
 			return -E_IO;
 	}

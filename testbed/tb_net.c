@@ -167,10 +167,10 @@ tb_net_up(const struct tb_conf *c, struct err *e)
 	return 0;
 }
 
-/* Cap the egress of dev (in namespace ns, or the root namespace when ns is NULL) at bps, or
- * remove the cap when bps is 0. */
+/* Cap the egress of dev (in namespace ns, or the root namespace when ns is NULL) at bps with
+ * a token bucket of burst_bytes (0: the default), or remove the cap when bps is 0. */
 static int
-shape_dev(const char *ns, const char *dev, int64_t bps, struct err *e)
+shape_dev(const char *ns, const char *dev, int64_t bps, int64_t burst_bytes, struct err *e)
 {
 	char rate[32], burst[32];
 	const char *argv[20];
@@ -192,10 +192,13 @@ shape_dev(const char *ns, const char *dev, int64_t bps, struct err *e)
 		(void)!tb_run(argv, &ignored);	/* fails when there is no cap: fine */
 		return 0;
 	}
-	/* burst: 10 ms at the rate, at least a few full frames; tbf splits GSO packets larger
-	 * than the burst, so veth's 64 KB packets still pass */
+	/* burst: by default 10 ms at the rate, at least a few full frames; tbf splits GSO
+	 * packets larger than the burst, so veth's 64 KB packets still pass */
 	snprintf(rate, sizeof rate, "%lldbit", (long long)bps);
-	snprintf(burst, sizeof burst, "%lld", (long long)fmax(bps / 8.0 / 100.0, 16384.0));
+	if (burst_bytes > 0)
+		snprintf(burst, sizeof burst, "%lld", (long long)burst_bytes);
+	else
+		snprintf(burst, sizeof burst, "%lld", (long long)fmax(bps / 8.0 / 100.0, 16384.0));
 	argv[n++] = "replace";
 	argv[n++] = "dev";
 	argv[n++] = dev;
@@ -219,8 +222,8 @@ tb_net_shape(const struct tb_conf *c, struct err *e)
 	for (int i = 1; i <= c->nws; i++) {
 		tb_name_ws(c->instance, i, ns, sizeof ns);
 		tb_name_veth(c->instance, i, veth, sizeof veth);
-		if (shape_dev(NULL, veth, c->ws[i].rate_bps, e) < 0 ||
-		    shape_dev(ns, "eth0", c->ws[i].rate_bps, e) < 0)
+		if (shape_dev(NULL, veth, c->ws[i].rate_bps, c->ws[i].burst_bytes, e) < 0 ||
+		    shape_dev(ns, "eth0", c->ws[i].rate_bps, c->ws[i].burst_bytes, e) < 0)
 			return -E_IO;
 	}
 	if (c->routed) {
@@ -228,8 +231,8 @@ tb_net_shape(const struct tb_conf *c, struct err *e)
 		for (int s = 1; s <= 2; s++) {
 			tb_name_uplink(c->instance, s, veth, sizeof veth);
 			snprintf(inner, sizeof inner, "eth%d", s);
-			if (shape_dev(NULL, veth, c->uplink_bps[s], e) < 0 ||
-			    shape_dev(ns, inner, c->uplink_bps[s], e) < 0)
+			if (shape_dev(NULL, veth, c->uplink_bps[s], 0, e) < 0 ||
+			    shape_dev(ns, inner, c->uplink_bps[s], 0, e) < 0)
 				return -E_IO;
 		}
 	}

@@ -31,6 +31,7 @@ tb_conf_default(struct tb_conf *c, int instance, int nws, bool routed, int ncpu)
 		snprintf(c->ws[i].cpus, sizeof c->ws[i].cpus, "%d", (i - 1) % ncpu);
 		c->ws[i].cpu_pct = 100 / per_core;
 		c->ws[i].rate_bps = 0;
+		c->ws[i].burst_bytes = 0;
 		c->ws[i].subnet = routed && i > (nws + 1) / 2 ? 2 : 1;
 	}
 }
@@ -221,6 +222,8 @@ conf_set(struct tb_conf *c, const char *key, const char *val)
 			c->ws[i].cpu_pct = (int)v;
 		else if (strcmp(dot + 1, "rate_bps") == 0 && v >= 0)
 			c->ws[i].rate_bps = v;
+		else if (strcmp(dot + 1, "burst_bytes") == 0 && v >= 0)
+			c->ws[i].burst_bytes = v;
 		else if (strcmp(dot + 1, "subnet") == 0 && (v == 1 || v == 2))
 			c->ws[i].subnet = (int)v;
 		else
@@ -331,6 +334,9 @@ tb_conf_save(const struct tb_conf *c, struct err *e)
 		rc = rc < 0 ? rc : tsv_w_end(&t, e);
 		snprintf(key, sizeof key, "ws%d.rate_bps", i);
 		kv(&t, key, c->ws[i].rate_bps);
+		rc = rc < 0 ? rc : tsv_w_end(&t, e);
+		snprintf(key, sizeof key, "ws%d.burst_bytes", i);
+		kv(&t, key, c->ws[i].burst_bytes);
 		rc = rc < 0 ? rc : tsv_w_end(&t, e);
 		snprintf(key, sizeof key, "ws%d.subnet", i);
 		kv(&t, key, c->ws[i].subnet);

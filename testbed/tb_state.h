@@ -21,6 +21,8 @@ struct tb_ws {
 	char cpus[32];		/* cpuset list of the cores it runs on, e.g. "0" or "0-1" */
 	int cpu_pct;		/* CPU capacity in percent of one core (cpu.cfs_quota_us/period) */
 	int64_t rate_bps;	/* cap on its link in bit/s each direction, 0 for none */
+	int64_t burst_bytes;	/* the cap's token bucket, 0 for the default (10 ms at the rate,
+				 * at least 16 KiB) */
 	int subnet;		/* 1 or 2 */
 };
 

@@ -32,7 +32,9 @@ const char usage_testbed[] =
 	"  down                       remove everything the testbed made, also after a crash\n"
 	"  status                     show what exists\n"
 	"  check                      say whether this machine can run a testbed (exit 0 or 1)\n"
-	"  link WS|uplink1|uplink2 RATE   cap a workstation's link or a subnet's uplink (off: none)\n"
+	"  link WS|uplink1|uplink2 RATE [--burst SIZE]\n"
+	"                             cap a workstation's link or a subnet's uplink (off: none);\n"
+	"                             --burst: the token bucket (default 10 ms at RATE, >= 16k)\n"
 	"  cpu WS [--cpus LIST] [--pct PCT]   pin a workstation / set its CPU capacity\n"
 	"  load WS [--cpu N] [--comm PEER [--duty F] [--period T]]   start competing load in WS\n"
 	"  unload [WS]                stop the competing load (of WS, or all)\n"
@@ -461,17 +463,24 @@ static int
 sub_link(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
-						  { "instance", required_argument, NULL, 'I' }, { 0 } };
+						  { "instance", required_argument, NULL, 'I' },
+						  { "burst", required_argument, NULL, 'b' }, { 0 } };
 	struct tb_conf conf;
 	struct err e = { .code = 0 };
-	int64_t bps;
+	int64_t bps, burst = 0;
 	int c, lock;
 	char rate[32];
 
-	while ((c = cli_getopt(argc, argv, "h", longopts, usage_testbed)) != -1)
-		instance = (int)cli_i64(optarg, "--instance", 0, TB_MAX_INSTANCE);
+	while ((c = cli_getopt(argc, argv, "h", longopts, usage_testbed)) != -1) {
+		if (c == 'b')
+			burst = cli_bytes(optarg, "--burst");
+		else
+			instance = (int)cli_i64(optarg, "--instance", 0, TB_MAX_INSTANCE);
+	}
 	if (argc - optind != 2)
-		die_usage("usage: contend testbed link WS|uplink1|uplink2 RATE");
+		die_usage("usage: contend testbed link WS|uplink1|uplink2 RATE [--burst SIZE]");
+	if (burst != 0 && (burst < 1600 || burst > (1LL << 30)))
+		die_usage("testbed link: --burst %lld: between 1600 bytes (a full frame) and 1G", (long long)burst);
 	if (tb_parse_rate(argv[optind + 1], &bps, &e) < 0)
 		die_usage("testbed link: %s", e.msg);
 	need(false);
@@ -486,9 +495,14 @@ sub_link(int argc, char **argv)
 			die_usage("testbed link: '%s' is not uplink1 or uplink2", argv[optind]);
 		if (!conf.routed)
 			die_usage("testbed link: testbed %d is flat: it has no uplinks", instance);
+		if (burst != 0)
+			die_usage("testbed link: --burst applies to a workstation's link only");
 		conf.uplink_bps[s] = bps;
 	} else {
-		conf.ws[find_ws(&conf, argv[optind])].rate_bps = bps;
+		int w = find_ws(&conf, argv[optind]);
+
+		conf.ws[w].rate_bps = bps;
+		conf.ws[w].burst_bytes = bps ? burst : 0;
 	}
 	if (tb_conf_save(&conf, &e) < 0 || tb_net_shape(&conf, &e) < 0)
 		die("testbed %d: %s", instance, e.msg);
