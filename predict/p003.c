@@ -76,12 +76,24 @@ cmp_xfer(const void *a, const void *b)
 	return (x->t1_ns > y->t1_ns) - (x->t1_ns < y->t1_ns);
 }
 
+bool
+p003_is_exchange(long lead_ab, long lead_ba)
+{
+	long n = lead_ab + lead_ba;
+
+	if (lead_ab < 0 || lead_ba < 0 || n < 4)
+		return false;
+	return (double)(lead_ab < lead_ba ? lead_ab : lead_ba) >= P003_EXCHANGE_MIN_SHARE * (double)n;
+}
+
 double
 p003_overlap_share(struct p003_xfer *xs, size_t n, double *added_ns, double *naive_ns)
 {
 	double added = 0, naive = 0;
 	double on = 0, in = 0, oo = 0, io = 0;	/* the open group's sums, new and old */
+	double xon = 0, xin = 0, xoo = 0, xio = 0;	/* the exchange group's */
 	int64_t end = 0;			/* the open group's last byte */
+	bool open = false;
 	double share;
 
 	if (n > 1)
@@ -89,13 +101,25 @@ p003_overlap_share(struct p003_xfer *xs, size_t n, double *added_ns, double *nai
 	for (size_t i = 0; i < n; i++) {
 		const struct p003_xfer *x = &xs[i];
 
-		if (i > 0 && x->t0_ns > end) {	/* starts after the group ended: a new group */
+		naive += x->new_ns - x->old_ns;
+		if (x->ex) {
+			if (x->out) {
+				xon += x->new_ns;
+				xoo += x->old_ns;
+			} else {
+				xin += x->new_ns;
+				xio += x->old_ns;
+			}
+			continue;
+		}
+		if (open && x->t0_ns > end) {	/* starts after the group ended: a new group */
 			added += fmax(on, in) - fmax(oo, io);
 			on = in = oo = io = 0;
 			end = x->t1_ns;
-		} else if (i == 0 || x->t1_ns > end) {
+		} else if (!open || x->t1_ns > end) {
 			end = x->t1_ns;
 		}
+		open = true;
 		if (x->out) {
 			on += x->new_ns;
 			oo += x->old_ns;
@@ -103,10 +127,10 @@ p003_overlap_share(struct p003_xfer *xs, size_t n, double *added_ns, double *nai
 			in += x->new_ns;
 			io += x->old_ns;
 		}
-		naive += x->new_ns - x->old_ns;
 	}
-	if (n > 0)
+	if (open)
 		added += fmax(on, in) - fmax(oo, io);
+	added += fmax(xon, xin) - fmax(xoo, xio);
 	if (added_ns != NULL)
 		*added_ns = added;
 	if (naive_ns != NULL)
@@ -229,14 +253,82 @@ msg_on_changed_link(const struct prof *p, const struct scen *s, const struct pro
 	return true;
 }
 
+/* Rank pairs up to this many ranks are classified as exchanging or not (a table of
+ * nranks^2 entries); beyond it every pair is taken as request/reply. */
+#define EXCHANGE_MAX_RANKS 2048
+
+struct pair_order {
+	signed char last;	/* direction of the open pair's first message: 0 a->b, 1 b->a,
+				 * -1 none open */
+	long lead[2];		/* message pairs (one each way) led by a->b, by b->a */
+};
+
+static int
+cmp_msg_time(const void *a, const void *b, void *ctx)
+{
+	const struct prof *p = ctx;
+	const struct prof_msg *x = &p->msgs[*(const long *)a], *y = &p->msgs[*(const long *)b];
+
+	return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+}
+
+/* ex[ia * n + ib] (ia < ib, rank indexes): whether the pair exchanges (p003_is_exchange on
+ * the order of its messages on changed links). NULL when there are too many ranks. */
+static bool *
+exchange_pairs(const struct prof *p, const struct scen *s)
+{
+	size_t n = (size_t)p->nranks, nm = 0;
+	struct pair_order *po;
+	bool *ex;
+	long *idx;
+
+	if (p->nranks < 2 || p->nranks > EXCHANGE_MAX_RANKS)
+		return NULL;
+	idx = xcalloc((size_t)p->nmsgs, sizeof *idx);
+	for (long k = 0; k < p->nmsgs; k++) {
+		int ia, ib;
+		double o, nw;
+
+		if (msg_on_changed_link(p, s, &p->msgs[k], &ia, &ib, &o, &nw))
+			idx[nm++] = k;
+	}
+	qsort_r(idx, nm, sizeof *idx, cmp_msg_time, (void *)p);
+	po = xcalloc(n * n, sizeof *po);
+	for (size_t i = 0; i < n * n; i++)
+		po[i].last = -1;
+	for (size_t j = 0; j < nm; j++) {
+		int ia, ib, dir;
+		double o, nw;
+		struct pair_order *q;
+
+		(void)msg_on_changed_link(p, s, &p->msgs[idx[j]], &ia, &ib, &o, &nw);
+		dir = ia < ib ? 0 : 1;	/* ia sends */
+		q = &po[(size_t)(ia < ib ? ia : ib) * n + (size_t)(ia < ib ? ib : ia)];
+		if (q->last >= 0 && q->last != dir) {
+			q->lead[q->last]++;	/* a pair: the next message starts the next one */
+			q->last = -1;
+		} else {
+			q->last = (signed char)dir;
+		}
+	}
+	ex = xcalloc(n * n, sizeof *ex);
+	for (size_t i = 0; i < n * n; i++)
+		ex[i] = p003_is_exchange(po[i].lead[0], po[i].lead[1]);
+	free(po);
+	free(idx);
+	return ex;
+}
+
 /* share[i]: the part of rank i's Section 2.2 time it waits for once its sends and receives
- * that overlap in time are counted once (p003_overlap_share on the dedicated run's message
- * timing); 1, the paper's sum, for a rank without timed messages on a changed link. */
+ * that overlap in time, or belong to exchanging rank pairs, are counted once
+ * (p003_overlap_share on the dedicated run's message timing); 1, the paper's sum, for a
+ * rank without timed messages on a changed link. */
 static void
 overlap_shares(const struct prof *p, const struct scen *s, double *share)
 {
 	size_t *cnt, *at, total = 0;
 	struct p003_xfer *xs;
+	bool *ex;
 
 	for (int i = 0; i < p->nranks; i++)
 		share[i] = 1;
@@ -263,26 +355,29 @@ overlap_shares(const struct prof *p, const struct scen *s, double *share)
 		free(at);
 		return;
 	}
+	ex = exchange_pairs(p, s);
 	xs = xcalloc(total, sizeof *xs);
 	memset(cnt, 0, (size_t)p->nranks * sizeof *cnt);
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
-		int ia, ib;
+		int ia, ib, x;
 		double o, nw;
 		int64_t t1;
 
 		if (!msg_on_changed_link(p, s, m, &ia, &ib, &o, &nw))
 			continue;
+		x = ex != NULL && ex[(size_t)(ia < ib ? ia : ib) * (size_t)p->nranks + (size_t)(ia < ib ? ib : ia)];
 		/* a message holds the link for at least its transfer time: a capture stamps a
 		 * message carried by one (segmentation-offloaded) packet with one time */
 		t1 = m->t_last_ns;
 		if ((double)(t1 - m->t_ns) < o)
 			t1 = m->t_ns + (int64_t)o;
-		xs[at[ia] + cnt[ia]++] = (struct p003_xfer){ m->t_ns, t1, o, nw, 1 };
-		xs[at[ib] + cnt[ib]++] = (struct p003_xfer){ m->t_ns, t1, o, nw, 0 };
+		xs[at[ia] + cnt[ia]++] = (struct p003_xfer){ m->t_ns, t1, o, nw, 1, x };
+		xs[at[ib] + cnt[ib]++] = (struct p003_xfer){ m->t_ns, t1, o, nw, 0, x };
 	}
 	for (int i = 0; i < p->nranks; i++)
 		share[i] = p003_overlap_share(xs + at[i], cnt[i], NULL, NULL);
+	free(ex);
 	free(xs);
 	free(cnt);
 	free(at);

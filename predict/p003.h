@@ -7,6 +7,8 @@
 #ifndef PREDICT_P003_H
 #define PREDICT_P003_H
 
+#include <stdbool.h>
+
 #include "lib/err.h"
 #include "predict/models.h"
 
@@ -44,7 +46,21 @@ struct p003_xfer {
 	double old_ns;		/* L + bytes / B: its transfer time on the measured link */
 	double new_ns;		/* newL + bytes / newB: on the changed link */
 	int out;		/* 1: the rank sends it; 0: the rank receives it */
+	int ex;			/* 1: its rank pair exchanges (p003_is_exchange): it overlaps the
+				 * rank's other exchange messages in the other direction */
 };
+
+/* Whether a rank pair exchanges data rather than asking and answering, from the order of
+ * its messages in the dedicated run: walking them in time, a message the other way than
+ * the one before closes a pair of the two (the next message opens a new one); lead_ab
+ * counts the pairs a -> b opened, lead_ba those b -> a opened. A request/reply pair always leads the same way (the
+ * requester first); in an exchange (a halo swap, an all-to-all, an allreduce step) both
+ * ends send without waiting for each other, and which goes first changes with the ranks'
+ * speeds. True when there are at least 4 pairs and the rarer order makes at
+ * least P003_EXCHANGE_MIN_SHARE of them. Two ranks of steadily different speed exchange
+ * with one order only and are taken as request/reply: the paper's sum, the safe side. */
+#define P003_EXCHANGE_MIN_SHARE 0.2
+bool p003_is_exchange(long lead_ab, long lead_ba);
 
 /* Section 2.2 per rank with full-duplex links (docs/predict.md, "Link change: overlapping
  * transfers"): the share of a rank's added transfer time it really waits for. The rank's
@@ -57,7 +73,10 @@ struct p003_xfer {
  *	naive = sum over all messages of (new - old)	(Section 2.2 as the paper applies it)
  * Returns added / naive clamped to [0, 1], or 1 when naive is 0 or n is 0 (nothing to
  * share: the paper's sum). A request/reply pattern (no overlap) gives 1; a symmetric
- * exchange in both directions at once 1/2. xs is sorted in place by t0_ns; *added_ns and
+ * exchange in both directions at once 1/2. Messages with ex set form one more group of
+ * their own whatever their times: a rank's exchanges go on in both directions at once on
+ * the changed link (its sends queue behind each other, so do its receives), so they add
+ * max(sum out, sum in) of their new - old. xs is sorted in place by t0_ns; *added_ns and
  * *naive_ns (may be NULL) receive the two sums. */
 double p003_overlap_share(struct p003_xfer *xs, size_t n, double *added_ns, double *naive_ns);
 

@@ -274,6 +274,36 @@ TEST(overlap_share)
 	CHECK_NEAR(p003_overlap_share(faster, 2, NULL, NULL), 1, 0);
 }
 
+/* Exchanging pairs: which end sends first changes; a request/reply pair always opens the
+ * same way. Their messages overlap whatever their dedicated times. */
+TEST(exchange_pairs)
+{
+	/* a halo swap seen at different skews: no two of its messages overlap in time, yet the
+	 * rank's sends and receives go on at once on the slower link */
+	struct p003_xfer halo[] = {
+		{ 0, 10, 10, 110, 1, 1 }, { 500, 510, 10, 110, 0, 1 },
+		{ 1000, 1010, 10, 110, 0, 1 }, { 1800, 1810, 10, 110, 1, 1 },
+		{ 3000, 3010, 10, 110, 1, 0 }, { 3200, 3210, 10, 110, 0, 0 },	/* a request and its reply */
+	};
+	double added, naive;
+
+	CHECK(!p003_is_exchange(4, 0));		/* always the same end first: request/reply */
+	CHECK(!p003_is_exchange(2, 1));		/* too few pairs to tell */
+	CHECK(p003_is_exchange(3, 1));		/* 1 of 4 = 25 % the other way */
+	CHECK(!p003_is_exchange(9, 1));		/* 10 %: below P003_EXCHANGE_MIN_SHARE */
+	CHECK(p003_is_exchange(50, 50));
+	CHECK(!p003_is_exchange(-1, 5));
+	/* exchange: max(2 * 110, 2 * 110) - max(2 * 10, 2 * 10) = 200; the request/reply adds
+	 * its 200 in full: 400 of 600 */
+	CHECK_NEAR(p003_overlap_share(halo, 6, &added, &naive), 400.0 / 600, 1e-12);
+	CHECK_NEAR(added, 400, 1e-9);
+	CHECK_NEAR(naive, 600, 1e-9);
+	/* without the exchange flags the same times are a chain of replies: the paper's sum */
+	for (int i = 0; i < 6; i++)
+		halo[i].ex = 0;
+	CHECK_NEAR(p003_overlap_share(halo, 6, &added, &naive), 1, 1e-12);
+}
+
 /* make_run's run plus messages.tsv: 1000 rounds 10 ms apart, each one message of 1000
  * bytes 0 -> 1 and one 1 -> 0, either at the same time (an exchange) or the second after
  * the first has ended (request and reply). */
@@ -374,6 +404,7 @@ main(void)
 	RUN(run_level_one_loaded_node);
 	RUN(awake_idle_earns_no_credit);
 	RUN(overlap_share);
+	RUN(exchange_pairs);
 	RUN(run_level_link_overlap);
 	return check_done();
 }
