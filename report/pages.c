@@ -427,16 +427,11 @@ fmt_bytes(char *dst, size_t cap, double b)
 		snprintf(dst, cap, "%.0f B", b);
 }
 
-/* One row of the table: cells at the given screen x positions. */
+/* One row of the table: cells at the given screen x positions (rank and host left-aligned). */
 static void
 table_row(struct plot *p, double y, const double *x, const char *const *cells, int n, bool head)
 {
-	char q[PLOT_Q_MAX];
-
-	for (int i = 0; i < n; i++)
-		plot_cmd(p, "set label %s at screen %.4f,%.4f %s font 'Sans%s,8'",
-			 plot_quote(q, sizeof q, cells[i]), x[i], y, i < 2 ? "left" : "right",
-			 head ? " Bold" : "");
+	plot_table_row(p, y, x, cells, n, 2, head, 8);
 }
 
 static int
@@ -466,13 +461,11 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		return 0;
 	}
 	title(p, r, "Execution characteristics (paper 003, Figure 3)");
-	plot_cmd(p, "unset border");
-	plot_cmd(p, "unset tics");
-	plot_cmd(p, "unset key");
+	plot_table_begin(p);
 	shown = pf->nranks < PAGE_TABLE_MAX_RANKS ? pf->nranks : PAGE_TABLE_MAX_RANKS;
 	dy = shown > 20 ? 0.021 : 0.03;
 	table_row(p, y, x, head, 11, true);
-	plot_cmd(p, "set arrow from screen 0.03,%.4f to screen 0.98,%.4f nohead lw 0.8", y - dy / 2, y - dy / 2);
+	plot_table_rule(p, 0.03, 0.98, y - dy / 2);
 	for (int i = 0; i < shown; i++) {
 		const struct prof_rank *k = &pf->ranks[i];
 		char cell[11][64];
@@ -544,7 +537,7 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		}
 		free(v);
 	}
-	plot_cmd(p, "plot [0:1][0:1] NaN notitle");
+	plot_table_end(p);
 	return 1;
 }
 

@@ -190,6 +190,38 @@ plot_cmd(struct plot *p, const char *fmt, ...)
 }
 
 void
+plot_table_begin(struct plot *p)
+{
+	plot_cmd(p, "unset border");
+	plot_cmd(p, "unset tics");
+	plot_cmd(p, "unset key");
+}
+
+void
+plot_table_end(struct plot *p)
+{
+	plot_cmd(p, "plot [0:1][0:1] NaN notitle");
+}
+
+void
+plot_table_row(struct plot *p, double y, const double *x, const char *const *cells, int n,
+	       int nleft, bool head, int font_pt)
+{
+	char q[PLOT_Q_MAX];
+
+	for (int i = 0; i < n; i++)
+		plot_cmd(p, "set label %s at screen %.4f,%.4f %s font 'Sans%s,%d'",
+			 plot_quote(q, sizeof q, cells[i]), x[i], y, i < nleft ? "left" : "right",
+			 head ? " Bold" : "", font_pt);
+}
+
+void
+plot_table_rule(struct plot *p, double x0, double x1, double y)
+{
+	plot_cmd(p, "set arrow from screen %.4f,%.4f to screen %.4f,%.4f nohead lw 0.8", x0, y, x1, y);
+}
+
+void
 plot_begin_data(struct plot *p, const char *name)
 {
 	for (const char *c = name; *c; c++)

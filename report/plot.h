@@ -64,6 +64,19 @@ void plot_end_data(struct plot *p);
 /* An empty line in the current datablock (separates blocks for `index`/`every`). */
 void plot_blank(struct plot *p);
 
+/* Text tables: a page of labels placed at screen coordinates, with no axes.
+ * plot_table_begin hides border, tics and key; plot_table_end adds the empty plot that makes
+ * gnuplot draw the labels (call it last). */
+void plot_table_begin(struct plot *p);
+void plot_table_end(struct plot *p);
+/* One row of n cells at screen height y: cell i at screen x[i], left-aligned for i < nleft,
+ * right-aligned after; bold when head; font_pt the size. Cells are text from anywhere: they
+ * are quoted here (plot_quote). */
+void plot_table_row(struct plot *p, double y, const double *x, const char *const *cells, int n,
+		    int nleft, bool head, int font_pt);
+/* A horizontal rule at screen height y from screen x0 to x1. */
+void plot_table_rule(struct plot *p, double x0, double x1, double y);
+
 /* Render the body to pdf_path (pdfcairo) and, when png_path is non-NULL, to png_path
  * (pngcairo), each in its own gnuplot run. Returns 0, or negative with e set: -E_LIMIT or
  * -E_USAGE for a body that failed to build, -E_IO when gnuplot cannot be run or fails

@@ -1,4 +1,5 @@
 /* report: the `contend report` command: RUN/report.pdf and RUN/figures/ for each run given. */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "cli/cli.h"
 #include "lib/err.h"
 #include "lib/xalloc.h"
+#include "report/accuracy.h"
 #include "report/data.h"
 #include "report/pages.h"
 #include "report/pdf.h"
@@ -17,6 +19,7 @@
 
 const char usage_report[] =
 	"usage: contend report [OPTIONS] RUN [RUN...]\n"
+	"       contend report --accuracy DIR [-o FILE.pdf] [OPTIONS]\n"
 	"\n"
 	"Draw each run's report: RUN/report.pdf (one multi-page PDF) and every figure alone as\n"
 	"PDF and PNG in RUN/figures/. Pages: front page (run, hosts, date, drops, parse\n"
@@ -31,7 +34,17 @@ const char usage_report[] =
 	"RUN/topology.pdf (contend infer). Needs gnuplot (or CONTEND_GNUPLOT=PROGRAM) and\n"
 	"poppler-utils (pdfunite, pdftoppm).\n"
 	"\n"
+	"With --accuracy DIR, draw instead the validation report of a results directory written by\n"
+	"bench/accuracy (DIR/accuracy.tsv and DIR/fig3.tsv, docs/formats.md \"accuracy\"):\n"
+	"DIR/accuracy.pdf with the execution characteristics of every workload (paper 003\n"
+	"Figure 3), one chart per scenario of predicted and measured time per workload with the\n"
+	"dedicated run = 100, min-max whiskers and the error on each predicted bar (Figure 4),\n"
+	"and the average and largest |error| per scenario and model next to the papers' figures;\n"
+	"each page alone in DIR/figures/, and the summary as DIR/summary.tsv.\n"
+	"\n"
 	"Options:\n"
+	"  --accuracy DIR  the validation report of DIR (no RUN then)\n"
+	"  -o FILE.pdf     with --accuracy: write the PDF here (default DIR/accuracy.pdf)\n"
 	"  --no-png        write no PNG figures\n"
 	"  -q, --quiet     print only errors\n"
 	"  -v, --verbose   say what each page does\n"
@@ -43,7 +56,9 @@ const char usage_report[] =
 	"Examples:\n"
 	"  contend report run1\n"
 	"  contend report ws1 ws2 ws4 ws8      # adds speedup/efficiency across the four runs\n"
-	"  CONTEND_GNUPLOT=/opt/gnuplot/bin/gnuplot contend report run1\n";
+	"  CONTEND_GNUPLOT=/opt/gnuplot/bin/gnuplot contend report run1\n"
+	"  contend report --accuracy results/acc1             # results/acc1/accuracy.pdf\n"
+	"  contend report --accuracy results/acc1 -o acc.pdf --no-png\n";
 
 static int
 ensure_dir(const char *path)
@@ -163,10 +178,157 @@ report_one(const struct page_ctx *c, bool png)
 	return failed ? 1 : 0;
 }
 
+/* Remove the figures an earlier validation report left in figdir ("NN-fig3", "NN-fig4-*",
+ * "NN-summary", as .pdf and .png): the scenarios may have changed since. Only names of that
+ * shape are touched. */
+static void
+remove_old_accuracy_figures(const char *figdir)
+{
+	DIR *d = opendir(figdir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		const char *n = de->d_name, *rest = n + 3;
+		size_t len = strlen(n);
+		char *path;
+
+		if (len < 8 || n[0] < '0' || n[0] > '9' || n[1] < '0' || n[1] > '9' || n[2] != '-')
+			continue;
+		if (strcmp(n + len - 4, ".pdf") != 0 && strcmp(n + len - 4, ".png") != 0)
+			continue;
+		if (strncmp(rest, "fig4-", 5) != 0 && strcmp(rest, "fig3.pdf") != 0 && strcmp(rest, "fig3.png") != 0 &&
+		    strcmp(rest, "summary.pdf") != 0 && strcmp(rest, "summary.png") != 0)
+			continue;
+		path = xasprintf("%s/%s", figdir, n);
+		if (unlink(path) == 0)
+			verbose("removed the earlier figure '%s'", path);
+		free(path);
+	}
+	closedir(d);
+}
+
+/* The validation report of a bench/accuracy results directory. Returns the exit status. */
+static int
+report_accuracy(const char *dir, const char *out_arg, bool png)
+{
+	struct acc_data d;
+	struct acc_sum *sums = xcalloc(ACC_MAX_SCEN * ACC_MAX_MODEL, sizeof *sums);
+	const char *inputs[PDF_MAX_PAGES];
+	char *paths[PDF_MAX_PAGES] = { 0 };
+	int nsum, ninputs = 0, status = 0;
+	char *figdir, *path;
+	struct err e;
+
+	if (acc_load(&d, dir, &e) < 0) {
+		warnx_("%s", e.msg);
+		acc_free(&d);
+		free(sums);
+		return 1;
+	}
+	if (d.damaged > 0)
+		warnx_("'%s': %ld damaged rows skipped (first: %s)", dir, d.damaged, d.first_damage);
+	if (d.inconsistent > 0)
+		warnx_("'%s': %ld rows whose error_pct disagrees with their times, recomputed (first: %s)", dir,
+		       d.inconsistent, d.first_inconsistent);
+	if (d.rows_dropped > 0)
+		warnx_("'%s': %ld rows left out: more than %d rows, %d scenarios, %d workloads or %d models", dir,
+		       d.rows_dropped, ACC_MAX_ROWS, ACC_MAX_SCEN, ACC_MAX_WORK, ACC_MAX_MODEL);
+	if (!d.have_fig3) {
+		warnx_("%s (the Figure 3 page is left out)", d.fig3_why);
+		status = 1;
+	}
+	nsum = acc_summarize(&d, sums, ACC_MAX_SCEN * ACC_MAX_MODEL);
+	path = xasprintf("%s/summary.tsv", dir);
+	if (acc_write_summary(path, sums, nsum, &e) < 0) {
+		warnx_("%s", e.msg);
+		status = 1;
+	} else {
+		verbose("wrote '%s' (%d rows)", path, nsum);
+	}
+	free(path);
+	figdir = xasprintf("%s/figures", dir);
+	if (ensure_dir(figdir) < 0) {
+		warnx_("cannot create '%s': %s", figdir, strerror(errno));
+		free(figdir);
+		free(sums);
+		acc_free(&d);
+		return 1;
+	}
+	remove_old_accuracy_figures(figdir);
+	for (int k = 0; k < d.nscen + 2 && ninputs < PDF_MAX_PAGES; k++) {
+		char stem[128], s[96], why[ERR_MSG_MAX] = "";
+		char *pdf, *pngp;
+		struct plot p;
+		int rc;
+
+		plot_init(&p);
+		if (k == 0) {
+			snprintf(stem, sizeof stem, "01-fig3");
+			rc = acc_page_fig3(&d, &p, why, sizeof why);
+		} else if (k <= d.nscen) {
+			acc_scen_stem(&d, k - 1, s, sizeof s);
+			snprintf(stem, sizeof stem, "%02d-%s", k + 1, s);
+			rc = acc_page_scenario(&d, k - 1, &p, why, sizeof why);
+		} else {
+			snprintf(stem, sizeof stem, "%02d-summary", k + 1);
+			rc = acc_page_summary(&d, sums, nsum, &p, why, sizeof why);
+		}
+		pdf = xasprintf("%s/%s.pdf", figdir, stem);
+		pngp = xasprintf("%s/%s.png", figdir, stem);
+		if (rc > 0 && plot_render(&p, pdf, png ? pngp : NULL, &e) < 0) {
+			snprintf(why, sizeof why, "%s", e.msg);
+			rc = -1;
+		}
+		plot_release(&p);
+		if (rc > 0) {
+			paths[ninputs++] = pdf;
+			verbose("'%s': page '%s' drawn", dir, stem);
+		} else {
+			if (rc < 0) {
+				warnx_("'%s': page '%s' failed: %s", dir, stem, why);
+				status = 1;
+			} else {
+				verbose("'%s': page '%s' left out: %s", dir, stem, why);
+			}
+			unlink(pdf);	/* no stale figure from an earlier report */
+			unlink(pngp);
+			free(pdf);
+		}
+		free(pngp);
+	}
+	if (ninputs == 0) {
+		warnx_("'%s': no page could be drawn", dir);
+		status = 1;
+	} else {
+		char *out = out_arg != NULL ? xstrdup(out_arg) : xasprintf("%s/accuracy.pdf", dir);
+
+		for (int i = 0; i < ninputs; i++)
+			inputs[i] = paths[i];
+		if (pdf_join(inputs, ninputs, out, &e) < 0) {
+			warnx_("%s", e.msg);
+			status = 1;
+		} else {
+			note("wrote '%s' (%d pages: %d scenarios, %d workloads, %d models)", out, ninputs, d.nscen,
+			     d.nwork, d.nmodel);
+		}
+		free(out);
+	}
+	for (int i = 0; i < ninputs; i++)
+		free(paths[i]);
+	free(figdir);
+	free(sums);
+	acc_free(&d);
+	return status;
+}
+
 int
 cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "accuracy", required_argument, NULL, 'A' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "no-png", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -177,9 +339,12 @@ cmd_report(int argc, char **argv)
 	const struct rep_run **all;
 	bool png = true;
 	int opt, n, status = 0, nok = 0;
+	const char *acc_dir = NULL, *out = NULL;
 
-	while ((opt = cli_getopt(argc, argv, "qvh", longopts, usage_report)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "o:qvh", longopts, usage_report)) != -1) {
 		switch (opt) {
+		case 'A': acc_dir = optarg; break;
+		case 'o': out = optarg; break;
 		case 'P': png = false; break;
 		case 'q': err_verbosity = 0; break;
 		case 'v': err_verbosity = 2; break;
@@ -187,6 +352,16 @@ cmd_report(int argc, char **argv)
 		}
 	}
 	n = argc - optind;
+	if (acc_dir != NULL) {
+		if (n > 0)
+			die_usage("report: --accuracy takes no run directory ('%s' given)", argv[optind]);
+		if (*acc_dir == '\0' || (out != NULL && *out == '\0'))
+			die_usage("report: an empty directory or file name");
+		signal(SIGPIPE, SIG_IGN);
+		return report_accuracy(acc_dir, out, png);
+	}
+	if (out != NULL)
+		die_usage("report: -o goes with --accuracy (a run's report is RUN/report.pdf)");
 	if (n < 1)
 		die_usage("report: no run directory given (see 'contend report --help')");
 	signal(SIGPIPE, SIG_IGN);	/* a gnuplot that dies must not kill us while we write to it */
