@@ -53,6 +53,9 @@ const char usage_parse[] =
 	"  -b, --busy-threshold F  fraction of a sample interval on CPU that makes it busy\n"
 	"                          (default 0.5 of what the rank could run: scaled by the\n"
 	"                          node's cpu_capacity from collect when below one core)\n"
+	"  -U, --busy-user-only    weight each interval's CPU time by the rank's user share\n"
+	"                          around it, so that an MPI library polling in system calls\n"
+	"                          reads as waiting, not work (default: all CPU time counts)\n"
 	"  -L, --latency DUR       latency L for the communication share (default: measured\n"
 	"                          from TCP handshakes)\n"
 	"  -B, --bandwidth RATE    bandwidth B in bytes/s, suffixes k M G = 10^3 10^6 10^9\n"
@@ -83,6 +86,7 @@ struct opts {
 	int64_t idle_gap_ns;
 	double busy_threshold;
 	bool busy_threshold_set;	/* given with -b: used as is, not scaled by CPU capacity */
+	bool user_only;			/* --busy-user-only */
 	double lat_ns, bw_Bps;		/* 0: measure */
 	size_t max_streams, max_buffer;
 	bool force;
@@ -100,6 +104,8 @@ struct ctx {
 	uint64_t links_unsampled, links_unsampled_msgs;	/* links left out with them */
 	uint64_t pcap_files, pcap_truncated, pcap_damaged, pcap_unreadable;
 	uint64_t samples_files, samples_failed, samples_bad_rows, samples_truncated;
+	uint64_t samples_system_idle;	/* intervals idle only by the user-share weighting */
+	uint64_t samples_utime_ticks, samples_stime_ticks;
 };
 
 static const char *const msg_cols[] = { "t_first_ns", "t_last_ns", "src", "dst", "cid", "comm_src",
@@ -350,6 +356,7 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		struct rollup_rank *pr;
 		int32_t rank;
 		double thr, cap;	/* busy threshold for this rank; its node's CPU capacity */
+		struct phases_opts po;
 
 		memset(&rc, 0, sizeof rc);
 		/* A rank whose node may use only part of a core (a cgroup quota, as collect records
@@ -359,7 +366,8 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		cap = c->rm ? rankmap_cpu_capacity(c->rm, rank_from_name(files[i])) : 0;
 		if (!c->o->busy_threshold_set && cap > 0 && cap < 1)
 			thr *= cap;
-		if (phases_from_samples(files[i], thr, &rc, &e) < 0) {
+		po = (struct phases_opts){ thr, !c->o->user_only };
+		if (phases_from_samples_opt(files[i], &po, &rc, &e) < 0) {
 			c->samples_failed++;
 			warn_partial(c, e.msg);
 			rank_cpu_release(&rc);
@@ -367,6 +375,9 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		}
 		c->samples_files++;
 		c->samples_bad_rows += rc.bad_rows;
+		c->samples_system_idle += rc.system_idle;
+		c->samples_utime_ticks += (uint64_t)rc.utime_ticks;
+		c->samples_stime_ticks += (uint64_t)rc.stime_ticks;
 		if (rc.truncated) {
 			char *m = xasprintf("'%s': samples end early (%" PRIu64 " samples kept)", files[i],
 					    rc.samples);
@@ -516,6 +527,9 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	w_kv_u(&t, "samples_failed", c->samples_failed);
 	w_kv_u(&t, "samples_truncated", c->samples_truncated);
 	w_kv_u(&t, "samples_bad_rows", c->samples_bad_rows);
+	w_kv_u(&t, "samples_system_idle", c->samples_system_idle);
+	w_kv_u(&t, "samples_utime_ticks", c->samples_utime_ticks);
+	w_kv_u(&t, "samples_stime_ticks", c->samples_stime_ticks);
 	if (c->rm != NULL) {
 		const struct rankmap_stats *r = rankmap_stats(c->rm);
 
@@ -548,6 +562,7 @@ write_netparams(struct ctx *c, const struct netparams *np, const char *outdir)
 	w_kv_u(&t, "bw_samples", np->bw_samples);
 	w_kv_u(&t, "idle_gap_ns", (uint64_t)c->o->idle_gap_ns);
 	w_kv_f(&t, "busy_threshold", c->o->busy_threshold);
+	w_kv_s(&t, "busy_counts", c->o->user_only ? "CPU time weighted by the user share" : "all CPU time");
 	if (tsv_w_close(&t, &e) < 0)
 		warn_partial(c, e.msg);
 }
@@ -731,6 +746,7 @@ get_opts(int argc, char **argv, struct opts *o)
 		{ "bandwidth", required_argument, NULL, 'B' },
 		{ "max-streams", required_argument, NULL, 1 },
 		{ "max-buffer", required_argument, NULL, 2 },
+		{ "busy-user-only", no_argument, NULL, 'U' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -741,7 +757,7 @@ get_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof *o);
 	o->idle_gap_ns = GENERIC_DEFAULT_IDLE_GAP_NS;
 	o->busy_threshold = DEFAULT_BUSY_THRESHOLD;
-	while ((c = cli_getopt(argc, argv, "o:p:S:m:g:b:L:B:fqh", longopts, usage_parse)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:p:S:m:g:b:L:B:Ufqh", longopts, usage_parse)) != -1) {
 		switch (c) {
 		case 'o': o->outdir = optarg; break;
 		case 'p': add_file(&o->pcaps, &o->npcaps, optarg); break;
@@ -774,6 +790,7 @@ get_opts(int argc, char **argv, struct opts *o)
 			if (o->max_buffer < 65536 || o->max_buffer > ((size_t)1 << 32))
 				die_usage("parse: option '--max-buffer' must be between 64k and 4G");
 			break;
+		case 'U': o->user_only = true; break;
 		case 'f': o->force = true; break;
 		case 'q': err_verbosity = 0; break;
 		default: BUG("option %d", c);

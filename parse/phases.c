@@ -6,6 +6,7 @@
  * Nothing per interval is kept, so memory is the thread table and the phase list. */
 #include "parse/phases.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static const char *const required_cols[] = { "t_mono_ns", "t_real_ns", "pid", "t
 struct thread {
 	int64_t pid, tid;	/* key; pid 0 marks a free slot */
 	uint64_t run_ns, wait_ns;	/* counters at its last sample */
+	uint64_t utime, stime;	/* tick counters at its last sample */
 	uint64_t seen;		/* index of the sample it was last seen in */
 };
 
@@ -32,9 +34,23 @@ struct threads {
 	size_t used;		/* threads stored */
 };
 
+/* One interval waiting to be classified (its user share needs the intervals after it). */
+struct ival {
+	int64_t run_ns, wait_ns, dt_ns;
+	int64_t t0_real_ns, t1_real_ns;
+	int64_t du, ds;		/* utime and stime ticks */
+};
+
+#define RING (2 * PHASES_USER_WINDOW + 1)
+
 /* The sample being read and the phase being built. */
 struct state {
 	double threshold;	/* busy when run >= threshold * interval */
+	bool count_system;
+	struct ival ring[RING];	/* the last intervals, oldest first from ring_head */
+	size_t ring_head, ring_n;	/* first slot, intervals held */
+	size_t ring_cls;	/* intervals held already classified */
+	int64_t du, ds;		/* the current interval's tick increases so far */
 	uint64_t k;		/* index of the current sample (valid when have_sample) */
 	bool have_sample;
 	int64_t mono_ns, real_ns;	/* the current sample's times */
@@ -114,13 +130,68 @@ add_phase(struct rank_cpu *out, struct state *s, const struct phase *p, int64_t 
 	out->phases[out->nphases++] = *p;
 }
 
-/* Close the current sample: if it ends an interval, classify it and extend or end the
- * open phase. */
+/* Add one classified interval to the open phase, or end it and open a new one. */
+static void
+emit(struct rank_cpu *out, struct state *s, const struct ival *iv, bool busy)
+{
+	if (s->open && s->cur.busy != busy) {
+		add_phase(out, s, &s->cur, s->cur_len_ns);
+		s->open = false;
+	}
+	if (!s->open) {
+		s->cur.t_start_ns = iv->t0_real_ns;
+		s->cur.busy = busy;
+		s->cur.run_ns = 0;
+		s->cur.wait_ns = 0;
+		s->cur_len_ns = 0;
+		s->open = true;
+	}
+	s->cur.t_end_ns = iv->t1_real_ns;
+	s->cur.run_ns = sat_add(s->cur.run_ns, iv->run_ns);
+	s->cur.wait_ns = sat_add(s->cur.wait_ns, iv->wait_ns);
+	s->cur_len_ns = sat_add(s->cur_len_ns, iv->dt_ns);
+}
+
+/* Classify the next held interval with the user share of the held ones within
+ * PHASES_USER_WINDOW of it (all that follow it are there unless the file ended). */
+static void
+classify_next(struct rank_cpu *out, struct state *s)
+{
+	const struct ival *iv = &s->ring[(s->ring_head + s->ring_cls) % RING];
+	double run = (double)iv->run_ns;
+	bool busy;
+
+	if (!s->count_system) {
+		size_t lo = s->ring_cls >= PHASES_USER_WINDOW ? s->ring_cls - PHASES_USER_WINDOW : 0;
+		size_t hi = s->ring_cls + PHASES_USER_WINDOW;
+		double du = 0, ds = 0;
+
+		for (size_t j = lo; j <= hi && j < s->ring_n; j++) {
+			du += (double)s->ring[(s->ring_head + j) % RING].du;
+			ds += (double)s->ring[(s->ring_head + j) % RING].ds;
+		}
+		if (du + ds > 0)
+			run *= du / (du + ds);
+	}
+	busy = run >= s->threshold * (double)iv->dt_ns;
+	if (!busy && (double)iv->run_ns >= s->threshold * (double)iv->dt_ns)
+		out->system_idle++;
+	emit(out, s, iv, busy);
+	s->ring_cls++;
+	/* keep PHASES_USER_WINDOW classified intervals for the next one's window */
+	if (s->ring_cls > PHASES_USER_WINDOW) {
+		s->ring_head = (s->ring_head + 1) % RING;
+		s->ring_n--;
+		s->ring_cls--;
+	}
+}
+
+/* Close the current sample: if it ends an interval, hold it, and classify the held one
+ * whose window is now complete. */
 static void
 end_sample(struct rank_cpu *out, struct state *s)
 {
-	int64_t dt_ns;	/* the interval's length, CLOCK_MONOTONIC */
-	bool busy;
+	struct ival *iv;
 
 	if (!s->have_sample)
 		return;
@@ -132,26 +203,24 @@ end_sample(struct rank_cpu *out, struct state *s)
 		return;
 	}
 	out->intervals++;
-	dt_ns = s->mono_ns - s->prev_mono_ns;
-	busy = (double)s->run_ns >= s->threshold * (double)dt_ns;
 	out->run_ns = sat_add(out->run_ns, s->run_ns);
 	out->wait_ns = sat_add(out->wait_ns, s->wait_ns);
-	if (s->open && s->cur.busy != busy) {
-		add_phase(out, s, &s->cur, s->cur_len_ns);
-		s->open = false;
-	}
-	if (!s->open) {
-		s->cur.t_start_ns = s->prev_real_ns;
-		s->cur.busy = busy;
-		s->cur.run_ns = 0;
-		s->cur.wait_ns = 0;
-		s->cur_len_ns = 0;
-		s->open = true;
-	}
-	s->cur.t_end_ns = s->real_ns;
-	s->cur.run_ns = sat_add(s->cur.run_ns, s->run_ns);
-	s->cur.wait_ns = sat_add(s->cur.wait_ns, s->wait_ns);
-	s->cur_len_ns = sat_add(s->cur_len_ns, dt_ns);
+	out->utime_ticks = sat_add(out->utime_ticks, s->du);
+	out->stime_ticks = sat_add(out->stime_ticks, s->ds);
+	assert(s->ring_n < RING);
+	iv = &s->ring[(s->ring_head + s->ring_n++) % RING];
+	*iv = (struct ival){ s->run_ns, s->wait_ns, s->mono_ns - s->prev_mono_ns, s->prev_real_ns,
+			     s->real_ns, s->du, s->ds };
+	if (s->ring_n - s->ring_cls > PHASES_USER_WINDOW)
+		classify_next(out, s);
+}
+
+/* At the end of the file: classify what is held. */
+static void
+flush_held(struct rank_cpu *out, struct state *s)
+{
+	while (s->ring_cls < s->ring_n)
+		classify_next(out, s);
 }
 
 static void
@@ -169,6 +238,8 @@ start_sample(struct state *s, int64_t mono_ns, int64_t real_ns)
 	s->real_ns = real_ns;
 	s->run_ns = 0;
 	s->wait_ns = 0;
+	s->du = 0;
+	s->ds = 0;
 }
 
 static int64_t
@@ -181,8 +252,11 @@ clamp_ns(uint64_t v, int64_t max_ns)
  * Returns false when the row is bad (the thread already seen in this sample). */
 static bool
 account(struct rank_cpu *out, struct state *s, struct threads *tt, int64_t pid, int64_t tid,
-	uint64_t run_ns, uint64_t wait_ns)
+	uint64_t run_ns, uint64_t wait_ns, uint64_t ut, uint64_t st)
 {
+	/* ticks: at most the interval's length at 10000 ticks per second, a bound no clock
+	 * tick rate reaches, so that hostile counters cannot outweigh real ones */
+	int64_t max_ticks = s->k > 0 ? (s->mono_ns - s->prev_mono_ns) / 100000 + 1 : 0;
 	struct thread *th;
 	int64_t dt_ns = s->k > 0 ? s->mono_ns - s->prev_mono_ns : 0;
 
@@ -201,19 +275,27 @@ account(struct rank_cpu *out, struct state *s, struct threads *tt, int64_t pid, 
 		if (s->k > 0) {	/* started inside the interval */
 			s->run_ns = sat_add(s->run_ns, clamp_ns(run_ns, dt_ns));
 			s->wait_ns = sat_add(s->wait_ns, clamp_ns(wait_ns, dt_ns));
+			s->du = sat_add(s->du, clamp_ns(ut, max_ticks));
+			s->ds = sat_add(s->ds, clamp_ns(st, max_ticks));
 		}
 	} else if (th->seen == s->k) {
 		return false;
-	} else if (run_ns < th->run_ns || wait_ns < th->wait_ns) {
+	} else if (run_ns < th->run_ns || wait_ns < th->wait_ns || ut < th->utime || st < th->stime) {
 		out->resets++;	/* a new process under a reused pid */
 		s->run_ns = sat_add(s->run_ns, clamp_ns(run_ns, dt_ns));
 		s->wait_ns = sat_add(s->wait_ns, clamp_ns(wait_ns, dt_ns));
+		s->du = sat_add(s->du, clamp_ns(ut, max_ticks));
+		s->ds = sat_add(s->ds, clamp_ns(st, max_ticks));
 	} else {
 		s->run_ns = sat_add(s->run_ns, clamp_ns(run_ns - th->run_ns, dt_ns));
 		s->wait_ns = sat_add(s->wait_ns, clamp_ns(wait_ns - th->wait_ns, dt_ns));
+		s->du = sat_add(s->du, clamp_ns(ut - th->utime, max_ticks));
+		s->ds = sat_add(s->ds, clamp_ns(st - th->stime, max_ticks));
 	}
 	th->run_ns = run_ns;
 	th->wait_ns = wait_ns;
+	th->utime = ut;
+	th->stime = st;
 	th->seen = s->k;
 	return true;
 }
@@ -250,11 +332,21 @@ int
 phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
 		    struct err *e)
 {
+	struct phases_opts o = { busy_threshold, true };
+
+	return phases_from_samples_opt(path, &o, out, e);
+}
+
+int
+phases_from_samples_opt(const char *path, const struct phases_opts *o, struct rank_cpu *out,
+			struct err *e)
+{
+	double busy_threshold = o->busy_threshold;
 	struct tsv_r t;
 	struct threads tt = { NULL, 0, 0 };
 	struct state s;
 	struct err rowe = { { 0 }, 0 };	/* a damaged row's message */
-	int c_mono, c_real, c_pid, c_tid, c_run, c_wait;	/* column indexes */
+	int c_mono, c_real, c_pid, c_tid, c_run, c_wait, c_ut, c_st;	/* column indexes */
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -266,15 +358,18 @@ phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *ou
 		return rc;
 	memset(&s, 0, sizeof s);
 	s.threshold = busy_threshold;
+	s.count_system = o->count_system;
 	c_mono = tsv_r_col(&t, "t_mono_ns");
 	c_real = tsv_r_col(&t, "t_real_ns");
 	c_pid = tsv_r_col(&t, "pid");
 	c_tid = tsv_r_col(&t, "tid");
 	c_run = tsv_r_col(&t, "run_ns");
 	c_wait = tsv_r_col(&t, "wait_ns");
+	c_ut = tsv_r_col(&t, "utime_ticks");	/* -1 when absent: no user weighting */
+	c_st = tsv_r_col(&t, "stime_ticks");
 	for (;;) {
 		int64_t mono_ns, real_ns, pid, tid;
-		uint64_t run_ns, wait_ns;
+		uint64_t run_ns, wait_ns, ut = 0, st = 0;
 
 		rc = tsv_r_next(&t, &rowe);
 		if (rc == 0)
@@ -295,7 +390,9 @@ phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *ou
 		    tsv_r_i64(&t, c_real, &real_ns, &rowe) < 0 ||
 		    tsv_r_i64(&t, c_pid, &pid, &rowe) < 0 || tsv_r_i64(&t, c_tid, &tid, &rowe) < 0 ||
 		    tsv_r_u64(&t, c_run, &run_ns, &rowe) < 0 ||
-		    tsv_r_u64(&t, c_wait, &wait_ns, &rowe) < 0) {
+		    tsv_r_u64(&t, c_wait, &wait_ns, &rowe) < 0 ||
+		    (c_ut >= 0 && c_st >= 0 &&
+		     (tsv_r_u64(&t, c_ut, &ut, &rowe) < 0 || tsv_r_u64(&t, c_st, &st, &rowe) < 0))) {
 			bad_row(out, &rowe);
 			continue;
 		}
@@ -321,7 +418,7 @@ phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *ou
 			end_sample(out, &s);
 			start_sample(&s, mono_ns, real_ns);
 		}
-		if (!account(out, &s, &tt, pid, tid, run_ns, wait_ns)) {
+		if (!account(out, &s, &tt, pid, tid, run_ns, wait_ns, ut, st)) {
 			err_set(&rowe, E_FORMAT, "'%s' line %ld: thread %lld/%lld twice in one sample",
 				path, t.line_no, (long long)pid, (long long)tid);
 			bad_row(out, &rowe);
@@ -334,6 +431,7 @@ phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *ou
 		return -E_IO;
 	}
 	end_sample(out, &s);
+	flush_held(out, &s);
 	if (s.open)
 		add_phase(out, &s, &s.cur, s.cur_len_ns);
 	if (out->n_busy > 0)

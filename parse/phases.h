@@ -15,7 +15,14 @@
  *  - a thread's contribution is clamped to the interval's length (one thread runs on at
  *    most one CPU), and the run of a thread between its last sample and its exit is not
  *    seen by anyone.
- * An interval is busy when its run time >= busy_threshold * its length; consecutive
+ * Run time spent in the kernel can be waiting, not work: an MPI library that polls while
+ * it waits (Open MPI over TCP) keeps its rank on the CPU, mostly in poll and read system
+ * calls. So, unless count_system is set, an interval's run time is weighted by the rank's
+ * user share, utime / (utime + stime) (the tick counts of /proc/PID/task/TID/stat) over
+ * the PHASES_USER_WINDOW intervals each side of it (the ticks are too coarse for one 20 ms
+ * interval); no ticks in the window: weight 1. A rank computing in user mode keeps its
+ * run time (weight 0.9 and more), a polling one loses most of it (0.25 on the testbed).
+ * An interval is busy when its (weighted) run time >= busy_threshold * its length; consecutive
  * intervals of the same kind form one phase that starts and ends at sample times. This is
  * the 20 ms probe of paper 003 (Venkataramaiah & Subhlok, Section 3): the averages of the
  * busy and idle phase durations are its busytimephase and idletimephase. All phases count,
@@ -37,6 +44,13 @@
 #define PHASES_THRESHOLD_DEFAULT 0.5	/* busy when the rank ran half the interval */
 #define PHASES_MAX_THREADS 65536	/* distinct (pid, tid) followed per rank */
 #define PHASES_MAX_PHASES (1u << 24)	/* phases kept in the list (the sums go on) */
+#define PHASES_USER_WINDOW 2		/* intervals each side in the user share */
+
+/* How the samples are read. */
+struct phases_opts {
+	double busy_threshold;	/* fraction of an interval, (0, 1024] */
+	bool count_system;	/* busy by all run time, system time too (no user weighting) */
+};
 
 /* One busy or idle phase. Times are CLOCK_REALTIME ns of the samples that bound it. */
 struct phase {
@@ -69,6 +83,9 @@ struct rank_cpu {
 	uint64_t resets;	/* counters that went backwards (pid reused) */
 	uint64_t threads_over_cap;	/* rows of threads past PHASES_MAX_THREADS, ignored */
 	uint64_t phases_over_cap;	/* phases past PHASES_MAX_PHASES, summed but not listed */
+	uint64_t system_idle;	/* intervals that ran enough but, weighted by the user share,
+				 * count as idle */
+	int64_t utime_ticks, stime_ticks;	/* summed over the intervals */
 	bool truncated;		/* the gzip file was cut short */
 	char first_bad[ERR_MSG_MAX];	/* message of the first bad row, "" when none */
 };
@@ -82,6 +99,12 @@ struct rank_cpu {
  * (-E_USAGE). A file with no rows, or one sample, gives no phases and zero averages. */
 int phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
 			struct err *e) WUR;
+/* The same with every option; phases_from_samples is this with count_system true.
+ * contend parse counts system time (count_system) unless --busy-user-only: for sharing a
+ * CPU (paper 003) a polling rank competes like a busy one; for the work a rank does per
+ * task (paper 001's T_MasterCPU) only its user time counts. */
+int phases_from_samples_opt(const char *path, const struct phases_opts *o, struct rank_cpu *out,
+			    struct err *e) WUR;
 
 /* Free what rc owns and zero it. Accepts NULL and a zeroed struct. */
 void rank_cpu_release(struct rank_cpu *rc);

@@ -17,17 +17,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rank_cpu rc;
 	char path[64];
 	int fd = memfd_create("rank-0.tsv", MFD_CLOEXEC);
-	double threshold;
+	struct phases_opts o;
 
 	if (fd < 0 || size < 1)
 		goto out;
-	/* The first byte picks the threshold, from 1/256 to 1. */
-	threshold = (data[0] + 1) / 256.0;
+	/* The first byte picks the threshold, from 1/128 to 1, and whether system time counts. */
+	o.busy_threshold = ((data[0] >> 1) + 1) / 128.0;
+	o.count_system = data[0] & 1;
 	data++, size--;
 	if (size > 0 && write(fd, data, size) != (ssize_t)size)
 		goto out;
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	if (phases_from_samples(path, threshold, &rc, &e) == 0) {
+	if (phases_from_samples_opt(path, &o, &rc, &e) == 0) {
 		size_t busy = 0, idle = 0;
 
 		if (rc.nphases != rc.n_busy + rc.n_idle || rc.run_ns < 0 || rc.wait_ns < 0 ||

@@ -495,6 +495,59 @@ TEST(write_rows_back)
 	rank_cpu_release(&rc);
 }
 
+/* A rank on the CPU all the time: in user mode for 10 intervals, then in system calls
+ * (an MPI library polling) for 10. Weighted by the user share over +-2 intervals, the
+ * second half reads as idle; counting system time, all of it is busy. */
+TEST(user_share)
+{
+	const char *path = tmp("rank-5.tsv");
+	struct tsv_w w;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_opts all = { 0.5, true }, user = { 0.5, false };
+	uint64_t ut = 40, st = 3;
+
+	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
+	for (int i = 0; i <= 20; i++) {
+		if (i > 0 && i <= 10)
+			ut += 2;
+		else if (i > 10)
+			st += 2;
+		tsv_w_i64(&w, MONO0 + i * 20 * MS);
+		tsv_w_i64(&w, REAL0 + i * 20 * MS);
+		tsv_w_i64(&w, 100);
+		tsv_w_i64(&w, 100);
+		tsv_w_str(&w, "R");
+		tsv_w_u64(&w, ut);
+		tsv_w_u64(&w, st);
+		tsv_w_u64(&w, (uint64_t)(1000 * MS + i * 20 * MS));
+		tsv_w_u64(&w, 0);
+		tsv_w_u64(&w, 0);
+		tsv_w_u64(&w, 0);
+		CHECK(tsv_w_end(&w, &e) == 0);
+	}
+	CHECK(tsv_w_close(&w, &e) == 0);
+
+	CHECK(phases_from_samples_opt(path, &all, &rc, &e) == 0);
+	CHECK(rc.n_busy == 1 && rc.n_idle == 0 && rc.system_idle == 0);
+	CHECK(rc.utime_ticks == 20 && rc.stime_ticks == 20);
+	rank_cpu_release(&rc);
+
+	CHECK(phases_from_samples_opt(path, &user, &rc, &e) == 0);
+	CHECK(rc.n_busy == 1 && rc.n_idle == 1);
+	CHECK(rc.busy_ns == 200 * MS && rc.idle_ns == 200 * MS);
+	CHECK(rc.system_idle == 10);
+	CHECK(rc.nphases == 2 && rc.phases[0].busy && !rc.phases[1].busy);
+	CHECK(rc.phases[1].t_start_ns == REAL0 + 200 * MS && rc.phases[1].t_end_ns == REAL0 + 400 * MS);
+	/* run time is kept in full in the phases: only the classification is weighted */
+	CHECK(rc.phases[1].run_ns == 200 * MS);
+	rank_cpu_release(&rc);
+	/* the default entry point counts system time too */
+	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
+	CHECK(rc.n_busy == 1 && rc.n_idle == 0);
+	rank_cpu_release(&rc);
+}
+
 int
 main(void)
 {
@@ -509,6 +562,7 @@ main(void)
 	RUN(small_and_bad_files);
 	RUN(hostile_values);
 	RUN(write_rows_back);
+	RUN(user_share);
 	{
 		char cmd[600];
 
