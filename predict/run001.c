@@ -206,6 +206,13 @@ derive(const struct prof *p, struct ms_run *m, char *why, size_t whylen, struct 
 	}
 	if (rc < 0)
 		return rc;
+	if (m->d.tasks < 2 * (long long)(n - 1)) {
+		/* a barrier or a gather has the shape of one hand-out and its result per rank */
+		snprintf(why, whylen, "master/slave pattern (master rank %d) but only %lld hand-out/result "
+			 "cycles for %d slaves: fewer than 2 each, too few to tell tasks from collectives",
+			 m->master, (long long)m->d.tasks, n - 1);
+		return 0;
+	}
 	if (!(m->d.t_slave_s > 0)) {
 		snprintf(why, whylen, "master/slave pattern (master rank %d, %lld tasks) but the slaves show "
 			 "no busy time between hand-out and result (T_SlaveCPU is 0)", m->master,
