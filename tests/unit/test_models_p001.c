@@ -9,7 +9,7 @@
 #include "tests/unit/check.h"
 #include "tests/unit/models_fixture.h"
 
-static char ms_run[300], st_run[300];
+static char ms_run[300], st_run[300], bar_run[300];
 
 static int
 load(struct prof *p, struct scen *s, const char *run, const char *ini)
@@ -166,6 +166,45 @@ TEST(select_master_and_slaves)
 	prof_free(&p);
 }
 
+/* A compute-only program: the only messages are two barriers', rank 0 to every other rank
+ * before the work and back after it, which has the master/slave shape of one task each. */
+static void
+barrier_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	FILE *l = fx_open(dir, "links.tsv", FX_LINK_HDR);
+
+	for (int r = 0; r < 3; r++)
+		fx_phase(ph, r, "busy", FX_BASE_NS + FX_MS, FX_BASE_NS + 900 * FX_MS);
+	for (int s = 1; s <= 2; s++) {	/* a barrier before the work and one after it */
+		fx_msg(m, FX_BASE_NS + FX_MS / 2 + s, 0, s, 8);
+		fx_msg(m, FX_BASE_NS + 905 * FX_MS + s, s, 0, 8);
+		fx_msg(m, FX_BASE_NS + 910 * FX_MS + s, 0, s, 8);
+		fprintf(l, "0\t%d\t2\t16\t8\t0\t0\t1\n%d\t0\t1\t8\t8\t0\t0\t1\n", s, s);
+	}
+	fclose(m);
+	fclose(ph);
+	fclose(l);
+	fx_ranks(dir, 3, 1000000000LL);
+}
+
+TEST(barrier_is_no_master_slave_run)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+
+	CHECK(load(&p, &s, bar_run, "[node ws2]\ncpu_procs = 1\n") == 0);
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0);
+	CHECK(r.status != PRED_OK);
+	CHECK(r.status == PRED_NA && strstr(r.why, "fewer than 2 each") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
 int
 main(void)
 {
@@ -177,10 +216,13 @@ main(void)
 	snprintf(st_run, sizeof st_run, "%s/st", d);
 	ms_profile(ms_run);
 	stencil_profile(st_run);
+	snprintf(bar_run, sizeof bar_run, "%s/bar", d);
+	barrier_profile(bar_run);
 	RUN(master_slave_known_time);
 	RUN(competitor_slows_one_slave);
 	RUN(stencil_refused_with_reason);
 	RUN(select_master_and_slaves);
+	RUN(barrier_is_no_master_slave_run);
 	rc = check_done();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
 	if (system(cmd) != 0)
