@@ -10,6 +10,7 @@
 #include "lib/xalloc.h"
 #include "predict/p000.h"
 #include "predict/p003.h"
+#include "predict/replay.h"
 #include "predict/run001.h"
 #include "predict/run002.h"
 #include "predict/run004.h"
@@ -51,6 +52,13 @@ const struct model models[] = {
 	  "scenario: lambda with service_mean or service_p/service_mean_a/service_mean_b, "
 	  "cpu_procs, speed",
 	  run004_predict },
+	{ "replay", "-", "the run's own message trace replayed under the scenario (beyond the papers: "
+	  "the synchronisation structure paper 003 Sec. 5 asks for)",
+	  "each rank's busy time between its sends and receives stretched by (k + 1) / capacity; "
+	  "receives wait for their messages; changed links queue per host and direction",
+	  "run: messages (times, sizes, ranks), busy phases, netparams L and B; scenario: cpu_procs "
+	  "or load_average, capacity, link bandwidth, latency, competing traffic",
+	  replay_predict },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -355,9 +355,8 @@ p000_fractions_from_busy(int n, const double *busy, const double *w, double *f)
 
 /* ---- the run-level model ---- */
 
-/* Local slowdown of one rank under its node section (eq. 2); NULL section: 1. */
-static double
-rank_sd(const struct scen_node *n, const struct p000_delay *d, bool *extrap)
+double
+p000_node_sd(const struct scen_node *n, const struct p000_delay *d, bool *extrap)
 {
 	double comp[1000 + SCEN_MAX_COMM], comm[1000 + SCEN_MAX_COMM];
 	double pp[1001 + SCEN_MAX_COMM], pm[1001 + SCEN_MAX_COMM], delay[1001 + SCEN_MAX_COMM];
@@ -499,7 +498,7 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
 		bool x;
 
-		sd[a] = rank_sd(sn, d, &x);
+		sd[a] = p000_node_sd(sn, d, &x);
 		extrap_any |= x;
 	}
 	agg = aggregate(part, n, w, sd, f1, f2);
@@ -583,7 +582,7 @@ out:
 }
 
 int
-p000_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
+p000_scenario_curves(const struct scen *s, struct p000_delay *out, struct err *e)
 {
 	struct p000_delay d;
 
@@ -616,5 +615,15 @@ p000_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 		break;
 	}
 	}
-	return p000_predict_with(p, s, &d, r, e);
+	*out = d;
+	return 0;
+}
+
+int
+p000_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
+{
+	struct p000_delay d;
+	int rc = p000_scenario_curves(s, &d, e);
+
+	return rc < 0 ? rc : p000_predict_with(p, s, &d, r, e);
 }

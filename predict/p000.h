@@ -90,6 +90,13 @@ int p000_fractions_from_busy(int n, const double *busy, const double *w, double 
  * link (eq. 3). d: the delay_comm curves the scenario chose. */
 int p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_delay *d,
 		      struct pred_result *r, struct err *e);
+/* The delay_comm curves the scenario names (its file loaded, relative to the scenario).
+ * Returns 0, or negative with e set when the file cannot be read. */
+int p000_scenario_curves(const struct scen *s, struct p000_delay *out, struct err *e) WUR;
+/* Eq. 2 for one node section: its CPU-bound and communicating competitors with the curves
+ * d, divided by its capacity; 1 for NULL. *extrap: a curve was extrapolated past its last
+ * competitor count. */
+double p000_node_sd(const struct scen_node *n, const struct p000_delay *d, bool *extrap);
 /* The same with the curves the scenario names (loaded from its file if so). */
 int p000_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e);
 

@@ -219,9 +219,8 @@ awake_frac(const struct prof_rank *rk)
 	return awake >= idle ? 1 : awake / idle;
 }
 
-/* The effective new (latency, bandwidth) of a scenario link, given the measured ones. */
-static int
-link_new(const struct scen_link *l, double lat_ns, double bw_Bps, double *nlat, double *nbw)
+int
+p003_link_new(const struct scen_link *l, double lat_ns, double bw_Bps, double *nlat, double *nbw)
 {
 	*nlat = l->lat_ns >= 0 ? (double)l->lat_ns : lat_ns;
 	*nbw = !isnan(l->bw_Bps) ? l->bw_Bps : bw_Bps;
@@ -244,7 +243,7 @@ msg_on_changed_link(const struct prof *p, const struct scen *s, const struct pro
 
 	if (m->src < 0 || m->dst < 0 || (a = prof_rank(p, m->src)) == NULL || (b = prof_rank(p, m->dst)) == NULL ||
 	    strcmp(a->host, b->host) == 0 || (sl = scen_link_for(s, a->host, b->host)) == NULL ||
-	    link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0)
+	    p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0)
 		return false;
 	*ia = (int)(a - p->ranks);
 	*ib = (int)(b - p->ranks);
@@ -430,7 +429,7 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 		sl = scen_link_for(s, a->host, b->host);
 		if (sl == NULL)
 			continue;
-		if (link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0) {
+		if (p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0) {
 			free(added);
 			free(link_sum);
 			free(link_msgs);
@@ -512,7 +511,7 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 			pred_add(r, "link", name, 0, NAN, "003 Sec. 2.2", "no messages between these hosts in this run");
 			continue;
 		}
-		(void)link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw);
+		(void)p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw);
 		pred_add(r, "link", name, link_sum[i], NAN, "003 Sec. 2.2",
 			 "%lld msgs, L %.1f us -> %.1f us, B %.3g -> %.3g MB/s", (long long)link_msgs[i],
 			 (double)p->lat_ns / 1e3, nlat / 1e3, p->bw_Bps / 1e6, nbw / 1e6);

@@ -40,6 +40,11 @@ double p003_cpu_increase_load_awake(double busy_ns, double idle_ns, double load_
 double p003_link_added_ns(double nmsgs, double avg_bytes, double lat_ns, double bw_Bps,
 			  double new_lat_ns, double new_bw_Bps);
 
+/* The effective new latency and bandwidth of a scenario link (its bandwidth and latency,
+ * else the run's; less competing traffic; shared with competing flows), given the run's
+ * measured lat_ns and bw_Bps. Returns 0, or -1 when no bandwidth is left. */
+int p003_link_new(const struct scen_link *l, double lat_ns, double bw_Bps, double *nlat, double *nbw);
+
 /* One message of a rank on a changed link, for p003_overlap_share. */
 struct p003_xfer {
 	int64_t t0_ns, t1_ns;	/* its first and last byte in the dedicated run */

@@ -17,7 +17,7 @@
 #define FX_BASE_NS 1000000000000LL
 #define FX_MS 1000000LL
 
-static FILE *
+__attribute__((unused)) static FILE *
 fx_open(const char *dir, const char *name, const char *header)
 {
 	char path[512];
@@ -40,20 +40,20 @@ fx_open(const char *dir, const char *name, const char *header)
 #define FX_RANK_HDR "# contend-ranks 1\nrank\thost\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tn_busy\tn_idle\tcpu_pct\trun_ns\twait_ns\tmsgs_sent\tbytes_sent\tmsgs_recv\tbytes_recv\n"
 #define FX_LINK_HDR "# contend-links 1\nsrc\tdst\tmsgs\tbytes\tavg_bytes\tactive_ns\tt_first_ns\tt_last_ns\n"
 
-static void
+__attribute__((unused)) static void
 fx_msg(FILE *f, long long t, int src, int dst, long long bytes)
 {
 	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t, t, src, dst,
 		src, bytes, bytes + 66);
 }
 
-static void
+__attribute__((unused)) static void
 fx_phase(FILE *f, int rank, const char *kind, long long t0, long long t1)
 {
 	fprintf(f, "%d\t%s\t%lld\t%lld\t%lld\t0\n", rank, kind, t0, t1, t1 - t0);
 }
 
-static void
+__attribute__((unused)) static void
 fx_ranks(const char *dir, int n, long long exec_ns)
 {
 	FILE *f = fx_open(dir, "ranks.tsv", FX_RANK_HDR);
@@ -64,7 +64,7 @@ fx_ranks(const char *dir, int n, long long exec_ns)
 	fclose(f);
 }
 
-static void
+__attribute__((unused)) static void
 ms_profile(const char *dir)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
@@ -90,7 +90,7 @@ ms_profile(const char *dir)
 	fx_ranks(dir, 4, 1000000000LL);
 }
 
-static void
+__attribute__((unused)) static void
 stencil_profile(const char *dir)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
@@ -118,7 +118,7 @@ stencil_profile(const char *dir)
 
 /* The first breakdown row of a kind and name, or NULL. */
 #define FX_ITEM(r, kind_, name_) fx_item((r), (kind_), (name_))
-static const struct pred_item *
+__attribute__((unused)) static const struct pred_item *
 fx_item(const struct pred_result *r, const char *kind, const char *name)
 {
 	for (int i = 0; i < r->nitems; i++)

@@ -1,0 +1,260 @@
+/* test_replay: the trace replay model (predict/replay.h) on hand-built runs whose answer
+ * is worked out by hand: nothing changed gives the dedicated time back, a halo exchange on
+ * a slower link pays one transfer per iteration (the two directions go at once), a
+ * request/reply pays both, a loaded node stretches its busy time, and a message that came
+ * while its receiver was busy is only needed when that receiver is done. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict/replay.h"
+#include "tests/unit/check.h"
+#include "tests/unit/models_fixture.h"
+
+#define ITERS 10
+#define BYTES 125000LL		/* 10 ms at 12.5 MB/s, 100 ms at 1.25 MB/s */
+#define LAT 50000LL		/* 50 us */
+#define XFER (LAT + BYTES * 1000000000LL / 12500000LL)	/* L + bytes / B, ns */
+
+static char halo_run[300], rr_run[300], early_run[300], sink_run[300];
+
+static void
+msg(FILE *f, long long t0, long long t1, int src, int dst, long long bytes)
+{
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src,
+		dst, src, bytes, bytes + 66);
+}
+
+static void
+common(const char *dir, int nranks, long long exec_ns)
+{
+	FILE *np = fx_open(dir, "netparams.tsv", "# contend-netparams 1\nkey\tvalue\nlat_ns\t50000\nbw_Bps\t12500000\n");
+	FILE *l = fx_open(dir, "links.tsv", FX_LINK_HDR);
+
+	fprintf(l, "0\t1\t%d\t%lld\t%lld\t0\t0\t1\n1\t0\t%d\t%lld\t%lld\t0\t0\t1\n", ITERS, ITERS * BYTES, BYTES,
+		ITERS, ITERS * BYTES, BYTES);
+	fclose(np);
+	fclose(l);
+	fx_ranks(dir, nranks, exec_ns);
+}
+
+/* Two ranks, 10 iterations of 100 ms: 80 ms busy, then both send at once and wait. */
+static void
+halo_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 100 * FX_MS;
+
+		for (int r = 0; r < 2; r++) {
+			fx_phase(ph, r, "busy", t, t + 80 * FX_MS);
+			fx_phase(ph, r, "idle", t + 80 * FX_MS, t + 100 * FX_MS);
+			msg(m, t + 80 * FX_MS, t + 80 * FX_MS + XFER, r, 1 - r, BYTES);
+		}
+	}
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, ITERS * 100 * FX_MS);
+}
+
+/* Request/reply: rank 0 asks (idle until the answer), rank 1 works 40 ms on it, answers. */
+static void
+rr_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 100 * FX_MS;
+		long long a = t + XFER;			/* the request arrives */
+		long long b = a + 40 * FX_MS;		/* the reply leaves */
+
+		fx_phase(ph, 0, "busy", t - 20 * FX_MS + (k == 0 ? 20 * FX_MS : 0), t);
+		msg(m, t, a, 0, 1, BYTES);
+		fx_phase(ph, 1, "busy", a, b);
+		msg(m, b, b + XFER, 1, 0, BYTES);
+	}
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, ITERS * 100 * FX_MS);
+}
+
+/* The halo, but rank 1's message reaches rank 0 in the middle of rank 0's busy phase (rank
+ * 1 sends 30 ms early): rank 0 needs it only when it stops. */
+static void
+early_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 100 * FX_MS;
+
+		fx_phase(ph, 0, "busy", t, t + 80 * FX_MS);
+		fx_phase(ph, 1, "busy", t, t + 50 * FX_MS);
+		msg(m, t + 50 * FX_MS, t + 50 * FX_MS + XFER, 1, 0, BYTES);
+	}
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, ITERS * 100 * FX_MS);
+}
+
+/* Rank 0 sends every 100 ms; rank 1 waits for each message and works 30 ms on it. */
+static void
+sink_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 100 * FX_MS;
+
+		fx_phase(ph, 0, "busy", t, t + 50 * FX_MS);
+		msg(m, t + 50 * FX_MS, t + 50 * FX_MS + XFER, 0, 1, BYTES);
+		fx_phase(ph, 1, "busy", t + 50 * FX_MS + XFER, t + 80 * FX_MS + XFER);
+	}
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, ITERS * 100 * FX_MS);
+}
+
+static int
+predict(const char *run, const char *ini, struct pred_result *r)
+{
+	struct prof p;
+	struct scen s;
+	struct err e;
+	int rc = -1;
+
+	pred_result_init(r);
+	if (prof_load(&p, run, &e) == 0 && scen_load_string(&s, ini, "t.ini", &e) == 0) {
+		rc = replay_predict(&p, &s, r, &e);
+		scen_free(&s);
+	}
+	if (rc < 0)
+		printf("# %s\n", e.msg);
+	prof_free(&p);
+	return rc;
+}
+
+TEST(unchanged_link_gives_the_dedicated_time)
+{
+	struct pred_result r;
+
+	/* the same bandwidth and latency as measured: every transfer takes what it took */
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 12.5 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS, 1e3);
+	pred_result_free(&r);
+}
+
+TEST(halo_on_a_slower_link_pays_one_transfer)
+{
+	struct pred_result r;
+
+	/* 10x slower: 100 ms instead of 10 ms each way, both ways at once (different hosts'
+	 * queues): +90 ms an iteration, not +180 */
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * (100 + 90) * FX_MS, 1e3);
+	pred_result_free(&r);
+}
+
+TEST(request_reply_pays_both)
+{
+	struct pred_result r;
+
+	/* each cycle waits for the request and the reply: +2 x 90 ms */
+	CHECK(predict(rr_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 180.0 * FX_MS, 1e3);
+	pred_result_free(&r);
+}
+
+TEST(loaded_node_stretches_busy_time)
+{
+	struct pred_result r;
+
+	/* one competitor on the replying rank's node: its 40 ms of work take 80 */
+	CHECK(predict(rr_run, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 40.0 * FX_MS, 1e3);
+	{
+		const struct pred_item *it = FX_ITEM(&r, "node", "rank 1 (ws2)");
+
+		CHECK(it != NULL);
+		CHECK_NEAR(it ? it->value : 0, 2, 1e-12);
+	}
+	pred_result_free(&r);
+	/* half a CPU for the asking rank: its 20 ms of work take 40 (the first 0) */
+	CHECK(predict(rr_run, "[node ws1]\ncapacity = 0.5\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + (ITERS - 1) * 20.0 * FX_MS, 1e3);
+	pred_result_free(&r);
+}
+
+TEST(message_that_came_during_work_waits_for_it)
+{
+	struct pred_result r;
+
+	/* 100 ms instead of 10: the message arrives at 150.05 ms instead of 60.05, while rank
+	 * 0 needs it only at 80, when it stops working: 70.05 ms late. Rank 1 goes on sending
+	 * every 100 ms, so the lateness does not add up from one iteration to the next */
+	CHECK(predict(early_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + 70.0 * FX_MS + LAT, 1e3);
+	pred_result_free(&r);
+}
+
+TEST(slack_absorbs_a_slower_receiver)
+{
+	struct pred_result r;
+
+	/* half a CPU for the receiver: each 30 ms of work takes 60, inside the 70 ms it
+	 * waited for the next message anyway; only the last one sticks out */
+	CHECK(predict(sink_run, "[node ws2]\ncapacity = 0.5\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + 30.0 * FX_MS, 1e3);
+	pred_result_free(&r);
+	/* a quarter: 120 ms of work a message, 20 ms more than the period: 20 ms more late
+	 * with each message, and the last one's 90 ms */
+	CHECK(predict(sink_run, "[node ws2]\ncapacity = 0.25\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + (ITERS - 1) * 20.0 * FX_MS + 90.0 * FX_MS, 1e3);
+	pred_result_free(&r);
+}
+
+TEST(refuses_without_a_change_or_a_trace)
+{
+	struct pred_result r;
+
+	CHECK(predict(halo_run, "[node ws9]\ncpu_procs = 1\n", &r) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "changes nothing") != NULL);
+	pred_result_free(&r);
+}
+
+int
+main(void)
+{
+	const char *d = check_tmpdir();
+	char cmd[400];
+	int rc;
+
+	snprintf(halo_run, sizeof halo_run, "%s/halo", d);
+	snprintf(rr_run, sizeof rr_run, "%s/rr", d);
+	snprintf(early_run, sizeof early_run, "%s/early", d);
+	halo_profile(halo_run);
+	rr_profile(rr_run);
+	early_profile(early_run);
+	snprintf(sink_run, sizeof sink_run, "%s/sink", d);
+	sink_profile(sink_run);
+	RUN(unchanged_link_gives_the_dedicated_time);
+	RUN(halo_on_a_slower_link_pays_one_transfer);
+	RUN(request_reply_pays_both);
+	RUN(loaded_node_stretches_busy_time);
+	RUN(message_that_came_during_work_waits_for_it);
+	RUN(slack_absorbs_a_slower_receiver);
+	RUN(refuses_without_a_change_or_a_trace);
+	rc = check_done();
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", d);
+	return rc;
+}
