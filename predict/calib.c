@@ -27,6 +27,7 @@ calib_opts_default(struct calib_opts *o)
 	o->max_i = 3;
 	o->probe_cpu_ms = 300;
 	o->reps = 1;
+	o->uncapped = true;
 	calib_opts_rates(o, 4, 8e6, 512e6);
 }
 
@@ -206,8 +207,80 @@ probe_median(const struct calib_opts *o, int64_t *t_ns, struct err *e)
 	return 0;
 }
 
+/* The bytes WS's eth0 has sent, from /proc/net/dev read inside it (/proc/net follows the
+ * reader's network namespace; /sys would need a remount). */
+static int
+tx_bytes(const struct calib_opts *o, double *bytes, struct err *e)
+{
+	char out[OUT_KEEP];
+	const char *p;
+	double f[9];
+	int rc = testbed(o, out, e, "exec", o->ws, "--", "cat", "/proc/net/dev", NULL);
+
+	if (rc < 0)
+		return rc;
+	/* "  eth0: rx_bytes packets errs drop fifo frame compressed multicast tx_bytes ..." */
+	if ((p = strstr(out, "eth0:")) == NULL ||
+	    sscanf(p + 5, "%lf %lf %lf %lf %lf %lf %lf %lf %lf", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6],
+		   &f[7], &f[8]) != 9 || !(f[8] >= 0))
+		return err_set(e, E_IO, "'%s' has no eth0 transmit counter in /proc/net/dev", o->ws);
+	*bytes = f[8];
+	return 0;
+}
+
+/* The uncapped pass: the dedicated probe, then 1..max_i competitors; k is the rate the
+ * first competitor reached over its probe. */
+static int
+measure_uncapped(struct calib_opts *o, struct calib_point *pts, int *npts, calib_progress_fn fn, void *arg,
+		 struct err *e)
+{
+	int first = *npts, rc;
+	int64_t t0 = 0;
+
+	if ((rc = testbed(o, NULL, e, "link", o->ws, "off", NULL, NULL, NULL)) < 0 ||
+	    (rc = probe_median(o, &t0, e)) < 0)
+		return rc;
+	for (int i = 0; i <= o->max_i; i++) {
+		struct calib_point *pt = &pts[*npts];
+
+		if (i > 0) {
+			double b0 = 0, b1 = 0;
+			int64_t s0, s1;
+
+			if ((rc = testbed(o, NULL, e, "load", o->ws, "--comm", o->peer, "--duty", "1")) < 0)
+				return rc;
+			nanosleep(&(struct timespec){ 0, 300000000 }, NULL);
+			s0 = now_ns(CLOCK_MONOTONIC);
+			if ((rc = tx_bytes(o, &b0, e)) < 0 || (rc = probe_median(o, &pt->t_ns, e)) < 0 ||
+			    (rc = tx_bytes(o, &b1, e)) < 0)
+				return rc;
+			s1 = now_ns(CLOCK_MONOTONIC);
+			if (i == 1) {
+				if (!(b1 > b0) || s1 <= s0)
+					return err_set(e, E_IO, "the competitor in '%s' sent nothing on the uncapped link",
+						       o->ws);
+				o->uncapped_Bps = (b1 - b0) / ((double)(s1 - s0) / 1e9);
+				for (int j = first; j < *npts; j++)	/* the dedicated point */
+					pts[j].bw_Bps = o->uncapped_Bps;
+			}
+		} else {
+			pt->t_ns = t0;
+		}
+		pt->i = i;
+		pt->bw_Bps = o->uncapped_Bps;
+		pt->t0_ns = t0;
+		pt->delay = (double)pt->t_ns / (double)t0 - 1;
+		(*npts)++;
+		if (fn != NULL && i == 1)
+			fn(arg, &pts[first]);	/* the dedicated probe, now that k is known */
+		if (fn != NULL && i > 0)
+			fn(arg, pt);
+	}
+	return testbed(o, NULL, e, "unload", o->ws, NULL, NULL, NULL, NULL);
+}
+
 int
-calib_measure(const struct calib_opts *o, struct calib_point *pts, int *npts, calib_progress_fn fn,
+calib_measure(struct calib_opts *o, struct calib_point *pts, int *npts, calib_progress_fn fn,
 	      void *arg, struct err *e)
 {
 	int rc = 0;
@@ -255,6 +328,9 @@ calib_measure(const struct calib_opts *o, struct calib_point *pts, int *npts, ca
 		if (testbed(o, NULL, rc < 0 ? NULL : e, "unload", o->ws, NULL, NULL, NULL, NULL) < 0 && rc == 0)
 			rc = -E_IO;
 	}
+	o->uncapped_Bps = 0;
+	if (rc == 0 && o->uncapped)
+		rc = measure_uncapped(o, pts, npts, fn, arg, e);
 	if (rc < 0)
 		(void)testbed(o, NULL, NULL, "unload", o->ws, NULL, NULL, NULL, NULL);
 	if (testbed(o, NULL, rc < 0 ? NULL : e, "link", o->ws, "off", NULL, NULL, NULL) < 0 && rc == 0)

@@ -7,6 +7,7 @@
 #ifndef PREDICT_CALIB_H
 #define PREDICT_CALIB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/err.h"
@@ -15,6 +16,8 @@
 #define CALIB_MAX_RATES 16	/* link bandwidths measured */
 #define CALIB_MAX_I 8		/* communicating competitors at most */
 #define CALIB_MAX_POINTS (CALIB_MAX_RATES * CALIB_MAX_I)
+/* Points calib_measure may write: every cap and the uncapped link, i = 0 .. max_i. */
+#define CALIB_MAX_ALL ((CALIB_MAX_RATES + 1) * (CALIB_MAX_I + 1))
 #define CALIB_K_UNIT_BPS 125000.0	/* curves' k unit: 1 Mbit/s in bytes/s */
 
 struct calib_opts {
@@ -27,6 +30,9 @@ struct calib_opts {
 	double rates_bps[CALIB_MAX_RATES];	/* link caps, bit/s */
 	double probe_cpu_ms;	/* CPU work of one probe, ms of its own CPU time */
 	int reps;		/* probes per point; the median is kept */
+	bool uncapped;		/* also measure with the link uncapped, k = what one competitor
+				 * reached (default true) */
+	double uncapped_Bps;	/* out: that rate, 0 when not measured */
 };
 
 /* One measured point: the probe's slowdown against i competitors at one link cap. */
@@ -50,10 +56,13 @@ void calib_opts_rates(struct calib_opts *o, int n, double lo_bps, double hi_bps)
 /* Run the measurement on the running testbed instance o->instance: per cap, `testbed link`,
  * a dedicated probe, then one more `testbed load WS --comm PEER --duty 1` before each probe
  * with i competitors, `testbed unload WS` at the end; the link is uncapped when done (also
- * on failure). pts receives max_i + 1 points per cap (i = 0 included), *npts how many.
+ * on failure). With o->uncapped, one more pass on the uncapped link, whose k is the rate
+ * one competitor reached (WS's eth0 transmit counter over its probe, read through `testbed
+ * exec`), stored in o->uncapped_Bps. pts (room for CALIB_MAX_ALL) receives max_i + 1 points
+ * per pass (i = 0 included), *npts how many.
  * Returns 0, or negative with e set: -E_USAGE for bad options, -E_IO when a testbed command
  * or a probe fails (the message names the command and its first error line). */
-int calib_measure(const struct calib_opts *o, struct calib_point *pts, int *npts,
+int calib_measure(struct calib_opts *o, struct calib_point *pts, int *npts,
 		  calib_progress_fn fn, void *arg, struct err *e) WUR;
 
 /* Fit one two-piece curve per i from the points (i = 0 rows ignored) into d, k in

@@ -215,22 +215,26 @@ calib_line(void *arg, const struct calib_point *pt)
 
 /* --calibrate-delay-comm: paper 000's benchmark on a running testbed, fitted and saved. */
 static int
-calibrate(const struct calib_opts *o, const char *out)
+calibrate(struct calib_opts *o, const char *out)
 {
-	struct calib_point pts[CALIB_MAX_POINTS + CALIB_MAX_RATES];
+	struct calib_point pts[CALIB_MAX_ALL];
 	struct p000_delay d;
 	struct err e;
 	char src[128];
 	int npts = 0;
 
-	printf("delay_comm on testbed %d: probe %g ms of CPU in %s, 1..%d transfers to %s, %d link caps\n",
-	       o->instance, o->probe_cpu_ms, o->ws, o->max_i, o->peer, o->nrates);
+	printf("delay_comm on testbed %d: probe %g ms of CPU in %s, 1..%d transfers to %s, %d link caps%s\n",
+	       o->instance, o->probe_cpu_ms, o->ws, o->max_i, o->peer, o->nrates,
+	       o->uncapped ? " and the link uncapped" : "");
 	fflush(stdout);
 	if (calib_measure(o, pts, &npts, calib_line, NULL, &e) < 0)
 		die("predict: calibration: %s (is testbed %d up with workstations '%s' and '%s'? "
 		    "'contend testbed --instance %d up')", e.msg, o->instance, o->ws, o->peer, o->instance);
-	snprintf(src, sizeof src, "testbed %d, %s -> %s, probe %g ms, %d caps", o->instance, o->ws, o->peer,
-		 o->probe_cpu_ms, o->nrates);
+	snprintf(src, sizeof src, "testbed %d, %s -> %s, probe %g ms, %d caps%s", o->instance, o->ws, o->peer,
+		 o->probe_cpu_ms, o->nrates, o->uncapped ? " and uncapped" : "");
+	if (o->uncapped)
+		printf("uncapped: one transfer reached %.1f MB/s (%.1f Mbit/s), the k of the uncapped points\n",
+		       o->uncapped_Bps / 1e6, o->uncapped_Bps * 8 / 1e6);
 	if (calib_fit(pts, npts, src, &d, &e) < 0 || p000_delay_save(&d, out, &e) < 0)
 		die("predict: calibration: %s", e.msg);
 	for (int j = 0; j < d.n; j++)
