@@ -1,6 +1,7 @@
 /* accuracy: reading a bench/accuracy results directory and drawing its Figure 3 table, Figure 4
  * charts and error summary. */
 #include "report/accuracy.h"
+#include "report/data.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,26 +20,13 @@ static const int model_fills[ACC_MAX_MODEL] = { 4, 1, 5, 2, 6, 7 };
 static void
 damage(struct acc_data *d, const struct err *e)
 {
-	if (d->damaged++ == 0)
-		snprintf(d->first_damage, sizeof d->first_damage, "%s", e->msg);
+	rep_damage(&d->damaged, d->first_damage, sizeof d->first_damage, e);
 }
 
-/* Next row: 1 row, 0 end (also after an I/O error or a cut file: the rows before count).
- * Damaged lines are counted and skipped. */
 static int
 next_row(struct acc_data *d, struct tsv_r *t)
 {
-	for (;;) {
-		struct err e;
-		long before = t->line_no;
-		int rc = tsv_r_next(t, &e);
-
-		if (rc >= 0)
-			return rc;
-		damage(d, &e);
-		if ((rc != -E_FORMAT && rc != -E_LIMIT) || t->line_no == before)
-			return 0;
-	}
+	return rep_next_row(t, &d->damaged, d->first_damage, sizeof d->first_damage);
 }
 
 static int

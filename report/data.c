@@ -15,17 +15,15 @@ const char *const rep_proto_names[REP_NPROTO] = {
 	"eager", "sync", "rndv-put", "rndv-frag", "ctrl", "unknown", "other",
 };
 
-static void
-damage(struct rep_run *r, const struct err *e)
+void
+rep_damage(long *damaged, char *first, size_t cap, const struct err *e)
 {
-	if (r->damaged++ == 0)
-		snprintf(r->first_damage, sizeof r->first_damage, "%s", e->msg);
+	if ((*damaged)++ == 0)
+		snprintf(first, cap, "%s", e->msg);
 }
 
-/* Next row: 1 row, 0 end (also after an I/O error or a cut file: the rows before count).
- * Damaged lines are counted and skipped. */
-static int
-next_row(struct rep_run *r, struct tsv_r *t)
+int
+rep_next_row(struct tsv_r *t, long *damaged, char *first, size_t cap)
 {
 	for (;;) {
 		struct err e;
@@ -34,10 +32,22 @@ next_row(struct rep_run *r, struct tsv_r *t)
 
 		if (rc >= 0)
 			return rc;
-		damage(r, &e);
+		rep_damage(damaged, first, cap, &e);
 		if ((rc != -E_FORMAT && rc != -E_LIMIT) || t->line_no == before)
 			return 0;
 	}
+}
+
+static void
+damage(struct rep_run *r, const struct err *e)
+{
+	rep_damage(&r->damaged, r->first_damage, sizeof r->first_damage, e);
+}
+
+static int
+next_row(struct rep_run *r, struct tsv_r *t)
+{
+	return rep_next_row(t, &r->damaged, r->first_damage, sizeof r->first_damage);
 }
 
 static bool

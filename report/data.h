@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "lib/tsv.h"
 #include "predict/profile.h"
 
 #define REP_MAX_KV 256		/* key/value rows kept per meta or stats file */
@@ -109,5 +110,11 @@ const char *rep_kv_get(const struct rep_kv *kv, int n, const char *key);
 int rep_nranks(const struct rep_run *r);
 /* Host of a rank (profile, else "?"). */
 const char *rep_host(const struct rep_run *r, int rank);
+
+/* Count a damaged row in *damaged and keep the first one's message in first (cap bytes). */
+void rep_damage(long *damaged, char *first, size_t cap, const struct err *e);
+/* The next row of t: 1 a row, 0 the end (also after an I/O error or a cut file: the rows
+ * before it count). Damaged lines are counted with rep_damage and skipped. */
+int rep_next_row(struct tsv_r *t, long *damaged, char *first, size_t cap);
 
 #endif

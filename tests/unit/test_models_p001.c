@@ -209,8 +209,6 @@ int
 main(void)
 {
 	const char *d = check_tmpdir();
-	char cmd[400];
-	int rc;
 
 	snprintf(ms_run, sizeof ms_run, "%s/ms", d);
 	snprintf(st_run, sizeof st_run, "%s/st", d);
@@ -223,9 +221,5 @@ main(void)
 	RUN(stencil_refused_with_reason);
 	RUN(select_master_and_slaves);
 	RUN(barrier_is_no_master_slave_run);
-	rc = check_done();
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", d);
-	return rc;
+	return fx_done(d, check_done());
 }

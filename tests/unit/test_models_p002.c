@@ -104,8 +104,6 @@ int
 main(void)
 {
 	const char *d = check_tmpdir();
-	char cmd[400];
-	int rc;
 
 	snprintf(st_run, sizeof st_run, "%s/st", d);
 	snprintf(ms_run, sizeof ms_run, "%s/ms", d);
@@ -117,9 +115,5 @@ main(void)
 	RUN(changed_weight_predicts);
 	RUN(weights_from_serial_time);
 	RUN(refusals);
-	rc = check_done();
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", d);
-	return rc;
+	return fx_done(d, check_done());
 }

@@ -142,8 +142,6 @@ int
 main(void)
 {
 	const char *d = check_tmpdir();
-	char cmd[400];
-	int rc;
 
 	snprintf(st_run, sizeof st_run, "%s/st", d);
 	snprintf(ms_run, sizeof ms_run, "%s/ms", d);
@@ -155,9 +153,5 @@ main(void)
 	RUN(background_load);
 	RUN(refusals);
 	RUN(selection_policies);
-	rc = check_done();
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", d);
-	return rc;
+	return fx_done(d, check_done());
 }

@@ -234,8 +234,6 @@ int
 main(void)
 {
 	const char *d = check_tmpdir();
-	char cmd[400];
-	int rc;
 
 	snprintf(halo_run, sizeof halo_run, "%s/halo", d);
 	snprintf(rr_run, sizeof rr_run, "%s/rr", d);
@@ -252,9 +250,5 @@ main(void)
 	RUN(message_that_came_during_work_waits_for_it);
 	RUN(slack_absorbs_a_slower_receiver);
 	RUN(refuses_without_a_change_or_a_trace);
-	rc = check_done();
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", d);
-	return rc;
+	return fx_done(d, check_done());
 }
