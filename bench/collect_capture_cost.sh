@@ -1,11 +1,14 @@
 #!/bin/sh
 # What the packet capture costs in a communication-heavy job: Open MPI all-to-all over
 # loopback (2 ranks, -i 200 -c 2 -m 256k: about 100 MB through the capture), run N times
-# in each variant, alternated: without collect, `collect --no-capture`, collect (plain
-# pcap), `collect --compress`, `collect --snaplen 256`. Prints per variant the median of
-# the application's wall_s, of the capture thread's CPU time (node-*.tsv capture_utime_ns +
-# capture_stime_ns) and of all agents' CPU time (rank-*.tsv agent_*_ns, at the app's end),
-# the capture file size, and the load average.
+# in each variant, alternated: without collect, `collect --no-capture`, collect (default:
+# batch mode, plain pcap), `collect --compress-level 1`, `collect --compress` (level 6),
+# `collect --snaplen 256`, `collect --immediate`, `collect --immediate --compress-level 1`
+# (VARIANTS="..." picks some; `batch` is --batch explicitly). Prints per variant the
+# median of the application's wall_s, of the capture thread's CPU time (node-*.tsv
+# capture_utime_ns + capture_stime_ns), of that CPU time per MB captured (bytes_written),
+# and of all agents' CPU time (rank-*.tsv agent_*_ns, at the app's end), the capture file
+# size, and the load average.
 # Usage: BUILD=build-x sh bench/collect_capture_cost.sh [RUNS] [WORKLOAD ARGS...]
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,8 +30,9 @@ sum_key() {	# sum_key KEY FILES...: sum of a meta key over files, in ms
 	k=$1; shift
 	cat "$@" 2>/dev/null | awk -F'\t' -v k="$k" '$1 == k { s += $2 } END { printf "%.1f", s / 1e6 }'
 }
-variants="base nocap plain gzip snap256"
-for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.cap"; : >"$T/$v.agent"; : >"$T/$v.size"; done
+variants=${VARIANTS:-base nocap plain gzip1 gzip6 snap256 immed immedgz1}
+for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.cap"; : >"$T/$v.agent"; : >"$T/$v.size"; : >"$T/$v.permb"; done
+load0=$(cat /proc/loadavg)
 i=0
 while [ $i -lt "$N" ]; do
 	for v in $variants; do
@@ -37,14 +41,20 @@ while [ $i -lt "$N" ]; do
 		base) set -- ;;
 		nocap) set -- "$CONTEND" collect -q --no-capture -o "$T/run" -- ;;
 		plain) set -- "$CONTEND" collect -q -o "$T/run" -- ;;
-		gzip) set -- "$CONTEND" collect -q --compress -o "$T/run" -- ;;
+		gzip1) set -- "$CONTEND" collect -q --compress-level 1 -o "$T/run" -- ;;
+		gzip6) set -- "$CONTEND" collect -q --compress -o "$T/run" -- ;;
+		batch) set -- "$CONTEND" collect -q --batch -o "$T/run" -- ;;
+		immed) set -- "$CONTEND" collect -q --immediate -o "$T/run" -- ;;
+		immedgz1) set -- "$CONTEND" collect -q --immediate --compress-level 1 -o "$T/run" -- ;;
 		snap256) set -- "$CONTEND" collect -q --snaplen 256 -o "$T/run" -- ;;
 		esac
 		# shellcheck disable=SC2086
 		launch "$@" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null | awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
 		if [ "$v" != base ]; then
 			echo "$(sum_key capture_utime_ns "$T"/run/meta/node-*.tsv) $(sum_key capture_stime_ns "$T"/run/meta/node-*.tsv)" |
-				awk '{ print $1 + $2 }' >>"$T/$v.cap"
+				awk '{ print $1 + $2 }' | tee -a "$T/$v.cap" >"$T/last.cap"
+			mb=$(cat "$T"/run/meta/node-*.tsv 2>/dev/null | awk -F'\t' '$1 == "bytes_written" { s += $2 } END { printf "%.3f", s / 1e6 }')
+			awk -v c="$(cat "$T/last.cap")" -v mb="$mb" 'BEGIN { if (mb > 0) printf "%.3f\n", c / mb }' >>"$T/$v.permb"
 			echo "$(sum_key agent_utime_ns "$T"/run/meta/rank-*.tsv) $(sum_key agent_stime_ns "$T"/run/meta/rank-*.tsv)" |
 				awk '{ print $1 + $2 }' >>"$T/$v.agent"
 			du -sk "$T/run/capture" 2>/dev/null | cut -f1 >>"$T/$v.size"
@@ -53,9 +63,10 @@ while [ $i -lt "$N" ]; do
 	i=$((i + 1))
 done
 echo "workload: $wl $WLARGS (2 ranks, Open MPI over lo), runs $N per variant"
-printf '%-8s %10s %14s %16s %12s\n' variant wall_s capture_cpu_ms agents_cpu_ms capture_KiB
+printf '%-8s %10s %14s %18s %16s %12s\n' variant wall_s capture_cpu_ms capture_cpu_ms_MB agents_cpu_ms capture_KiB
 for v in $variants; do
-	printf '%-8s %10s %14s %16s %12s\n' "$v" "$(median <"$T/$v.wall")" "$(median <"$T/$v.cap")" \
-		"$(median <"$T/$v.agent")" "$(median <"$T/$v.size")"
+	printf '%-8s %10s %14s %18s %16s %12s\n' "$v" "$(median <"$T/$v.wall")" "$(median <"$T/$v.cap")" \
+		"$(median <"$T/$v.permb")" "$(median <"$T/$v.agent")" "$(median <"$T/$v.size")"
 done
-echo "load: $(cat /proc/loadavg)"
+echo "load before: $load0"
+echo "load after:  $(cat /proc/loadavg)"

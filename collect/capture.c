@@ -37,8 +37,16 @@ struct capture {
 	struct gzw *gz;		/* under file when compressing */
 	pcap_dumper_t *dumper;
 	int64_t flush_ns;
+	int64_t linger_ns;	/* after a stop request, keep reading this long (batch mode:
+				 * the kernel hands over a partly filled block only at its timeout) */
 	pthread_t thread;
 	atomic_int stop;
+	atomic_uint drop_req;	/* bit i: stop capturing on h[i] (set by capture_drop_iface) */
+	unsigned dropped;	/* bits already honoured (main thread's view, for checks) */
+	struct pcap_stat dropped_stats[CAPTURE_MAX_IFACES];	/* taken as h[i] was closed */
+	bool have_dropped_stats[CAPTURE_MAX_IFACES];
+	int linktype;		/* of h[0], kept after the handles close */
+	bool nano;
 	uint64_t packets, bytes;
 	int64_t utime_ns, stime_ns;	/* the thread's own CPU time, set when it ends */
 	bool write_failed;
@@ -109,6 +117,25 @@ flush_file(struct capture *c)
 	}
 }
 
+/* Honour capture_drop_iface requests: read what the handle still holds, keep its
+ * statistics, close it and take it out of the poll set. */
+static void
+drop_requested(struct capture *c, struct pollfd *pfd)
+{
+	unsigned req = atomic_load(&c->drop_req);
+
+	for (size_t i = 0; i < c->n; i++) {
+		if (!(req & (1u << i)) || c->h[i] == NULL)
+			continue;
+		while (pcap_dispatch(c->h[i], -1, on_packet, (u_char *)c) > 0)
+			;
+		c->have_dropped_stats[i] = pcap_stats(c->h[i], &c->dropped_stats[i]) == 0;
+		pcap_close(c->h[i]);
+		c->h[i] = NULL;
+		pfd[i].fd = -1;		/* poll ignores it */
+	}
+}
+
 static void *
 capture_thread(void *arg)
 {
@@ -116,6 +143,7 @@ capture_thread(void *arg)
 	struct pollfd pfd[CAPTURE_MAX_IFACES];
 	int64_t last_flush = mono_ns();
 	uint64_t flushed_packets = 0;	/* c->packets at the last flush */
+	int64_t stop_seen = 0;		/* when the stop request was first seen */
 
 	for (size_t i = 0; i < c->n; i++) {
 		pfd[i].fd = pcap_get_selectable_fd(c->h[i]);
@@ -123,13 +151,25 @@ capture_thread(void *arg)
 	}
 	for (;;) {
 		bool stopping = atomic_load(&c->stop) != 0;
+		bool lingering = false;
 		int got = 0;	/* packets read in this round */
 		int64_t now;
 
-		if (!stopping)
-			poll(pfd, (nfds_t)c->n, 50);
+		if (stopping) {
+			if (stop_seen == 0)
+				stop_seen = mono_ns();
+			lingering = mono_ns() - stop_seen < c->linger_ns;
+		}
+		if (atomic_load(&c->drop_req) != 0)
+			drop_requested(c, pfd);
+		if (!stopping || lingering)
+			poll(pfd, (nfds_t)c->n, stopping ? 10 : 50);
 		for (size_t i = 0; i < c->n; i++) {
-			int r = pcap_dispatch(c->h[i], -1, on_packet, (u_char *)c);
+			int r;
+
+			if (c->h[i] == NULL)
+				continue;
+			r = pcap_dispatch(c->h[i], -1, on_packet, (u_char *)c);
 
 			if (r > 0)
 				got += r;
@@ -140,7 +180,7 @@ capture_thread(void *arg)
 			flushed_packets = c->packets;
 			last_flush = now;
 		}
-		if (stopping && got == 0)
+		if (stopping && !lingering && got == 0)
 			break;
 	}
 	flush_file(c);
@@ -177,7 +217,14 @@ open_handle(struct capture *c, size_t i, const char *iface, const struct capture
 	c->h[i] = h;
 	pcap_set_snaplen(h, o->snaplen);
 	pcap_set_promisc(h, 0);
-	pcap_set_immediate_mode(h, 1);
+	if (o->batch) {
+		/* Without immediate mode libpcap uses TPACKET_V3: the kernel fills blocks and
+		 * wakes the reader when one is full or batch_ms old. */
+		pcap_set_immediate_mode(h, 0);
+		pcap_set_timeout(h, o->batch_ms > 0 ? o->batch_ms : CAPTURE_DEFAULT_BATCH_MS);
+	} else {
+		pcap_set_immediate_mode(h, 1);
+	}
 	if (o->buffer_bytes > 0)
 		pcap_set_buffer_size(h, o->buffer_bytes > 0x7fffffff ? 0x7fffffff : (int)o->buffer_bytes);
 	if (nano)
@@ -215,7 +262,8 @@ open_file(struct capture *c, const char *path, const struct capture_opts *o, str
 	if (o->compress) {
 		cookie_io_functions_t io = { NULL, gz_cookie_write, NULL, gz_cookie_close };
 
-		c->gz = gzw_open(path, true, o->overwrite, 0, e);
+		c->gz = gzw_open_level(path, true, o->overwrite, 0,
+				       o->compress_level > 0 ? o->compress_level : GZW_DEFAULT_LEVEL, e);
 		if (c->gz == NULL)
 			return e ? e->code : -E_IO;
 		c->file = fopencookie(c, "w", io);
@@ -249,6 +297,9 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 		return err_set(e, E_USAGE, "capture needs 1 to %d interfaces", CAPTURE_MAX_IFACES);
 	}
 	c->flush_ns = o->flush_ns > 0 ? o->flush_ns : 500000000;
+	if (o->batch)
+		c->linger_ns = (int64_t)(o->batch_ms > 0 ? o->batch_ms : CAPTURE_DEFAULT_BATCH_MS) * 1000000 +
+			       20000000;
 	for (size_t i = 0; i < o->nifaces && rc == 0; i++) {
 		snprintf(c->name[i], sizeof c->name[i], "%s", o->ifaces[i]);
 		c->n = i + 1;
@@ -265,8 +316,11 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 				     "'%s' and '%s' have different link types; name one with --iface "
 				     "(or --iface any)", o->ifaces[0], o->ifaces[i]);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		c->linktype = pcap_datalink(c->h[0]);
+		c->nano = nano;
 		rc = open_file(c, path, o, e);
+	}
 	if (rc == 0) {
 		c->dumper = pcap_dump_fopen(c->h[0], c->file);
 		if (c->dumper == NULL)
@@ -308,13 +362,18 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 		return 0;
 	atomic_store(&c->stop, 1);
 	pthread_join(c->thread, NULL);
-	r->linktype = pcap_datalink(c->h[0]);
-	r->nano = pcap_get_tstamp_precision(c->h[0]) == PCAP_TSTAMP_PRECISION_NANO;
+	r->linktype = c->linktype;
+	r->nano = c->nano;
 	for (size_t i = 0; i < c->n; i++) {
 		struct pcap_stat st;
 
-		if (pcap_stats(c->h[i], &st) != 0)
+		if (c->h[i] == NULL) {
+			if (!c->have_dropped_stats[i])
+				continue;
+			st = c->dropped_stats[i];
+		} else if (pcap_stats(c->h[i], &st) != 0) {
 			continue;
+		}
 		r->recv += st.ps_recv;
 		r->drop += st.ps_drop;
 		r->ifdrop += st.ps_ifdrop;
@@ -346,6 +405,27 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 	close_handles(c);
 	free(c);
 	return rc;
+}
+
+int
+capture_drop_iface(struct capture *c, const char *iface, struct err *e)
+{
+	size_t live = 0, k = c->n;
+
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->dropped & (1u << i))
+			continue;
+		live++;
+		if (strcmp(c->name[i], iface) == 0)
+			k = i;
+	}
+	if (k == c->n)
+		return err_set(e, E_USAGE, "'%s' is not being captured", iface);
+	if (live <= 1)
+		return err_set(e, E_USAGE, "'%s' is the last interface captured", iface);
+	c->dropped |= 1u << k;
+	atomic_fetch_or(&c->drop_req, 1u << k);
+	return 0;
 }
 
 const char *
@@ -391,6 +471,47 @@ capture_pick_ifaces(bool only_loopback, bool with_loopback, char names[][64], si
 	if ((only_loopback || with_loopback || n == 0) && n < max && !has_name(names, n, lo))
 		snprintf(names[n++], 64, "%s", lo);
 	return (int)n;
+}
+
+int
+capture_ifaces_for_peers(char cand[][64], size_t n, const char *peer_addrs, bool keep_loopback,
+			 bool keep[])
+{
+	struct ifaddrs *ifa, *p;
+	const char *s = peer_addrs;
+	int routed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		keep[i] = false;
+	if (keep_loopback && getifaddrs(&ifa) == 0) {
+		for (p = ifa; p != NULL; p = p->ifa_next)
+			if (p->ifa_flags & IFF_LOOPBACK)
+				for (size_t i = 0; i < n; i++)
+					if (strcmp(cand[i], p->ifa_name) == 0)
+						keep[i] = true;
+		freeifaddrs(ifa);
+	}
+	while (s != NULL && *s != '\0') {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		char addr[INET6_ADDRSTRLEN + 1], via[64];
+
+		if (len > 0 && len < sizeof addr) {
+			memcpy(addr, s, len);
+			addr[len] = '\0';
+			if (capture_route_iface(addr, via, sizeof via) == 0) {
+				for (size_t i = 0; i < n; i++) {
+					if (strcmp(cand[i], via) == 0) {
+						keep[i] = true;
+						routed++;
+						break;
+					}
+				}
+			}
+		}
+		s = end ? end + 1 : NULL;
+	}
+	return routed;
 }
 
 static void

@@ -16,6 +16,7 @@
 #define CAPTURE_DEFAULT_FILTER "tcp and not port 22 and not port 2049"
 #define CAPTURE_DEFAULT_SNAPLEN 262144
 #define CAPTURE_DEFAULT_BUFFER ((int64_t)32 << 20)
+#define CAPTURE_DEFAULT_BATCH_MS 200
 
 struct capture_opts {
 	const char *ifaces[CAPTURE_MAX_IFACES];	/* borrowed for the capture's life */
@@ -24,6 +25,10 @@ struct capture_opts {
 	const char *filter;		/* pcap filter expression; "" keeps everything */
 	int64_t buffer_bytes;		/* kernel buffer per interface */
 	bool compress;			/* gzip the pcap stream */
+	int compress_level;		/* zlib level 1..9 when compressing; 0: GZW_DEFAULT_LEVEL */
+	bool batch;			/* no immediate mode: the kernel hands over blocks of
+					 * packets (TPACKET_V3) when full or batch_ms old */
+	int batch_ms;			/* block timeout in batch mode; 0: CAPTURE_DEFAULT_BATCH_MS */
 	bool overwrite;			/* replace an existing file */
 	int64_t flush_ns;		/* flush at least this often while packets arrive */
 };
@@ -51,6 +56,11 @@ int capture_start(struct capture **out, const char *path, const struct capture_o
  * Returns 0, or negative with e set when writing failed (r is filled either way).
  * Frees c. */
 int capture_stop(struct capture *c, struct capture_result *r, struct err *e);
+/* Stop capturing on iface (one of the interfaces the capture was started with), keeping
+ * what it captured so far; its pcap_stats still count in capture_stop's result. Done by
+ * the capture thread within one round (at most about 50 ms). Returns 0, or -E_USAGE with
+ * e set when iface is not captured or is the last interface still captured. */
+int capture_drop_iface(struct capture *c, const char *iface, struct err *e) WUR;
 /* A one-line summary of the libpcap in use. */
 const char *capture_lib_version(void);
 
@@ -61,6 +71,14 @@ const char *capture_lib_version(void);
  * negative with e set. */
 int capture_pick_ifaces(bool only_loopback, bool with_loopback,
 			char names[][64], size_t max, struct err *e) WUR;
+/* Which of the candidate interfaces cand[0..n-1] carry a route to one of the peers'
+ * addresses (peer_addrs: a comma list of numeric IPv4/IPv6 addresses, as in the rank
+ * files' addrs; "-" and unparsable or unroutable entries are skipped): keep[i] is set
+ * for those, and for loopback when keep_loopback. The route of each address is asked of
+ * the kernel (capture_route_iface). Returns how many addresses were routed through a
+ * candidate. */
+int capture_ifaces_for_peers(char cand[][64], size_t n, const char *peer_addrs,
+			     bool keep_loopback, bool keep[]);
 /* The host's addresses (IPv4 and IPv6, not loopback, not link-local) as a comma list,
  * and "iface=mac" pairs. "" when none. */
 void capture_host_addrs(char *out, size_t outlen);

@@ -23,6 +23,7 @@
 #include "collect/sockmap.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/gzio.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 
@@ -40,14 +41,27 @@ const char usage_collect[] =
 	"options:\n"
 	"  -o, --output RUN      the run directory (shared by all ranks; created as needed)\n"
 	"  -i, --interval T      sampling interval (default 20ms; e.g. 10ms, 0.1s)\n"
-	"  -I, --iface IF        capture on IF (repeatable, up to 16; 'any' for all). Default:\n"
-	"                        'lo' when every rank is on this node, else the up non-loopback\n"
-	"                        interfaces with an address, plus 'lo' when ranks share the node\n"
+	"  -I, --iface IF        capture on IF (repeatable, up to 16; 'any' for all), kept as\n"
+	"                        named. Default: 'lo' when every rank is on this node; else the\n"
+	"                        interfaces with a route to the other nodes' ranks (their rank\n"
+	"                        files' addrs), plus 'lo' when ranks share the node: capture\n"
+	"                        starts on every up interface with an address and drops the\n"
+	"                        others once the addresses are known (RUN/meta/node-HOST.tsv:\n"
+	"                        ifaces, ifaces_dropped, ifaces_why)\n"
+	"      --iface-wait T    how long to wait for the other ranks' files before keeping\n"
+	"                        every interface (default 2s)\n"
 	"  -s, --snaplen N       bytes kept per packet (default 262144: full payload)\n"
 	"  -f, --filter EXPR     pcap filter (default '" CAPTURE_DEFAULT_FILTER "';\n"
 	"                        '' keeps everything)\n"
-	"  -z, --compress        write the capture gzip-compressed (RUN/capture/HOST.pcap.gz)\n"
-	"  -B, --buffer SIZE     kernel capture buffer per interface (default 32M)\n"
+	"  -z, --compress        write the capture gzip-compressed (RUN/capture/HOST.pcap.gz)\n"	"      --compress-level N  zlib level 1 (fastest) to 9 (smallest), default 6;\n"
+	"                        implies --compress\n"
+	"  -B, --buffer SIZE     kernel capture buffer per interface (default 32M)\n"	"      --batch           (default) the kernel hands packets over in blocks, when a\n"
+	"                        block is full or --batch-timeout old: few wake-ups; packets\n"
+	"                        keep their arrival time stamps; the file is still flushed\n"
+	"                        every 500 ms\n"
+	"      --batch-timeout T  longest a block waits (default 200ms, at most 1s)\n"
+	"      --immediate       libpcap immediate mode instead: a wake-up per packet, which\n"
+	"                        costs the job more CPU (docs/collect.md)\n"
 	"      --sockets T       socket map scan interval (default 250ms)\n"
 	"      --no-capture      CPU samples only\n"
 	"      --require-capture fail (before starting APP) when packets cannot be captured\n"
@@ -77,11 +91,15 @@ const char usage_collect[] =
 	"\n"
 	"examples:\n"
 	"  mpirun -np 4 --host ws1,ws2 contend collect -o run1 -- ./stencil 1000\n"
-	"  mpiexec.mpich -n 4 contend collect -o run2 --compress -- ./farm\n"
+	"  mpiexec.mpich -n 4 contend collect -o run2 --compress -- ./farm\n"	"  mpirun -np 8 contend collect -o run4 --compress-level 1 -- ./alltoall\n"
+	"  mpirun -np 4 contend collect -o run5 --iface eth1 -- ./app   # only eth1\n"
 	"  srun -n 8 contend collect -o run3 -- ./app\n"
 	"  contend collect --check run1\n";
 
-enum { OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN };
+enum {
+	OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN,
+	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE
+};
 
 struct opts {
 	const char *run;
@@ -90,6 +108,7 @@ struct opts {
 	bool no_capture, require_capture, force;
 	int64_t sockets_ns;
 	int64_t drain_ns;
+	int64_t iface_wait_ns;	/* how long default interfaces wait for the peers' addresses */
 	char **argv;		/* the application, NULL-terminated */
 };
 
@@ -103,6 +122,12 @@ struct agent {
 	struct tsv_w samples, nodeload, sockets;
 	bool samples_ok, nodeload_ok, sockets_ok;	/* still writing */
 	struct capture *cap;
+	char cap_names[CAPTURE_MAX_IFACES][64];	/* interfaces the capture started on */
+	size_t ncap;
+	bool cap_kept[CAPTURE_MAX_IFACES];	/* still captured */
+	bool narrowing;		/* default interfaces still to be narrowed to the peers' routes */
+	int64_t narrow_deadline_mono, next_narrow_mono;
+	char ifaces_why[256];	/* why these interfaces */
 	char cap_path[4096];
 	char cap_status[600];	/* "on", "off", or why not */
 	pid_t app;
@@ -215,6 +240,7 @@ write_run_meta(struct agent *a, bool at_end, struct err *e)
 	fill_common_meta(a, &m);
 	runmeta_set_i64(&m, "start_real_ns", a->start_real_ns);
 	runmeta_set(&m, "compress", "%s", a->o->cap.compress ? "yes" : "no");
+	runmeta_set_i64(&m, "compress_level", a->o->cap.compress_level);
 	runmeta_set(&m, "capture", "%s", a->o->no_capture ? "off" : "on");
 	runmeta_set(&m, "filter", "%s", a->o->cap.filter);
 	runmeta_set_i64(&m, "sockets_interval_ns", a->o->sockets_ns);
@@ -287,6 +313,97 @@ rank_meta_start(struct agent *a)
 	}
 }
 
+/* capture_ifaces (kept) and capture_ifaces_dropped in the rank's meta. */
+static void
+set_ifaces_meta(struct agent *a)
+{
+	char kept[CAPTURE_MAX_IFACES * 65] = "", dropped[CAPTURE_MAX_IFACES * 65] = "";
+	size_t koff = 0, doff = 0;
+
+	for (size_t i = 0; i < a->ncap; i++) {
+		char *list = a->cap_kept[i] ? kept : dropped;
+		size_t *off = a->cap_kept[i] ? &koff : &doff;
+		int w = snprintf(list + *off, sizeof kept - *off, "%s%s", *off ? "," : "", a->cap_names[i]);
+
+		if (w > 0 && (size_t)w < sizeof kept - *off)
+			*off += (size_t)w;
+	}
+	runmeta_set(&a->rank_meta, "capture_ifaces", "%s", kept[0] ? kept : "-");
+	runmeta_set(&a->rank_meta, "capture_ifaces_dropped", "%s", dropped[0] ? dropped : "-");
+	runmeta_set(&a->rank_meta, "capture_ifaces_why", "%s", a->ifaces_why);
+}
+
+/* Narrow the default interfaces to those with a route to another node's rank: once every
+ * other rank's file is there, or at the deadline (final) with what is known then. An
+ * incomplete picture keeps every candidate: capturing too much loses nothing. */
+static void
+narrow_ifaces(struct agent *a, bool final)
+{
+	bool keep[CAPTURE_MAX_IFACES] = { false };
+	int want = a->env.size - 1, seen = 0, remote = 0, routed = 0;
+	bool shared = a->env.local_size != 1;
+	size_t nkept = 0;
+
+	for (int r = 0; r < a->env.size; r++) {
+		char *path;
+		struct runmeta m;
+		struct err e;
+		const char *host, *addrs;
+
+		if (r == a->env.rank)
+			continue;
+		path = xasprintf("%s/rank-%d.tsv", a->dir_meta, r);
+		if (access(path, F_OK) != 0 || runmeta_read(&m, path, &e) < 0) {
+			free(path);
+			if (!final)
+				return;		/* not all there yet: look again later */
+			continue;
+		}
+		free(path);
+		seen++;
+		host = runmeta_get(&m, "host");
+		addrs = runmeta_get(&m, "addrs");
+		if (host != NULL && strcmp(host, a->host) != 0 && addrs != NULL) {
+			bool k[CAPTURE_MAX_IFACES];
+			int got = capture_ifaces_for_peers(a->cap_names, a->ncap, addrs, shared, k);
+
+			remote++;
+			if (got > 0)
+				routed++;
+			for (size_t i = 0; i < a->ncap; i++)
+				keep[i] = keep[i] || k[i];
+		}
+		runmeta_release(&m);
+	}
+	a->narrowing = false;
+	if (seen < want) {
+		snprintf(a->ifaces_why, sizeof a->ifaces_why,
+			 "the files of %d of %d other ranks were there after %" PRId64
+			 " ms: every candidate kept", seen, want, a->o->iface_wait_ns / 1000000);
+		set_ifaces_meta(a);
+		return;
+	}
+	for (size_t i = 0; i < a->ncap; i++)
+		nkept += keep[i];
+	if (remote == 0 || routed < remote || nkept == 0) {
+		snprintf(a->ifaces_why, sizeof a->ifaces_why,
+			 "%d of %d ranks on other nodes have an address routed through a candidate: "
+			 "every candidate kept", routed, remote);
+		set_ifaces_meta(a);
+		return;
+	}
+	for (size_t i = 0; i < a->ncap; i++) {
+		struct err e;
+
+		if (!keep[i] && capture_drop_iface(a->cap, a->cap_names[i], &e) == 0)
+			a->cap_kept[i] = false;
+	}
+	snprintf(a->ifaces_why, sizeof a->ifaces_why,
+		 "routes to the addresses of the %d ranks on other nodes%s", remote,
+		 shared ? ", loopback for the ranks on this node" : "");
+	set_ifaces_meta(a);
+}
+
 static void
 start_capture(struct agent *a)
 {
@@ -318,18 +435,29 @@ start_capture(struct agent *a)
 		return;
 	}
 	snprintf(a->cap_status, sizeof a->cap_status, "on");
-	{
-		char list[CAPTURE_MAX_IFACES * 65] = "";
-		size_t off = 0;
-
-		for (size_t i = 0; i < co.nifaces; i++) {
-			int w = snprintf(list + off, sizeof list - off, "%s%s", i ? "," : "", co.ifaces[i]);
-
-			if (w > 0 && (size_t)w < sizeof list - off)
-				off += (size_t)w;
-		}
-		runmeta_set(&a->rank_meta, "capture_ifaces", "%s", list);
+	for (size_t i = 0; i < co.nifaces; i++) {
+		snprintf(a->cap_names[i], sizeof a->cap_names[i], "%s", co.ifaces[i]);
+		a->cap_kept[i] = true;
 	}
+	a->ncap = co.nifaces;
+	if (a->o->cap.nifaces > 0) {
+		snprintf(a->ifaces_why, sizeof a->ifaces_why, "named with --iface");
+	} else if (a->env.size > 0 && a->env.local_size == a->env.size) {
+		snprintf(a->ifaces_why, sizeof a->ifaces_why, "every rank on this node: loopback");
+	} else if (a->env.size <= 0) {
+		snprintf(a->ifaces_why, sizeof a->ifaces_why,
+			 "job size unknown, so the peers are: every candidate kept");
+	} else if (a->ncap == 1) {
+		snprintf(a->ifaces_why, sizeof a->ifaces_why, "the only candidate");
+	} else {
+		/* Started on every candidate so nothing is lost; narrowed once the other
+		 * ranks' addresses are in their rank files. */
+		a->narrowing = true;
+		a->narrow_deadline_mono = agent_mono_ns() + a->o->iface_wait_ns;
+		a->next_narrow_mono = agent_mono_ns();
+		snprintf(a->ifaces_why, sizeof a->ifaces_why, "candidates (not narrowed yet)");
+	}
+	set_ifaces_meta(a);
 }
 
 /* Wait until every other rank of this node has ended (its meta says so, or its agent is
@@ -482,6 +610,10 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 	runmeta_set(&m, "hostname", "%s", a->env.host);
 	runmeta_set_i64(&m, "writer_rank", a->env.rank);
 	runmeta_set(&m, "ifaces", "%s", ifaces ? ifaces : "-");
+	ifaces = runmeta_get(&a->rank_meta, "capture_ifaces_dropped");
+	runmeta_set(&m, "ifaces_dropped", "%s", ifaces ? ifaces : "-");
+	ifaces = runmeta_get(&a->rank_meta, "capture_ifaces_why");
+	runmeta_set(&m, "ifaces_why", "%s", ifaces ? ifaces : "-");
 	capture_host_addrs(buf, sizeof buf);
 	runmeta_set(&m, "addrs", "%s", buf[0] ? buf : "-");
 	capture_host_macs(buf, sizeof buf);
@@ -491,6 +623,11 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 	runmeta_set_i64(&m, "snaplen", a->o->cap.snaplen);
 	runmeta_set(&m, "filter", "%s", a->o->cap.filter[0] ? a->o->cap.filter : "-");
 	runmeta_set_i64(&m, "buffer_bytes", a->o->cap.buffer_bytes);
+	runmeta_set(&m, "capture_mode", "%s", a->o->cap.batch ? "batch" : "immediate");
+	if (a->o->cap.batch)
+		runmeta_set_i64(&m, "batch_timeout_ms", a->o->cap.batch_ms);
+	if (a->o->cap.compress)
+		runmeta_set_i64(&m, "compress_level", a->o->cap.compress_level);
 	runmeta_set(&m, "libpcap", "%s", capture_lib_version());
 	runmeta_set(&m, "nodeload", "samples/node-%s.tsv.gz", a->host);
 	if (captured) {
@@ -675,6 +812,10 @@ run_agent(struct opts *o)
 				}
 			}
 		}
+		if (a->narrowing && !done && now >= a->next_narrow_mono) {
+			narrow_ifaces(a, now >= a->narrow_deadline_mono);
+			a->next_narrow_mono = now + 100000000;
+		}
 		if (done && !app_done) {
 			if (agent_reap(a->app, &x, &e) < 0) {
 				warnx_("collect: %s", e.msg);
@@ -780,6 +921,8 @@ run_agent(struct opts *o)
 		bool captured = a->cap != NULL;
 
 		memset(&cr, 0, sizeof cr);
+		if (a->narrowing)
+			narrow_ifaces(a, true);
 		if (a->cap != NULL && capture_stop(a->cap, &cr, &e) < 0)
 			note_write_error(a, e.msg);
 		if (a->nodeload_ok && tsv_w_close(&a->nodeload, &e) < 0)
@@ -842,6 +985,11 @@ cmd_collect(int argc, char **argv)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "check", required_argument, NULL, OPT_CHECK },
 		{ "drain", required_argument, NULL, OPT_DRAIN },
+		{ "compress-level", required_argument, NULL, OPT_LEVEL },
+		{ "batch", no_argument, NULL, OPT_BATCH },
+		{ "immediate", no_argument, NULL, OPT_IMMEDIATE },
+		{ "batch-timeout", required_argument, NULL, OPT_BATCH_TIMEOUT },
+		{ "iface-wait", required_argument, NULL, OPT_IFACE_WAIT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -858,6 +1006,10 @@ cmd_collect(int argc, char **argv)
 	o.cap.flush_ns = 500000000;
 	o.sockets_ns = 250000000;
 	o.drain_ns = 200000000;
+	o.iface_wait_ns = 2000000000;
+	o.cap.compress_level = GZW_DEFAULT_LEVEL;
+	o.cap.batch_ms = CAPTURE_DEFAULT_BATCH_MS;
+	o.cap.batch = true;	/* docs/collect.md, "Capture mode": cheaper, and loses nothing */
 	/* "+": stop at the first non-option, the application's name. */
 	while ((c = cli_getopt(argc, argv, "+ho:i:I:s:f:zB:q", longopts, usage_collect)) != -1) {
 		switch (c) {
@@ -886,6 +1038,26 @@ cmd_collect(int argc, char **argv)
 				die_usage("collect: option '--sockets': at least 10ms");
 			break;
 		case OPT_DRAIN: o.drain_ns = cli_duration_ns(optarg, "--drain", 1000000); break;
+		case OPT_LEVEL:
+			o.cap.compress_level = (int)cli_i64(optarg, "--compress-level", 1, 9);
+			o.cap.compress = true;
+			break;
+		case OPT_BATCH: o.cap.batch = true; break;
+		case OPT_IMMEDIATE: o.cap.batch = false; break;
+		case OPT_BATCH_TIMEOUT: {
+			int64_t t = cli_duration_ns(optarg, "--batch-timeout", 1000000);
+
+			if (t < 1000000 || t > 1000000000)
+				die_usage("collect: option '--batch-timeout': use 1ms to 1s");
+			o.cap.batch_ms = (int)(t / 1000000);
+			o.cap.batch = true;
+			break;
+		}
+		case OPT_IFACE_WAIT:
+			o.iface_wait_ns = cli_duration_ns(optarg, "--iface-wait", 1000000);
+			if (o.iface_wait_ns < 0 || o.iface_wait_ns > 60 * (int64_t)1000000000)
+				die_usage("collect: option '--iface-wait': use 0 to 60s");
+			break;
 		case OPT_NO_CAPTURE: o.no_capture = true; break;
 		case OPT_REQUIRE: o.require_capture = true; break;
 		case OPT_FORCE: o.force = true; break;

@@ -52,10 +52,24 @@ mono_ns(void)
 struct gzw *
 gzw_open(const char *path, bool compress, bool overwrite, int64_t flush_ns, struct err *e)
 {
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
-	int fd = open(path, flags, 0644);
-	struct gzw *w;
+	return gzw_open_level(path, compress, overwrite, flush_ns, GZW_DEFAULT_LEVEL, e);
+}
 
+struct gzw *
+gzw_open_level(const char *path, bool compress, bool overwrite, int64_t flush_ns, int level,
+	       struct err *e)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
+	int fd;
+	struct gzw *w;
+	char mode[8];
+
+	if (level < 1 || level > 9) {
+		err_set(e, E_USAGE, "compression level %d is not 1 to 9", level);
+		return NULL;
+	}
+	snprintf(mode, sizeof mode, "wb%d", level);
+	fd = open(path, flags, 0644);
 	if (fd < 0) {
 		err_sys(e, E_IO, "cannot create '%s'", path);
 		return NULL;
@@ -69,7 +83,7 @@ gzw_open(const char *path, bool compress, bool overwrite, int64_t flush_ns, stru
 	if (compress) {
 		int gfd = dup(fd);	/* gzclose closes its own descriptor */
 
-		if (gfd < 0 || (w->gz = gzdopen(gfd, "wb6")) == NULL) {
+		if (gfd < 0 || (w->gz = gzdopen(gfd, mode)) == NULL) {
 			err_sys(e, E_IO, "cannot start gzip on '%s'", path);
 			if (gfd >= 0)
 				close(gfd);

@@ -23,6 +23,12 @@ struct gzr;
  * only on gzw_flush/close. Returns NULL with e set on failure. Close with gzw_close. */
 struct gzw *gzw_open(const char *path, bool compress, bool overwrite, int64_t flush_ns,
 		     struct err *e) WUR;
+/* The zlib level gzw_open uses. */
+#define GZW_DEFAULT_LEVEL 6
+/* gzw_open with a zlib compression level, 1 (fastest) to 9 (smallest); ignored for
+ * plain output. A level outside 1..9 fails with -E_USAGE before creating path. */
+struct gzw *gzw_open_level(const char *path, bool compress, bool overwrite, int64_t flush_ns,
+			   int level, struct err *e) WUR;
 /* Write n bytes; 0 or negative (-E_IO, e.g. disk full) with e set. After a failure every
  * later write fails too and the file keeps what was flushed before. */
 int gzw_write(struct gzw *w, const void *p, size_t n, struct err *e) WUR;

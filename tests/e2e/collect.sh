@@ -124,6 +124,7 @@ check ompi-check "[ $? -eq 0 ]" "$(head -n 3 "$T/ompi.check")"
 nhosts=$(cat "$R"/meta/rank-*.tsv | awk -F'\t' '$1 == "host" { print $2 }' | sort -u | wc -l)
 ncap=$(ls "$R"/capture/ | wc -l)
 check ompi-capture-per-node "[ $nhosts -ge 1 ] && [ $ncap -eq $nhosts ]" "$ncap captures for $nhosts hosts"
+check ompi-capture-batch "[ \"$(cat "$R"/meta/node-*.tsv | awk -F'\t' '$1 == "capture_mode" { print $2 }' | sort -u)\" = batch ]" "not in batch mode by default"
 [ $TB -eq 1 ] && check ompi-three-nodes "[ $nhosts -eq 3 ]" "$nhosts hosts"
 npk=$(for f in "$R"/capture/*; do tcpdump -nn -r "$f" tcp 2>/dev/null; done | wc -l)
 check ompi-capture-packets "[ $npk -gt 100 ]" "$npk packets"
@@ -134,6 +135,44 @@ done
 u=$(uncovered "$R")
 nconn=$(wc -l <"$R.conns")
 check ompi-sockets-cover "[ $nconn -ge 2 ] && [ -z \"\$u\" ]" "$nconn data connections; uncovered: $u"
+
+# Default interfaces narrowed to the routes to the other ranks: an unrelated interface with
+# an address (a veth pair inside ws1) is captured at the start, then dropped; --iface is
+# kept as named. Immediate mode (batch is the default) and a compression level on one job.
+if [ $TB -eq 1 ]; then
+	X="$CONTEND testbed --instance $INST exec ws1 --"
+	if $X ip link add cx0 type veth peer name cx1 2>"$T/veth.err" &&
+	   $X ip addr add 192.168.213.1/24 dev cx0 && $X ip link set cx0 up && $X ip link set cx1 up; then
+		R=$T/ifaces
+		ompi 3 "$CONTEND" collect -q -o "$R" -- "$WL/ompi/ring" -i 20 -c 5 -m 200k -q >"$T/ifaces.out" 2>&1
+		nm=$(grep -l '^host	c'"$INST"'ws1$' "$R"/meta/node-*.tsv)
+		check ifaces-default-narrowed "[ \"$(meta "$nm" ifaces)\" = eth0 ] && [ \"$(meta "$nm" ifaces_dropped)\" = cx0,cx1 ]" \
+			"ifaces '$(meta "$nm" ifaces)' dropped '$(meta "$nm" ifaces_dropped)' ($(meta "$nm" ifaces_why))"
+		check ifaces-other-nodes "[ \"$(cat "$R"/meta/node-*.tsv | awk -F'\t' '$1 == "ifaces" { print $2 }' | sort -u)\" = eth0 ]" \
+			"$(cat "$R"/meta/node-*.tsv | awk -F'\t' '$1 == "ifaces" { print $2 }' | tr '\n' ' ')"
+		npk=$(tcpdump -nn -r "$R/capture/c${INST}ws1.pcap" tcp 2>/dev/null | wc -l)
+		check ifaces-narrowed-captures "[ $npk -gt 100 ]" "$npk packets on ws1"
+		R=$T/ifaces-named
+		ompi 3 "$CONTEND" collect -q -o "$R" --iface eth0 --iface cx0 -- "$WL/ompi/ring" -i 5 -c 1 -m 10k -q >"$T/ifaces2.out" 2>&1
+		nm=$(grep -l '^host	c'"$INST"'ws1$' "$R"/meta/node-*.tsv)
+		check ifaces-named-kept "[ \"$(meta "$nm" ifaces)\" = eth0,cx0 ] && [ \"$(meta "$nm" ifaces_dropped)\" = - ]" \
+			"ifaces '$(meta "$nm" ifaces)' dropped '$(meta "$nm" ifaces_dropped)'"
+		$X ip link del cx0 2>/dev/null
+	else
+		echo "SKIP e2e/collect/ifaces: skipped: cannot add a veth pair in ws1: $(cat "$T/veth.err")"
+	fi
+fi
+R=$T/immediate
+ompi 3 "$CONTEND" collect -q -o "$R" --immediate --compress-level 1 -- "$WL/ompi/ring" -i 20 -c 5 -m 200k -q >"$T/batch.out" 2>&1
+rc=$?
+"$CONTEND" collect --check "$R" >"$T/batch.check" 2>&1
+crc=$?
+check immediate-level1-check "[ $rc -eq 0 ] && [ $crc -eq 0 ] && ls '$R'/capture/*.pcap.gz >/dev/null 2>&1" "exit $rc: $(head -n 3 "$T/batch.check")"
+lv=$(cat "$R"/meta/node-*.tsv | awk -F'\t' '$1 == "compress_level" || $1 == "capture_mode" { print $2 }' | sort -u | tr '\n' ' ')
+check immediate-level1-meta "[ \"$lv\" = '1 immediate ' ]" "node metas: '$lv'"
+u=$(uncovered "$R")
+nconn=$(wc -l <"$R.conns")
+check immediate-sockets-cover "[ $nconn -ge 2 ] && [ -z \"\$u\" ]" "$nconn data connections; uncovered: $u"
 
 R=$T/cpu
 ompi 2 "$CONTEND" collect -q --no-capture -o "$R" -- "$WL/ompi/compute" -i 60 -c 10 -q >"$T/cpu.out" 2>&1

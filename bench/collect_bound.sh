@@ -1,0 +1,113 @@
+#!/bin/sh
+# The physical bound of capture overhead: a communication-heavy all-to-all on the testbed
+# (3 workstations, instance 10 unless INST=K), its own wall time ("wall_s") in each
+# variant, alternated round by round, N rounds:
+#   base      nothing
+#   collect   contend collect as it is by default (batch mode: TPACKET_V3 blocks, 200 ms
+#             block timeout; plain pcap)
+#   immed     contend collect --immediate (libpcap immediate mode, a wake-up per packet)
+#   batch1s   contend collect --batch-timeout 1s (tcpdump's buffer timeout)
+#   nocap     contend collect --no-capture (sampling alone)
+#   tcpdump   a bare `tcpdump -i eth0 -s 0 -B 32768 --immediate-mode -w FILE` in each
+#             workstation (contend testbed exec), stopped by its recorded PID
+#   tcpdumpb  the same without --immediate-mode (libpcap's TPACKET_V3 blocks, tcpdump's
+#             1 s buffer timeout)
+# Prints per variant the median wall time, the ratio to base, the median kernel drops, and
+# the load average before and after. The testbed is brought up here and taken down at the
+# end unless KEEP=1.
+# Usage: BUILD=build-x sh bench/collect_bound.sh [RUNS] [WORKLOAD ARGS...]
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=$TOP/${BUILD:-build}
+CONTEND=${CONTEND:-$B/contend}
+INST=${INST:-10}
+N=${1:-5}
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- alltoall -i 200 -c 2 -m 256k
+[ -x "$B/workloads/ompi/$1" ] || { echo "no $B/workloads/ompi/$1 (make workloads)" >&2; exit 1; }
+wl=$1; shift
+WLARGS=$*
+T=$(mktemp -d "${TMPDIR:-/tmp}/contend-bound.XXXXXX")
+tcpd_pids=""
+cleanup() {
+	for p in $tcpd_pids; do kill "$p" 2>/dev/null; done
+	[ "${KEEP:-0}" = 1 ] || "$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+"$CONTEND" testbed --instance "$INST" status 2>&1 | grep -q "^testbed $INST: down" &&
+	! "$CONTEND" testbed --instance "$INST" up -n 3 >"$T/up.log" 2>&1 &&
+	{ echo "testbed $INST: $(tail -n 1 "$T/up.log")" >&2; exit 1; }
+hosts=$("$CONTEND" testbed --instance "$INST" status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/ { print $2 }')
+nws=$(echo "$hosts" | wc -w)
+[ "$nws" -ge 2 ] || { echo "testbed $INST has $nws workstations" >&2; exit 1; }
+launch() { "$CONTEND" testbed --instance "$INST" mpirun -np "$nws" -- "$@"; }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
+
+# Start tcpdump in every workstation; wait until each is capturing.
+tcpd_start() {	# tcpd_start EXTRA-OPTIONS...
+	tcpd_pids=""
+	for w in $(seq 1 "$nws"); do
+		"$CONTEND" testbed --instance "$INST" exec "ws$w" -- tcpdump -i eth0 -s 0 -B 32768 "$@" \
+			-w "$T/ws$w.pcap" 2>"$T/ws$w.err" &
+		tcpd_pids="$tcpd_pids $!"
+	done
+	for w in $(seq 1 "$nws"); do
+		k=0
+		while ! grep -q '^listening' "$T/ws$w.err" 2>/dev/null && [ $k -lt 50 ]; do
+			sleep 0.1; k=$((k + 1))
+		done
+	done
+}
+tcpd_stop() {	# prints the kernel drops summed over the workstations
+	for p in $tcpd_pids; do kill -INT "$p" 2>/dev/null; done
+	for p in $tcpd_pids; do wait "$p" 2>/dev/null; done
+	tcpd_pids=""
+	cat "$T"/ws*.err | awk '/dropped by kernel/ { s += $1 } END { print s + 0 }'
+	rm -f "$T"/ws*.pcap "$T"/ws*.err
+}
+drops_of_run() { cat "$T"/run/meta/node-*.tsv 2>/dev/null | awk -F'\t' '$1 == "pcap_drop" { s += $2 } END { print s + 0 }'; }
+
+variants=${VARIANTS:-base collect immed batch1s nocap tcpdump tcpdumpb}
+for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.drop"; done
+load0=$(cat /proc/loadavg)
+i=0
+while [ $i -lt "$N" ]; do
+	for v in $variants; do
+		rm -rf "$T/run"
+		case $v in
+		base|tcpdump|tcpdumpb) set -- ;;
+		collect) set -- "$CONTEND" collect -q -o "$T/run" -- ;;
+		immed) set -- "$CONTEND" collect -q --immediate -o "$T/run" -- ;;
+		batch) set -- "$CONTEND" collect -q --batch -o "$T/run" -- ;;
+		batch1s) set -- "$CONTEND" collect -q --batch-timeout 1s -o "$T/run" -- ;;
+		nocap) set -- "$CONTEND" collect -q --no-capture -o "$T/run" -- ;;
+		esac
+		[ $v = tcpdump ] && tcpd_start --immediate-mode
+		[ $v = tcpdumpb ] && tcpd_start
+		# shellcheck disable=SC2086
+		launch "$@" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null | awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
+		case $v in
+		tcpdump|tcpdumpb) tcpd_stop >>"$T/$v.drop" ;;
+		collect|immed|batch|batch1s) drops_of_run >>"$T/$v.drop" ;;
+		esac
+	done
+	i=$((i + 1))
+done
+echo "workload: $wl $WLARGS, Open MPI on $nws testbed workstations (instance $INST), $N runs per variant, alternated"
+b=$(median <"$T/base.wall")
+# ratio: of the medians; paired: the median over rounds of the run's time over the base
+# run's time of the same round (steadier when other jobs load the machine unevenly).
+printf '%-9s %5s %10s %7s %7s %12s  %s\n' variant runs median_s ratio paired kernel_drops all_runs_s
+for v in $variants; do
+	m=$(median <"$T/$v.wall")
+	printf '%-9s %5s %10s %7s %7s %12s  %s\n' "$v" "$(wc -l <"$T/$v.wall")" "$m" \
+		"$(awk -v b="$b" -v m="$m" 'BEGIN { if (b > 0 && m != "-") printf "%.3f", m / b; else print "-" }')" \
+		"$(paste "$T/base.wall" "$T/$v.wall" | awk 'NF == 2 && $1 > 0 { print $2 / $1 }' | sort -n |
+			awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) printf "%.3f", a[(NR + 1) / 2];
+				else printf "%.3f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')" \
+		"$( [ -s "$T/$v.drop" ] && median <"$T/$v.drop" || echo -)" "$(tr '\n' ' ' <"$T/$v.wall")"
+done
+echo "load before: $load0"
+echo "load after:  $(cat /proc/loadavg)"
