@@ -22,7 +22,7 @@ const char *const sampler_node_cols[] = { "t_mono_ns", "t_real_ns", "load1", "lo
 
 struct slot {
 	pid_t pid, tid;
-	int fd_stat, fd_sched, fd_status;	/* kept open; -1 when closed */
+	int fd_stat, fd_sched, fd_status, fd_children;	/* kept open; -1 when closed */
 	unsigned gen;				/* last sample that saw it */
 };
 
@@ -37,6 +37,7 @@ struct sampler {
 	size_t npids, pids_cap;
 	unsigned gen;
 	long over_cap, read_errors;
+	DIR *root_tasks;	/* /proc/ROOT/task, kept open and rewound each sample */
 };
 
 struct sampler *
@@ -58,7 +59,9 @@ slot_close(struct slot *sl)
 		close(sl->fd_sched);
 	if (sl->fd_status >= 0)
 		close(sl->fd_status);
-	sl->fd_stat = sl->fd_sched = sl->fd_status = -1;
+	if (sl->fd_children >= 0)
+		close(sl->fd_children);
+	sl->fd_stat = sl->fd_sched = sl->fd_status = sl->fd_children = -1;
 }
 
 void
@@ -68,6 +71,8 @@ sampler_free(struct sampler *s)
 		return;
 	for (size_t i = 0; i < s->nslots; i++)
 		slot_close(&s->slots[i]);
+	if (s->root_tasks != NULL)
+		closedir(s->root_tasks);
 	free(s->slots);
 	free(s->tasks);
 	free(s->pids);
@@ -259,6 +264,8 @@ slot_get(struct sampler *s, pid_t pid, pid_t tid)
 		sl->fd_sched = open(path, O_RDONLY | O_CLOEXEC);
 		snprintf(path, sizeof path, "/proc/%ld/task/%ld/status", (long)pid, (long)tid);
 		sl->fd_status = open(path, O_RDONLY | O_CLOEXEC);
+		snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid, (long)tid);
+		sl->fd_children = open(path, O_RDONLY | O_CLOEXEC);
 		if (sl->fd_stat < 0) {
 			slot_close(sl);
 			return NULL;	/* gone already */
@@ -303,10 +310,19 @@ visit_process(struct sampler *s, pid_t pid)
 	DIR *d;
 	struct dirent *de;
 
-	snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
-	d = opendir(path);
-	if (d == NULL)
-		return;
+	/* the application's own thread list is read every sample: keep it open (procfs
+	 * lists the threads afresh at each rewind) */
+	if (pid == s->root && s->root_tasks != NULL) {
+		d = s->root_tasks;
+		rewinddir(d);
+	} else {
+		snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+		d = opendir(path);
+		if (d == NULL)
+			return;
+		if (pid == s->root)
+			s->root_tasks = d;
+	}
 	while ((de = readdir(d)) != NULL) {
 		char *end;
 		long tid = strtol(de->d_name, &end, 10);
@@ -320,7 +336,8 @@ visit_process(struct sampler *s, pid_t pid)
 			read_task(s, sl);
 		}
 		snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid, tid);
-		if (read_path(path, buf, sizeof buf) > 0) {
+		if ((sl != NULL && sl->fd_children >= 0 ? pread_all(sl->fd_children, buf, sizeof buf)
+							 : read_path(path, buf, sizeof buf)) > 0) {
 			const char *p = buf;
 			uint64_t child;
 
@@ -328,7 +345,8 @@ visit_process(struct sampler *s, pid_t pid)
 				add_pid(s, (pid_t)child);
 		}
 	}
-	closedir(d);
+	if (d != s->root_tasks)
+		closedir(d);
 }
 
 size_t

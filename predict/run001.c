@@ -12,6 +12,7 @@
 #include "infer/graph.h"
 #include "lib/xalloc.h"
 #include "predict/p001.h"
+#include "predict/p003.h"
 
 #define MS_MAX_RANKS 4096	/* ranks the dense pair-count matrix is built for */
 #define SEL_TOLERANCE 0.05	/* slave selection: stop within 5 % of the predicted AppRate */
@@ -149,6 +150,59 @@ ms_run_release(struct ms_run *m)
 	memset(m, 0, sizeof *m);
 }
 
+static int
+cmp_msg_time(const void *a, const void *b, void *ctx)
+{
+	const struct prof *p = ctx;
+	int64_t x = p->msgs[*(const long *)a].t_ns, y = p->msgs[*(const long *)b].t_ns;
+
+	return (x > y) - (x < y);
+}
+
+/* How many of the master's peers exchange with it rather than ask and answer: walking the
+ * messages of each master-peer pair in time, a message the other way than the one before
+ * closes a pair of the two; a requester always opens them, in a swap which end opens
+ * changes (p003_is_exchange). */
+static int
+exchanging_slaves(const struct prof *p, int master)
+{
+	int n = prof_rank_span(p), count = 0;
+	signed char *last = xcalloc((size_t)n + 1, sizeof *last);
+	long *lead = xcalloc(2 * (size_t)n + 2, sizeof *lead);
+	long *idx = xcalloc((size_t)p->nmsgs + 1, sizeof *idx);
+
+	for (long i = 0; i < p->nmsgs; i++)
+		idx[i] = i;
+	qsort_r(idx, (size_t)p->nmsgs, sizeof *idx, cmp_msg_time, (void *)p);
+	memset(last, -1, (size_t)n + 1);
+	for (long i = 0; i < p->nmsgs; i++) {
+		const struct prof_msg *x = &p->msgs[idx[i]];
+		int peer, dir;
+
+		if (x->src < 0 || x->dst < 0 || x->src >= n || x->dst >= n || x->src == x->dst)
+			continue;
+		if (x->src == master)
+			peer = x->dst, dir = 0;
+		else if (x->dst == master)
+			peer = x->src, dir = 1;
+		else
+			continue;
+		if (last[peer] >= 0 && last[peer] != dir) {
+			lead[2 * peer + last[peer]]++;
+			last[peer] = -1;
+		} else {
+			last[peer] = (signed char)dir;
+		}
+	}
+	for (int r = 0; r < n; r++)
+		if (r != master && p003_is_exchange(lead[2 * r], lead[2 * r + 1]))
+			count++;
+	free(idx);
+	free(last);
+	free(lead);
+	return count;
+}
+
 /* 1 derived, 0 not applicable (why set), negative error. */
 static int
 derive(const struct prof *p, struct ms_run *m, char *why, size_t whylen, struct err *e)
@@ -206,6 +260,12 @@ derive(const struct prof *p, struct ms_run *m, char *why, size_t whylen, struct 
 	}
 	if (rc < 0)
 		return rc;
+	if (exchanging_slaves(p, m->master) * 2 > n - 1) {
+		snprintf(why, whylen, "the hub rank %d swaps data with its peers (which end sends first "
+			 "changes, as in a halo exchange), it does not answer requests: not a master/slave run",
+			 m->master);
+		return 0;
+	}
 	if (m->d.tasks < 2 * (long long)(n - 1)) {
 		/* a barrier or a gather has the shape of one hand-out and its result per rank */
 		snprintf(why, whylen, "master/slave pattern (master rank %d) but only %lld hand-out/result "

@@ -9,7 +9,7 @@
 #include "tests/unit/check.h"
 #include "tests/unit/models_fixture.h"
 
-static char ms_run[300], st_run[300], bar_run[300];
+static char ms_run[300], st_run[300], bar_run[300], line_run[300];
 
 static int
 load(struct prof *p, struct scen *s, const char *run, const char *ini)
@@ -188,6 +188,62 @@ barrier_profile(const char *dir)
 	fx_ranks(dir, 3, 1000000000LL);
 }
 
+/* A 1-D stencil on 3 ranks: rank 1 swaps halos with ranks 0 and 2, which never talk to
+ * each other, so it has a master/slave shape; but which end sends first changes with the
+ * iteration. */
+static void
+line_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	FILE *l = fx_open(dir, "links.tsv", FX_LINK_HDR);
+
+	for (int k = 0; k < 40; k++) {
+		long long t = FX_BASE_NS + k * 50 * FX_MS;
+
+		for (int r = 0; r < 3; r++)
+			fx_phase(ph, r, "busy", t, t + 40 * FX_MS);
+		for (int e = 0; e < 2; e++) {	/* edge rank 0 or 2 and the hub */
+			int leaf = 2 * e;
+			long long a = t + 40 * FX_MS + (k % 2 ? 0 : 3 * FX_MS), b = t + 40 * FX_MS + (k % 2 ? 3 * FX_MS : 0);
+
+			fx_msg(m, a, leaf, 1, 8000);
+			fx_msg(m, b, 1, leaf, 8000);
+		}
+	}
+	fprintf(l, "0\t1\t40\t320000\t8000\t0\t0\t1\n1\t0\t40\t320000\t8000\t0\t0\t1\n"
+		   "2\t1\t40\t320000\t8000\t0\t0\t1\n1\t2\t40\t320000\t8000\t0\t0\t1\n");
+	fclose(m);
+	fclose(ph);
+	fclose(l);
+	fx_ranks(dir, 3, 2000000000LL);
+}
+
+TEST(halo_hub_is_no_master)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+	int master = -1;
+	char why[256];
+
+	CHECK(load(&p, &s, line_run, "[node ws2]\ncpu_procs = 1\n") == 0);
+	CHECK(run001_ms_pattern(&p, &master, why, sizeof why) == 1 && master == 1);	/* the shape */
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "swaps data") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+	/* the farm's slaves always ask first: still a master/slave run */
+	CHECK(load(&p, &s, ms_run, "") == 0);
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0 && r.status == PRED_OK);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
 TEST(barrier_is_no_master_slave_run)
 {
 	struct prof p;
@@ -216,10 +272,13 @@ main(void)
 	stencil_profile(st_run);
 	snprintf(bar_run, sizeof bar_run, "%s/bar", d);
 	barrier_profile(bar_run);
+	snprintf(line_run, sizeof line_run, "%s/line", d);
+	line_profile(line_run);
 	RUN(master_slave_known_time);
 	RUN(competitor_slows_one_slave);
 	RUN(stencil_refused_with_reason);
 	RUN(select_master_and_slaves);
 	RUN(barrier_is_no_master_slave_run);
+	RUN(halo_hub_is_no_master);
 	return fx_done(d, check_done());
 }
