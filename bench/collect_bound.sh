@@ -8,6 +8,9 @@
 #   immed     contend collect --immediate (libpcap immediate mode, a wake-up per packet)
 #   batch1s   contend collect --batch-timeout 1s (tcpdump's buffer timeout)
 #   nocap     contend collect --no-capture (sampling alone)
+#   nosock    contend collect --no-capture --sockets 60s (sampling, no socket map scans)
+#   bare      bench/sample_bare: the least a 20 ms /proc sampler can do (reads what collect
+#             reads per sample, keeps nothing): the bound for sampling
 #   tcpdump   a bare `tcpdump -i eth0 -s 0 -B 32768 --immediate-mode -w FILE` in each
 #             workstation (contend testbed exec), stopped by its recorded PID
 #   tcpdumpb  the same without --immediate-mode (libpcap's TPACKET_V3 blocks, tcpdump's
@@ -25,6 +28,7 @@ N=${1:-5}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- alltoall -i 200 -c 2 -m 256k
 [ -x "$B/workloads/ompi/$1" ] || { echo "no $B/workloads/ompi/$1 (make workloads)" >&2; exit 1; }
+[ -x "$B/bench/sample_bare" ] || { echo "no $B/bench/sample_bare (make bench)" >&2; exit 1; }
 wl=$1; shift
 WLARGS=$*
 T=$(mktemp -d "${TMPDIR:-/tmp}/contend-bound.XXXXXX")
@@ -83,6 +87,8 @@ while [ $i -lt "$N" ]; do
 		batch) set -- "$CONTEND" collect -q --batch -o "$T/run" -- ;;
 		batch1s) set -- "$CONTEND" collect -q --batch-timeout 1s -o "$T/run" -- ;;
 		nocap) set -- "$CONTEND" collect -q --no-capture -o "$T/run" -- ;;
+		bare) set -- "$B/bench/sample_bare" -- ;;
+		nosock) set -- "$CONTEND" collect -q --no-capture --sockets 60s -o "$T/run" -- ;;
 		esac
 		[ $v = tcpdump ] && tcpd_start --immediate-mode
 		[ $v = tcpdumpb ] && tcpd_start
