@@ -256,19 +256,15 @@ msg_on_changed_link(const struct prof *p, const struct scen *s, const struct pro
  * nranks^2 entries); beyond it every pair is taken as request/reply. */
 #define EXCHANGE_MAX_RANKS 2048
 
-struct pair_order {
-	signed char last;	/* direction of the open pair's first message: 0 a->b, 1 b->a,
-				 * -1 none open */
-	long lead[2];		/* message pairs (one each way) led by a->b, by b->a */
-};
-
-static int
-cmp_msg_time(const void *a, const void *b, void *ctx)
+void
+p003_pair_order_add(struct p003_pair_order *q, int dir)
 {
-	const struct prof *p = ctx;
-	const struct prof_msg *x = &p->msgs[*(const long *)a], *y = &p->msgs[*(const long *)b];
-
-	return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+	if (q->last >= 0 && q->last != dir) {
+		q->lead[q->last]++;	/* a pair: the next message opens the next one */
+		q->last = -1;
+	} else {
+		q->last = (signed char)dir;
+	}
 }
 
 /* ex[ia * n + ib] (ia < ib, rank indexes): whether the pair exchanges (p003_is_exchange on
@@ -276,39 +272,24 @@ cmp_msg_time(const void *a, const void *b, void *ctx)
 static bool *
 exchange_pairs(const struct prof *p, const struct scen *s)
 {
-	size_t n = (size_t)p->nranks, nm = 0;
-	struct pair_order *po;
+	size_t n = (size_t)p->nranks;
+	struct p003_pair_order *po;
 	bool *ex;
 	long *idx;
 
 	if (p->nranks < 2 || p->nranks > EXCHANGE_MAX_RANKS)
 		return NULL;
-	idx = xcalloc((size_t)p->nmsgs, sizeof *idx);
-	for (long k = 0; k < p->nmsgs; k++) {
-		int ia, ib;
-		double o, nw;
-
-		if (msg_on_changed_link(p, s, &p->msgs[k], &ia, &ib, &o, &nw))
-			idx[nm++] = k;
-	}
-	qsort_r(idx, nm, sizeof *idx, cmp_msg_time, (void *)p);
+	idx = prof_msgs_by_time(p);
 	po = xcalloc(n * n, sizeof *po);
 	for (size_t i = 0; i < n * n; i++)
 		po[i].last = -1;
-	for (size_t j = 0; j < nm; j++) {
-		int ia, ib, dir;
+	for (long j = 0; j < p->nmsgs; j++) {
+		int ia, ib;
 		double o, nw;
-		struct pair_order *q;
 
-		(void)msg_on_changed_link(p, s, &p->msgs[idx[j]], &ia, &ib, &o, &nw);
-		dir = ia < ib ? 0 : 1;	/* ia sends */
-		q = &po[(size_t)(ia < ib ? ia : ib) * n + (size_t)(ia < ib ? ib : ia)];
-		if (q->last >= 0 && q->last != dir) {
-			q->lead[q->last]++;	/* a pair: the next message starts the next one */
-			q->last = -1;
-		} else {
-			q->last = (signed char)dir;
-		}
+		if (msg_on_changed_link(p, s, &p->msgs[idx[j]], &ia, &ib, &o, &nw))	/* ia sends */
+			p003_pair_order_add(&po[(size_t)(ia < ib ? ia : ib) * n + (size_t)(ia < ib ? ib : ia)],
+					    ia < ib ? 0 : 1);
 	}
 	ex = xcalloc(n * n, sizeof *ex);
 	for (size_t i = 0; i < n * n; i++)

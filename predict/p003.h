@@ -67,6 +67,15 @@ struct p003_xfer {
 #define P003_EXCHANGE_MIN_SHARE 0.2
 bool p003_is_exchange(long lead_ab, long lead_ba);
 
+/* The order of one rank pair's messages, for p003_is_exchange: start with last = -1 and
+ * lead zero, add each message of the pair in time order with its direction (0 a -> b,
+ * 1 b -> a). */
+struct p003_pair_order {
+	signed char last;	/* direction of the open pair's first message, -1 none open */
+	long lead[2];		/* message pairs (one each way) opened by a -> b, by b -> a */
+};
+void p003_pair_order_add(struct p003_pair_order *q, int dir);
+
 /* Section 2.2 per rank with full-duplex links (docs/predict.md, "Link change: overlapping
  * transfers"): the share of a rank's added transfer time it really waits for. The rank's
  * messages on changed links are merged into groups whose dedicated intervals [t0, t1]

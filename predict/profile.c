@@ -614,3 +614,26 @@ prof_has_host(const struct prof *p, const char *host)
 			return true;
 	return false;
 }
+
+static int
+cmp_msg_time(const void *a, const void *b, void *ctx)
+{
+	const struct prof *p = ctx;
+	int64_t x = p->msgs[*(const long *)a].t_ns, y = p->msgs[*(const long *)b].t_ns;
+
+	return (x > y) - (x < y);
+}
+
+long *
+prof_msgs_by_time(const struct prof *p)
+{
+	long *idx;
+
+	if (p->nmsgs <= 0)
+		return NULL;
+	idx = xcalloc((size_t)p->nmsgs, sizeof *idx);
+	for (long i = 0; i < p->nmsgs; i++)
+		idx[i] = i;
+	qsort_r(idx, (size_t)p->nmsgs, sizeof *idx, cmp_msg_time, (void *)p);
+	return idx;
+}

@@ -108,6 +108,10 @@ struct prof {
 int prof_load(struct prof *p, const char *run, struct err *e) WUR;
 void prof_free(struct prof *p);
 
+/* The indexes of p->msgs sorted by their first byte's time (messages.tsv is written per
+ * connection, not in time order). Owned by the caller (free); NULL when there are none. */
+long *prof_msgs_by_time(const struct prof *p);
+
 /* The largest world rank plus one (ranks.tsv rows are sorted): the size of per-rank arrays. */
 int prof_rank_span(const struct prof *p);
 

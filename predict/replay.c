@@ -172,7 +172,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	struct busy_list *bl;
 	struct sends *sd;
 	struct ev *ev;
-	double *D, *f, *dmsg, *egress, *ingress;
+	double *D, *f, *dmsg, *egress, *ingress, *busy_prev;
 	int64_t *prev;
 	const char **hosts;
 	int *host;
@@ -294,6 +294,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		egress[h] = ingress[h] = -INFINITY;
 	D = xcalloc((size_t)p->nranks, sizeof *D);
 	prev = xcalloc((size_t)p->nranks, sizeof *prev);
+	busy_prev = xcalloc((size_t)p->nranks, sizeof *busy_prev);	/* busy time before prev */
 	for (int i = 0; i < p->nranks; i++)
 		prev[i] = INT64_MIN;
 	dmsg = xcalloc((size_t)p->nmsgs + 1, sizeof *dmsg);
@@ -305,8 +306,12 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		int64_t from = prev[i];
 
 		/* the rank's busy time since its last event, stretched */
-		D[i] += (busy_before(&bl[i], x->t_ns) - (from == INT64_MIN ? 0 : busy_before(&bl[i], from))) *
-			(f[i] - 1);
+		{
+			double b = busy_before(&bl[i], x->t_ns);
+
+			D[i] += (b - busy_prev[i]) * (f[i] - 1);
+			busy_prev[i] = b;
+		}
 		prev[i] = x->t_ns;
 		if (!x->recv) {
 			const struct prof_rank *a = &p->ranks[i], *b = prof_rank(p, m->dst);
@@ -351,10 +356,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		const struct prof_rank *rk = &p->ranks[i];
 		double t;
 
-		if (prev[i] != INT64_MIN)
-			D[i] += (busy_before(&bl[i], INT64_MAX) - busy_before(&bl[i], prev[i])) * (f[i] - 1);
-		else
-			D[i] += busy_before(&bl[i], INT64_MAX) * (f[i] - 1);
+		D[i] += (busy_before(&bl[i], INT64_MAX) - busy_prev[i]) * (f[i] - 1);
 		t = (double)rk->exec_ns + D[i];
 		if (t > best) {
 			best = t;
@@ -388,6 +390,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(ingress);
 	free(D);
 	free(prev);
+	free(busy_prev);
 	free(dmsg);
 	free(f);
 	return 0;

@@ -150,15 +150,6 @@ ms_run_release(struct ms_run *m)
 	memset(m, 0, sizeof *m);
 }
 
-static int
-cmp_msg_time(const void *a, const void *b, void *ctx)
-{
-	const struct prof *p = ctx;
-	int64_t x = p->msgs[*(const long *)a].t_ns, y = p->msgs[*(const long *)b].t_ns;
-
-	return (x > y) - (x < y);
-}
-
 /* How many of the master's peers exchange with it rather than ask and answer: walking the
  * messages of each master-peer pair in time, a message the other way than the one before
  * closes a pair of the two; a requester always opens them, in a swap which end opens
@@ -167,14 +158,11 @@ static int
 exchanging_slaves(const struct prof *p, int master)
 {
 	int n = prof_rank_span(p), count = 0;
-	signed char *last = xcalloc((size_t)n + 1, sizeof *last);
-	long *lead = xcalloc(2 * (size_t)n + 2, sizeof *lead);
-	long *idx = xcalloc((size_t)p->nmsgs + 1, sizeof *idx);
+	struct p003_pair_order *po = xcalloc((size_t)n + 1, sizeof *po);
+	long *idx = prof_msgs_by_time(p);
 
-	for (long i = 0; i < p->nmsgs; i++)
-		idx[i] = i;
-	qsort_r(idx, (size_t)p->nmsgs, sizeof *idx, cmp_msg_time, (void *)p);
-	memset(last, -1, (size_t)n + 1);
+	for (int r = 0; r <= n; r++)
+		po[r].last = -1;
 	for (long i = 0; i < p->nmsgs; i++) {
 		const struct prof_msg *x = &p->msgs[idx[i]];
 		int peer, dir;
@@ -187,19 +175,13 @@ exchanging_slaves(const struct prof *p, int master)
 			peer = x->src, dir = 1;
 		else
 			continue;
-		if (last[peer] >= 0 && last[peer] != dir) {
-			lead[2 * peer + last[peer]]++;
-			last[peer] = -1;
-		} else {
-			last[peer] = (signed char)dir;
-		}
+		p003_pair_order_add(&po[peer], dir);
 	}
 	for (int r = 0; r < n; r++)
-		if (r != master && p003_is_exchange(lead[2 * r], lead[2 * r + 1]))
+		if (r != master && p003_is_exchange(po[r].lead[0], po[r].lead[1]))
 			count++;
 	free(idx);
-	free(last);
-	free(lead);
+	free(po);
 	return count;
 }
 
