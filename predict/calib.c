@@ -228,51 +228,55 @@ tx_bytes(const struct calib_opts *o, double *bytes, struct err *e)
 	return 0;
 }
 
-/* The uncapped pass: the dedicated probe, then 1..max_i competitors; k is the rate the
- * first competitor reached over its probe. */
+/* One pass at one link setting (rate "off": uncapped): the dedicated probe, then 1..max_i
+ * competitors, one more before each probe. k is bw_Bps, or for the uncapped link the rate
+ * the first competitor reached over its probe (stored in o->uncapped_Bps). The dedicated
+ * point is reported with the first competitor's, when k is known. The competitors are
+ * stopped at the end of the pass (not on failure: the caller does that). */
 static int
-measure_uncapped(struct calib_opts *o, struct calib_point *pts, int *npts, calib_progress_fn fn, void *arg,
-		 struct err *e)
+measure_pass(struct calib_opts *o, const char *rate, double bw_Bps, struct calib_point *pts, int *npts,
+	     calib_progress_fn fn, void *arg, struct err *e)
 {
+	bool uncapped = strcmp(rate, "off") == 0;
 	int first = *npts, rc;
 	int64_t t0 = 0;
 
-	if ((rc = testbed(o, NULL, e, "link", o->ws, "off", NULL, NULL, NULL)) < 0 ||
+	if ((rc = testbed(o, NULL, e, "link", o->ws, rate, NULL, NULL, NULL)) < 0 ||
 	    (rc = probe_median(o, &t0, e)) < 0)
 		return rc;
 	for (int i = 0; i <= o->max_i; i++) {
 		struct calib_point *pt = &pts[*npts];
 
+		pt->t_ns = t0;
 		if (i > 0) {
 			double b0 = 0, b1 = 0;
 			int64_t s0, s1;
 
 			if ((rc = testbed(o, NULL, e, "load", o->ws, "--comm", o->peer, "--duty", "1")) < 0)
 				return rc;
+			/* let the transfer reach its rate before the probe */
 			nanosleep(&(struct timespec){ 0, 300000000 }, NULL);
 			s0 = now_ns(CLOCK_MONOTONIC);
-			if ((rc = tx_bytes(o, &b0, e)) < 0 || (rc = probe_median(o, &pt->t_ns, e)) < 0 ||
-			    (rc = tx_bytes(o, &b1, e)) < 0)
+			if ((uncapped && i == 1 && (rc = tx_bytes(o, &b0, e)) < 0) ||
+			    (rc = probe_median(o, &pt->t_ns, e)) < 0 ||
+			    (uncapped && i == 1 && (rc = tx_bytes(o, &b1, e)) < 0))
 				return rc;
 			s1 = now_ns(CLOCK_MONOTONIC);
-			if (i == 1) {
+			if (uncapped && i == 1) {
 				if (!(b1 > b0) || s1 <= s0)
 					return err_set(e, E_IO, "the competitor in '%s' sent nothing on the uncapped link",
 						       o->ws);
-				o->uncapped_Bps = (b1 - b0) / ((double)(s1 - s0) / 1e9);
-				for (int j = first; j < *npts; j++)	/* the dedicated point */
-					pts[j].bw_Bps = o->uncapped_Bps;
+				bw_Bps = o->uncapped_Bps = (b1 - b0) / ((double)(s1 - s0) / 1e9);
+				pts[first].bw_Bps = bw_Bps;
 			}
-		} else {
-			pt->t_ns = t0;
 		}
 		pt->i = i;
-		pt->bw_Bps = o->uncapped_Bps;
+		pt->bw_Bps = bw_Bps;
 		pt->t0_ns = t0;
 		pt->delay = (double)pt->t_ns / (double)t0 - 1;
 		(*npts)++;
 		if (fn != NULL && i == 1)
-			fn(arg, &pts[first]);	/* the dedicated probe, now that k is known */
+			fn(arg, &pts[first]);
 		if (fn != NULL && i > 0)
 			fn(arg, pt);
 	}
@@ -296,41 +300,13 @@ calib_measure(struct calib_opts *o, struct calib_point *pts, int *npts, calib_pr
 		return rc;
 	for (int j = 0; rc == 0 && j < o->nrates; j++) {
 		char rate[32];
-		int64_t t0 = 0;
 
 		snprintf(rate, sizeof rate, "%.0fkbit", o->rates_bps[j] / 1000);
-		if ((rc = testbed(o, NULL, e, "link", o->ws, rate, NULL, NULL, NULL)) < 0)
-			break;
-		if ((rc = probe_median(o, &t0, e)) < 0)
-			break;
-		for (int i = 0; rc == 0 && i <= o->max_i; i++) {
-			struct calib_point *pt = &pts[*npts];
-
-			if (i > 0) {
-				rc = testbed(o, NULL, e, "load", o->ws, "--comm", o->peer, "--duty", "1");
-				if (rc < 0)
-					break;
-				/* let the transfer reach its rate before the probe */
-				nanosleep(&(struct timespec){ 0, 300000000 }, NULL);
-				if ((rc = probe_median(o, &pt->t_ns, e)) < 0)
-					break;
-			} else {
-				pt->t_ns = t0;
-			}
-			pt->i = i;
-			pt->bw_Bps = o->rates_bps[j] / 8;
-			pt->t0_ns = t0;
-			pt->delay = (double)pt->t_ns / (double)t0 - 1;
-			(*npts)++;
-			if (fn != NULL)
-				fn(arg, pt);
-		}
-		if (testbed(o, NULL, rc < 0 ? NULL : e, "unload", o->ws, NULL, NULL, NULL, NULL) < 0 && rc == 0)
-			rc = -E_IO;
+		rc = measure_pass(o, rate, o->rates_bps[j] / 8, pts, npts, fn, arg, e);
 	}
 	o->uncapped_Bps = 0;
 	if (rc == 0 && o->uncapped)
-		rc = measure_uncapped(o, pts, npts, fn, arg, e);
+		rc = measure_pass(o, "off", 0, pts, npts, fn, arg, e);
 	if (rc < 0)
 		(void)testbed(o, NULL, NULL, "unload", o->ws, NULL, NULL, NULL, NULL);
 	if (testbed(o, NULL, rc < 0 ? NULL : e, "link", o->ws, "off", NULL, NULL, NULL) < 0 && rc == 0)
