@@ -55,9 +55,11 @@ get_name(struct tsv_r *t, const char *col_name, char *dst, struct err *e)
 	return 0;
 }
 
-/* A time or size column: -1 unknown (NAN), else finite and > 0 (>= 0 when zero_ok). */
+/* A number column: -1 unknown (NAN), else finite, >= lo (> lo when !lo_ok) and <= hi;
+ * why names the range in the message of a bad field. */
 static int
-get_pos(struct tsv_r *t, const char *col_name, bool zero_ok, double *v, struct err *e)
+get_num(struct tsv_r *t, const char *col_name, double lo, bool lo_ok, double hi, const char *why,
+	double *v, struct err *e)
 {
 	int col = tsv_r_col(t, col_name);
 
@@ -67,27 +69,24 @@ get_pos(struct tsv_r *t, const char *col_name, bool zero_ok, double *v, struct e
 		*v = NAN;
 		return 0;
 	}
-	if (!isfinite(*v) || *v < 0 || (*v == 0 && !zero_ok))
-		return bad_field(t, col, zero_ok ? "neither -1 nor a finite number >= 0" :
-					      "neither -1 nor a finite number > 0", e);
+	if (!isfinite(*v) || *v < lo || (*v == lo && !lo_ok) || *v > hi)
+		return bad_field(t, col, why, e);
 	return 0;
 }
 
-/* A percentage of time: -1 unknown (NAN), else within [0, 100] (a little over for rounding). */
+/* A time or size: > 0 (>= 0 when zero_ok). */
+static int
+get_pos(struct tsv_r *t, const char *col_name, bool zero_ok, double *v, struct err *e)
+{
+	return get_num(t, col_name, 0, zero_ok, INFINITY,
+		       zero_ok ? "neither -1 nor a finite number >= 0" : "neither -1 nor a finite number > 0", v, e);
+}
+
+/* A percentage of time: within [0, 100] (a little over for rounding). */
 static int
 get_pct(struct tsv_r *t, const char *col_name, double *v, struct err *e)
 {
-	int col = tsv_r_col(t, col_name);
-
-	if (tsv_r_f64(t, col, v, e) < 0)
-		return -E_FORMAT;
-	if (*v == -1) {
-		*v = NAN;
-		return 0;
-	}
-	if (!isfinite(*v) || *v < 0 || *v > 100.5)
-		return bad_field(t, col, "not a percentage in [0, 100]", e);
-	return 0;
+	return get_num(t, col_name, 0, true, 100.5, "not a percentage in [0, 100]", v, e);
 }
 
 static int
