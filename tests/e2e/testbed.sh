@@ -144,6 +144,20 @@ else
 fi
 echo "    capped link: ring 2 x 1 MB free $free s, at 20 Mbit/s $capped s"
 
+# --- the cap's token bucket: 10 ms at the rate by default (25 KB at 20 Mbit/s), or --burst,
+# on both ends of the link, kept across an 'up' that reapplies the layout
+b_def=$(tc qdisc show dev c${K}v3 | grep -o 'burst [0-9]*[KMb]*')
+tb link ws3 20mbit --burst 3k >/dev/null
+b_set=$(tc qdisc show dev c${K}v3 | grep -o 'burst [0-9]*[KMb]*')
+b_in=$(tc -n c${K}ws3 qdisc show dev eth0 | grep -o 'burst [0-9]*[KMb]*')
+if [ "$b_set" = "burst 3Kb" ] && [ "$b_in" = "burst 3Kb" ] && [ -n "$b_def" ] && [ "$b_def" != "$b_set" ]; then
+	pass link-burst
+else
+	flunk link-burst "default '$b_def', with --burst 3k '$b_set' outside, '$b_in' inside"
+fi
+tb link ws3 20mbit --burst 1k >/dev/null 2>&1 && flunk link-burst-too-small "--burst 1k accepted" ||
+	pass link-burst-too-small
+
 # --- a loaded workstation is slower, and the load runs inside it
 free=$(job 20 mpirun --mpich -np 1 --hosts ws2 -- "$WM/compute" -i 10 -c 20 -q 2>&1 | wall)
 tb load ws2 --cpu 1 >/dev/null
