@@ -1,7 +1,8 @@
 /* sockmap: which local TCP endpoints belong to which process of a rank.
  *
  * A scan lists the socket inodes of each process (/proc/PID/fd, "socket:[N]") and finds
- * them in the TCP tables of the process's network namespace (/proc/PID/net/tcp, tcp6).
+ * them in the TCP tables of the process's network namespace (sock_diag netlink, or
+ * /proc/PID/net/tcp and tcp6).
  * Each (pid, local, remote, state) is written once, when first seen or when its state
  * changes, as a row of RUN/sockets/rank-<R>.tsv (format "sockets" v1). */
 #ifndef COLLECT_SOCKMAP_H
@@ -38,7 +39,18 @@ void sockmap_free(struct sockmap *m);
  * skipped. */
 int sockmap_scan(struct sockmap *m, const pid_t *pids, size_t npids, int64_t t_real_ns,
 		 bool force, struct tsv_w *t, struct err *e) WUR;
-/* Counters: rows refused by the cap, table lines that did not parse. */
+/* Where the TCP tables are read from. SOCKMAP_AUTO (the default) asks the kernel's
+ * sock_diag netlink interface (one walk of the established hash per address family, no
+ * text: a fraction of what formatting /proc/PID/net/tcp costs on a machine with a large
+ * hash) when the process shares the agent's network namespace, and falls back to /proc
+ * when netlink is refused. */
+enum sockmap_source { SOCKMAP_AUTO, SOCKMAP_PROC };
+void sockmap_set_source(struct sockmap *m, enum sockmap_source src);
+/* The source of the last table read ("netlink", "proc", or "none" before any), and in
+ * *reads how many table reads the scans made. */
+const char *sockmap_tables(const struct sockmap *m, long *reads);
+/* Counters: rows refused by the cap, table lines (or netlink messages) that did not
+ * parse. */
 void sockmap_stats(const struct sockmap *m, long *over_cap, long *bad_lines);
 
 /* Parse one data line of /proc/net/tcp or tcp6. 0, or -E_FORMAT. */

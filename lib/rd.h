@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct rd {
 	const uint8_t *p;	/* next unread byte (borrowed) */
@@ -124,6 +125,31 @@ rd_le64(struct rd *r)
 	lo = rd_le32(r);
 	hi = rd_le32(r);
 	return hi << 32 | lo;
+}
+
+/* Host byte order, for kernel interfaces (netlink) whose integers are native. */
+static inline uint16_t
+rd_ne16(struct rd *r)
+{
+	uint16_t v = 0;
+
+	if (!rd_need_(r, 2))
+		return 0;
+	memcpy(&v, r->p, 2);
+	r->p += 2, r->left -= 2;
+	return v;
+}
+
+static inline uint32_t
+rd_ne32(struct rd *r)
+{
+	uint32_t v = 0;
+
+	if (!rd_need_(r, 4))
+		return 0;
+	memcpy(&v, r->p, 4);
+	r->p += 4, r->left -= 4;
+	return v;
 }
 
 /* Copy n bytes into out (zero-filled on failure). */

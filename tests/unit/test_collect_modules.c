@@ -1,6 +1,11 @@
 /* Unit tests of collect/: /proc parsers, launcher environment, meta files, pcap check. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "collect/agent.h"
@@ -82,6 +87,86 @@ TEST(sockmap_lines)
 	CHECK(sockmap_parse_line("  1: zz:00 ", false, &s) < 0);
 	CHECK(sockmap_parse_line(v4, true, &s) < 0);
 	CHECK_STR(sockmap_state_name(99), "UNKNOWN");
+}
+
+/* Scan this process with the given source into path; the rows as text, sorted, or NULL. */
+static char *
+scan_self(enum sockmap_source src, const char *path, const char **used)
+{
+	struct sockmap *m = sockmap_new(7, 1000);
+	struct tsv_w t;
+	struct err e;
+	pid_t self = getpid();
+	long reads = 0;
+	char *cmd, *out = NULL;
+	FILE *f;
+	int rc;
+
+	sockmap_set_source(m, src);
+	if (tsv_w_open(&t, path, "sockets", 1, sockmap_cols, false, true, &e) < 0) {
+		sockmap_free(m);
+		return NULL;
+	}
+	rc = sockmap_scan(m, &self, 1, 1234, true, &t, &e);
+	CHECK(rc >= 3);
+	CHECK(tsv_w_close(&t, &e) == 0);
+	*used = sockmap_tables(m, &reads);
+	CHECK(reads == 1);
+	sockmap_free(m);
+	cmd = xasprintf("sed 1,2d '%s' | sort", path);	/* without the two header lines */
+	if ((f = popen(cmd, "r")) != NULL) {
+		size_t cap = 0;
+		ssize_t n = getdelim(&out, &cap, '\0', f);
+
+		if (n < 0) {
+			free(out);
+			out = NULL;
+		}
+		pclose(f);
+	}
+	free(cmd);
+	return out;
+}
+
+TEST(sockmap_netlink_matches_proc)
+{
+	struct sockaddr_in a;
+	socklen_t alen = sizeof a;
+	int lis = socket(AF_INET, SOCK_STREAM, 0), cli = socket(AF_INET, SOCK_STREAM, 0), srv;
+	char *p1 = xasprintf("%s/s-netlink.tsv", check_tmpdir());
+	char *p2 = xasprintf("%s/s-proc.tsv", check_tmpdir());
+	char *nl, *pr, want[64];
+	const char *u1 = NULL, *u2 = NULL;
+
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CHECK(lis >= 0 && cli >= 0);
+	CHECK(bind(lis, (struct sockaddr *)&a, sizeof a) == 0 && listen(lis, 1) == 0);
+	CHECK(getsockname(lis, (struct sockaddr *)&a, &alen) == 0);
+	CHECK(connect(cli, (struct sockaddr *)&a, sizeof a) == 0);
+	srv = accept(lis, NULL, NULL);
+	CHECK(srv >= 0);
+	nl = scan_self(SOCKMAP_AUTO, p1, &u1);
+	pr = scan_self(SOCKMAP_PROC, p2, &u2);
+	CHECK(u1 != NULL && strcmp(u1, "netlink") == 0);
+	CHECK(u2 != NULL && strcmp(u2, "proc") == 0);
+	CHECK(nl != NULL && pr != NULL);
+	/* Same rows from both sources, among them the listener and both ends. */
+	CHECK(nl != NULL && pr != NULL && strcmp(nl, pr) == 0);
+	snprintf(want, sizeof want, "127.0.0.1\t%u\t0.0.0.0\t0\tLISTEN", ntohs(a.sin_port));
+	CHECK(nl != NULL && strstr(nl, want) != NULL);
+	snprintf(want, sizeof want, "\t127.0.0.1\t%u\tESTABLISHED", ntohs(a.sin_port));
+	CHECK(nl != NULL && strstr(nl, want) != NULL);	/* the client's end */
+	snprintf(want, sizeof want, "127.0.0.1\t%u\t127.0.0.1\t", ntohs(a.sin_port));
+	CHECK(nl != NULL && strstr(nl, want) != NULL);	/* the accepted end */
+	free(nl);
+	free(pr);
+	free(p1);
+	free(p2);
+	close(srv);
+	close(cli);
+	close(lis);
 }
 
 TEST(slurm_tasks_per_node)
@@ -256,6 +341,7 @@ main(void)
 	RUN(schedstat_and_status);
 	RUN(loadavg_and_procstat);
 	RUN(sockmap_lines);
+	RUN(sockmap_netlink_matches_proc);
 	RUN(slurm_tasks_per_node);
 	RUN(env_openmpi_and_mpich);
 	RUN(meta_round_trip);
