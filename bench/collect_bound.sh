@@ -15,8 +15,11 @@
 #             workstation (contend testbed exec), stopped by its recorded PID
 #   tcpdumpb  the same without --immediate-mode (libpcap's TPACKET_V3 blocks, tcpdump's
 #             1 s buffer timeout)
-# Prints per variant the median wall time, the ratio to base, the median kernel drops, and
-# the load average before and after. The testbed is brought up here and taken down at the
+# Prints per variant the median wall time, the ratio to base, the median kernel drops, the
+# median CPU time of the observers summed over the workstations (collect: the agents' own
+# CPU when the application ended, from the rank metadata; bare: its getrusage; tcpdump:
+# /proc/PID/stat just before it is stopped, 10 ms ticks), and the load average before and
+# after. The testbed is brought up here and taken down at the
 # end unless KEEP=1.
 # Usage: BUILD=build-x sh bench/collect_bound.sh [RUNS] [WORKLOAD ARGS...]
 set -u
@@ -64,22 +67,31 @@ tcpd_start() {	# tcpd_start EXTRA-OPTIONS...
 		done
 	done
 }
-tcpd_stop() {	# prints the kernel drops summed over the workstations
+tcpd_stop() {	# prints the kernel drops summed over the workstations; CPU ms to $T/obs.cpu
+	tck=$(getconf CLK_TCK)
+	for p in $tcpd_pids; do
+		awk -v t="$tck" '{ sub(/.*\) /, ""); print "cpu_ms", ($12 + $13) * 1000 / t }' "/proc/$p/stat"
+	done >>"$T/obs.cpu" 2>/dev/null
 	for p in $tcpd_pids; do kill -INT "$p" 2>/dev/null; done
 	for p in $tcpd_pids; do wait "$p" 2>/dev/null; done
 	tcpd_pids=""
 	cat "$T"/ws*.err | awk '/dropped by kernel/ { s += $1 } END { print s + 0 }'
 	rm -f "$T"/ws*.pcap "$T"/ws*.err
 }
+agents_cpu() {	# the agents' CPU ms at the application's end, into $T/obs.cpu
+	cat "$T"/run/meta/rank-*.tsv 2>/dev/null |
+		awk -F'\t' '$1 == "agent_utime_ns" || $1 == "agent_stime_ns" { print "cpu_ms", $2 / 1e6 }' >>"$T/obs.cpu"
+}
 drops_of_run() { cat "$T"/run/meta/node-*.tsv 2>/dev/null | awk -F'\t' '$1 == "pcap_drop" { s += $2 } END { print s + 0 }'; }
 
 variants=${VARIANTS:-base collect immed batch1s nocap tcpdump tcpdumpb}
-for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.drop"; done
+for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.drop"; : >"$T/$v.cpu"; done
 load0=$(cat /proc/loadavg)
 i=0
 while [ $i -lt "$N" ]; do
 	for v in $variants; do
 		rm -rf "$T/run"
+		: >"$T/obs.cpu"
 		case $v in
 		base|tcpdump|tcpdumpb) set -- ;;
 		collect) set -- "$CONTEND" collect -q -o "$T/run" -- ;;
@@ -87,7 +99,7 @@ while [ $i -lt "$N" ]; do
 		batch) set -- "$CONTEND" collect -q --batch -o "$T/run" -- ;;
 		batch1s) set -- "$CONTEND" collect -q --batch-timeout 1s -o "$T/run" -- ;;
 		nocap) set -- "$CONTEND" collect -q --no-capture -o "$T/run" -- ;;
-		bare) set -- "$B/bench/sample_bare" -- ;;
+		bare) set -- "$B/bench/sample_bare" -c "$T/obs.cpu" -- ;;
 		nosock) set -- "$CONTEND" collect -q --no-capture --sockets 60s -o "$T/run" -- ;;
 		esac
 		[ $v = tcpdump ] && tcpd_start --immediate-mode
@@ -98,6 +110,12 @@ while [ $i -lt "$N" ]; do
 		tcpdump|tcpdumpb) tcpd_stop >>"$T/$v.drop" ;;
 		collect|immed|batch|batch1s) drops_of_run >>"$T/$v.drop" ;;
 		esac
+		case $v in
+		base) ;;
+		tcpdump|tcpdumpb|bare) ;;
+		*) agents_cpu ;;
+		esac
+		[ $v = base ] || awk '{ s += $2 } END { printf "%.0f\n", s }' "$T/obs.cpu" >>"$T/$v.cpu"
 	done
 	i=$((i + 1))
 done
@@ -105,15 +123,16 @@ echo "workload: $wl $WLARGS, Open MPI on $nws testbed workstations (instance $IN
 b=$(median <"$T/base.wall")
 # ratio: of the medians; paired: the median over rounds of the run's time over the base
 # run's time of the same round (steadier when other jobs load the machine unevenly).
-printf '%-9s %5s %10s %7s %7s %12s  %s\n' variant runs median_s ratio paired kernel_drops all_runs_s
+printf '%-9s %5s %10s %7s %7s %12s %7s  %s\n' variant runs median_s ratio paired kernel_drops cpu_ms all_runs_s
 for v in $variants; do
 	m=$(median <"$T/$v.wall")
-	printf '%-9s %5s %10s %7s %7s %12s  %s\n' "$v" "$(wc -l <"$T/$v.wall")" "$m" \
+	printf '%-9s %5s %10s %7s %7s %12s %7s  %s\n' "$v" "$(wc -l <"$T/$v.wall")" "$m" \
 		"$(awk -v b="$b" -v m="$m" 'BEGIN { if (b > 0 && m != "-") printf "%.3f", m / b; else print "-" }')" \
 		"$(paste "$T/base.wall" "$T/$v.wall" | awk 'NF == 2 && $1 > 0 { print $2 / $1 }' | sort -n |
 			awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) printf "%.3f", a[(NR + 1) / 2];
 				else printf "%.3f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')" \
-		"$( [ -s "$T/$v.drop" ] && median <"$T/$v.drop" || echo -)" "$(tr '\n' ' ' <"$T/$v.wall")"
+		"$( [ -s "$T/$v.drop" ] && median <"$T/$v.drop" || echo -)" \
+		"$( [ -s "$T/$v.cpu" ] && median <"$T/$v.cpu" || echo -)" "$(tr '\n' ' ' <"$T/$v.wall")"
 done
 echo "load before: $load0"
 echo "load after:  $(cat /proc/loadavg)"

@@ -3,14 +3,15 @@
  * on an absolute schedule read what contend collect reads per sample (the thread list, each
  * thread's stat, schedstat and status, /proc/loadavg and /proc/stat) and keep nothing:
  * no parsing beyond a checksum, no writing, no socket map, no capture. Exits with APP's
- * status.
- * Usage: sample_bare [-i MS] -- APP [ARGS...] */
+ * status. With -c FILE it appends its own CPU time ("cpu_ms N") to FILE at the end.
+ * Usage: sample_bare [-i MS] [-c FILE] -- APP [ARGS...] */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,18 +62,24 @@ int
 main(int argc, char **argv)
 {
 	long ms = 20;
+	const char *cpu_file = NULL;
 	int i = 1, st = 0;
 	pid_t pid;
 	struct timespec next;
 
-	if (i + 1 < argc && strcmp(argv[i], "-i") == 0) {
-		ms = strtol(argv[i + 1], NULL, 10);
+	for (;;) {
+		if (i + 1 < argc && strcmp(argv[i], "-i") == 0)
+			ms = strtol(argv[i + 1], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "-c") == 0)
+			cpu_file = argv[i + 1];
+		else
+			break;
 		i += 2;
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0)
 		i++;
 	if (i >= argc || ms <= 0) {
-		fprintf(stderr, "usage: sample_bare [-i MS] -- APP [ARGS...]\n");
+		fprintf(stderr, "usage: sample_bare [-i MS] [-c FILE] -- APP [ARGS...]\n");
 		return 2;
 	}
 	pid = fork();
@@ -101,6 +108,16 @@ main(int argc, char **argv)
 		}
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
+	}
+	if (cpu_file != NULL) {
+		struct rusage ru;
+		FILE *f = fopen(cpu_file, "a");
+
+		if (f != NULL && getrusage(RUSAGE_SELF, &ru) == 0)
+			fprintf(f, "cpu_ms %.1f\n", (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);
+		if (f != NULL)
+			fclose(f);
 	}
 	if (sum == 1)	/* never: keeps sum alive */
 		fputc('\n', stderr);
