@@ -7,6 +7,7 @@
 #             block timeout; plain pcap)
 #   immed     contend collect --immediate (libpcap immediate mode, a wake-up per packet)
 #   batch1s   contend collect --batch-timeout 1s (tcpdump's buffer timeout)
+#   snap256   contend collect --snaplen 256 (headers and the first ~190 payload bytes)
 #   nocap     contend collect --no-capture (sampling alone)
 #   nosock    contend collect --no-capture --sockets 60s (sampling, no socket map scans)
 #   bare      bench/sample_bare: the least a 20 ms /proc sampler can do (reads what collect
@@ -98,6 +99,7 @@ while [ $i -lt "$N" ]; do
 		immed) set -- "$CONTEND" collect -q --immediate -o "$T/run" -- ;;
 		batch) set -- "$CONTEND" collect -q --batch -o "$T/run" -- ;;
 		batch1s) set -- "$CONTEND" collect -q --batch-timeout 1s -o "$T/run" -- ;;
+		snap256) set -- "$CONTEND" collect -q --snaplen 256 -o "$T/run" -- ;;
 		nocap) set -- "$CONTEND" collect -q --no-capture -o "$T/run" -- ;;
 		bare) set -- "$B/bench/sample_bare" -c "$T/obs.cpu" -- ;;
 		nosock) set -- "$CONTEND" collect -q --no-capture --sockets 60s -o "$T/run" -- ;;
@@ -108,7 +110,7 @@ while [ $i -lt "$N" ]; do
 		launch "$@" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null | awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
 		case $v in
 		tcpdump|tcpdumpb) tcpd_stop >>"$T/$v.drop" ;;
-		collect|immed|batch|batch1s) drops_of_run >>"$T/$v.drop" ;;
+		collect|immed|batch|batch1s|snap256) drops_of_run >>"$T/$v.drop" ;;
 		esac
 		case $v in
 		base) ;;
