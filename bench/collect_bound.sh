@@ -1,7 +1,8 @@
 #!/bin/sh
-# The physical bound of capture overhead: a communication-heavy all-to-all on the testbed
-# (3 workstations, instance 10 unless INST=K), its own wall time ("wall_s") in each
-# variant, alternated round by round, N rounds:
+# collect's overhead against its physical bounds: a workload on the testbed (3
+# workstations, instance 10 unless INST=K; by default a communication-heavy all-to-all),
+# its own wall time ("wall_s") in each variant, alternated round by round, N rounds
+# (VARIANTS="..." picks; every collect variant of bench/lib.sh's collect_opts works):
 #   base      nothing
 #   collect   contend collect as it is by default (batch mode: TPACKET_V3 blocks, 200 ms
 #             block timeout; plain pcap)
@@ -35,6 +36,7 @@ N=${1:-5}
 [ -x "$B/bench/sample_bare" ] || { echo "no $B/bench/sample_bare (make bench)" >&2; exit 1; }
 wl=$1; shift
 WLARGS=$*
+. "$TOP/bench/lib.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/contend-bound.XXXXXX")
 tcpd_pids=""
 cleanup() {
@@ -51,7 +53,6 @@ hosts=$("$CONTEND" testbed --instance "$INST" status 2>/dev/null | awk '$2 ~ /^c
 nws=$(echo "$hosts" | wc -w)
 [ "$nws" -ge 2 ] || { echo "testbed $INST has $nws workstations" >&2; exit 1; }
 launch() { "$CONTEND" testbed --instance "$INST" mpirun -np "$nws" -- "$@"; }
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
 
 # Start tcpdump in every workstation; wait until each is capturing.
 tcpd_start() {	# tcpd_start EXTRA-OPTIONS...
@@ -80,10 +81,9 @@ tcpd_stop() {	# prints the kernel drops summed over the workstations; CPU ms to 
 	rm -f "$T"/ws*.pcap "$T"/ws*.err
 }
 agents_cpu() {	# the agents' CPU ms at the application's end, into $T/obs.cpu
-	cat "$T"/run/meta/rank-*.tsv 2>/dev/null |
-		awk -F'\t' '$1 == "agent_utime_ns" || $1 == "agent_stime_ns" { print "cpu_ms", $2 / 1e6 }' >>"$T/obs.cpu"
+	echo "cpu_ms $(meta_ms agent_utime_ns "$T"/run/meta/rank-*.tsv)" >>"$T/obs.cpu"
+	echo "cpu_ms $(meta_ms agent_stime_ns "$T"/run/meta/rank-*.tsv)" >>"$T/obs.cpu"
 }
-drops_of_run() { cat "$T"/run/meta/node-*.tsv 2>/dev/null | awk -F'\t' '$1 == "pcap_drop" { s += $2 } END { print s + 0 }'; }
 
 variants=${VARIANTS:-base collect immed batch1s nocap tcpdump tcpdumpb}
 for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.drop"; : >"$T/$v.cpu"; done
@@ -95,27 +95,22 @@ while [ $i -lt "$N" ]; do
 		: >"$T/obs.cpu"
 		case $v in
 		base|tcpdump|tcpdumpb) set -- ;;
-		collect) set -- "$CONTEND" collect -q -o "$T/run" -- ;;
-		immed) set -- "$CONTEND" collect -q --immediate -o "$T/run" -- ;;
-		batch) set -- "$CONTEND" collect -q --batch -o "$T/run" -- ;;
-		batch1s) set -- "$CONTEND" collect -q --batch-timeout 1s -o "$T/run" -- ;;
-		snap256) set -- "$CONTEND" collect -q --snaplen 256 -o "$T/run" -- ;;
-		nocap) set -- "$CONTEND" collect -q --no-capture -o "$T/run" -- ;;
 		bare) set -- "$B/bench/sample_bare" -c "$T/obs.cpu" -- ;;
-		nosock) set -- "$CONTEND" collect -q --no-capture --sockets 60s -o "$T/run" -- ;;
+		*)	opts=$(collect_opts "$v") || { echo "unknown variant '$v'" >&2; exit 2; }
+			# shellcheck disable=SC2086
+			set -- "$CONTEND" collect -q $opts -o "$T/run" -- ;;
 		esac
 		[ $v = tcpdump ] && tcpd_start --immediate-mode
 		[ $v = tcpdumpb ] && tcpd_start
 		# shellcheck disable=SC2086
 		launch "$@" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null | awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
 		case $v in
-		tcpdump|tcpdumpb) tcpd_stop >>"$T/$v.drop" ;;
-		collect|immed|batch|batch1s|snap256) drops_of_run >>"$T/$v.drop" ;;
-		esac
-		case $v in
 		base) ;;
-		tcpdump|tcpdumpb|bare) ;;
-		*) agents_cpu ;;
+		tcpdump|tcpdumpb) tcpd_stop >>"$T/$v.drop" ;;
+		bare) ;;
+		nocap|nosock) agents_cpu ;;
+		*)	meta_sum pcap_drop "$T"/run/meta/node-*.tsv >>"$T/$v.drop"
+			agents_cpu ;;
 		esac
 		[ $v = base ] || awk '{ s += $2 } END { printf "%.0f\n", s }' "$T/obs.cpu" >>"$T/$v.cpu"
 	done
@@ -129,10 +124,7 @@ printf '%-9s %5s %10s %7s %7s %12s %7s  %s\n' variant runs median_s ratio paired
 for v in $variants; do
 	m=$(median <"$T/$v.wall")
 	printf '%-9s %5s %10s %7s %7s %12s %7s  %s\n' "$v" "$(wc -l <"$T/$v.wall")" "$m" \
-		"$(awk -v b="$b" -v m="$m" 'BEGIN { if (b > 0 && m != "-") printf "%.3f", m / b; else print "-" }')" \
-		"$(paste "$T/base.wall" "$T/$v.wall" | awk 'NF == 2 && $1 > 0 { print $2 / $1 }' | sort -n |
-			awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) printf "%.3f", a[(NR + 1) / 2];
-				else printf "%.3f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')" \
+		"$(ratio "$m" "$b")" "$(paired "$T/base.wall" "$T/$v.wall")" \
 		"$( [ -s "$T/$v.drop" ] && median <"$T/$v.drop" || echo -)" \
 		"$( [ -s "$T/$v.cpu" ] && median <"$T/$v.cpu" || echo -)" "$(tr '\n' ' ' <"$T/$v.wall")"
 done

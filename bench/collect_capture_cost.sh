@@ -17,6 +17,7 @@ CONTEND=${CONTEND:-$B/contend}
 N=${1:-5}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- alltoall -i 200 -c 2 -m 256k
+. "$TOP/bench/lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 [ -x "$B/workloads/ompi/$1" ] || { echo "no $B/workloads/ompi/$1 (make workloads)" >&2; exit 1; }
@@ -24,11 +25,6 @@ wl=$1; shift
 WLARGS=$*
 launch() {
 	mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self --mca btl_tcp_if_include lo -np 2 "$@"
-}
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
-sum_key() {	# sum_key KEY FILES...: sum of a meta key over files, in ms
-	k=$1; shift
-	cat "$@" 2>/dev/null | awk -F'\t' -v k="$k" '$1 == k { s += $2 } END { printf "%.1f", s / 1e6 }'
 }
 variants=${VARIANTS:-base nocap plain gzip1 gzip6 snap256 immed immedgz1}
 for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.cap"; : >"$T/$v.agent"; : >"$T/$v.size"; : >"$T/$v.permb"; done
@@ -39,23 +35,18 @@ while [ $i -lt "$N" ]; do
 		rm -rf "$T/run"
 		case $v in
 		base) set -- ;;
-		nocap) set -- "$CONTEND" collect -q --no-capture -o "$T/run" -- ;;
-		plain) set -- "$CONTEND" collect -q -o "$T/run" -- ;;
-		gzip1) set -- "$CONTEND" collect -q --compress-level 1 -o "$T/run" -- ;;
-		gzip6) set -- "$CONTEND" collect -q --compress -o "$T/run" -- ;;
-		batch) set -- "$CONTEND" collect -q --batch -o "$T/run" -- ;;
-		immed) set -- "$CONTEND" collect -q --immediate -o "$T/run" -- ;;
-		immedgz1) set -- "$CONTEND" collect -q --immediate --compress-level 1 -o "$T/run" -- ;;
-		snap256) set -- "$CONTEND" collect -q --snaplen 256 -o "$T/run" -- ;;
+		*)	opts=$(collect_opts "$v") || { echo "unknown variant '$v'" >&2; exit 2; }
+			# shellcheck disable=SC2086
+			set -- "$CONTEND" collect -q $opts -o "$T/run" -- ;;
 		esac
 		# shellcheck disable=SC2086
 		launch "$@" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null | awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
 		if [ "$v" != base ]; then
-			echo "$(sum_key capture_utime_ns "$T"/run/meta/node-*.tsv) $(sum_key capture_stime_ns "$T"/run/meta/node-*.tsv)" |
+			echo "$(meta_ms capture_utime_ns "$T"/run/meta/node-*.tsv) $(meta_ms capture_stime_ns "$T"/run/meta/node-*.tsv)" |
 				awk '{ print $1 + $2 }' | tee -a "$T/$v.cap" >"$T/last.cap"
-			mb=$(cat "$T"/run/meta/node-*.tsv 2>/dev/null | awk -F'\t' '$1 == "bytes_written" { s += $2 } END { printf "%.3f", s / 1e6 }')
+			mb=$(meta_sum bytes_written "$T"/run/meta/node-*.tsv | awk '{ printf "%.3f", $1 / 1e6 }')
 			awk -v c="$(cat "$T/last.cap")" -v mb="$mb" 'BEGIN { if (mb > 0) printf "%.3f\n", c / mb }' >>"$T/$v.permb"
-			echo "$(sum_key agent_utime_ns "$T"/run/meta/rank-*.tsv) $(sum_key agent_stime_ns "$T"/run/meta/rank-*.tsv)" |
+			echo "$(meta_ms agent_utime_ns "$T"/run/meta/rank-*.tsv) $(meta_ms agent_stime_ns "$T"/run/meta/rank-*.tsv)" |
 				awk '{ print $1 + $2 }' >>"$T/$v.agent"
 			du -sk "$T/run/capture" 2>/dev/null | cut -f1 >>"$T/$v.size"
 		fi

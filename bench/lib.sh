@@ -1,0 +1,55 @@
+# bench/lib.sh: helpers shared by the collect benchmarks (sourced, not run).
+# Needs CONTEND set by the caller.
+
+# The median of the numbers on stdin (the lower one of an even count); "-" when none.
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
+
+# paired BASE_FILE FILE: the median over rounds of FILE's value over BASE_FILE's value of
+# the same round (line by line; the mean of the two middle ones for an even count).
+paired() {
+	paste "$1" "$2" | awk 'NF == 2 && $1 > 0 { print $2 / $1 }' | sort -n |
+		awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) printf "%.3f", a[(NR + 1) / 2];
+			else printf "%.3f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# ratio A B: A / B to three decimals, "-" when either is missing.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "-") printf "%.3f", a / b; else print "-" }'; }
+
+# meta_ms KEY FILES...: a run metadata key summed over files, nanoseconds as milliseconds.
+meta_ms() {
+	k=$1; shift
+	cat "$@" 2>/dev/null | awk -F'\t' -v k="$k" '$1 == k { s += $2 } END { printf "%.1f", s / 1e6 }'
+}
+
+# meta_sum KEY FILES...: a run metadata key summed over files.
+meta_sum() {
+	k=$1; shift
+	cat "$@" 2>/dev/null | awk -F'\t' -v k="$k" '$1 == k { s += $2 } END { print s + 0 }'
+}
+
+# collect_opts VARIANT: the `contend collect` options of a named variant on stdout; status
+# 1 when the variant is not a collect variant.
+#   collect, plain  the defaults (batch capture, plain pcap)
+#   batch           --batch, said explicitly
+#   batch1s         --batch-timeout 1s
+#   immed           --immediate
+#   gzip1, gzip6    --compress-level 1, --compress (level 6)
+#   immedgz1        --immediate --compress-level 1
+#   snap256         --snaplen 256
+#   nocap           --no-capture (sampling alone)
+#   nosock          --no-capture --sockets 60s (sampling without socket map scans)
+collect_opts() {
+	case $1 in
+	collect|plain) echo "" ;;
+	batch) echo "--batch" ;;
+	batch1s) echo "--batch-timeout 1s" ;;
+	immed) echo "--immediate" ;;
+	gzip1) echo "--compress-level 1" ;;
+	gzip6) echo "--compress" ;;
+	immedgz1) echo "--immediate --compress-level 1" ;;
+	snap256) echo "--snaplen 256" ;;
+	nocap) echo "--no-capture" ;;
+	nosock) echo "--no-capture --sockets 60s" ;;
+	*) return 1 ;;
+	esac
+}
