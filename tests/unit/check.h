@@ -4,10 +4,12 @@
 #ifndef TESTS_CHECK_H
 #define TESTS_CHECK_H
 
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int check_failed_;	/* checks failed in the current test */
 static int check_tests_failed_;	/* tests failed in this program */
@@ -61,27 +63,41 @@ check_prog_(const char *file)
 	return s ? s + 1 : file;
 }
 
-static inline int
-check_done(void)
-{
-	return check_tests_failed_ ? 1 : 0;
-}
+static char check_dir_[] = "/tmp/contend-unit-XXXXXX";
+static int check_dir_made_;	/* mkdtemp already ran (its suffix may itself end in 'X') */
 
-/* A scratch directory for a test program, removed by the caller with check_rmdir. */
+/* A scratch directory for a test program, made on first use; check_done removes it when
+ * every test passed and keeps it (saying where) when one failed. */
 static inline const char *
 check_tmpdir(void)
 {
-	static char dir[] = "/tmp/contend-unit-XXXXXX";
-	static int made;	/* mkdtemp already ran (its suffix may itself end in 'X') */
-
-	if (!made) {
-		if (mkdtemp(dir) == NULL) {
+	if (!check_dir_made_) {
+		if (mkdtemp(check_dir_) == NULL) {
 			perror("mkdtemp");
 			exit(2);
 		}
-		made = 1;
+		check_dir_made_ = 1;
 	}
-	return dir;
+	return check_dir_;
+}
+
+static int
+check_rm_(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* main's return value: 1 when a test failed. Removes the scratch directory, or keeps it
+ * for a look when a test failed. */
+static inline int
+check_done(void)
+{
+	if (check_dir_made_ && check_tests_failed_)
+		fprintf(stderr, "kept %s for a look\n", check_dir_);
+	else if (check_dir_made_ && nftw(check_dir_, check_rm_, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		fprintf(stderr, "could not remove %s\n", check_dir_);
+	return check_tests_failed_ ? 1 : 0;
 }
 
 #endif

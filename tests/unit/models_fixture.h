@@ -127,16 +127,4 @@ fx_item(const struct pred_result *r, const char *kind, const char *name)
 	return NULL;
 }
 
-/* Remove the test's directory of profiles; returns rc, the test's exit status. */
-__attribute__((unused)) static int
-fx_done(const char *dir, int rc)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", dir);
-	return rc;
-}
-
 #endif

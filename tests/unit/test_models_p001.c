@@ -280,5 +280,5 @@ main(void)
 	RUN(select_master_and_slaves);
 	RUN(barrier_is_no_master_slave_run);
 	RUN(halo_hub_is_no_master);
-	return fx_done(d, check_done());
+	return check_done();
 }

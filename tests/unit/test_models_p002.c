@@ -115,5 +115,5 @@ main(void)
 	RUN(changed_weight_predicts);
 	RUN(weights_from_serial_time);
 	RUN(refusals);
-	return fx_done(d, check_done());
+	return check_done();
 }

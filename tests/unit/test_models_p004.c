@@ -153,5 +153,5 @@ main(void)
 	RUN(background_load);
 	RUN(refusals);
 	RUN(selection_policies);
-	return fx_done(d, check_done());
+	return check_done();
 }

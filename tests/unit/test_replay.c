@@ -250,5 +250,5 @@ main(void)
 	RUN(message_that_came_during_work_waits_for_it);
 	RUN(slack_absorbs_a_slower_receiver);
 	RUN(refuses_without_a_change_or_a_trace);
-	return fx_done(d, check_done());
+	return check_done();
 }
