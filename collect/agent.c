@@ -105,9 +105,15 @@ try_mpich(struct agent_env *a, struct err *e)
 {
 	bool have, x;
 	int rc = env_int("PMI_RANK", &a->rank, &have, e);
+	const char *lr = getenv("MPI_LOCALRANKID"), *sp = getenv("SLURM_PROCID");
 
 	if (rc < 0 || !have)
 		return rc < 0 ? rc : 0;
+	/* srun --mpi=pmi2 sets PMI_RANK but none of Hydra's node-local variables: the ranks
+	 * are Slurm's tasks, and Slurm's variables say which share a node. (Hydra's ranks
+	 * have MPI_LOCALRANKID; their SLURM_PROCID, if any, is a proxy's.) */
+	if ((lr == NULL || *lr == '\0') && sp != NULL && strcmp(sp, getenv("PMI_RANK")) == 0)
+		return 0;
 	a->launcher = "mpich";
 	if ((rc = env_int("PMI_SIZE", &a->size, &x, e)) < 0 ||
 	    (rc = env_int("MPI_LOCALRANKID", &a->local_rank, &x, e)) < 0 ||

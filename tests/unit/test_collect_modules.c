@@ -218,6 +218,24 @@ TEST(env_openmpi_and_mpich)
 	CHECK_STR(a.launcher, "slurm");
 	CHECK(a.rank == 5 && a.size == 8 && a.local_size == 2);
 	CHECK_STR(a.job_id, "42.3");
+	/* srun --mpi=pmi2: PMI_RANK too, but Slurm says who shares the node */
+	setenv("PMI_RANK", "5", 1);
+	setenv("PMI_SIZE", "8", 1);
+	unsetenv("MPI_LOCALRANKID");
+	unsetenv("MPI_LOCALNRANKS");
+	CHECK(agent_env_detect(&a, &e) == 0);
+	CHECK_STR(a.launcher, "slurm");
+	CHECK(a.rank == 5 && a.local_rank == 1 && a.local_size == 2);
+	/* Hydra started by srun: its own node-local variables win */
+	setenv("MPI_LOCALRANKID", "0", 1);
+	setenv("MPI_LOCALNRANKS", "2", 1);
+	CHECK(agent_env_detect(&a, &e) == 0);
+	CHECK_STR(a.launcher, "mpich");
+	CHECK(a.rank == 5 && a.local_rank == 0 && a.local_size == 2);
+	unsetenv("PMI_RANK");
+	unsetenv("PMI_SIZE");
+	unsetenv("MPI_LOCALRANKID");
+	unsetenv("MPI_LOCALNRANKS");
 	unsetenv("SLURM_PROCID");
 	unsetenv("PMIX_RANK");
 	CHECK(agent_env_detect(&a, &e) == 0);
