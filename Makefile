@@ -45,7 +45,7 @@ BENCHBIN := $(BENCHSRC:bench/%.c=$(BUILD)/bench/%)
 FUZZSRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZBIN := $(FUZZSRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all unit workloads check deps demo install uninstall clean fuzz bench help
+.PHONY: all unit workloads check deps demo install uninstall clean fuzz bench help lint-clang
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -104,6 +104,13 @@ check: $(BIN) unit workloads
 deps:
 	@sh .ci/deps.sh
 
+# Every source of the tool, its tests and benchmarks through clang's front end with the
+# same flags (a second compiler's warnings; -fsyntax-only: nothing is built).
+lint-clang:
+	@for f in contend.c $(LIBSRC) $(UNITSRC) $(BENCHSRC); do \
+		clang $(CPPFLAGS) $(CFLAGS) -fsyntax-only $$f || exit 1; \
+	done
+
 # The main job on a shipped run: parse, infer, predict two scenarios, report.
 # Works on a copy so traces/ stays as shipped.
 DEMO_RUN  := stencil-4ws
@@ -131,6 +138,7 @@ help:
 	@echo "make check      unit, golden and end-to-end tests (SAN=1 for sanitizers, CI=true for -Werror)"
 	@echo "make bench      build the benchmarks (run them from bench/)"
 	@echo "make fuzz       build the libFuzzer targets (clang)"
+	@echo "make lint-clang every source through clang's warnings (CI=true: as errors)"
 	@echo "make install    install binary and man page under PREFIX=$(PREFIX)"
 
 -include $(LIBOBJ:.o=.d) $(BUILD)/contend.d

@@ -65,7 +65,7 @@ err_prefix(struct err *e, const char *fmt, ...)
 	}
 }
 
-static void
+static void PRINTF(1, 0)
 vsay(const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", err_progname);

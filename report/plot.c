@@ -140,7 +140,7 @@ plot_quote_tic(char *dst, size_t cap, const char *s)
 	return quote(dst, cap, s, true);
 }
 
-static void
+static void PRINTF(2, 0)
 vappend(struct plot *p, const char *fmt, va_list ap)
 {
 	char small[512];	/* most lines fit */
