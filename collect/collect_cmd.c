@@ -875,8 +875,13 @@ run_agent(struct opts *o)
 				sockmap_stats(sm, &over, &bad);
 				runmeta_set_i64(&a->rank_meta, "sockets_over_cap", over);
 				runmeta_set_i64(&a->rank_meta, "sockets_bad_lines", bad);
-				runmeta_set(&a->rank_meta, "sockets_source", "%s", sockmap_tables(sm, &over));
-				runmeta_set_i64(&a->rank_meta, "sockets_table_reads", over);
+				{
+					long reads;
+					const char *source = sockmap_tables(sm, &reads);
+
+					runmeta_set(&a->rank_meta, "sockets_source", "%s", source);
+					runmeta_set_i64(&a->rank_meta, "sockets_table_reads", reads);
+				}
 			}
 			if (a->samples_ok && tsv_w_close(&a->samples, &e) < 0)
 				note_write_error(a, e.msg);
