@@ -1,15 +1,20 @@
 #!/bin/sh
-# collect under Slurm's srun: a one-node Slurm (munged, slurmctld and slurmd of our own, in
-# a scratch directory, on ports of our own) runs MPICH over srun's PMI-2 and Open MPI over
-# srun's PMIx with `contend collect` as the task; each agent must take its rank, node-local
-# rank and job from Slurm's variables, the runs must read back whole, and parse must tie
-# the Open MPI messages to ranks. The daemons are stopped by the PIDs recorded here.
+# collect under Slurm's srun: a Slurm of our own (munged and slurmctld in the root
+# namespace, one slurmd per testbed workstation, instance 14, each with a /tmp of its own
+# as separate nodes have; one slurmd on this host when the testbed cannot come up), on
+# ports of our own, runs MPICH over srun's PMI-2 and Open MPI over srun's PMIx with
+# `contend collect` as the task. Each agent must take its rank, node-local rank and job
+# from Slurm's variables; the runs must read back whole with a capture per node; parse
+# must tie Open MPI's messages (TCP between the nodes) to ranks. Daemons are stopped by the PIDs recorded here.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 CONTEND=${CONTEND:-$TOP/$BUILD/contend}
 WL=$TOP/$BUILD/workloads
-T=$(mktemp -d /tmp/contend-e2e-slurm.XXXXXX)
+INST=${SLURM_E2E_INSTANCE:-14}
+# Not under /tmp: each slurmd of the testbed gets a /tmp of its own.
+T=$(mktemp -d /var/tmp/contend-e2e-slurm.XXXXXX)
+TB=0
 daemons=""
 cleanup() {
 	for p in $daemons; do kill "$p" 2>/dev/null; done
@@ -18,10 +23,11 @@ cleanup() {
 		while kill -0 "$p" 2>/dev/null && [ $k -lt 50 ]; do sleep 0.1; k=$((k + 1)); done
 		kill -9 "$p" 2>/dev/null
 	done
+	[ $TB -eq 1 ] && "$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
 	rm -rf "$T"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT TERM HUP PIPE
 
 pass() { echo "PASS e2e/collect_slurm/$1"; }
 fail() { echo "FAIL e2e/collect_slurm/$1: $2"; }
@@ -35,9 +41,23 @@ for c in munged slurmctld slurmd srun sinfo; do
 done
 [ -x "$WL/ompi/ring" ] && [ -x "$WL/mpich/ring" ] || { echo "skipped: workloads not built (make workloads)"; exit 77; }
 
-# --- a one-node Slurm ---------------------------------------------------------------------
+# --- the nodes: testbed workstations, else this host --------------------------------------
+if command -v unshare >/dev/null && "$CONTEND" testbed --instance "$INST" up -n 3 >"$T/tb.log" 2>&1; then
+	TB=1
+	nodes=$("$CONTEND" testbed --instance "$INST" status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/ { print $2 ":" $3 }')
+	ctl_addr=$("$CONTEND" testbed --instance "$INST" status 2>/dev/null |
+		sed -n 's/.*(root namespace at \.\([0-9]*\)).*/\1/p' | head -n 1)
+	ctl_addr=$(echo "$nodes" | head -n 1 | cut -d: -f2 | sed "s/\.[0-9]*$/.$ctl_addr/")
+else
+	nodes="$(hostname -s):"
+	ctl_addr=""
+	echo "note: the testbed is not available ($(tail -n 1 "$T/tb.log")); one node"
+fi
+nnodes=$(echo "$nodes" | wc -l)
+N=3
 H=$(hostname -s)
-mkdir -p "$T/state" "$T/spool" "$T/log"
+
+mkdir -p "$T/state" "$T/log"
 dd if=/dev/urandom of="$T/munge.key" bs=1024 count=1 2>/dev/null
 chmod 600 "$T/munge.key"
 munged --foreground --force --key-file="$T/munge.key" --socket="$T/munge.sock" \
@@ -45,9 +65,10 @@ munged --foreground --force --key-file="$T/munge.key" --socket="$T/munge.sock" \
 	>"$T/log/munged.out" 2>&1 &
 daemons="$!"
 port=$((20000 + $$ % 20000))
-cat >"$T/slurm.conf" <<EOF
-ClusterName=contend
-SlurmctldHost=$H
+{
+	echo "ClusterName=contend"
+	if [ -n "$ctl_addr" ]; then echo "SlurmctldHost=$H($ctl_addr)"; else echo "SlurmctldHost=$H"; fi
+	cat <<EOF
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$port
@@ -56,11 +77,11 @@ AuthType=auth/munge
 AuthInfo=socket=$T/munge.sock
 CredType=cred/munge
 StateSaveLocation=$T/state
-SlurmdSpoolDir=$T/spool
+SlurmdSpoolDir=$T/spool/%n
 SlurmctldPidFile=$T/slurmctld.pid
-SlurmdPidFile=$T/slurmd.pid
+SlurmdPidFile=$T/slurmd-%n.pid
 SlurmctldLogFile=$T/log/slurmctld.log
-SlurmdLogFile=$T/log/slurmd.log
+SlurmdLogFile=$T/log/slurmd-%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -70,54 +91,97 @@ SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
 MpiDefault=none
 ReturnToService=2
-NodeName=$H CPUs=8 State=UNKNOWN
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
+	echo "$nodes" | while IFS=: read -r name addr; do
+		if [ -n "$addr" ]; then echo "NodeName=$name NodeAddr=$addr NodeHostname=$name CPUs=4 State=UNKNOWN"
+		else echo "NodeName=$name CPUs=8 State=UNKNOWN"; fi
+	done
+	echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+} >"$T/slurm.conf"
 export SLURM_CONF="$T/slurm.conf"
 k=0
 while [ ! -S "$T/munge.sock" ] && [ $k -lt 50 ]; do sleep 0.1; k=$((k + 1)); done
 slurmctld -D -f "$SLURM_CONF" >"$T/log/slurmctld.out" 2>&1 &
 daemons="$daemons $!"
-slurmd -D -f "$SLURM_CONF" >"$T/log/slurmd.out" 2>&1 &
-daemons="$daemons $!"
+if [ $TB -eq 1 ]; then
+	w=0
+	for name in $(echo "$nodes" | cut -d: -f1); do
+		w=$((w + 1))
+		mkdir -p "$T/spool/$name" "$T/nodetmp/$name"
+		chmod 1777 "$T/nodetmp/$name"
+		# in the workstation's namespace and cgroups, with a /tmp of its own (Slurm's PMIx
+		# plugin keeps per-step directories there under names that would collide)
+		"$CONTEND" testbed --instance "$INST" exec "ws$w" -- unshare -m --propagation private \
+			sh -c "mount --bind '$T/nodetmp/$name' /tmp && exec slurmd -D -N '$name' -f '$SLURM_CONF'" \
+			>"$T/log/slurmd-$name.out" 2>&1 &
+		daemons="$daemons $!"
+	done
+	launch() { "$CONTEND" testbed --instance "$INST" exec ws1 -- "$@"; }
+	dev=eth0
+else
+	mkdir -p "$T/spool/$H"
+	slurmd -D -f "$SLURM_CONF" >"$T/log/slurmd.out" 2>&1 &
+	daemons="$daemons $!"
+	launch() { "$@"; }
+	dev=lo
+fi
 k=0
-while ! sinfo -h -o %t 2>/dev/null | grep -q idle && [ $k -lt 150 ]; do sleep 0.2; k=$((k + 1)); done
-if ! sinfo -h -o %t 2>/dev/null | grep -q idle; then
-	echo "skipped: the one-node Slurm did not come up: $(tail -n 1 "$T/log/slurmctld.log" 2>/dev/null)"
+while [ "$(sinfo -h -o '%t %D' 2>/dev/null | awk '$1 == "idle" { s += $2 } END { print s + 0 }')" -lt "$nnodes" ] && [ $k -lt 150 ]; do
+	sleep 0.2; k=$((k + 1))
+done
+if [ "$(sinfo -h -o '%t %D' 2>/dev/null | awk '$1 == "idle" { s += $2 } END { print s + 0 }')" -lt "$nnodes" ]; then
+	echo "skipped: Slurm did not come up: $(sinfo -h 2>&1 | head -n 1); $(tail -n 1 "$T/log/slurmctld.log" 2>/dev/null)"
 	exit 77
 fi
-echo "note: one-node Slurm on $H, ports $port-$((port + 1))"
+echo "note: Slurm on $nnodes node(s): $(echo "$nodes" | cut -d: -f1 | tr '\n' ' ')(ports $port-$((port + 1)))"
 
-ranks_ok() {	# ranks_ok RUN: ranks 0..2, node-local ranks 0..2, launcher slurm, a step job id
+ranks_ok() {	# ranks_ok RUN: ranks 0..N-1 exited, node-local ranks as Slurm placed them, a job id
 	[ "$(meta "$1/meta/run.tsv" launcher)" = slurm ] || return 1
 	meta "$1/meta/run.tsv" job_id | grep -Eq '^[0-9]+\.[0-9]+$' || return 1
-	for r in 0 1 2; do
+	r=0
+	while [ $r -lt $N ]; do
 		[ "$(meta "$1/meta/rank-$r.tsv" rank)" = "$r" ] || return 1
 		[ "$(meta "$1/meta/rank-$r.tsv" how_ended)" = exited ] || return 1
+		r=$((r + 1))
 	done
-	[ "$(cat "$1"/meta/rank-*.tsv | awk -F'\t' '$1 == "local_rank" { print $2 }' | sort | tr '\n' ' ')" = "0 1 2 " ]
+	if [ "$nnodes" -ge $N ]; then want="0 0 0 "; else want="0 1 2 "; fi
+	[ "$(cat "$1"/meta/rank-*.tsv | awk -F'\t' '$1 == "local_rank" { print $2 }' | sort | tr '\n' ' ')" = "$want" ]
 }
+local_ranks() { cat "$1"/meta/rank-*.tsv 2>/dev/null | awk -F'\t' '$1 == "local_rank" { print $2 }' | tr '\n' ' '; }
+tied() {	# tied RUN MPI: messages of 200 KB or more the decoder tied to two ranks
+	awk -F'\t' -v m="$2" 'NR > 2 && $1 !~ /^#/ && $11 == m && $3 >= 0 && $4 >= 0 && $9 >= 200000' \
+		"$1/profile/messages.tsv" 2>/dev/null | wc -l
+}
+ncap() { ls "$1/capture" 2>/dev/null | wc -l; }
+spread="-N $nnodes"
+[ "$nnodes" -ge $N ] || spread=""
 
 # --- MPICH over srun's PMI-2 ----------------------------------------------------------------
+# UCX's defaults: the ranks share a kernel, so UCX moves their data through shared memory
+# and the captures hold only the start-up. Forcing TCP (UCX_TLS=tcp,self) makes MPICH 4.0.2
+# over UCX 1.13 hang in MPI_Finalize on the testbed more often than not (see e2e/collect),
+# and srun's forwarded SIGTERM does not end the hung ranks before their agents are killed;
+# the message checks are Open MPI's below.
 R=$T/mpich
-timeout -k 5 60 srun --mpi=pmi2 -n 3 "$CONTEND" collect -q -o "$R" -- \
-	"$WL/mpich/ring" -i 20 -c 5 -m 200k -q >"$T/mpich.out" 2>&1
+launch timeout -k 20 60 srun $spread -n $N --mpi=pmi2 \
+	"$CONTEND" collect -q -o "$R" -- "$WL/mpich/ring" -i 20 -c 5 -m 200k -q >"$T/mpich.out" 2>&1
 rc=$?
 check mpich-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 2 "$T/mpich.out")"
-check mpich-ranks "ranks_ok '$R'" "launcher $(meta "$R/meta/run.tsv" launcher), local ranks $(cat "$R"/meta/rank-*.tsv 2>/dev/null | awk -F'\t' '$1 == "local_rank" { print $2 }' | tr '\n' ' ')"
+check mpich-ranks "ranks_ok '$R'" "launcher $(meta "$R/meta/run.tsv" launcher), local ranks $(local_ranks "$R")"
 "$CONTEND" collect --check "$R" >"$T/mpich.check" 2>&1
-check mpich-check "[ $? -eq 0 ] && [ \$(ls '$R'/capture | wc -l) -eq 1 ]" "$(head -n 2 "$T/mpich.check"); captures: $(ls "$R"/capture 2>/dev/null | tr '\n' ' ')"
+check mpich-check "[ $? -eq 0 ] && [ $(ncap "$R") -eq $nnodes ]" "$(head -n 2 "$T/mpich.check"); $(ncap "$R") captures for $nnodes nodes"
 
-# --- Open MPI over srun's PMIx (TCP between the ranks, so the capture has them) -------------
+# --- Open MPI over srun's PMIx, TCP between the ranks ----------------------------------------
 R=$T/ompi
-timeout -k 5 60 srun --mpi=pmix -n 3 "$CONTEND" collect -q -o "$R" -- \
-	env OMPI_MCA_btl=tcp,self "$WL/ompi/ring" -i 20 -c 5 -m 200k -q >"$T/ompi.out" 2>&1
+# shellcheck disable=SC2086
+launch env OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=$dev \
+	timeout -k 5 60 srun $spread -n $N --mpi=pmix \
+	"$CONTEND" collect -q -o "$R" -- "$WL/ompi/ring" -i 20 -c 5 -m 200k -q >"$T/ompi.out" 2>&1
 rc=$?
 check ompi-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 2 "$T/ompi.out")"
-check ompi-ranks "ranks_ok '$R'" "launcher $(meta "$R/meta/run.tsv" launcher)"
+check ompi-ranks "ranks_ok '$R'" "launcher $(meta "$R/meta/run.tsv" launcher), local ranks $(local_ranks "$R")"
 "$CONTEND" collect --check "$R" >"$T/ompi.check" 2>&1
-check ompi-check "[ $? -eq 0 ]" "$(head -n 2 "$T/ompi.check")"
+check ompi-check "[ $? -eq 0 ] && [ $(ncap "$R") -eq $nnodes ]" "$(head -n 2 "$T/ompi.check"); $(ncap "$R") captures for $nnodes nodes"
 "$CONTEND" parse -q "$R" >"$T/ompi.parse" 2>&1
-# ring -i 20 on 3 ranks: every rank sends 20 messages to the next
-tied=$(awk -F'\t' 'NR > 2 && $1 !~ /^#/ && $11 == "ompi" && $3 >= 0 && $4 >= 0 && $9 >= 200000' "$R/profile/messages.tsv" 2>/dev/null | wc -l)
-check ompi-messages-tied "[ $tied -ge 60 ]" "$tied Open MPI messages of 200k tied to ranks, want 60"
+n=$(tied "$R" ompi)
+check ompi-messages-tied "[ $n -ge 60 ]" "$n Open MPI messages of 200k tied to ranks, want 60 (ring -i 20 on 3 ranks)"
