@@ -185,3 +185,49 @@ check ompi-check "[ $? -eq 0 ] && [ $(ncap "$R") -eq $nnodes ]" "$(head -n 2 "$T
 "$CONTEND" parse -q "$R" >"$T/ompi.parse" 2>&1
 n=$(tied "$R" ompi)
 check ompi-messages-tied "[ $n -ge 60 ]" "$n Open MPI messages of 200k tied to ranks, want 60 (ring -i 20 on 3 ranks)"
+
+# --- ending a job the Slurm ways: scancel (SIGTERM to every task, SIGKILL after KillWait) and
+# Ctrl-C (srun --quit-on-interrupt forwards SIGINT): the agents forward it, the application
+# ends by it, and the files close whole. (SIGTERM to srun itself makes srun kill the step
+# with SIGKILL: files then end at their last flush, as for any killed agent.)
+ended_by() {	# ended_by RUN SIG: every rank signaled, SIG forwarded, the run reads back whole
+	r=0
+	while [ $r -lt $N ]; do
+		[ "$(meta "$1/meta/rank-$r.tsv" how_ended)" = signaled ] || return 1
+		meta "$1/meta/rank-$r.tsv" signals_forwarded | grep -q "$2" || return 1
+		r=$((r + 1))
+	done
+	"$CONTEND" collect --check "$1" >/dev/null 2>&1
+}
+for how in scancel ctrl-c; do
+	R=$T/$how
+	qi=""
+	[ $how = ctrl-c ] && qi=--quit-on-interrupt
+	# not through launch(): $! must be srun itself (testbed exec execs in place)
+	if [ $TB -eq 1 ]; then
+		# shellcheck disable=SC2086
+		"$CONTEND" testbed --instance "$INST" exec ws1 -- srun $spread -n $N $qi \
+			"$CONTEND" collect --no-capture -q -o "$R" -- sleep 60 >"$T/$how.out" 2>&1 &
+	else
+		# shellcheck disable=SC2086
+		srun $spread -n $N $qi "$CONTEND" collect --no-capture -q -o "$R" -- sleep 60 >"$T/$how.out" 2>&1 &
+	fi
+	sp=$!
+	k=0
+	while [ "$(ls "$R"/samples/rank-*.tsv.gz 2>/dev/null | wc -l)" -lt $N ] && [ $k -lt 100 ]; do
+		sleep 0.1; k=$((k + 1))
+	done
+	sleep 1
+	if [ $how = scancel ]; then
+		scancel "$(squeue -h -o %i | head -n 1)"
+		sig=TERM
+	else
+		kill -INT $sp
+		sig=INT
+	fi
+	k=0
+	while kill -0 $sp 2>/dev/null && [ $k -lt 200 ]; do sleep 0.1; k=$((k + 1)); done
+	kill -9 $sp 2>/dev/null
+	wait $sp 2>/dev/null
+	check "$how-forwarded" "ended_by '$R' $sig" "how_ended $(cat "$R"/meta/rank-*.tsv 2>/dev/null | awk -F'\t' '$1 == "how_ended" { print $2 }' | tr '\n' ' ')forwarded $(meta "$R/meta/rank-0.tsv" signals_forwarded); $("$CONTEND" collect --check "$R" 2>&1 | tail -n 1)"
+done
