@@ -1,6 +1,6 @@
 #!/bin/sh
 # collect under Slurm's srun: a Slurm of our own (munged and slurmctld in the root
-# namespace, one slurmd per testbed workstation, instance 14, each with a /tmp of its own
+# namespace, one slurmd per testbed workstation, instance 14, each with a TmpFS of its own
 # as separate nodes have; one slurmd on this host when the testbed cannot come up), on
 # ports of our own, runs MPICH over srun's PMI-2 and Open MPI over srun's PMIx with
 # `contend collect` as the task. Each agent must take its rank, node-local rank and job
@@ -12,8 +12,7 @@ BUILD=${BUILD:-build}
 CONTEND=${CONTEND:-$TOP/$BUILD/contend}
 WL=$TOP/$BUILD/workloads
 INST=${SLURM_E2E_INSTANCE:-14}
-# Not under /tmp: each slurmd of the testbed gets a /tmp of its own.
-T=$(mktemp -d /var/tmp/contend-e2e-slurm.XXXXXX)
+T=$(mktemp -d /tmp/contend-e2e-slurm.XXXXXX)
 TB=0
 daemons=""
 cleanup() {
@@ -78,6 +77,7 @@ AuthInfo=socket=$T/munge.sock
 CredType=cred/munge
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool/%n
+TmpFS=$T/nodetmp/%n
 SlurmctldPidFile=$T/slurmctld.pid
 SlurmdPidFile=$T/slurmd-%n.pid
 SlurmctldLogFile=$T/log/slurmctld.log
@@ -109,17 +109,15 @@ if [ $TB -eq 1 ]; then
 		w=$((w + 1))
 		mkdir -p "$T/spool/$name" "$T/nodetmp/$name"
 		chmod 1777 "$T/nodetmp/$name"
-		# in the workstation's namespace and cgroups, with a /tmp of its own (Slurm's PMIx
-		# plugin keeps per-step directories there under names that would collide)
-		"$CONTEND" testbed --instance "$INST" exec "ws$w" -- unshare -m --propagation private \
-			sh -c "mount --bind '$T/nodetmp/$name' /tmp && exec slurmd -D -N '$name' -f '$SLURM_CONF'" \
+		# in the workstation's namespace and cgroups
+		"$CONTEND" testbed --instance "$INST" exec "ws$w" -- slurmd -D -N "$name" -f "$SLURM_CONF" \
 			>"$T/log/slurmd-$name.out" 2>&1 &
 		daemons="$daemons $!"
 	done
 	launch() { "$CONTEND" testbed --instance "$INST" exec ws1 -- "$@"; }
 	dev=eth0
 else
-	mkdir -p "$T/spool/$H"
+	mkdir -p "$T/spool/$H" "$T/nodetmp/$H"
 	slurmd -D -f "$SLURM_CONF" >"$T/log/slurmd.out" 2>&1 &
 	daemons="$daemons $!"
 	launch() { "$@"; }
@@ -186,10 +184,10 @@ check ompi-check "[ $? -eq 0 ] && [ $(ncap "$R") -eq $nnodes ]" "$(head -n 2 "$T
 n=$(tied "$R" ompi)
 check ompi-messages-tied "[ $n -ge 60 ]" "$n Open MPI messages of 200k tied to ranks, want 60 (ring -i 20 on 3 ranks)"
 
-# --- ending a job the Slurm ways: scancel (SIGTERM to every task, SIGKILL after KillWait) and
-# Ctrl-C (srun --quit-on-interrupt forwards SIGINT): the agents forward it, the application
-# ends by it, and the files close whole. (SIGTERM to srun itself makes srun kill the step
-# with SIGKILL: files then end at their last flush, as for any killed agent.)
+# --- ending a job with scancel: Slurm sends SIGTERM to every task and SIGKILL only after
+# KillWait; the agents forward the SIGTERM, the application ends by it, and the files close
+# whole. (srun itself, on SIGTERM or Ctrl-C, follows with SIGKILL at once, "forcing job
+# termination": agents then lose what they had not flushed, as any killed agent does.)
 ended_by() {	# ended_by RUN SIG: every rank signaled, SIG forwarded, the run reads back whole
 	r=0
 	while [ $r -lt $N ]; do
@@ -199,35 +197,31 @@ ended_by() {	# ended_by RUN SIG: every rank signaled, SIG forwarded, the run rea
 	done
 	"$CONTEND" collect --check "$1" >/dev/null 2>&1
 }
-for how in scancel ctrl-c; do
-	R=$T/$how
-	qi=""
-	[ $how = ctrl-c ] && qi=--quit-on-interrupt
-	# not through launch(): $! must be srun itself (testbed exec execs in place)
-	if [ $TB -eq 1 ]; then
-		# shellcheck disable=SC2086
-		"$CONTEND" testbed --instance "$INST" exec ws1 -- srun $spread -n $N $qi \
-			"$CONTEND" collect --no-capture -q -o "$R" -- sleep 60 >"$T/$how.out" 2>&1 &
-	else
-		# shellcheck disable=SC2086
-		srun $spread -n $N $qi "$CONTEND" collect --no-capture -q -o "$R" -- sleep 60 >"$T/$how.out" 2>&1 &
-	fi
-	sp=$!
-	k=0
-	while [ "$(ls "$R"/samples/rank-*.tsv.gz 2>/dev/null | wc -l)" -lt $N ] && [ $k -lt 100 ]; do
-		sleep 0.1; k=$((k + 1))
-	done
-	sleep 1
-	if [ $how = scancel ]; then
-		scancel "$(squeue -h -o %i | head -n 1)"
-		sig=TERM
-	else
-		kill -INT $sp
-		sig=INT
-	fi
-	k=0
-	while kill -0 $sp 2>/dev/null && [ $k -lt 200 ]; do sleep 0.1; k=$((k + 1)); done
-	kill -9 $sp 2>/dev/null
-	wait $sp 2>/dev/null
-	check "$how-forwarded" "ended_by '$R' $sig" "how_ended $(cat "$R"/meta/rank-*.tsv 2>/dev/null | awk -F'\t' '$1 == "how_ended" { print $2 }' | tr '\n' ' ')forwarded $(meta "$R/meta/rank-0.tsv" signals_forwarded); $("$CONTEND" collect --check "$R" 2>&1 | tail -n 1)"
+how=scancel
+R=$T/$how
+# not through launch(): $! must be srun itself (testbed exec execs in place)
+if [ $TB -eq 1 ]; then
+	# shellcheck disable=SC2086
+	"$CONTEND" testbed --instance "$INST" exec ws1 -- srun $spread -n $N \
+		"$CONTEND" collect --no-capture -q -o "$R" -- sleep 60 >"$T/$how.out" 2>&1 &
+else
+	# shellcheck disable=SC2086
+	srun $spread -n $N "$CONTEND" collect --no-capture -q -o "$R" -- sleep 60 >"$T/$how.out" 2>&1 &
+fi
+sp=$!
+k=0
+while [ "$(ls "$R"/samples/rank-*.tsv.gz 2>/dev/null | wc -l)" -lt $N ] && [ $k -lt 100 ]; do
+	sleep 0.1; k=$((k + 1))
 done
+sleep 1
+scancel "$(squeue -h -o %i | head -n 1)"
+k=0
+while kill -0 $sp 2>/dev/null && [ $k -lt 200 ]; do sleep 0.1; k=$((k + 1)); done
+kill -9 $sp 2>/dev/null
+wait $sp 2>/dev/null
+# srun may return once the step is cancelled, before every agent has closed its files
+k=0
+while cat "$R"/meta/rank-*.tsv 2>/dev/null | grep -q "^how_ended	running" && [ $k -lt 100 ]; do
+	sleep 0.1; k=$((k + 1))
+done
+check "$how-forwarded" "ended_by '$R' TERM" "$("$CONTEND" collect --check "$R" 2>&1 | grep -m 1 problem); how_ended $(cat "$R"/meta/rank-*.tsv 2>/dev/null | awk -F'\t' '$1 == "how_ended" { print $2 }' | tr '\n' ' ')forwarded $(meta "$R/meta/rank-0.tsv" signals_forwarded); $("$CONTEND" collect --check "$R" 2>&1 | tail -n 1)"
