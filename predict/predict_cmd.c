@@ -347,6 +347,32 @@ cmd_select(const char *run, const char *scen_path, const char *model_name, const
 	return nok > 0 ? 0 : 1;
 }
 
+/* The run's distinct hosts, comma-separated, into out (cut with "..." when long). */
+static void
+host_list(const struct prof *p, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < p->nranks && used + 1 < len; i++) {
+		int j;
+		int n;
+
+		for (j = 0; j < i; j++)
+			if (strcmp(p->ranks[j].host, p->ranks[i].host) == 0)
+				break;
+		if (j < i)
+			continue;
+		n = snprintf(out + used, len - used, "%s%s", used ? ", " : "", p->ranks[i].host);
+		if (n < 0 || (size_t)n >= len - used) {
+			if (len > 4)
+				snprintf(out + len - 4, 4, "...");
+			return;
+		}
+		used += (size_t)n;
+	}
+}
+
 int
 cmd_predict(int argc, char **argv)
 {
@@ -449,9 +475,13 @@ cmd_predict(int argc, char **argv)
 	}
 	load_run(&p, run);
 	for (int i = 0; i < s.nnodes; i++)
-		if (s.nodes[i].rank < 0 && !prof_has_host(&p, s.nodes[i].host))
-			warnx_("predict: '%s' line %d: host '%s' ran no rank of this run; the section is ignored",
-			       s.path, s.nodes[i].line, s.nodes[i].host);
+		if (s.nodes[i].rank < 0 && !prof_has_host(&p, s.nodes[i].host)) {
+			char hosts[512];
+
+			host_list(&p, hosts, sizeof hosts);
+			warnx_("predict: '%s' line %d: host '%s' ran no rank of this run (its hosts: %s); "
+			       "the section is ignored", s.path, s.nodes[i].line, s.nodes[i].host, hosts);
+		}
 		else if (s.nodes[i].rank >= 0 && prof_rank(&p, s.nodes[i].rank) == NULL)
 			warnx_("predict: '%s' line %d: the run has no rank %d; the section is ignored", s.path,
 			       s.nodes[i].line, s.nodes[i].rank);

@@ -71,6 +71,18 @@ else
 	fail not-applicable "exit $rc: $out"
 fi
 
+# a host the run does not have: a warning naming the line and the run's hosts
+cat >"$T/nohost.ini" <<'X'
+[node c9ws2]
+cpu_procs = 1
+X
+out=$("$CONTEND" predict "$RUN" --scenario "$T/nohost.ini" 2>&1)
+if printf '%s\n' "$out" | grep -q "line 1: host 'c9ws2' ran no rank of this run (its hosts: ws1, ws2"; then
+	pass unknown-host-named
+else
+	fail unknown-host-named "$(printf '%s\n' "$out" | head -n 2)"
+fi
+
 # bad scenarios: one line naming file, line and key; nothing written
 bad() {	# name, expected message fragment, file body
 	printf '%s\n' "$3" >"$T/$1.ini"
