@@ -1,6 +1,9 @@
 /* analyze: parse, infer, predict and report a run in one go. */
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "lib/err.h"
@@ -10,16 +13,19 @@ const char usage_analyze[] =
 	"\n"
 	"Run the stages after collect on RUN, in order: parse, infer, predict (once per\n"
 	"--scenario) and report. Each stage reads what the one before wrote in RUN/.\n"
-	"A stage that fails stops the chain; its message says why.\n"
+	"A stage that fails stops the chain; its message says why. A complete parse\n"
+	"(RUN/profile/stats.tsv) and an inferred network (RUN/topology.tsv) already in RUN\n"
+	"are kept unless --force, so adding a scenario later runs only predict and report.\n"
 	"\n"
 	"options:\n"
 	"  -s, --scenario FILE   a what-if scenario for predict (repeatable)\n"
-	"  -f, --force           overwrite earlier results in RUN/\n"
+	"  -f, --force           redo every stage, overwriting earlier results in RUN/\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"examples:\n"
 	"  contend analyze traces/stencil-4ws\n"
-	"  contend analyze --scenario traces/scenarios/load-ws2.ini traces/stencil-4ws\n";
+	"  contend analyze --scenario traces/scenarios/load-ws2.ini traces/stencil-4ws\n"
+	"  contend analyze --force traces/stencil-4ws      # parse and infer again\n";
 
 #define MAX_SCEN 32
 
@@ -37,6 +43,17 @@ stage(char **argv)
 	optind = 0;	/* GNU getopt: reinitialise for the next command */
 	note("analyze: %s", argv[0]);
 	return c->fn(argc, argv);
+}
+
+/* True when RUN/rel exists: a stage's last output, the sign it completed. */
+static bool
+have(const char *run, const char *rel)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof path, "%s/%s", run, rel) >= (int)sizeof path)
+		return false;
+	return access(path, F_OK) == 0;
 }
 
 int
@@ -67,13 +84,17 @@ cmd_analyze(int argc, char **argv)
 		die_usage("analyze: expected one RUN directory (see 'contend analyze --help')");
 	run = argv[optind];
 
-	{
+	if (!force && have(run, "profile/stats.tsv")) {
+		note("analyze: parse: keeping %s/profile (--force parses again)", run);
+	} else {
 		char *a[] = { "parse", force ? "--force" : run, force ? run : NULL, NULL };
 
 		if ((rc = stage(a)) != 0)
 			return rc;
 	}
-	{
+	if (!force && have(run, "topology.tsv")) {
+		note("analyze: infer: keeping %s/topology.tsv (--force infers again)", run);
+	} else {
 		char *a[] = { "infer", force ? "--force" : run, force ? run : NULL, NULL };
 
 		if ((rc = stage(a)) != 0)

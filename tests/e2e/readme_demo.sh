@@ -30,3 +30,17 @@ for s in stencil-load-c3ws2 stencil-load-and-link; do
 		echo "FAIL readme/demo-scenario-$s: no prediction for $s in the report"
 	fi
 done
+
+# analyze again on the same run with one more scenario: parse and infer are kept, the new
+# prediction is made and the report redrawn
+run=$BUILD/demo/stencil-4ws
+sc=$(mktemp --suffix=.ini)
+printf '[scenario]\ndescription = a second look\n[node c3ws1]\ncpu_procs = 2\n' >"$sc"
+if "$BUILD/contend" analyze --scenario "$sc" "$run" >"$out" 2>&1 &&
+	grep -q "analyze: parse: keeping" "$out" && grep -q "analyze: infer: keeping" "$out" &&
+	[ -s "$run/predict/$(basename "$sc" .ini).tsv" ]; then
+	echo "PASS readme/analyze-again-keeps-stages"
+else
+	echo "FAIL readme/analyze-again-keeps-stages: $(grep -m 2 -E 'analyze|error' "$out" | tr '\n' ' ')"
+fi
+rm -f "$sc" "$run/predict/$(basename "$sc" .ini).tsv"
