@@ -94,6 +94,7 @@ try_openmpi(struct agent_env *a, struct err *e)
 	    (rc = env_int("OMPI_COMM_WORLD_LOCAL_RANK", &a->local_rank, &have_lr, e)) < 0 ||
 	    (rc = env_int("OMPI_COMM_WORLD_LOCAL_SIZE", &a->local_size, &have_ls, e)) < 0)
 		return rc;
+	a->local_known = have_lr;
 	copy_env(a->job_id, sizeof a->job_id, "PMIX_NAMESPACE");
 	copy_env(a->job_id, sizeof a->job_id, "OMPI_MCA_ess_base_jobid");
 	copy_env(a->host, sizeof a->host, "PMIX_HOSTNAME");
@@ -103,7 +104,7 @@ try_openmpi(struct agent_env *a, struct err *e)
 static int
 try_mpich(struct agent_env *a, struct err *e)
 {
-	bool have, x;
+	bool have, x, have_lr;
 	int rc = env_int("PMI_RANK", &a->rank, &have, e);
 	const char *lr = getenv("MPI_LOCALRANKID"), *sp = getenv("SLURM_PROCID");
 
@@ -116,9 +117,10 @@ try_mpich(struct agent_env *a, struct err *e)
 		return 0;
 	a->launcher = "mpich";
 	if ((rc = env_int("PMI_SIZE", &a->size, &x, e)) < 0 ||
-	    (rc = env_int("MPI_LOCALRANKID", &a->local_rank, &x, e)) < 0 ||
+	    (rc = env_int("MPI_LOCALRANKID", &a->local_rank, &have_lr, e)) < 0 ||
 	    (rc = env_int("MPI_LOCALNRANKS", &a->local_size, &x, e)) < 0)
 		return rc;
+	a->local_known = have_lr;
 	copy_env(a->job_id, sizeof a->job_id, "PMI_KVSNAME");
 	copy_env(a->host, sizeof a->host, "MPIR_CVAR_CH3_INTERFACE_HOSTNAME");
 	return 1;
@@ -127,7 +129,7 @@ try_mpich(struct agent_env *a, struct err *e)
 static int
 try_slurm(struct agent_env *a, struct err *e)
 {
-	bool have, x;
+	bool have, x, have_lr;
 	int node_id = -1;
 	int rc = env_int("SLURM_PROCID", &a->rank, &have, e);
 	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
@@ -136,9 +138,10 @@ try_slurm(struct agent_env *a, struct err *e)
 		return rc < 0 ? rc : 0;
 	a->launcher = "slurm";
 	if ((rc = env_int("SLURM_NTASKS", &a->size, &x, e)) < 0 ||
-	    (rc = env_int("SLURM_LOCALID", &a->local_rank, &x, e)) < 0 ||
+	    (rc = env_int("SLURM_LOCALID", &a->local_rank, &have_lr, e)) < 0 ||
 	    (rc = env_int("SLURM_NODEID", &node_id, &x, e)) < 0)
 		return rc;
+	a->local_known = have_lr;
 	a->local_size = agent_slurm_tasks_on_node(getenv("SLURM_STEP_TASKS_PER_NODE"), node_id);
 	if (a->local_size < 0)
 		a->local_size = agent_slurm_tasks_on_node(getenv("SLURM_TASKS_PER_NODE"), node_id);
@@ -238,6 +241,7 @@ agent_env_detect(struct agent_env *a, struct err *e)
 		a->size = -1;
 		a->local_size = -1;
 		a->local_rank = 0;
+		a->local_known = false;
 		rc = tries[i](a, e);
 	}
 	if (rc < 0)
@@ -248,6 +252,7 @@ agent_env_detect(struct agent_env *a, struct err *e)
 		a->size = 1;
 		a->local_rank = 0;
 		a->local_size = 1;
+		a->local_known = true;
 	}
 	if (a->size >= 0 && a->rank >= a->size)
 		return err_set(e, E_FORMAT, "launcher says rank %d of %d", a->rank, a->size);

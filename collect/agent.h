@@ -27,7 +27,9 @@ struct agent_env {
 	const char *launcher;	/* static string: "openmpi", "mpich", "slurm", "pmix", "none" */
 	int rank;		/* world rank */
 	int size;		/* world size, -1 unknown */
-	int local_rank;		/* rank among the job's processes on this node */
+	int local_rank;		/* rank among the job's processes on this node; -1 unknown */
+	bool local_known;	/* the launcher said local_rank (else it is 0 until the agents
+				 * of a node elect their leader, collect_cmd.c) */
 	int local_size;		/* processes of the job on this node, -1 unknown */
 	char job_id[128];	/* launcher's job identity, "" when it gives none */
 	char host[256];		/* node name as the launcher knows it, else gethostname */

@@ -1,5 +1,6 @@
 /* collect: the `contend collect` command, one agent per rank under the job's launcher. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -473,44 +474,82 @@ start_capture(struct agent *a)
 	set_ifaces_meta(a);
 }
 
-/* Wait until every other rank of this node has ended (its meta says so, or its agent is
- * gone), sampling the node's load meanwhile. */
+/* Whether the rank file at path belongs to another rank of this node (*on), and whether
+ * that rank has ended (its meta says so, or its agent is gone). */
+static bool
+peer_ended(const struct agent *a, const char *path, bool *on)
+{
+	struct runmeta m;
+	struct err e;
+	const char *host, *how;
+	int64_t pid;
+	bool ended = false;
+
+	*on = false;
+	if (access(path, F_OK) != 0 || runmeta_read(&m, path, &e) < 0)
+		return false;
+	host = runmeta_get(&m, "host");
+	how = runmeta_get(&m, "how_ended");
+	if (host != NULL && strcmp(host, a->host) == 0) {
+		*on = true;
+		ended = (how != NULL && strcmp(how, "running") != 0) ||
+			(runmeta_get_i64(&m, "agent_pid", &pid) == 0 && pid > 0 &&
+			 kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+	}
+	runmeta_release(&m);
+	return ended;
+}
+
+/* Wait until every other rank of this node has ended, sampling the node's load meanwhile.
+ * Without a node-local size from the launcher, the other ranks of the node are those whose
+ * rank files (all of them, listed, when the world size is unknown too) name this host. */
 static bool
 local_peers_done(struct agent *a, int64_t waited_ns)
 {
+	bool unknown = a->env.local_size < 0;
 	int want = a->env.local_size - 1;	/* other ranks on this node */
 	int found = 0, done = 0;
 
-	if (want <= 0)
+	if (!unknown && want <= 0)
 		return true;
-	if (a->env.size <= 0)
-		return waited_ns > 5 * (int64_t)1000000000;
-	for (int r = 0; r < a->env.size; r++) {
-		char *path;
-		struct runmeta m;
-		struct err e;
-		const char *host, *how;
-		int64_t pid;
+	if (a->env.size > 0) {
+		for (int r = 0; r < a->env.size; r++) {
+			char *path;
+			bool on, ended;
 
-		if (r == a->env.rank)
-			continue;
-		path = xasprintf("%s/rank-%d.tsv", a->dir_meta, r);
-		if (access(path, F_OK) != 0 || runmeta_read(&m, path, &e) < 0) {
+			if (r == a->env.rank)
+				continue;
+			path = xasprintf("%s/rank-%d.tsv", a->dir_meta, r);
+			ended = peer_ended(a, path, &on);
 			free(path);
-			continue;
+			found += on;
+			done += on && ended;
 		}
-		free(path);
-		host = runmeta_get(&m, "host");
-		how = runmeta_get(&m, "how_ended");
-		if (host != NULL && strcmp(host, a->host) == 0) {
-			found++;
-			if ((how != NULL && strcmp(how, "running") != 0) ||
-			    (runmeta_get_i64(&m, "agent_pid", &pid) == 0 && pid > 0 &&
-			     kill((pid_t)pid, 0) != 0 && errno == ESRCH))
-				done++;
+	} else if (unknown) {
+		DIR *d = opendir(a->dir_meta);
+		struct dirent *de;
+		char mine[64];
+
+		snprintf(mine, sizeof mine, "rank-%d.tsv", a->env.rank);
+		while (d != NULL && (de = readdir(d)) != NULL) {
+			char *path;
+			bool on, ended;
+
+			if (strncmp(de->d_name, "rank-", 5) != 0 || strcmp(de->d_name, mine) == 0)
+				continue;
+			path = xasprintf("%s/%s", a->dir_meta, de->d_name);
+			ended = peer_ended(a, path, &on);
+			free(path);
+			found += on;
+			done += on && ended;
 		}
-		runmeta_release(&m);
+		if (d != NULL)
+			closedir(d);
+	} else {
+		return waited_ns > 5 * (int64_t)1000000000;
 	}
+	if (unknown)
+		want = found;
 	if (done >= want)
 		return true;
 	/* A rank that outlives this one by a minute is not waited for (its agent may be
@@ -521,6 +560,34 @@ local_peers_done(struct agent *a, int64_t waited_ns)
 	if (found < want && waited_ns > 5 * (int64_t)1000000000 && found == done)
 		return true;
 	return false;
+}
+
+/* The launcher gave no node-local rank: the first agent of this job on this node to create
+ * RUN/meta/leader-HOST-JOB becomes the node's leader (local rank 0: the capture and the
+ * node's samples); the others take local rank -1 (not the leader; their rank on the node
+ * is unknown). */
+static void
+elect_node_leader(struct agent *a)
+{
+	char job[128];
+	char *path;
+	int fd;
+
+	runmeta_safe_name(a->env.job_id[0] ? a->env.job_id : "nojob", job, sizeof job);
+	path = xasprintf("%s/leader-%s-%s", a->dir_meta, a->host, job);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dprintf(fd, "%d\n", a->env.rank);
+		close(fd);
+		a->env.local_rank = 0;
+	} else if (errno == EEXIST) {
+		a->env.local_rank = -1;
+	} else {
+		warnx_("collect: cannot create '%s': %s; this agent takes the node's duties", path,
+		       strerror(errno));
+		a->env.local_rank = 0;
+	}
+	free(path);
 }
 
 static void
@@ -730,6 +797,8 @@ run_agent(struct opts *o)
 	free(path);
 	if (a->env.rank == 0 && write_run_meta(a, false, &e) < 0)
 		die("collect: %s; not starting '%s'", e.msg, o->argv[0]);
+	if (!a->env.local_known)
+		elect_node_leader(a);
 	rank_meta_start(a);
 	{
 		char *rpath = xasprintf("%s/rank-%d.tsv", a->dir_meta, a->env.rank);

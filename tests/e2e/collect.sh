@@ -21,9 +21,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-pass() { echo "PASS e2e/collect/$1"; }
-fail() { echo "FAIL e2e/collect/$1: $2"; }
-check() { if eval "$2"; then pass "$1"; else fail "$1" "$3"; fi; }
+E2E_NAME=collect
+. "$TOP/tests/e2e/checks.inc"
 
 [ -x "$CONTEND" ] || { echo "skipped: no $CONTEND"; exit 77; }
 for w in ring compute; do
@@ -54,7 +53,6 @@ mpich() {	# mpich NP CMD...   (MPICH_TIMEOUT=S bounds the job: exit 124 when it 
 }
 
 # --- helpers reading a run back -----------------------------------------------------------
-meta() { awk -F'\t' -v k="$2" '$1 == k { print $2 }' "$1"; }
 
 # Median interval between distinct sample times of a rank, in microseconds.
 median_interval_us() {

@@ -12,10 +12,8 @@ WL=$TOP/$BUILD/workloads
 T=$(mktemp -d /tmp/contend-e2e-netns.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-pass() { echo "PASS e2e/collect_netns/$1"; }
-fail() { echo "FAIL e2e/collect_netns/$1: $2"; }
-check() { if eval "$2"; then pass "$1"; else fail "$1" "$3"; fi; }
-meta() { awk -F'\t' -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+E2E_NAME=collect_netns
+. "$TOP/tests/e2e/checks.inc"
 
 [ -x "$CONTEND" ] || { echo "skipped: no $CONTEND"; exit 77; }
 [ -x "$WL/ompi/ring" ] || { echo "skipped: workloads not built (make workloads)"; exit 77; }

@@ -28,10 +28,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP PIPE
 
-pass() { echo "PASS e2e/collect_slurm/$1"; }
-fail() { echo "FAIL e2e/collect_slurm/$1: $2"; }
-check() { if eval "$2"; then pass "$1"; else fail "$1" "$3"; fi; }
-meta() { awk -F'\t' -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+E2E_NAME=collect_slurm
+. "$TOP/tests/e2e/checks.inc"
 
 [ -x "$CONTEND" ] || { echo "skipped: no $CONTEND"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "skipped: needs root (the Slurm daemons run as root here)"; exit 77; }

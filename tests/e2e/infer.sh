@@ -36,9 +36,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-pass() { echo "PASS e2e/infer/$1"; }
-fail() { echo "FAIL e2e/infer/$1: $2"; }
-check() { if eval "$2"; then pass "$1"; else fail "$1" "$3"; fi; }
+E2E_NAME=infer
+. "$TOP/tests/e2e/checks.inc"
 tb() { "$CONTEND" testbed --instance $INST "$@"; }
 
 [ -x "$CONTEND" ] || { echo "skipped: no $CONTEND"; exit 77; }

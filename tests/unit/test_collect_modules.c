@@ -193,6 +193,7 @@ TEST(env_openmpi_and_mpich)
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "openmpi");
 	CHECK(a.rank == 2 && a.size == 4 && a.local_rank == 0 && a.local_size == 2);
+	CHECK(a.local_known);
 	CHECK_STR(a.job_id, "777");
 	setenv("OMPI_COMM_WORLD_RANK", "9", 1);
 	CHECK(agent_env_detect(&a, &e) < 0);	/* rank outside the size */
@@ -237,10 +238,15 @@ TEST(env_openmpi_and_mpich)
 	unsetenv("MPI_LOCALRANKID");
 	unsetenv("MPI_LOCALNRANKS");
 	unsetenv("SLURM_PROCID");
+	/* PMIx alone: no node-local rank, the node's agents elect their leader */
+	setenv("PMIX_RANK", "3", 1);
+	CHECK(agent_env_detect(&a, &e) == 0);
+	CHECK_STR(a.launcher, "pmix");
+	CHECK(a.rank == 3 && !a.local_known);
 	unsetenv("PMIX_RANK");
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "none");
-	CHECK(a.rank == 0 && a.size == 1);
+	CHECK(a.rank == 0 && a.size == 1 && a.local_known);
 }
 
 TEST(meta_round_trip)

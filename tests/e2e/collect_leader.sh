@@ -1,0 +1,41 @@
+#!/bin/sh
+# collect under a launcher that gives no node-local rank (PMIx's PMIX_RANK alone): two
+# agents of one job on one node elect the node's leader through RUN/meta/leader-HOST-JOB.
+# Exactly one takes the capture and the node's samples; the other records local rank -1;
+# the leader keeps the node's files open until the other rank has ended; the run reads
+# back whole. Started by hand with the variables such a launcher sets.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+CONTEND=${CONTEND:-$TOP/$BUILD/contend}
+T=$(mktemp -d /tmp/contend-e2e-leader.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+E2E_NAME=collect_leader
+. "$TOP/tests/e2e/checks.inc"
+
+[ -x "$CONTEND" ] || { echo "skipped: no $CONTEND"; exit 77; }
+R=$T/run
+# rank 0 starts first and ends first; rank 1 runs on for a second
+env -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID PMIX_RANK=0 PMIX_NAMESPACE=job7 \
+	"$CONTEND" collect -q -o "$R" -- sleep 0.3 >"$T/r0.out" 2>&1 &
+p0=$!
+sleep 0.3
+env -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID PMIX_RANK=1 PMIX_NAMESPACE=job7 \
+	"$CONTEND" collect -q -o "$R" -- sleep 1.2 >"$T/r1.out" 2>&1
+rc1=$?
+wait $p0
+rc0=$?
+check both-exit "[ $rc0 -eq 0 ] && [ $rc1 -eq 0 ]" "exit $rc0 and $rc1: $(cat "$T/r0.out" "$T/r1.out" | head -n 2)"
+lr="$(meta "$R/meta/rank-0.tsv" local_rank) $(meta "$R/meta/rank-1.tsv" local_rank)"
+check one-leader "[ \"$lr\" = '0 -1' ]" "local ranks of ranks 0 and 1: $lr"
+check leader-file "[ \"\$(cat '$R'/meta/leader-*-job7 2>/dev/null)\" = 0 ]" "$(ls "$R/meta")"
+nn=$(ls "$R"/samples/node-*.tsv.gz 2>/dev/null | wc -l)
+check one-node-file "[ $nn -eq 1 ]" "$nn node sample files"
+# the leader's node file closes after the other rank's end
+end1=$(meta "$R/meta/rank-1.tsv" end_real_ns)
+closed=$(stat -c %.9Y "$R"/samples/node-*.tsv.gz 2>/dev/null | head -n 1)
+check leader-waits "awk -v c='$closed' -v e='$end1' 'BEGIN { exit !(c * 1e9 >= e) }'" \
+	"node samples closed at $closed s, rank 1 ended at $end1 ns"
+"$CONTEND" collect --check "$R" >"$T/check" 2>&1
+check reads-back "[ $? -eq 0 ]" "$(head -n 2 "$T/check")"
