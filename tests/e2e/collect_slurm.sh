@@ -183,14 +183,16 @@ n=$(tied "$R" ompi)
 check ompi-messages-tied "[ $n -ge 60 ]" "$n Open MPI messages of 200k tied to ranks, want 60 (ring -i 20 on 3 ranks)"
 
 # --- ending a job with scancel: Slurm sends SIGTERM to every task and SIGKILL only after
-# KillWait; the agents forward the SIGTERM, the application ends by it, and the files close
-# whole. (srun itself, on SIGTERM or Ctrl-C, follows with SIGKILL at once, "forcing job
+# KillWait; the applications end by it (from Slurm or forwarded by their agents), and the
+# files close whole. (srun itself, on SIGTERM or Ctrl-C, follows with SIGKILL at once, "forcing job
 # termination": agents then lose what they had not flushed, as any killed agent does.)
-ended_by() {	# ended_by RUN SIG: every rank signaled, SIG forwarded, the run reads back whole
+ended_by() {	# ended_by RUN SIG: every rank's application ended by SIG, the run reads back whole
+	# (Slurm signals every process of the step, the applications too, so an agent may find
+	# its child already gone by the signal it would have forwarded)
 	r=0
 	while [ $r -lt $N ]; do
 		[ "$(meta "$1/meta/rank-$r.tsv" how_ended)" = signaled ] || return 1
-		meta "$1/meta/rank-$r.tsv" signals_forwarded | grep -q "$2" || return 1
+		[ "$(meta "$1/meta/rank-$r.tsv" exit_signal_name)" = "SIG$2" ] || return 1
 		r=$((r + 1))
 	done
 	"$CONTEND" collect --check "$1" >/dev/null 2>&1
@@ -222,4 +224,4 @@ k=0
 while cat "$R"/meta/rank-*.tsv 2>/dev/null | grep -q "^how_ended	running" && [ $k -lt 100 ]; do
 	sleep 0.1; k=$((k + 1))
 done
-check "$how-forwarded" "ended_by '$R' TERM" "$("$CONTEND" collect --check "$R" 2>&1 | grep -m 1 problem); how_ended $(cat "$R"/meta/rank-*.tsv 2>/dev/null | awk -F'\t' '$1 == "how_ended" { print $2 }' | tr '\n' ' ')forwarded $(meta "$R/meta/rank-0.tsv" signals_forwarded); $("$CONTEND" collect --check "$R" 2>&1 | tail -n 1)"
+check "$how-ends-whole" "ended_by '$R' TERM" "how_ended and signal: $(cat "$R"/meta/rank-*.tsv 2>/dev/null | awk -F'\t' '$1 == "how_ended" || $1 == "exit_signal_name" { printf "%s ", $2 }')- $("$CONTEND" collect --check "$R" 2>&1 | tail -n 1)"
