@@ -41,14 +41,12 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/contend-bound.XXXXXX")
 tcpd_pids=""
 cleanup() {
 	for p in $tcpd_pids; do kill "$p" 2>/dev/null; done
-	[ "${KEEP:-0}" = 1 ] || "$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
+	testbed_release "$INST"
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-"$CONTEND" testbed --instance "$INST" status 2>&1 | grep -q "^testbed $INST: down" &&
-	! "$CONTEND" testbed --instance "$INST" up -n 3 >"$T/up.log" 2>&1 &&
-	{ echo "testbed $INST: $(tail -n 1 "$T/up.log")" >&2; exit 1; }
+testbed_ensure "$INST" "$T"
 hosts=$("$CONTEND" testbed --instance "$INST" status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/ { print $2 }')
 nws=$(echo "$hosts" | wc -w)
 [ "$nws" -ge 2 ] || { echo "testbed $INST has $nws workstations" >&2; exit 1; }

@@ -53,3 +53,17 @@ collect_opts() {
 	*) return 1 ;;
 	esac
 }
+
+# testbed_ensure INST LOGDIR: bring testbed INST up with 3 workstations unless it is up
+# already; on failure print its last line and exit 1.
+testbed_ensure() {
+	"$CONTEND" testbed --instance "$1" status 2>&1 | grep -q "^testbed $1: down" || return 0
+	"$CONTEND" testbed --instance "$1" up -n 3 >"$2/up.log" 2>&1 && return 0
+	echo "testbed $1: $(tail -n 1 "$2/up.log")" >&2
+	exit 1
+}
+
+# testbed_release INST: take testbed INST down, unless KEEP=1.
+testbed_release() {
+	[ "${KEEP:-0}" = 1 ] || "$CONTEND" testbed --instance "$1" down >/dev/null 2>&1
+}

@@ -12,16 +12,15 @@ B=$TOP/${BUILD:-build}
 CONTEND=${CONTEND:-$B/contend}
 INST=${INST:-10}
 SNAP=${1:-256}
+. "$TOP/bench/lib.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/contend-snap.XXXXXX")
 cleanup() {
-	[ "${KEEP:-0}" = 1 ] || "$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
+	testbed_release "$INST"
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-"$CONTEND" testbed --instance "$INST" status 2>&1 | grep -q "^testbed $INST: down" &&
-	! "$CONTEND" testbed --instance "$INST" up -n 3 >"$T/up.log" 2>&1 &&
-	{ echo "testbed $INST: $(tail -n 1 "$T/up.log")" >&2; exit 1; }
+testbed_ensure "$INST" "$T"
 
 one() {	# one IMPL SNAPLEN OUT WORKLOAD ARGS...
 	impl=$1 sn=$2 out=$3
