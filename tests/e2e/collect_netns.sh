@@ -30,30 +30,28 @@ both_ends() {
 	echo "$(comm -12 "$1.est" "$1.rev" | wc -l) $(comm -23 "$1.est" "$1.rev" | wc -l)"
 }
 
-# --- the agent's namespace: netlink ---------------------------------------------------
-R=$T/same
-# shellcheck disable=SC2086
-timeout -k 5 60 "$CONTEND" collect --no-capture -q -o "$R" -- $JOB >"$T/same.out" 2>&1
-rc=$?
-check same-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 2 "$T/same.out")"
-check same-source "[ \"$(meta "$R/meta/rank-0.tsv" sockets_source)\" = netlink ]" \
-	"sockets_source $(meta "$R/meta/rank-0.tsv" sockets_source)"
-# shellcheck disable=SC2046
-set -- $(both_ends "$R")
-check same-both-ends "[ $1 -ge 2 ] && [ $2 -eq 0 ]" "$1 ends paired, $2 with one end only"
+# case NAME SOURCE CMD...: collect CMD, then check its exit, the map's source and both ends
+case_() {
+	name=$1 want=$2
+	shift 2
+	R=$T/$name
+	timeout -k 5 60 "$CONTEND" collect --no-capture -q -o "$R" -- "$@" >"$T/$name.out" 2>&1
+	rc=$?
+	check "$name-exit" "[ $rc -eq 0 ]" "exit $rc: $(tail -n 2 "$T/$name.out")"
+	check "$name-source" "[ \"$(meta "$R/meta/rank-0.tsv" sockets_source)\" = $want ]" \
+		"sockets_source $(meta "$R/meta/rank-0.tsv" sockets_source)"
+	# shellcheck disable=SC2046
+	set -- $(both_ends "$R")
+	check "$name-both-ends" "[ $1 -ge 2 ] && [ $2 -eq 0 ]" "$1 ends paired, $2 with one end only"
+}
 
-# --- a namespace of its own: /proc -------------------------------------------------------
+# the agent's namespace: netlink
+# shellcheck disable=SC2086
+case_ same netlink $JOB
+
+# a namespace of its own: /proc
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null; then
 	echo "skipped: the other-namespace case needs root and unshare"
 	exit 0
 fi
-R=$T/other
-timeout -k 5 60 "$CONTEND" collect --no-capture -q -o "$R" -- \
-	unshare -n sh -c "ip link set lo up && exec $JOB" >"$T/other.out" 2>&1
-rc=$?
-check other-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 2 "$T/other.out")"
-check other-source "[ \"$(meta "$R/meta/rank-0.tsv" sockets_source)\" = proc ]" \
-	"sockets_source $(meta "$R/meta/rank-0.tsv" sockets_source)"
-# shellcheck disable=SC2046
-set -- $(both_ends "$R")
-check other-both-ends "[ $1 -ge 2 ] && [ $2 -eq 0 ]" "$1 ends paired, $2 with one end only"
+case_ other proc unshare -n sh -c "ip link set lo up && exec $JOB"

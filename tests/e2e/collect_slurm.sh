@@ -151,6 +151,16 @@ tied() {	# tied RUN MPI: messages of 200 KB or more the decoder tied to two rank
 ncap() { ls "$1/capture" 2>/dev/null | wc -l; }
 spread="-N $nnodes"
 [ "$nnodes" -ge $N ] || spread=""
+# job_checks NAME RC: the job NAME (run in $T/NAME, output in $T/NAME.out) exited RC: it must
+# be 0, the ranks as Slurm placed them, and the run must read back whole, a capture per node
+job_checks() {
+	R=$T/$1
+	check "$1-exit" "[ $2 -eq 0 ]" "exit $2: $(tail -n 2 "$T/$1.out")"
+	check "$1-ranks" "ranks_ok '$R'" "launcher $(meta "$R/meta/run.tsv" launcher), local ranks $(local_ranks "$R")"
+	"$CONTEND" collect --check "$R" >"$T/$1.check" 2>&1
+	check "$1-check" "[ $? -eq 0 ] && [ $(ncap "$R") -eq $nnodes ]" \
+		"$(head -n 2 "$T/$1.check"); $(ncap "$R") captures for $nnodes nodes"
+}
 
 # --- MPICH over srun's PMI-2 ----------------------------------------------------------------
 # UCX's defaults: the ranks share a kernel, so UCX moves their data through shared memory
@@ -161,11 +171,7 @@ spread="-N $nnodes"
 R=$T/mpich
 launch timeout -k 20 60 srun $spread -n $N --mpi=pmi2 \
 	"$CONTEND" collect -q -o "$R" -- "$WL/mpich/ring" -i 20 -c 5 -m 200k -q >"$T/mpich.out" 2>&1
-rc=$?
-check mpich-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 2 "$T/mpich.out")"
-check mpich-ranks "ranks_ok '$R'" "launcher $(meta "$R/meta/run.tsv" launcher), local ranks $(local_ranks "$R")"
-"$CONTEND" collect --check "$R" >"$T/mpich.check" 2>&1
-check mpich-check "[ $? -eq 0 ] && [ $(ncap "$R") -eq $nnodes ]" "$(head -n 2 "$T/mpich.check"); $(ncap "$R") captures for $nnodes nodes"
+job_checks mpich $?
 
 # --- Open MPI over srun's PMIx, TCP between the ranks ----------------------------------------
 R=$T/ompi
@@ -173,11 +179,7 @@ R=$T/ompi
 launch env OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=$dev \
 	timeout -k 5 60 srun $spread -n $N --mpi=pmix \
 	"$CONTEND" collect -q -o "$R" -- "$WL/ompi/ring" -i 20 -c 5 -m 200k -q >"$T/ompi.out" 2>&1
-rc=$?
-check ompi-exit "[ $rc -eq 0 ]" "exit $rc: $(tail -n 2 "$T/ompi.out")"
-check ompi-ranks "ranks_ok '$R'" "launcher $(meta "$R/meta/run.tsv" launcher), local ranks $(local_ranks "$R")"
-"$CONTEND" collect --check "$R" >"$T/ompi.check" 2>&1
-check ompi-check "[ $? -eq 0 ] && [ $(ncap "$R") -eq $nnodes ]" "$(head -n 2 "$T/ompi.check"); $(ncap "$R") captures for $nnodes nodes"
+job_checks ompi $?
 "$CONTEND" parse -q "$R" >"$T/ompi.parse" 2>&1
 n=$(tied "$R" ompi)
 check ompi-messages-tied "[ $n -ge 60 ]" "$n Open MPI messages of 200k tied to ranks, want 60 (ring -i 20 on 3 ranks)"
