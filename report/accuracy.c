@@ -470,6 +470,21 @@ page_title(struct plot *p, const char *text)
 	plot_cmd(p, "set title %s font 'Sans,13'", plot_quote(q, sizeof q, text));
 }
 
+/* Start a table page: its title, and two bold header rows of nc cells (the first nleft
+ * left-aligned) from screen height y, then a rule. Returns the height of the second row. */
+static double
+table_page(struct plot *p, const char *title, const double *x, const char *const *head1,
+	   const char *const *head2, int nc, int nleft, double y, double dy)
+{
+	page_title(p, title);
+	plot_table_begin(p);
+	plot_table_row(p, y, x, head1, nc, nleft, true, 9);
+	y -= dy * 0.8;
+	plot_table_row(p, y, x, head2, nc, nleft, true, 9);
+	plot_table_rule(p, 0.03, 0.98, y - dy / 2);
+	return y;
+}
+
 /* A line of small text at screen (x, y), left-aligned. */
 static void
 note_line(struct plot *p, double x, double y, int font_pt, const char *text)
@@ -509,12 +524,8 @@ acc_page_fig3(const struct acc_data *d, struct plot *p, char *why, size_t cap)
 		snprintf(why, cap, "%s", d->fig3_why);
 		return 0;
 	}
-	page_title(p, "Execution characteristics of the workloads (paper 003, Figure 3)");
-	plot_table_begin(p);
-	plot_table_row(p, y, x, head1, NC, 1, true, 9);
-	y -= dy * 0.8;
-	plot_table_row(p, y, x, head2, NC, 1, true, 9);
-	plot_table_rule(p, 0.03, 0.98, y - dy / 2);
+	y = table_page(p, "Execution characteristics of the workloads (paper 003, Figure 3)", x, head1,
+		       head2, NC, 1, y, dy);
 	for (int i = 0; i < shown; i++) {
 		const struct acc_fig3 *f = &d->fig3[i];
 		char cell[NC][64];
@@ -855,12 +866,8 @@ acc_page_summary(const struct acc_data *d, const struct acc_sum *s, int n, struc
 		snprintf(why, cap, "no scenario with rows");
 		return 0;
 	}
-	page_title(p, "Prediction error per scenario and model, against the papers");
-	plot_table_begin(p);
-	plot_table_row(p, y, x, head1, NC, 2, true, 9);
-	y -= dy * 0.8;
-	plot_table_row(p, y, x, head2, NC, 2, true, 9);
-	plot_table_rule(p, 0.03, 0.98, y - dy / 2);
+	y = table_page(p, "Prediction error per scenario and model, against the papers", x, head1, head2,
+		       NC, 2, y, dy);
 	for (int i = 0; i < shown; i++) {
 		char cell[NC][64];
 		const char *cells[NC];
