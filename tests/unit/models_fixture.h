@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tests/unit/check.h"
+
 #define FX_BASE_NS 1000000000000LL
 #define FX_MS 1000000LL
 
@@ -125,6 +127,16 @@ fx_item(const struct pred_result *r, const char *kind, const char *name)
 		if (strcmp(r->items[i].kind, kind) == 0 && strcmp(r->items[i].name, name) == 0)
 			return &r->items[i];
 	return NULL;
+}
+
+/* Name a run directory under the test's scratch directory (into path) and build its
+ * profile there with build (NULL: only the directory name). */
+__attribute__((unused)) static void
+fx_build(char *path, size_t len, const char *name, void (*build)(const char *dir))
+{
+	snprintf(path, len, "%s/%s", check_tmpdir(), name);
+	if (build != NULL)
+		build(path);
 }
 
 #endif

@@ -20,33 +20,32 @@
 
 static int ndirs;
 
+/* Write text to dir/name; nothing when text is NULL. 0, or -1. */
+static int
+put_file(const char *dir, const char *name, const char *text)
+{
+	char f[600];
+	FILE *fp;
+
+	if (text == NULL)
+		return 0;
+	snprintf(f, sizeof f, "%s/%s", dir, name);
+	if ((fp = fopen(f, "w")) == NULL)
+		return -1;
+	fputs(text, fp);
+	return fclose(fp) == 0 ? 0 : -1;
+}
+
 /* A fresh results directory holding accuracy.tsv (and fig3.tsv when fig3 != NULL). */
 static const char *
 make_dir(const char *acc, const char *fig3)
 {
 	static char path[512];
-	char f[600];
-	FILE *fp;
 
 	snprintf(path, sizeof path, "%s/d%d", check_tmpdir(), ndirs++);
-	if (mkdir(path, 0755) < 0)
+	if (mkdir(path, 0755) < 0 || put_file(path, "accuracy.tsv", acc) < 0 ||
+	    put_file(path, "fig3.tsv", fig3) < 0)
 		return NULL;
-	if (acc != NULL) {
-		snprintf(f, sizeof f, "%s/accuracy.tsv", path);
-		fp = fopen(f, "w");
-		if (fp == NULL)
-			return NULL;
-		fputs(acc, fp);
-		fclose(fp);
-	}
-	if (fig3 != NULL) {
-		snprintf(f, sizeof f, "%s/fig3.tsv", path);
-		fp = fopen(f, "w");
-		if (fp == NULL)
-			return NULL;
-		fputs(fig3, fp);
-		fclose(fp);
-	}
 	return path;
 }
 

@@ -264,16 +264,10 @@ TEST(barrier_is_no_master_slave_run)
 int
 main(void)
 {
-	const char *d = check_tmpdir();
-
-	snprintf(ms_run, sizeof ms_run, "%s/ms", d);
-	snprintf(st_run, sizeof st_run, "%s/st", d);
-	ms_profile(ms_run);
-	stencil_profile(st_run);
-	snprintf(bar_run, sizeof bar_run, "%s/bar", d);
-	barrier_profile(bar_run);
-	snprintf(line_run, sizeof line_run, "%s/line", d);
-	line_profile(line_run);
+	fx_build(ms_run, sizeof ms_run, "ms", ms_profile);
+	fx_build(st_run, sizeof st_run, "st", stencil_profile);
+	fx_build(bar_run, sizeof bar_run, "bar", barrier_profile);
+	fx_build(line_run, sizeof line_run, "line", line_profile);
 	RUN(master_slave_known_time);
 	RUN(competitor_slows_one_slave);
 	RUN(stencil_refused_with_reason);

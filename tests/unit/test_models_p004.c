@@ -141,13 +141,9 @@ TEST(selection_policies)
 int
 main(void)
 {
-	const char *d = check_tmpdir();
-
-	snprintf(st_run, sizeof st_run, "%s/st", d);
-	snprintf(ms_run, sizeof ms_run, "%s/ms", d);
-	snprintf(bare_run, sizeof bare_run, "%s/bare", d);
-	stencil_profile(st_run);
-	ms_profile(ms_run);
+	fx_build(st_run, sizeof st_run, "st", stencil_profile);
+	fx_build(ms_run, sizeof ms_run, "ms", ms_profile);
+	fx_build(bare_run, sizeof bare_run, "bare", NULL);
 	fx_ranks(bare_run, 2, 1000000000LL);
 	RUN(stencil_iterations_and_dedicated);
 	RUN(background_load);

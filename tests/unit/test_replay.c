@@ -233,16 +233,10 @@ TEST(refuses_without_a_change_or_a_trace)
 int
 main(void)
 {
-	const char *d = check_tmpdir();
-
-	snprintf(halo_run, sizeof halo_run, "%s/halo", d);
-	snprintf(rr_run, sizeof rr_run, "%s/rr", d);
-	snprintf(early_run, sizeof early_run, "%s/early", d);
-	halo_profile(halo_run);
-	rr_profile(rr_run);
-	early_profile(early_run);
-	snprintf(sink_run, sizeof sink_run, "%s/sink", d);
-	sink_profile(sink_run);
+	fx_build(halo_run, sizeof halo_run, "halo", halo_profile);
+	fx_build(rr_run, sizeof rr_run, "rr", rr_profile);
+	fx_build(early_run, sizeof early_run, "early", early_profile);
+	fx_build(sink_run, sizeof sink_run, "sink", sink_profile);
 	RUN(unchanged_link_gives_the_dedicated_time);
 	RUN(halo_on_a_slower_link_pays_one_transfer);
 	RUN(request_reply_pays_both);
