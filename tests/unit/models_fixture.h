@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "predict/models.h"
+#include "predict/profile.h"
+#include "predict/scenario.h"
 #include "tests/unit/check.h"
 
 #define FX_BASE_NS 1000000000000LL
@@ -137,6 +140,29 @@ fx_build(char *path, size_t len, const char *name, void (*build)(const char *dir
 	snprintf(path, len, "%s/%s", check_tmpdir(), name);
 	if (build != NULL)
 		build(path);
+}
+
+/* Run a model's predict function on run under the scenario text ini, into r (initialised
+ * here; the caller frees it). Returns what predict returned, or -1 when the run or the
+ * scenario did not load (the reason printed as a comment line). */
+__attribute__((unused)) static int
+fx_predict(const char *run, const char *ini, struct pred_result *r,
+	   int (*predict)(const struct prof *, const struct scen *, struct pred_result *, struct err *))
+{
+	struct prof p;
+	struct scen s;
+	struct err e = { 0 };
+	int rc = -1;
+
+	pred_result_init(r);
+	if (prof_load(&p, run, &e) == 0 && scen_load_string(&s, ini, "t.ini", &e) == 0) {
+		rc = predict(&p, &s, r, &e);
+		scen_free(&s);
+	}
+	if (rc < 0)
+		printf("# %s\n", e.msg);
+	prof_free(&p);
+	return rc;
 }
 
 #endif

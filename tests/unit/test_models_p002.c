@@ -14,18 +14,7 @@ static char st_run[300], ms_run[300], bare_run[300];
 static int
 run_it(const char *run, const char *ini, struct pred_result *r)
 {
-	struct prof p;
-	struct scen s;
-	struct err e;
-	int rc = -1;
-
-	pred_result_init(r);
-	if (prof_load(&p, run, &e) == 0 && scen_load_string(&s, ini, "t.ini", &e) == 0) {
-		rc = run002_predict(&p, &s, r, &e);
-		scen_free(&s);
-	}
-	prof_free(&p);
-	return rc;
+	return fx_predict(run, ini, r, run002_predict);
 }
 
 TEST(stencil_figures)

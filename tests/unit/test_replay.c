@@ -120,20 +120,7 @@ sink_profile(const char *dir)
 static int
 predict(const char *run, const char *ini, struct pred_result *r)
 {
-	struct prof p;
-	struct scen s;
-	struct err e;
-	int rc = -1;
-
-	pred_result_init(r);
-	if (prof_load(&p, run, &e) == 0 && scen_load_string(&s, ini, "t.ini", &e) == 0) {
-		rc = replay_predict(&p, &s, r, &e);
-		scen_free(&s);
-	}
-	if (rc < 0)
-		printf("# %s\n", e.msg);
-	prof_free(&p);
-	return rc;
+	return fx_predict(run, ini, r, replay_predict);
 }
 
 TEST(unchanged_link_gives_the_dedicated_time)
