@@ -355,13 +355,9 @@ host_list(const struct prof *p, char *out, size_t len)
 
 	out[0] = '\0';
 	for (int i = 0; i < p->nranks && used + 1 < len; i++) {
-		int j;
 		int n;
 
-		for (j = 0; j < i; j++)
-			if (strcmp(p->ranks[j].host, p->ranks[i].host) == 0)
-				break;
-		if (j < i)
+		if (!prof_host_first(p, i))
 			continue;
 		n = snprintf(out + used, len - used, "%s%s", used ? ", " : "", p->ranks[i].host);
 		if (n < 0 || (size_t)n >= len - used) {

@@ -594,16 +594,18 @@ prof_nhosts(const struct prof *p)
 {
 	int n = 0;
 
-	for (int i = 0; i < p->nranks; i++) {
-		int j;
-
-		for (j = 0; j < i; j++)
-			if (strcmp(p->ranks[j].host, p->ranks[i].host) == 0)
-				break;
-		if (j == i)
-			n++;
-	}
+	for (int i = 0; i < p->nranks; i++)
+		n += prof_host_first(p, i);
 	return n;
+}
+
+bool
+prof_host_first(const struct prof *p, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (strcmp(p->ranks[j].host, p->ranks[i].host) == 0)
+			return false;
+	return true;
 }
 
 bool

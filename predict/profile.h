@@ -121,6 +121,8 @@ const struct prof_rank *prof_rank(const struct prof *p, int rank);
 int64_t prof_dedicated_ns(const struct prof *p);
 /* Number of distinct hosts. */
 int prof_nhosts(const struct prof *p);
+/* True when p->ranks[i] is the first row on its host. */
+bool prof_host_first(const struct prof *p, int i);
 /* True when some rank runs on host. */
 bool prof_has_host(const struct prof *p, const char *host);
 
