@@ -51,10 +51,15 @@ const char usage_collect[] =
 	"                        ifaces, ifaces_dropped, ifaces_why)\n"
 	"      --iface-wait T    how long to wait for the other ranks' files before keeping\n"
 	"                        every interface (default 2s)\n"
-	"  -s, --snaplen N       bytes kept per packet (default 262144: full payload); 256\n"
-	"                        keeps the headers and each segment's start, a fraction of\n"
-	"                        the cost, and parse still rebuilt every message of the\n"
-	"                        workloads in docs/collect.md from it\n"
+	"      --payload WHAT    what the capture keeps of each packet: 'framed' (default)\n"
+	"                        keeps the headers and the MPI headers parse reads (Open MPI\n"
+	"                        ob1/TCP, MPICH ch4:ucx/TCP) and leaves out the message data\n"
+	"                        they skip by length: the same messages as 'full', at a\n"
+	"                        fraction of the cost and disk; where the framing is not\n"
+	"                        known it keeps whole packets until found again (counted in\n"
+	"                        RUN/meta/node-HOST.tsv); 'full' keeps every byte\n"
+	"  -s, --snaplen N       keep only the first N bytes of each packet (64 to 262144)\n"
+	"                        instead: MPI headers past byte N are lost\n"
 	"  -f, --filter EXPR     pcap filter (default '" CAPTURE_DEFAULT_FILTER "';\n"
 	"                        '' keeps everything)\n"
 	"  -z, --compress        write the capture gzip-compressed (RUN/capture/HOST.pcap.gz)\n"
@@ -112,7 +117,7 @@ const char usage_collect[] =
 
 enum {
 	OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN,
-	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE
+	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_PAYLOAD
 };
 
 struct opts {
@@ -676,6 +681,24 @@ scan_sockets(struct agent *a, struct sockmap *sm, struct sampler *s, int64_t t_r
 	}
 }
 
+/* What a framed capture kept and how often it had to keep whole packets (docs/formats.md). */
+static void
+write_framing_meta(struct runmeta *m, const struct framecut_stats *fc)
+{
+	runmeta_set(m, "framed_packets_cut", "%" PRIu64, fc->cut);
+	runmeta_set(m, "framed_conns", "%" PRIu64, fc->conns);
+	runmeta_set(m, "framed_dirs", "ompi:%" PRIu64 ",mpich:%" PRIu64 ",other:%" PRIu64
+		    ",unknown:%" PRIu64, fc->dirs[WIRE_OMPI], fc->dirs[WIRE_MPICH],
+		    fc->dirs[WIRE_OTHER], fc->dirs[WIRE_UNKNOWN]);
+	runmeta_set(m, "framing_lost", "%" PRIu64, fc->wire.lost);
+	runmeta_set(m, "framing_found", "%" PRIu64, fc->wire.found);
+	runmeta_set(m, "framing_gave_up", "%" PRIu64, fc->wire.gave_up);
+	runmeta_set(m, "framing_lost_bytes", "%" PRIu64, fc->wire.lost_bytes);
+	runmeta_set(m, "framing_holes", "%" PRIu64, fc->holes);
+	runmeta_set(m, "framed_whole_ahead", "%" PRIu64, fc->whole_ahead);
+	runmeta_set(m, "framed_untracked", "%" PRIu64, fc->untracked);
+}
+
 static void
 write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 {
@@ -701,6 +724,7 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 	runmeta_set(&m, "capture_status", "%s", a->cap_status);
 	runmeta_set(&m, "capture", "%s", captured ? strrchr(a->cap_path, '/') + 1 : "-");
 	runmeta_set_i64(&m, "snaplen", a->o->cap.snaplen);
+	runmeta_set(&m, "payload", "%s", capture_payload_name(&a->o->cap));
 	runmeta_set(&m, "filter", "%s", a->o->cap.filter[0] ? a->o->cap.filter : "-");
 	runmeta_set_i64(&m, "buffer_bytes", a->o->cap.buffer_bytes);
 	runmeta_set(&m, "capture_mode", "%s", a->o->cap.batch ? "batch" : "immediate");
@@ -719,6 +743,9 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 		runmeta_set(&m, "pcap_stats", "%s", cr->stats[0] ? cr->stats : "-");
 		runmeta_set(&m, "packets_written", "%" PRIu64, cr->packets);
 		runmeta_set(&m, "bytes_written", "%" PRIu64, cr->bytes);
+		runmeta_set(&m, "bytes_captured", "%" PRIu64, cr->captured_bytes);
+		if (cr->framed)
+			write_framing_meta(&m, &cr->fc);
 		runmeta_set(&m, "capture_write_error", "%s", cr->write_error[0] ? cr->write_error : "-");
 		runmeta_set_i64(&m, "capture_utime_ns", cr->thread_utime_ns);
 		runmeta_set_i64(&m, "capture_stime_ns", cr->thread_stime_ns);
@@ -1079,6 +1106,7 @@ cmd_collect(int argc, char **argv)
 		{ "immediate", no_argument, NULL, OPT_IMMEDIATE },
 		{ "batch-timeout", required_argument, NULL, OPT_BATCH_TIMEOUT },
 		{ "iface-wait", required_argument, NULL, OPT_IFACE_WAIT },
+		{ "payload", required_argument, NULL, OPT_PAYLOAD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -1090,6 +1118,7 @@ cmd_collect(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.interval_ns = 20000000;
 	o.cap.snaplen = CAPTURE_DEFAULT_SNAPLEN;
+	o.cap.framed = true;	/* docs/collect.md, "What the capture keeps" */
 	o.cap.filter = CAPTURE_DEFAULT_FILTER;
 	o.cap.buffer_bytes = CAPTURE_DEFAULT_BUFFER;
 	o.cap.flush_ns = 500000000;
@@ -1113,7 +1142,19 @@ cmd_collect(int argc, char **argv)
 				die_usage("collect: at most %d --iface options", CAPTURE_MAX_IFACES);
 			o.cap.ifaces[o.cap.nifaces++] = optarg;
 			break;
-		case 's': o.cap.snaplen = (int)cli_i64(optarg, "--snaplen", 64, 262144); break;
+		case 's':
+			o.cap.snaplen = (int)cli_i64(optarg, "--snaplen", 64, 262144);
+			o.cap.framed = false;
+			break;
+		case OPT_PAYLOAD:
+			if (strcmp(optarg, "framed") == 0)
+				o.cap.framed = true;
+			else if (strcmp(optarg, "full") == 0)
+				o.cap.framed = false;
+			else
+				die_usage("collect: option '--payload': use 'framed' or 'full'");
+			o.cap.snaplen = CAPTURE_DEFAULT_SNAPLEN;
+			break;
 		case 'f': o.cap.filter = optarg; break;
 		case 'z': o.cap.compress = true; break;
 		case 'B':
