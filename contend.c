@@ -12,6 +12,7 @@ const struct cmd commands[] = {
 	{ "predict", cmd_predict, "predict run time under competing load or changed links", usage_predict },
 	{ "report", cmd_report, "draw a run's PDF report", usage_report },
 	{ "analyze", cmd_analyze, "parse, infer, predict and report in one go", usage_analyze },
+	{ "trim", cmd_trim, "cut a full capture down to the bytes parse reads", usage_trim },
 	{ "testbed", cmd_testbed, "a shared, heterogeneous cluster in network namespaces", usage_testbed },
 	{ "version", cmd_version, "print versions", usage_version },
 	{ "help", cmd_help, "show help for contend or a command", usage_help },
