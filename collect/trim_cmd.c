@@ -52,6 +52,10 @@ cmd_trim(int argc, char **argv)
 	n = strlen(out);
 	gz = n > 3 && strcmp(out + n - 3, ".gz") == 0;
 	rc = capture_trim(in, out, gz, force, &st, &e);
+	if (rc < 0 && st.packets == 0) {
+		fprintf(stderr, "contend: trim: %s\n", e.msg);
+		return rc == -E_USAGE ? 2 : 1;
+	}
 	printf("%s: %" PRIu64 " packets, %" PRIu64 " bytes -> %" PRIu64 " bytes (%.1f %%), %"
 	       PRIu64 " cut\n", out, st.packets, st.bytes_in, st.bytes_kept,
 	       st.bytes_in ? 100.0 * (double)st.bytes_kept / (double)st.bytes_in : 0.0, st.cut);
