@@ -681,6 +681,26 @@ scan_sockets(struct agent *a, struct sockmap *sm, struct sampler *s, int64_t t_r
 	}
 }
 
+/* Keep the agent (sampler, socket map, capture) off the ranks' CPUs where the node has
+ * spare ones, and record whether its CPU time still comes out of theirs. */
+static void
+place_observer(struct agent *a)
+{
+	char cpus[64];
+	struct cpucap cc;
+	bool spare = cpucap_place_observer(a->env.local_size, cpus, sizeof cpus) == 1;
+
+	cpucap_read(0, &cc);
+	runmeta_set(&a->rank_meta, "observer_cpus", "%s", cpus);
+	if (cc.quota_us > 0)
+		runmeta_set(&a->rank_meta, "observer_charged", "quota: the cgroup's CPU quota counts "
+			    "the agent with the ranks");
+	else if (!spare)
+		runmeta_set(&a->rank_meta, "observer_charged", "shared: every allowed CPU runs a rank");
+	else
+		runmeta_set(&a->rank_meta, "observer_charged", "no: a spare CPU");
+}
+
 /* What a framed capture kept and how often it had to keep whole packets (docs/formats.md). */
 static void
 write_framing_meta(struct runmeta *m, const struct framecut_stats *fc)
@@ -867,6 +887,7 @@ run_agent(struct opts *o)
 		exit(spawn_errno == ENOENT ? 127 : 126);
 	}
 	runmeta_set_i64(&a->rank_meta, "app_pid", a->app);
+	place_observer(a);
 	if (write_rank_meta(a, &e) < 0)
 		note_write_error(a, e.msg);
 
@@ -1061,6 +1082,36 @@ run_agent(struct opts *o)
 	return agent_exit_code(&x);
 }
 
+/* What the observation kept and what it cost, for a reader judging how much it disturbed
+ * the run (docs/collect.md). */
+static void
+print_cost(const struct check_report *r)
+{
+	if (r->payload[0] != '\0') {
+		printf("capture kept: %s", r->payload);
+		if (r->bytes_written >= 0 && r->bytes_captured > 0)
+			printf(", %.1f MB written of %.1f MB captured (%.2f %%)",
+			       (double)r->bytes_written / 1e6, (double)r->bytes_captured / 1e6,
+			       100.0 * (double)r->bytes_written / (double)r->bytes_captured);
+		else if (r->bytes_written >= 0)
+			printf(", %.1f MB written", (double)r->bytes_written / 1e6);
+		if (strstr(r->payload, "framed") != NULL)
+			printf("; framing lost %" PRId64 ", found again %" PRId64 ", given up %" PRId64,
+			       r->framing_lost, r->framing_found, r->framing_gave_up);
+		printf("\n");
+	}
+	if (r->app_cpu_ns > 0) {
+		printf("observer CPU: %.3f s (agents and captures), %.2f %% of the applications' "
+		       "%.3f s", (double)r->observer_cpu_ns / 1e9,
+		       100.0 * (double)r->observer_cpu_ns / (double)r->app_cpu_ns,
+		       (double)r->app_cpu_ns / 1e9);
+		if (r->observer_recorded > 0)
+			printf("; taken from the ranks' CPU on %d of %d ranks (observer_charged)",
+			       r->observer_charged, r->observer_recorded);
+		printf("\n");
+	}
+}
+
 static int
 run_check(const char *run)
 {
@@ -1079,6 +1130,7 @@ run_check(const char *run)
 	printf("%s: %d ranks, %d nodes, %ld files checked, %ld sample rows, %ld packets, %zu problems\n",
 	       run, r.nranks, r.nnodes, r.files, r.sample_rows, r.packets,
 	       r.nproblems + (size_t)r.more_problems);
+	print_cost(&r);
 	rc = r.nproblems > 0 ? 1 : 0;
 	check_report_release(&r);
 	return rc;
