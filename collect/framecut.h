@@ -19,8 +19,8 @@
 #include "parse/wire.h"
 
 #define FRAMECUT_MAX_CONNS 16384
-#define FRAMECUT_HOLD_BYTES (1u << 20)	/* out-of-order bytes held per direction */
-#define FRAMECUT_HOLD_SEGS 512u
+#define FRAMECUT_HOLD_BYTES (256u << 10)	/* out-of-order bytes held per direction */
+#define FRAMECUT_HOLD_SEGS 256u
 
 struct framecut_stats {
 	uint64_t packets;	/* frames judged */
