@@ -28,6 +28,8 @@ plausible(enum wire_proto p, const uint8_t *b, size_t n)
 static void
 lose(struct wire_dir *w, struct wire_stats *st)
 {
+	if (!w->known)
+		w->proto = WIRE_UNKNOWN;	/* a candidate that did not hold */
 	w->st = WS_LOST;
 	w->hlen = 0;
 	w->confirm = 0;
@@ -54,6 +56,7 @@ detect(struct wire_dir *w)
 	int s;
 
 	w->st = WS_HDR;
+	w->known = true;
 	if (dec_ompi.detect(w->hdr, w->hlen, dir) >= DETECT_SURE) {
 		w->proto = WIRE_OMPI;
 		w->st = WS_KEEP;
@@ -140,8 +143,10 @@ run(struct wire_dir *w, const uint8_t *p, size_t n, struct wire_stats *st)
 				break;
 			}
 			w->hlen = 0;
-			if (w->confirm > 0 && --w->confirm == 0)
+			if (w->confirm > 0 && --w->confirm == 0) {
 				st->found++;
+				w->known = true;
+			}
 			w->left = total - rkeep;
 			w->st = w->left > 0 ? WS_SKIP : WS_HDR;
 			break;

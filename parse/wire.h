@@ -44,7 +44,8 @@ struct wire_stats {
 };
 
 struct wire_dir {
-	enum wire_proto proto;
+	enum wire_proto proto;	/* the protocol followed (a candidate while confirming) */
+	bool known;		/* proto was seen at the stream's start or confirmed */
 	enum wire_state st;
 	bool acceptor;		/* the connection's accepting side sends this direction */
 	uint64_t off;		/* stream offset of the next byte */

@@ -263,6 +263,22 @@ TEST(bad_header_loses_framing)
 	CHECK(st.lost == 0);
 	CHECK(wire_feed(&w, S + f2, SN - f2, &st) == SN - f2);
 	CHECK(st.lost == 1);
+	CHECK(w.proto == WIRE_OMPI);	/* known from the stream's start */
+}
+
+TEST(unconfirmed_candidate_is_not_a_protocol)
+{
+	struct wire_dir w;
+	struct wire_stats st = { 0 };
+
+	SN = 0;
+	put_fill(100, 0x55);
+	ucx_eager(10);		/* one believable record, then nothing that frames */
+	put_fill(3000, 0xee);
+	wire_init(&w, false, false, &st);
+	CHECK(wire_feed(&w, S, SN, &st) == SN);
+	CHECK(st.found == 0);
+	CHECK(w.proto == WIRE_UNKNOWN);
 }
 
 int
@@ -276,5 +292,6 @@ main(void)
 	RUN(other_protocol_keeps_its_prefix);
 	RUN(search_gives_up);
 	RUN(bad_header_loses_framing);
+	RUN(unconfirmed_candidate_is_not_a_protocol);
 	return check_done();
 }
