@@ -863,25 +863,32 @@ mpich_data(void *state, int dir, const uint8_t *p, size_t n, int64_t t_ns)
 	feed(u, dir, p, n, t_ns);
 }
 
+/* n bytes of direction dir missing: not captured (a gap: the messages it touches are
+ * flagged, the framing is searched for again past the body), or left out on purpose by
+ * the capture (cut): inside the current record's body or PUT data, whose length its header
+ * gave, they are data not needed. */
 static void
-mpich_gap(void *state, int dir, uint64_t n, int64_t t_ns)
+missing(struct mpich *u, int dir, uint64_t n, int64_t t_ns, bool cut)
 {
-	struct mpich *u = state;
 	struct udir *ud;
 
 	if ((dir != 0 && dir != 1) || n == 0)
 		return;
 	ud = &u->d[dir];
-	u->st->gaps++;
+	if (cut && (ud->st != US_BODY || n > ud->body_left))
+		cut = false;	/* not where the capture leaves bytes out: damage */
+	if (!cut)
+		u->st->gaps++;
 	ud->t_last_ns = t_ns;
 	if (ud->st == US_DEAD)
 		return;
 	if (ud->st == US_BODY && n <= ud->body_left) {
 		if (ud->cur >= 0 && ud->pend[ud->cur].used) {
 			ud->pend[ud->cur].got_bytes += n;
-			ud->pend[ud->cur].flags |= MSG_F_GAP;
+			if (!cut)
+				ud->pend[ud->cur].flags |= MSG_F_GAP;
 		}
-		if (ud->eager_now)
+		if (ud->eager_now && !cut)
 			ud->now.flags |= MSG_F_GAP;
 		ud->body_left -= n;
 		if (ud->body_left == 0)
@@ -894,27 +901,16 @@ mpich_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 	ud->next_flags |= MSG_F_GAP;
 }
 
-/* Bytes a framed capture left out: inside the current record's body or PUT data, whose
- * length its header gave, they are skipped as data not needed; anything else is a gap. */
+static void
+mpich_gap(void *state, int dir, uint64_t n, int64_t t_ns)
+{
+	missing(state, dir, n, t_ns, false);
+}
+
 static void
 mpich_skip(void *state, int dir, uint64_t n, int64_t t_ns)
 {
-	struct mpich *u = state;
-	struct udir *ud;
-
-	if ((dir != 0 && dir != 1) || n == 0)
-		return;
-	ud = &u->d[dir];
-	if (ud->st != US_BODY || n > ud->body_left) {
-		mpich_gap(state, dir, n, t_ns);
-		return;
-	}
-	ud->t_last_ns = t_ns;
-	if (ud->cur >= 0 && ud->pend[ud->cur].used)
-		ud->pend[ud->cur].got_bytes += n;
-	ud->body_left -= n;
-	if (ud->body_left == 0)
-		record_done(u, dir, t_ns);
+	missing(state, dir, n, t_ns, true);
 }
 
 static void

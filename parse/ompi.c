@@ -807,17 +807,23 @@ hdr_frame_left(const struct odir *od)
 	return total > od->hlen ? (int64_t)(total - od->hlen) : -1;
 }
 
+/* n bytes of direction dir missing: not captured (a gap: the messages it touches are
+ * flagged, a frame whose header was cut is skipped by its length, the framing is searched
+ * for again past what the headers told), or left out on purpose by the capture (cut):
+ * inside the current frame's body, whose size its header gave, they are data not needed. */
 static void
-ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
+missing(struct ompi *o, int dir, uint64_t n, int64_t t_ns, bool cut)
 {
-	struct ompi *o = state;
 	struct odir *od;
 	int64_t left;
 
 	if ((dir != 0 && dir != 1) || n == 0)
 		return;
 	od = &o->d[dir];
-	o->st->gaps++;
+	if (cut && (od->st != OS_BODY || n > od->body_left))
+		cut = false;	/* not where the capture leaves bytes out: damage */
+	if (!cut)
+		o->st->gaps++;
 	od->t_last_ns = t_ns;
 	if (od->st == OS_DEAD)
 		return;
@@ -844,9 +850,10 @@ ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 
 		if (od->kind == FK_DATA && od->cur >= 0 && od->pend[od->cur].used) {
 			od->pend[od->cur].got_bytes += k;
-			od->pend[od->cur].flags |= MSG_F_GAP;
+			if (!cut)
+				od->pend[od->cur].flags |= MSG_F_GAP;
 		}
-		if (od->eager)
+		if (od->eager && !cut)
 			od->next_flags |= MSG_F_GAP;
 		od->body_left -= k;
 		n -= k;
@@ -861,27 +868,16 @@ ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 	od->next_flags |= MSG_F_GAP;
 }
 
-/* Bytes a framed capture left out: they lie inside the body of the current frame, whose
- * size its header gave, so they are skipped as data not needed; anything else is a gap. */
+static void
+ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
+{
+	missing(state, dir, n, t_ns, false);
+}
+
 static void
 ompi_skip(void *state, int dir, uint64_t n, int64_t t_ns)
 {
-	struct ompi *o = state;
-	struct odir *od;
-
-	if ((dir != 0 && dir != 1) || n == 0)
-		return;
-	od = &o->d[dir];
-	if (od->st != OS_BODY || n > od->body_left) {
-		ompi_gap(state, dir, n, t_ns);
-		return;
-	}
-	od->t_last_ns = t_ns;
-	if (od->kind == FK_DATA && od->cur >= 0 && od->pend[od->cur].used)
-		od->pend[od->cur].got_bytes += n;
-	od->body_left -= n;
-	if (od->body_left == 0)
-		frame_done(o, dir, t_ns);
+	missing(state, dir, n, t_ns, true);
 }
 
 static void
