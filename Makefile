@@ -3,7 +3,7 @@
 CC      ?= cc
 BUILD   ?= build
 PREFIX  ?= /usr/local
-PKGS    := libpcap zlib libcgraph libgvc inih
+PKGS    := libpcap zlib libcgraph libgvc inih otf2
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 ifeq ($(CI),true)
@@ -26,7 +26,7 @@ LDFLAGS  += $(LDSAN)
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CPPFLAGS += -DCONTEND_VERSION='"$(VERSION)"'
 
-DIRS    := cli lib collect parse infer predict report testbed
+DIRS    := cli lib collect parse infer predict report export testbed
 LIBSRC  := $(sort $(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 LIBOBJ  := $(LIBSRC:%.c=$(BUILD)/%.o)
 LIBA    := $(BUILD)/libcontend.a
