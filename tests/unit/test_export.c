@@ -15,17 +15,7 @@ static char run[256];
 static void
 put(const char *name, const char *text)
 {
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", run, name);
-	f = fopen(path, "w");
-	if (f == NULL) {
-		perror(path);
-		exit(2);
-	}
-	fputs(text, f);
-	fclose(f);
+	check_put(run, name, text);
 }
 
 /* perfetto_json_str's output for s, in a static buffer. */
