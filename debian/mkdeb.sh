@@ -1,8 +1,10 @@
 #!/bin/sh
 # mkdeb: build BUILD/contend_VERSION_ARCH.deb from a staged tree with dpkg-deb (no debhelper
-# needed): the binary, its man page, the docs and the example scenarios; the shared-library
-# Depends from dpkg-shlibdeps, the programs contend runs (gnuplot, Graphviz, poppler-utils,
-# iproute2) added by hand. `make deb` runs it after building BUILD/contend.
+# needed; with debhelper, `dpkg-buildpackage -b -us -uc` builds the same package from
+# debian/rules): the binary, its man page, the docs and the example scenarios. The control
+# file is debian/control's binary stanza with the version, the architecture, the size and
+# the shared-library Depends from dpkg-shlibdeps filled in. `make deb` runs it after
+# building BUILD/contend.
 # usage: sh debian/mkdeb.sh [BUILD]
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,8 +36,18 @@ printf 'Source: contend\n\nPackage: contend\nArchitecture: any\n' >"$W/debian/co
 shlibs=$(cd "$W" && dpkg-shlibdeps -O -e root/usr/bin/contend 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "mkdeb: dpkg-shlibdeps found no libraries" >&2; exit 1; }
 size=$(du -sk "$R/usr" | cut -f1)
-sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@SHLIBS@/$shlibs/" -e "s/@SIZE@/$size/" \
-	"$TOP/debian/control.in" >"$R/DEBIAN/control"
+awk -v ver="$VERSION" -v arch="$ARCH" -v shlibs="$shlibs" -v size="$size" '
+	/^(Maintainer|Section|Priority):/ && !bin { src[++n] = $0; next }
+	/^Package:/ { bin = 1; print; print "Version: " ver; next }
+	!bin { next }
+	/^Architecture:/ {
+		print "Architecture: " arch
+		for (i = 1; i <= n; i++) print src[i]
+		print "Installed-Size: " size
+		next
+	}
+	{ sub(/\$\{shlibs:Depends\}/, shlibs); sub(/, \$\{misc:Depends\}/, ""); print }
+' "$TOP/debian/control" >"$R/DEBIAN/control"
 rm -rf "$W/debian"
 out=$BUILD/contend_${VERSION}_${ARCH}.deb
 dpkg-deb --root-owner-group --build "$R" "$out" >/dev/null

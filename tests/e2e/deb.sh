@@ -2,7 +2,8 @@
 # deb: `make deb` builds a Debian package whose Depends name the shared libraries the binary
 # links (from dpkg-shlibdeps) and that apt can satisfy; unpacked into a scratch root
 # (dpkg -x) and installed into another (dpkg --root), its contend runs and its man page
-# renders. Nothing is installed on this machine.
+# renders; `dpkg-buildpackage -b -us -uc` builds the same package through debhelper
+# (debian/rules) from a copy of the tracked source. Nothing is installed on this machine.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -67,3 +68,31 @@ if command -v apt-get >/dev/null 2>&1; then
 	check apt-resolves "[ $rc -eq 0 ] && grep -q '^Inst contend\|^contend is already' $T/apt.log" \
 		"exit $rc: $(grep -m 1 -E 'E:|Depends' "$T/apt.log")"
 fi
+
+# the same package through debhelper, as Debian builds packages: dpkg-buildpackage on a copy
+# of the tracked source (it writes next to the source directory)
+if ! command -v dpkg-buildpackage >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1; then
+	echo "SKIP e2e/deb/dpkg-buildpackage: skipped: no dpkg-buildpackage or dh (Debian debhelper)"
+	exit 0
+fi
+if ! git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	echo "SKIP e2e/deb/dpkg-buildpackage: skipped: $TOP is not a git checkout (the tracked files are built)"
+	exit 0
+fi
+mkdir -p "$T/src/contend"
+git -C "$TOP" ls-files -z | (cd "$TOP" && xargs -0 tar -cf - 2>/dev/null) | tar -C "$T/src/contend" -xf -
+(cd "$T/src/contend" && DEB_BUILD_OPTIONS="parallel=2 nocheck" nice dpkg-buildpackage -b -us -uc) >"$T/dpb.log" 2>&1
+rc=$?
+ddeb=$T/src/contend_${version}_${arch}.deb
+check dpkg-buildpackage "[ $rc -eq 0 ] && [ -f $ddeb ]" "exit $rc: $(tail -n 2 "$T/dpb.log" | tr '\n' ' ')"
+[ -f "$ddeb" ] || exit 0
+dpkg -x "$ddeb" "$T/dx"
+out=$("$T/dx/usr/bin/contend" --version 2>&1 | head -n 1)
+check dh-runs "[ '$out' = 'contend $version' ]" "contend --version said: $out"
+ddeps=$(dpkg-deb -f "$ddeb" Depends)
+check dh-depends "[ '$ddeps' = '$deps' ]" "debhelper's Depends '$ddeps' differ from make deb's '$deps'"
+for f in ./usr/share/man/man1/contend.1.gz ./usr/share/doc/contend/copyright \
+	./usr/share/doc/contend/examples/scenarios/load-one-node.ini; do
+	dpkg-deb -c "$ddeb" | grep -q " $f\$" || fail "dh-file-$(basename "$f")" "$f not in debhelper's package"
+done
+pass dh-files
