@@ -212,26 +212,22 @@ static struct ev *
 rank_events(const struct xtrace *x, int i, long *n)
 {
 	int rank = x->p.ranks[i].rank;
-	long cap = 2 * (x->ph_first[i + 1] - x->ph_first[i]) + 1, k = 0;
-	struct ev *ev;
+	long k = 0;
+	size_t cap = 2 * (size_t)(x->ph_first[i + 1] - x->ph_first[i]) +
+		     (size_t)(x->rmsgs_first[i + 1] - x->rmsgs_first[i]) + 1;
+	struct ev *ev = xcalloc(cap, sizeof *ev);
 
-	for (long j = 0; j < x->nmsgs; j++) {
-		const struct prof_msg *m = &x->p.msgs[x->msgs[j]];
-
-		cap += (m->src == rank) + (m->dst == rank);
-	}
-	ev = xcalloc((size_t)cap, sizeof *ev);
 	for (long j = x->ph_first[i]; j < x->ph_first[i + 1]; j++) {
 		ev[k++] = (struct ev){ .t_ns = x->ph[j].t0_ns, .kind = EV_ENTER, .i = j };
 		ev[k++] = (struct ev){ .t_ns = x->ph[j].t1_ns, .kind = EV_LEAVE, .i = j };
 	}
-	for (long j = 0; j < x->nmsgs; j++) {
-		const struct prof_msg *m = &x->p.msgs[x->msgs[j]];
+	for (long j = x->rmsgs_first[i]; j < x->rmsgs_first[i + 1]; j++) {
+		const struct prof_msg *m = &x->p.msgs[x->rmsgs[j]];
 
 		if (m->src == rank)
-			ev[k++] = (struct ev){ .t_ns = m->t_ns, .kind = EV_SEND, .i = x->msgs[j] };
-		if (m->dst == rank)
-			ev[k++] = (struct ev){ .t_ns = m->t_last_ns, .kind = EV_RECV, .i = x->msgs[j] };
+			ev[k++] = (struct ev){ .t_ns = m->t_ns, .kind = EV_SEND, .i = x->rmsgs[j] };
+		else
+			ev[k++] = (struct ev){ .t_ns = m->t_last_ns, .kind = EV_RECV, .i = x->rmsgs[j] };
 	}
 	qsort(ev, (size_t)k, sizeof *ev, cmp_ev);
 	*n = k;

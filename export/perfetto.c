@@ -11,8 +11,8 @@
 
 #include "lib/xalloc.h"
 
-#define PF_MAX_BINS 200000	/* throughput bins per host pair */
-#define PF_MAX_PAIRS 4096	/* host pairs with a throughput counter (hosts squared) */
+#define PF_MAX_CELLS (1L << 22)	/* throughput bins over all host pairs */
+#define PF_MAX_PAIRS 65536	/* hosts squared: more hosts get no throughput counters */
 
 /* Length of the UTF-8 sequence at s (1-4), or 0 when it is not valid UTF-8. */
 static int
@@ -165,71 +165,80 @@ load_counters(FILE *f, const struct xtrace *x, struct perfetto_stats *st)
 	}
 }
 
-/* Bytes per bin of the messages from host a to host b, each spread evenly over its time
- * on the wire; written as MB/s counters, one per bin, and a 0 after the last. */
+/* One counter series per directed host pair with messages: bytes per bin, each message's
+ * bytes spread evenly over its time on the wire, written as MB/s with a 0 after the last
+ * bin. The bin grows until pairs x bins fits PF_MAX_CELLS. */
 static void
 link_counters(FILE *f, const struct xtrace *x, int64_t bin_ns, struct perfetto_stats *st)
 {
 	int64_t span = x->t1_ns - x->t0_ns + 1;
+	size_t nh = (size_t)x->nhosts;
+	int *pair;		/* [nh * nh]: series index of a host pair, -1 none */
+	int npairs = 0;
 	long nbins;
 	double *bytes;
-	bool *used;
 
-	if (bin_ns <= 0)
-		bin_ns = span / 500 > 1000000 ? span / 500 : 1000000;
-	if (span / bin_ns + 1 > PF_MAX_BINS)
-		bin_ns = span / (PF_MAX_BINS - 1) + 1;
-	nbins = (long)(span / bin_ns + 1);
-	if ((long)x->nhosts * x->nhosts > PF_MAX_PAIRS)
+	if (nh * nh > PF_MAX_PAIRS)
 		return;
-	used = xcalloc((size_t)x->nhosts * (size_t)x->nhosts, sizeof *used);
+	pair = xmallocarray(nh * nh, sizeof *pair);
+	for (size_t k = 0; k < nh * nh; k++)
+		pair[k] = -1;
 	for (long k = 0; k < x->nmsgs; k++) {
 		const struct prof_msg *m = &x->p.msgs[x->msgs[k]];
+		size_t a = (size_t)xtrace_host(x, m->src), b = (size_t)xtrace_host(x, m->dst);
 
-		used[xtrace_host(x, m->src) * x->nhosts + xtrace_host(x, m->dst)] = true;
+		if (a != b && pair[a * nh + b] < 0)
+			pair[a * nh + b] = npairs++;
 	}
-	bytes = xcalloc((size_t)nbins, sizeof *bytes);
-	for (int a = 0; a < x->nhosts; a++) {
-		for (int b = 0; b < x->nhosts; b++) {
-			if (a == b || !used[a * x->nhosts + b])
+	if (bin_ns <= 0)
+		bin_ns = span / 500 > 1000000 ? span / 500 : 1000000;
+	if (npairs > 0 && (span / bin_ns + 1) * npairs > PF_MAX_CELLS)
+		bin_ns = span / (PF_MAX_CELLS / npairs - 1) + 1;
+	nbins = (long)(span / bin_ns + 1);
+	bytes = xcalloc((size_t)nbins * (size_t)npairs + 1, sizeof *bytes);
+	for (long k = 0; k < x->nmsgs; k++) {
+		const struct prof_msg *m = &x->p.msgs[x->msgs[k]];
+		size_t a = (size_t)xtrace_host(x, m->src), b = (size_t)xtrace_host(x, m->dst);
+		int64_t t0 = m->t_ns - x->t0_ns, t1 = m->t_last_ns - x->t0_ns;
+		double *row;
+
+		if (a == b)
+			continue;
+		row = bytes + (size_t)pair[a * nh + b] * (size_t)nbins;
+		if (t1 == t0) {
+			row[t0 / bin_ns] += (double)m->bytes;
+			continue;
+		}
+		for (long i = (long)(t0 / bin_ns); i <= (long)(t1 / bin_ns); i++) {
+			int64_t lo = i * bin_ns > t0 ? i * bin_ns : t0;
+			int64_t hi = (i + 1) * bin_ns < t1 ? (i + 1) * bin_ns : t1;
+
+			if (hi > lo)
+				row[i] += (double)m->bytes * (double)(hi - lo) / (double)(t1 - t0);
+		}
+	}
+	for (size_t a = 0; a < nh; a++) {
+		for (size_t b = 0; b < nh; b++) {
+			char name[2 * PROF_HOST_MAX + 16];
+			const double *row;
+
+			if (pair[a * nh + b] < 0)
 				continue;
-			memset(bytes, 0, (size_t)nbins * sizeof *bytes);
-			for (long k = 0; k < x->nmsgs; k++) {
-				const struct prof_msg *m = &x->p.msgs[x->msgs[k]];
-				int64_t t0 = m->t_ns - x->t0_ns, t1 = m->t_last_ns - x->t0_ns;
-
-				if (xtrace_host(x, m->src) != a || xtrace_host(x, m->dst) != b)
-					continue;
-				if (t1 == t0) {
-					bytes[t0 / bin_ns] += (double)m->bytes;
-					continue;
-				}
-				for (long i = (long)(t0 / bin_ns); i <= (long)(t1 / bin_ns); i++) {
-					int64_t lo = i * bin_ns > t0 ? i * bin_ns : t0;
-					int64_t hi = (i + 1) * bin_ns < t1 ? (i + 1) * bin_ns : t1;
-
-					if (hi > lo)
-						bytes[i] += (double)m->bytes * (double)(hi - lo) / (double)(t1 - t0);
-				}
-			}
+			row = bytes + (size_t)pair[a * nh + b] * (size_t)nbins;
+			snprintf(name, sizeof name, "link %s -> %s", x->hosts[a], x->hosts[b]);
 			for (long i = 0; i <= nbins; i++) {
 				fputs(",\n{\"ph\":\"C\",\"name\":", f);
-				{
-					char name[2 * PROF_HOST_MAX + 16];
-
-					snprintf(name, sizeof name, "link %s -> %s", x->hosts[a], x->hosts[b]);
-					perfetto_json_str(f, name);
-				}
-				fprintf(f, ",\"pid\":%d", a + 1);
+				perfetto_json_str(f, name);
+				fprintf(f, ",\"pid\":%zu", a + 1);
 				put_ts(f, x, "ts", x->t0_ns + i * bin_ns);
 				fprintf(f, ",\"args\":{\"MB/s\":%.4f}}",
-					i < nbins ? bytes[i] / 1e6 / ((double)bin_ns / 1e9) : 0.0);
+					i < nbins ? row[i] / 1e6 / ((double)bin_ns / 1e9) : 0.0);
 				st->counters++;
 			}
 		}
 	}
 	free(bytes);
-	free(used);
+	free(pair);
 }
 
 int

@@ -176,14 +176,14 @@ write_rank(const struct xtrace *x, const char *dir, int i, double speed, struct 
 	int64_t t, t_end;
 	FILE *f;
 
-	acts = xcalloc((size_t)(2 * x->nmsgs) + 1, sizeof *acts);
-	for (long k = 0; k < x->nmsgs; k++) {
-		const struct prof_msg *m = &x->p.msgs[x->msgs[k]];
+	acts = xcalloc((size_t)(x->rmsgs_first[i + 1] - x->rmsgs_first[i]) + 1, sizeof *acts);
+	for (long k = x->rmsgs_first[i]; k < x->rmsgs_first[i + 1]; k++) {
+		const struct prof_msg *m = &x->p.msgs[x->rmsgs[k]];
 
 		if (m->src == rank)
-			acts[n++] = (struct act){ .t_ns = m->t_ns, .send = true, .m = x->msgs[k] };
-		if (m->dst == rank)
-			acts[n++] = (struct act){ .t_ns = m->t_last_ns, .send = false, .m = x->msgs[k] };
+			acts[n++] = (struct act){ .t_ns = m->t_ns, .send = true, .m = x->rmsgs[k] };
+		else
+			acts[n++] = (struct act){ .t_ns = m->t_last_ns, .send = false, .m = x->rmsgs[k] };
 	}
 	qsort(acts, (size_t)n, sizeof *acts, cmp_act);
 	snprintf(name, sizeof name, "rank-%d.txt", i);

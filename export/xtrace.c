@@ -76,6 +76,19 @@ group_hosts(struct xtrace *x)
 			snprintf(x->hosts[x->nhosts++], sizeof x->hosts[0], "%s", h);
 		x->host_of[i] = k;
 	}
+	x->host_first = xcalloc((size_t)x->nhosts + 1, sizeof *x->host_first);
+	x->host_ranks = xcalloc((size_t)p->nranks, sizeof *x->host_ranks);
+	for (int i = 0; i < p->nranks; i++)
+		x->host_first[x->host_of[i] + 1]++;
+	for (int h = 0; h < x->nhosts; h++)
+		x->host_first[h + 1] += x->host_first[h];
+	{
+		int *fill = xcalloc((size_t)x->nhosts, sizeof *fill);
+
+		for (int i = 0; i < p->nranks; i++)
+			x->host_ranks[x->host_first[x->host_of[i]] + fill[x->host_of[i]]++] = i;
+		free(fill);
+	}
 	x->span = prof_rank_span(p);
 	x->rank_idx = xmallocarray((size_t)x->span, sizeof *x->rank_idx);
 	for (int r = 0; r < x->span; r++)
@@ -106,6 +119,26 @@ keep_messages(struct xtrace *x)
 		widen(x, m->t_ns, m->t_last_ns);
 	}
 	free(all);
+	/* each rank's messages, in the same time order */
+	x->rmsgs_first = xcalloc((size_t)p->nranks + 1, sizeof *x->rmsgs_first);
+	x->rmsgs = xcalloc(2 * (size_t)x->nmsgs + 1, sizeof *x->rmsgs);
+	for (long k = 0; k < x->nmsgs; k++) {
+		x->rmsgs_first[xtrace_rank(x, p->msgs[x->msgs[k]].src) + 1]++;
+		x->rmsgs_first[xtrace_rank(x, p->msgs[x->msgs[k]].dst) + 1]++;
+	}
+	for (int i = 0; i < p->nranks; i++)
+		x->rmsgs_first[i + 1] += x->rmsgs_first[i];
+	{
+		long *fill = xcalloc((size_t)p->nranks + 1, sizeof *fill);
+
+		for (long k = 0; k < x->nmsgs; k++) {
+			int a = xtrace_rank(x, p->msgs[x->msgs[k]].src), b = xtrace_rank(x, p->msgs[x->msgs[k]].dst);
+
+			x->rmsgs[x->rmsgs_first[a] + fill[a]++] = x->msgs[k];
+			x->rmsgs[x->rmsgs_first[b] + fill[b]++] = x->msgs[k];
+		}
+		free(fill);
+	}
 }
 
 static void
@@ -167,9 +200,9 @@ ranks_run_ns(const struct xtrace *x, int h, int64_t a, int64_t b, long *cur)
 {
 	double sum = 0;
 
-	for (int i = 0; i < x->p.nranks; i++) {
-		if (x->host_of[i] != h)
-			continue;
+	for (int j = x->host_first[h]; j < x->host_first[h + 1]; j++) {
+		int i = x->host_ranks[j];
+
 		while (cur[i] < x->ph_first[i + 1] && x->ph[cur[i]].t1_ns <= a)
 			cur[i]++;
 		for (long k = cur[i]; k < x->ph_first[i + 1] && x->ph[k].t0_ns < b; k++) {
@@ -277,6 +310,10 @@ xtrace_free(struct xtrace *x)
 	prof_free(&x->p);
 	free(x->hosts);
 	free(x->host_of);
+	free(x->host_ranks);
+	free(x->host_first);
+	free(x->rmsgs);
+	free(x->rmsgs_first);
 	free(x->rank_idx);
 	free(x->msgs);
 	free(x->ph);

@@ -38,11 +38,18 @@ struct xtrace {
 	int nhosts;
 	char (*hosts)[PROF_HOST_MAX];	/* owned; in order of their first rank; "unknown" for "-" */
 	int *host_of;		/* owned [p.nranks]: host index of p.ranks[i] */
+	int *host_ranks;	/* owned [p.nranks]: indexes into p.ranks, host after host */
+	int *host_first;	/* owned [nhosts + 1]: the ranks of host h are
+				 * host_ranks[host_first[h] .. host_first[h + 1]) */
 	int *rank_idx;		/* owned [span]: index in p.ranks of a world rank, -1 none */
 	int span;		/* prof_rank_span */
 	long nmsgs;
 	long *msgs;		/* owned: indexes into p.msgs of the messages between two ranks of
 				 * ranks.tsv, not ctrl records, sorted by first byte */
+	long *rmsgs;		/* owned: for each rank, the kept messages it sends or receives
+				 * (indexes into p.msgs, by first byte), rank after rank */
+	long *rmsgs_first;	/* owned [p.nranks + 1]: those of p.ranks[i] are
+				 * rmsgs[rmsgs_first[i] .. rmsgs_first[i + 1]) */
 	long msgs_unknown;	/* messages left out: an end unknown or not in ranks.tsv */
 	long msgs_ctrl;		/* protocol records left out */
 	long nph;
