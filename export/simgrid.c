@@ -56,6 +56,26 @@ safe_name(char *out, size_t n, const char *in)
 		snprintf(out, n, "host");
 }
 
+/* Each host's name for SimGrid: safe_name, made unique with "-INDEX" when two hosts'
+ * names differ only in the bytes safe_name replaces. Caller frees. */
+static char (*sg_names(const struct xtrace *x))[PROF_HOST_MAX]
+{
+	char (*n)[PROF_HOST_MAX] = xcalloc((size_t)x->nhosts, sizeof *n);
+
+	for (int h = 0; h < x->nhosts; h++) {
+		safe_name(n[h], sizeof n[h] - 12, x->hosts[h]);
+		for (int k = 0; k < h; k++) {
+			if (strcmp(n[k], n[h]) == 0) {
+				size_t len = strlen(n[h]);
+
+				snprintf(n[h] + len, sizeof n[h] - len, "-%d", h);
+				break;
+			}
+		}
+	}
+	return n;
+}
+
 /* The bandwidth of host h's local network from topology.tsv; NAN unknown. */
 static double
 topo_bw(const struct xtrace *x, int h)
@@ -75,12 +95,12 @@ topo_bw(const struct xtrace *x, int h)
 }
 
 static int
-write_platform(const struct xtrace *x, const char *dir, double speed, struct err *e)
+write_platform(const struct xtrace *x, const char (*names)[PROF_HOST_MAX], const char *dir, double speed,
+	       struct err *e)
 {
 	FILE *f = open_in(dir, "platform.xml", e);
 	double bw = x->p.have_net && x->p.bw_Bps > 0 && isfinite(x->p.bw_Bps) ? x->p.bw_Bps : SG_DEFAULT_BW_Bps;
 	int64_t lat = x->p.have_net && x->p.lat_ns >= 0 ? x->p.lat_ns : SG_DEFAULT_LAT_NS;
-	char a[PROF_HOST_MAX], b[PROF_HOST_MAX];
 
 	if (f == NULL)
 		return -E_IO;
@@ -95,18 +115,14 @@ write_platform(const struct xtrace *x, const char *dir, double speed, struct err
 	for (int h = 0; h < x->nhosts; h++) {
 		double hb = topo_bw(x, h);
 
-		safe_name(a, sizeof a, x->hosts[h]);
-		fprintf(f, "    <host id=\"%s\" speed=\"%.6gf\"/>\n", a, speed);
-		fprintf(f, "    <link id=\"link-%s\" bandwidth=\"%.6gBps\" latency=\"%.6gs\"/>\n", a,
+		fprintf(f, "    <host id=\"%s\" speed=\"%.6gf\"/>\n", names[h], speed);
+		fprintf(f, "    <link id=\"link-%s\" bandwidth=\"%.6gBps\" latency=\"%.6gs\"/>\n", names[h],
 			hb > 0 && isfinite(hb) ? hb : bw, (double)lat / 2 / 1e9);
 	}
 	for (int h = 0; h < x->nhosts; h++) {
-		for (int k = h + 1; k < x->nhosts; k++) {
-			safe_name(a, sizeof a, x->hosts[h]);
-			safe_name(b, sizeof b, x->hosts[k]);
+		for (int k = h + 1; k < x->nhosts; k++)
 			fprintf(f, "    <route src=\"%s\" dst=\"%s\"><link_ctn id=\"link-%s\"/><link_ctn id=\"link-%s\"/></route>\n",
-				a, b, a, b);
-		}
+				names[h], names[k], names[h], names[k]);
 	}
 	fputs("  </zone>\n</platform>\n", f);
 	return close_in(f, dir, "platform.xml", e);
@@ -221,7 +237,7 @@ int
 simgrid_write(const struct xtrace *x, const char *dir, double speed, struct simgrid_stats *st, struct err *e)
 {
 	const struct prof *p = &x->p;
-	char h[PROF_HOST_MAX];
+	char(*names)[PROF_HOST_MAX];
 	FILE *f;
 	int rc;
 
@@ -229,7 +245,17 @@ simgrid_write(const struct xtrace *x, const char *dir, double speed, struct simg
 	st->measured_ns = prof_dedicated_ns(p);
 	if ((rc = fs_mkdir_p(dir, e)) < 0)
 		return rc;
-	if ((rc = write_platform(x, dir, speed, e)) < 0)
+	names = sg_names(x);
+	rc = write_platform(x, (const char(*)[PROF_HOST_MAX])names, dir, speed, e);
+	if (rc == 0 && (f = open_in(dir, "hostfile", e)) == NULL)
+		rc = -E_IO;
+	if (rc == 0) {
+		for (int i = 0; i < p->nranks; i++)
+			fprintf(f, "%s\n", names[x->host_of[i]]);
+		rc = close_in(f, dir, "hostfile", e);
+	}
+	free(names);
+	if (rc < 0)
 		return rc;
 	for (int i = 0; i < p->nranks; i++)
 		if ((rc = write_rank(x, dir, i, speed, st, e)) < 0)
@@ -239,14 +265,6 @@ simgrid_write(const struct xtrace *x, const char *dir, double speed, struct simg
 	for (int i = 0; i < p->nranks; i++)
 		fprintf(f, "rank-%d.txt\n", i);
 	if ((rc = close_in(f, dir, "traces.txt", e)) < 0)
-		return rc;
-	if ((f = open_in(dir, "hostfile", e)) == NULL)
-		return -E_IO;
-	for (int i = 0; i < p->nranks; i++) {
-		safe_name(h, sizeof h, x->hosts[x->host_of[i]]);
-		fprintf(f, "%s\n", h);
-	}
-	if ((rc = close_in(f, dir, "hostfile", e)) < 0)
 		return rc;
 	if ((f = open_in(dir, "replay.sh", e)) == NULL)
 		return -E_IO;

@@ -66,7 +66,9 @@ done
 # the JSON must still parse and keep the name (the bad byte as U+FFFD)
 R=$T/hostile
 mkdir -p "$R" && cp -r "$T/stencil-4ws/profile" "$R/"
-awk -F'\t' 'BEGIN { OFS = "\t" } NR > 2 && $1 == "0" { $2 = "a\"b\\\\c\\t\377" } { print }' \
+# (rank 1's host is what SimGrid's name for rank 0's becomes: the two must stay apart)
+awk -F'\t' 'BEGIN { OFS = "\t" } NR > 2 && $1 == "0" { $2 = "a\"b\\\\c\\t\377" }
+	NR > 2 && $1 == "1" { $2 = "a_b_c__" } { print }' \
 	"$T/stencil-4ws/profile/ranks.tsv" >"$R/profile/ranks.tsv"
 "$CONTEND" export --format perfetto "$R" -o "$T/hostile.json" >"$T/h.out" 2>&1
 rc=$?
@@ -80,6 +82,14 @@ $CHECK hostile "$R" perfetto "$T/hostile.json" | grep -v -- '-tracks'
 "$CONTEND" export -q --format otf2 "$R" -o "$T/hostile-otf2" >"$T/h.out" 2>&1
 rc=$?
 check hostile-otf2 "[ $rc -eq 0 ] && otf2-print $T/hostile-otf2/traces.otf2 >/dev/null 2>&1" "exit $rc: $(tail -n 1 "$T/h.out")"
+"$CONTEND" export -q --format simgrid "$R" -o "$T/hostile-sg" >"$T/h.out" 2>&1
+rc=$?
+hosts=$(tr '\n' ' ' <"$T/hostile-sg/hostfile" 2>/dev/null)
+check hostile-simgrid-names "[ $rc -eq 0 ] && [ '$hosts' = 'a_b_c__ a_b_c__-1 c3ws3 c3ws4 ' ]" "exit $rc, hostfile: $hosts"
+if [ $rc -eq 0 ] && command -v smpirun >/dev/null 2>&1; then
+	timeout 300 sh "$T/hostile-sg/replay.sh" >"$T/h.sg" 2>&1
+	check hostile-smpi-replay "grep -q 'Simulation time' $T/h.sg" "$(tail -n 1 "$T/h.sg")"
+fi
 
 # a damaged message row is counted and skipped: exit 1, the rest written
 printf '1\t2\tx\n' >>"$R/profile/messages.tsv"
