@@ -11,6 +11,7 @@
 
 #include "lib/xalloc.h"
 
+#define PF_TID(rank) ((rank) + 1)	/* a rank's thread id: no thread has id 0 */
 #define PF_MAX_CELLS (1L << 22)	/* throughput bins over all host pairs */
 #define PF_MAX_PAIRS 65536	/* hosts squared: more hosts get no throughput counters */
 
@@ -91,9 +92,9 @@ metadata(FILE *f, const struct xtrace *x)
 		int r = x->p.ranks[i].rank;
 
 		fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
-			   "\"args\":{\"name\":\"rank %d\"}}", x->host_of[i] + 1, r, r);
+			   "\"args\":{\"name\":\"rank %d\"}}", x->host_of[i] + 1, PF_TID(r), r);
 		fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,"
-			   "\"args\":{\"sort_index\":%d}}", x->host_of[i] + 1, r, r);
+			   "\"args\":{\"sort_index\":%d}}", x->host_of[i] + 1, PF_TID(r), r);
 	}
 }
 
@@ -104,7 +105,7 @@ phases(FILE *f, const struct xtrace *x, struct perfetto_stats *st)
 		const struct xt_phase *ph = &x->ph[k];
 
 		fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d",
-			ph->busy ? "busy" : "idle", xtrace_host(x, ph->rank) + 1, ph->rank);
+			ph->busy ? "busy" : "idle", xtrace_host(x, ph->rank) + 1, PF_TID(ph->rank));
 		put_ts(f, x, "ts", ph->t0_ns);
 		fprintf(f, ",\"dur\":%" PRId64 ".%03" PRId64 ",\"args\":{\"run_ns\":%" PRId64 "}}",
 			(ph->t1_ns - ph->t0_ns) / 1000, (ph->t1_ns - ph->t0_ns) % 1000, ph->run_ns);
@@ -122,7 +123,7 @@ msg_end(FILE *f, const struct xtrace *x, const struct prof_msg *m, long id, bool
 	int pid = xtrace_host(x, rank) + 1;
 
 	fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"%s%s%s%s\",\"pid\":%d,\"tid\":%d", send ? "send" : "recv",
-		coll != NULL ? " (" : "", coll != NULL ? coll : "", coll != NULL ? ")" : "", pid, rank);
+		coll != NULL ? " (" : "", coll != NULL ? coll : "", coll != NULL ? ")" : "", pid, PF_TID(rank));
 	put_ts(f, x, "ts", t);
 	fprintf(f, ",\"dur\":0,\"args\":{\"%s\":%d,\"bytes\":%" PRId64, send ? "to" : "from", peer, m->bytes);
 	if (m->have_tag)
@@ -131,7 +132,7 @@ msg_end(FILE *f, const struct xtrace *x, const struct prof_msg *m, long id, bool
 		fprintf(f, ",\"comm\":%d", (int)m->cid);
 	fprintf(f, ",\"wire_ns\":%" PRId64 "}}", m->t_last_ns - m->t_ns);
 	fprintf(f, ",\n{\"ph\":\"%s\",\"cat\":\"mpi\",\"name\":\"message\",\"id\":%ld,\"pid\":%d,\"tid\":%d%s",
-		send ? "s" : "f", id, pid, rank, send ? "" : ",\"bp\":\"e\"");
+		send ? "s" : "f", id, pid, PF_TID(rank), send ? "" : ",\"bp\":\"e\"");
 	put_ts(f, x, "ts", t);
 	fputc('}', f);
 }

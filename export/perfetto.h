@@ -1,7 +1,7 @@
 /* perfetto: a run as a Chrome trace event file (JSON), for ui.perfetto.dev and
  * chrome://tracing.
  *
- * One process per host (pid = host index + 1), one thread per rank (tid = world rank) with
+ * One process per host (pid = host index + 1), one thread per rank (tid = world rank + 1) with
  * its busy and idle phases as complete slices; each message a zero-length "send" slice on
  * the sender at its first byte and a "recv" slice on the receiver at its last, joined by a
  * flow arrow, with size, tag and communicator in the args; counters per host for the

@@ -72,7 +72,7 @@ def check_perfetto(name, x, path):
     recvs = [e for e in ev if e["ph"] == "X" and e["name"].startswith("recv")]
     out(f"{name}-messages", len(sends) == len(x.msgs) and len(recvs) == len(x.msgs),
         f"{len(sends)} sends, {len(recvs)} recvs, messages.tsv has {len(x.msgs)} between known ranks")
-    per = collections.Counter(e["tid"] for e in sends)
+    per = collections.Counter(e["tid"] - 1 for e in sends)  # tid = rank + 1
     out(f"{name}-sends-per-rank", per == x.sends, f"{dict(per)} against {dict(x.sends)}")
     out(f"{name}-bytes", sum(e["args"]["bytes"] for e in sends) == x.bytes,
         f"{sum(e['args']['bytes'] for e in sends)} bytes against {x.bytes}")
@@ -85,7 +85,7 @@ def check_perfetto(name, x, path):
     loose = [e for e in ev if e["ph"] in "sf" and (e["pid"], e["tid"], e["ts"]) not in keys]
     out(f"{name}-flow-binding", not loose, f"{len(loose)} flow events on no message slice")
     procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
-    threads = {e["tid"]: e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+    threads = {e["tid"] - 1: e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
     want = {r: h if h != "-" else "unknown" for r, h in x.hosts.items()}
     got = {r: procs.get(p) for r, p in threads.items()}
     out(f"{name}-tracks", got == want, f"rank -> host {got}, ranks.tsv says {want}")
