@@ -298,7 +298,8 @@ xtrace_load(struct xtrace *x, const char *run, struct err *e)
 		read_node_load(x, run, h, tck, &cap, cur);
 	}
 	free(cur);
-	qsort(x->load, (size_t)x->nload, sizeof *x->load, cmp_load);
+	if (x->nload > 0)
+		qsort(x->load, (size_t)x->nload, sizeof *x->load, cmp_load);
 	return 0;
 }
 
