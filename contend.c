@@ -11,6 +11,7 @@ const struct cmd commands[] = {
 	{ "infer", cmd_infer, "infer the logical network (ENV graph) of a run, or probe it", usage_infer },
 	{ "predict", cmd_predict, "predict run time under competing load or changed links", usage_predict },
 	{ "report", cmd_report, "draw a run's PDF report", usage_report },
+	{ "export", cmd_export, "write a parsed run for Perfetto, OTF2 readers (Vampir) or SimGrid", usage_export },
 	{ "analyze", cmd_analyze, "parse, infer, predict and report in one go", usage_analyze },
 	{ "trim", cmd_trim, "cut a full capture down to the bytes parse reads", usage_trim },
 	{ "testbed", cmd_testbed, "a shared, heterogeneous cluster in network namespaces", usage_testbed },
