@@ -133,7 +133,7 @@ hl_classify(const struct prof *p, char *why, size_t whylen)
 	long npairs = 0;
 	char w[256];
 
-	if (run001_ms_pattern(p, &master, w, sizeof w)) {
+	if (p->nranks >= 3 && run001_ms_pattern(p, &master, w, sizeof w)) {
 		snprintf(why, whylen, "rank %d exchanges with every other rank, they hardly with each other", master);
 		return HL_FARM;
 	}
@@ -371,11 +371,12 @@ hl_table_free(struct hl_table *t)
 }
 
 int
-hl_pick(const struct model *const *ms, const struct pred_result *rs, int nm)
+hl_pick(const struct model *const *ms, const struct pred_result *rs, int nm, int kind)
 {
 	for (int o = 0; pick_order[o] != NULL; o++)
 		for (int i = 0; i < nm; i++)
 			if (strcmp(ms[i]->name, pick_order[o]) == 0 && rs[i].status == PRED_OK &&
+			    (kind == HL_FARM || strcmp(ms[i]->name, "p001") != 0) &&
 			    isfinite(rs[i].predicted_ns) && rs[i].predicted_ns > 0)
 				return i;
 	return -1;
@@ -427,7 +428,7 @@ hl_answer(const struct hl_table *t, int kind, const char *scen_class, const stru
 	int nv = 0;
 
 	memset(a, 0, sizeof *a);
-	a->pick = hl_pick(ms, rs, nm);
+	a->pick = hl_pick(ms, rs, nm, kind);
 	a->nded = nded;
 	if (a->pick < 0) {
 		a->pred_ns = a->lo_ns = a->hi_ns = NAN;

@@ -3,8 +3,9 @@
  * (docs/validation.md, "The headline answer").
  *
  * The rules: the first model of p001, replay, p003, p000, p004, p002 that gives a number
- * (model_run refuses a model that does not see a resource the scenario changes; p001 applies
- * only to master/slave runs, which paper 003 Sec. 5 leaves out). The interval around its
+ * (model_run refuses a model that does not see a resource the scenario changes; p001 counts
+ * only for master/slave runs of 3 ranks or more, the load balancing paper 003 Sec. 5 leaves
+ * out). The interval around its
  * prediction P has, on each side, the root sum of squares of three relative terms:
  *  - the model's measured error: over the table's cells of that model, this kind of program
  *    and this kind of scenario (or, with fewer than HL_MIN_CELLS of the kind, every kind
@@ -32,7 +33,8 @@ enum hl_kind {
 	HL_HALO = 0,		/* each rank exchanges with a few neighbours, both ways */
 	HL_COLLECTIVE,		/* every rank with every other, balanced volumes (all-to-all, allreduce) */
 	HL_P2P,			/* point-to-point, irregular partners or volumes */
-	HL_FARM,		/* master/slave (run001_ms_pattern) */
+	HL_FARM,		/* master/slave (run001_ms_pattern), 3 ranks or more (with one
+				 * slave no work can move) */
 	HL_COMPUTE,		/* fewer than 2 data messages per rank per second, under 2 % of the link */
 	HL_NKINDS
 };
@@ -79,8 +81,9 @@ int hl_table_load(struct hl_table *t, const char *path, struct err *e) WUR;
 void hl_table_builtin(struct hl_table *t);
 void hl_table_free(struct hl_table *t);
 
-/* The scope rules: the index into ms/rs of the headline model, -1 when none gave a number. */
-int hl_pick(const struct model *const *ms, const struct pred_result *rs, int nm);
+/* The scope rules: the index into ms/rs of the headline model, -1 when none gave a number.
+ * p001 is picked only for a run of kind HL_FARM. */
+int hl_pick(const struct model *const *ms, const struct pred_result *rs, int nm, int kind);
 
 struct hl_answer {
 	int pick;		/* index into ms/rs, -1: no model applies */

@@ -189,15 +189,16 @@ TEST(the_scope_rules_pick_in_order)
 
 	CHECK(models[2].name != NULL && strcmp(models[2].name, "p001") == 0);
 	fake(ms, rs, all);
-	CHECK(hl_pick(ms, rs, 6) == 2);		/* p001 where it applies (master/slave) */
+	CHECK(hl_pick(ms, rs, 6, HL_FARM) == 2);	/* p001 for a master/slave run */
+	CHECK(hl_pick(ms, rs, 6, HL_HALO) == 5);	/* not for another (2 ranks pass its test) */
 	fake(ms, rs, no_p001);
-	CHECK(hl_pick(ms, rs, 6) == 5);		/* else the replay */
+	CHECK(hl_pick(ms, rs, 6, HL_FARM) == 5);	/* else the replay */
 	fake(ms, rs, no_replay);
-	CHECK(hl_pick(ms, rs, 6) == 0);		/* else p003 */
+	CHECK(hl_pick(ms, rs, 6, HL_HALO) == 0);	/* else p003 */
 	fake(ms, rs, queue);
-	CHECK(hl_pick(ms, rs, 6) == 4);		/* p004 before p002 */
+	CHECK(hl_pick(ms, rs, 6, HL_HALO) == 4);	/* p004 before p002 */
 	fake(ms, rs, none);
-	CHECK(hl_pick(ms, rs, 6) == -1);
+	CHECK(hl_pick(ms, rs, 6, HL_FARM) == -1);
 }
 
 TEST(the_interval_adds_error_spread_and_disagreement)
