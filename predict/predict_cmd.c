@@ -92,6 +92,9 @@ list_models(void)
 		printf("%s  (paper %s) %s\n", m->name, m->paper, m->cite);
 		printf("    equations: %s\n", m->equations);
 		printf("    inputs:    %s\n", m->inputs);
+		printf("    sees:      %s%s%s%s (a scenario changing anything else: does not apply)\n",
+		       m->covers & SCOPE_CPU ? "CPU" : "", m->covers & SCOPE_COMM ? ", communicating competitors" : "",
+		       m->covers & SCOPE_LINK ? ", links" : "", m->covers & SCOPE_QUEUE ? ", background arrivals" : "");
 	}
 	printf("\nselection (--select):\n");
 	for (const struct selector *x = selectors; x->name != NULL; x++)
