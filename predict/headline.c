@@ -216,11 +216,12 @@ hl_classify(const struct prof *p, char *why, size_t whylen)
 		return kind;
 	}
 	if (symmetric && maxdeg <= HL_HALO_DEGREE) {
-		snprintf(why, whylen, "each rank exchanges both ways with at most %d partners", maxdeg);
+		snprintf(why, whylen, "each rank exchanges both ways with at most %d partner%s", maxdeg,
+			 maxdeg == 1 ? "" : "s");
 		return HL_HALO;
 	}
-	snprintf(why, whylen, "%s, up to %d partners", symmetric ? "pairs exchange both ways" :
-		 "some pairs send one way", maxdeg);
+	snprintf(why, whylen, "%s, up to %d partner%s", symmetric ? "pairs exchange both ways" :
+		 "some pairs send one way", maxdeg, maxdeg == 1 ? "" : "s");
 	return HL_P2P;
 }
 
