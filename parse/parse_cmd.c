@@ -92,6 +92,14 @@ struct opts {
 	bool force;
 };
 
+#define PARSE_MAX_EVENTS (1u << 23)	/* send and arrival times kept for the waits */
+
+/* One rank's message times, for the waits of parse/phases.h. */
+struct rank_times {
+	int64_t *send_ns, *arr_ns;
+	size_t nsend, narr, csend, carr;	/* counts and allocated entries */
+};
+
 struct ctx {
 	struct opts *o;
 	struct tsv_w msgs, conns;
@@ -106,6 +114,11 @@ struct ctx {
 	uint64_t samples_files, samples_failed, samples_bad_rows, samples_truncated;
 	uint64_t samples_system_idle;	/* intervals idle only by the user-share weighting */
 	uint64_t samples_utime_ticks, samples_stime_ticks;
+	uint64_t samples_polling;	/* intervals idle because the trace says the rank waited */
+	struct rank_times *times;	/* per world rank: its send and arrival times */
+	size_t ntimes;			/* entries of times */
+	uint64_t nevents;		/* times kept, all ranks */
+	uint64_t events_capped;		/* times past PARSE_MAX_EVENTS, not kept */
 };
 
 static const char *const msg_cols[] = { "t_first_ns", "t_last_ns", "src", "dst", "cid", "comm_src",
@@ -131,6 +144,47 @@ flags_str(unsigned f, char *out, size_t len)
 		out[strlen(out) - 1] = '\0';
 }
 
+/* The time a rank sent or received m, kept for its waits. */
+static void
+keep_time(struct ctx *c, int32_t rank, bool arrival, int64_t t_ns)
+{
+	struct rank_times *rt;
+
+	if (rank < 0 || rank >= ROLLUP_MAX_RANKS)
+		return;
+	if (c->nevents >= PARSE_MAX_EVENTS) {
+		c->events_capped++;
+		return;
+	}
+	if ((size_t)rank >= c->ntimes) {
+		size_t n = c->ntimes;
+
+		c->times = xgrow(c->times, &n, (size_t)rank + 1, sizeof *c->times);
+		memset(c->times + c->ntimes, 0, (n - c->ntimes) * sizeof *c->times);
+		c->ntimes = n;
+	}
+	rt = &c->times[rank];
+	if (arrival) {
+		rt->arr_ns = xgrow(rt->arr_ns, &rt->carr, rt->narr + 1, sizeof *rt->arr_ns);
+		rt->arr_ns[rt->narr++] = t_ns;
+	} else {
+		rt->send_ns = xgrow(rt->send_ns, &rt->csend, rt->nsend + 1, sizeof *rt->send_ns);
+		rt->send_ns[rt->nsend++] = t_ns;
+	}
+	c->nevents++;
+}
+
+/* A message between two ranks: its sender sent at its first byte, its receiver had it at
+ * its last. */
+static void
+keep_times(struct ctx *c, const struct msg *m)
+{
+	if (m->src_world < 0 || m->dst_world < 0 || m->src_world == m->dst_world)
+		return;
+	keep_time(c, m->src_world, false, m->t_first_ns);
+	keep_time(c, m->dst_world, true, m->t_last_ns);
+}
+
 static void
 on_msg(void *vc, const struct msg *m)
 {
@@ -139,6 +193,7 @@ on_msg(void *vc, const struct msg *m)
 	const char *tn = m->tag == INT32_MIN ? NULL : msg_tag_name_cid(m->mpi, m->cid, m->tag);
 
 	rollup_msg(&c->prof, m);
+	keep_times(c, m);
 	if (c->write_failed)
 		return;
 	tsv_w_i64(&c->msgs, m->t_first_ns);
@@ -357,6 +412,8 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		int32_t rank;
 		double thr, cap;	/* busy threshold for this rank; its node's CPU capacity */
 		struct phases_opts po;
+		struct phases_wait *waits = NULL;
+		int rcode;
 
 		memset(&rc, 0, sizeof rc);
 		/* A rank whose node may use only part of a core (a cgroup quota, as collect records
@@ -366,8 +423,18 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		cap = c->rm ? rankmap_cpu_capacity(c->rm, rank_from_name(files[i])) : 0;
 		if (!c->o->busy_threshold_set && cap > 0 && cap < 1)
 			thr *= cap;
-		po = (struct phases_opts){ thr, !c->o->user_only };
-		if (phases_from_samples_opt(files[i], &po, &rc, &e) < 0) {
+		po = (struct phases_opts){ thr, !c->o->user_only, NULL, 0 };
+		rank = rank_from_name(files[i]);
+		if (rank >= 0 && (size_t)rank < c->ntimes && !c->o->user_only) {
+			struct rank_times *rt = &c->times[rank];
+
+			po.nwaits = phases_waits(rt->send_ns, rt->nsend, rt->arr_ns, rt->narr, &waits);
+			po.waits = waits;
+		}
+		rcode = phases_from_samples_opt(files[i], &po, &rc, &e);
+		free(waits);
+		waits = NULL;
+		if (rcode < 0) {
 			c->samples_failed++;
 			warn_partial(c, e.msg);
 			rank_cpu_release(&rc);
@@ -376,6 +443,7 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		c->samples_files++;
 		c->samples_bad_rows += rc.bad_rows;
 		c->samples_system_idle += rc.system_idle;
+		c->samples_polling += rc.polling;
 		c->samples_utime_ticks += (uint64_t)rc.utime_ticks;
 		c->samples_stime_ticks += (uint64_t)rc.stime_ticks;
 		if (rc.truncated) {
@@ -528,6 +596,8 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	w_kv_u(&t, "samples_truncated", c->samples_truncated);
 	w_kv_u(&t, "samples_bad_rows", c->samples_bad_rows);
 	w_kv_u(&t, "samples_system_idle", c->samples_system_idle);
+	w_kv_u(&t, "samples_polling", c->samples_polling);
+	w_kv_u(&t, "trace_times_capped", c->events_capped);
 	w_kv_u(&t, "samples_utime_ticks", c->samples_utime_ticks);
 	w_kv_u(&t, "samples_stime_ticks", c->samples_stime_ticks);
 	if (c->rm != NULL) {
@@ -924,6 +994,11 @@ cmd_parse(int argc, char **argv)
 	}
 	flows_free(f);
 	rollup_release(&c.prof);
+	for (i = 0; i < c.ntimes; i++) {
+		free(c.times[i].send_ns);
+		free(c.times[i].arr_ns);
+	}
+	free(c.times);
 	rankmap_free(c.rm);
 	if (own_lists) {
 		for (i = 0; i < npcaps; i++)

@@ -47,6 +47,8 @@ struct ival {
 struct state {
 	double threshold;	/* busy when run >= threshold * interval */
 	bool count_system;
+	const struct phases_wait *waits;	/* the trace's waits, sorted */
+	size_t nwaits, wait_i;	/* count; the first that may still overlap an interval */
 	struct ival ring[RING];	/* the last intervals, oldest first from ring_head */
 	size_t ring_head, ring_n;	/* first slot, intervals held */
 	size_t ring_cls;	/* intervals held already classified */
@@ -152,6 +154,27 @@ emit(struct rank_cpu *out, struct state *s, const struct ival *iv, bool busy)
 	s->cur_len_ns = sat_add(s->cur_len_ns, iv->dt_ns);
 }
 
+/* True when the interval lies at least half inside one of the trace's waits and its own
+ * ticks are not mostly user time (no ticks: nothing says it worked). */
+static bool
+polled(struct state *s, const struct ival *iv)
+{
+	int64_t len = iv->t1_real_ns - iv->t0_real_ns, in = 0;
+
+	while (s->wait_i < s->nwaits && s->waits[s->wait_i].t1_ns <= iv->t0_real_ns)
+		s->wait_i++;
+	for (size_t i = s->wait_i; i < s->nwaits && s->waits[i].t0_ns < iv->t1_real_ns; i++) {
+		int64_t a = s->waits[i].t0_ns > iv->t0_real_ns ? s->waits[i].t0_ns : iv->t0_real_ns;
+		int64_t b = s->waits[i].t1_ns < iv->t1_real_ns ? s->waits[i].t1_ns : iv->t1_real_ns;
+
+		if (b > a)
+			in += b - a;
+	}
+	if (len <= 0 || 2 * in < len)
+		return false;
+	return iv->du + iv->ds == 0 || (double)iv->du < PHASES_POLL_USER_SHARE * (double)(iv->du + iv->ds);
+}
+
 /* Classify the next held interval with the user share of the held ones within
  * PHASES_USER_WINDOW of it (all that follow it are there unless the file ended). */
 static void
@@ -176,6 +199,10 @@ classify_next(struct rank_cpu *out, struct state *s)
 	busy = run >= s->threshold * (double)iv->dt_ns;
 	if (!busy && (double)iv->run_ns >= s->threshold * (double)iv->dt_ns)
 		out->system_idle++;
+	if (busy && polled(s, iv)) {
+		busy = false;
+		out->polling++;
+	}
 	emit(out, s, iv, busy);
 	s->ring_cls++;
 	/* keep PHASES_USER_WINDOW classified intervals for the next one's window */
@@ -332,7 +359,7 @@ int
 phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
 		    struct err *e)
 {
-	struct phases_opts o = { busy_threshold, true };
+	struct phases_opts o = { busy_threshold, true, NULL, 0 };
 
 	return phases_from_samples_opt(path, &o, out, e);
 }
@@ -359,6 +386,8 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 	memset(&s, 0, sizeof s);
 	s.threshold = busy_threshold;
 	s.count_system = o->count_system;
+	s.waits = o->waits;
+	s.nwaits = o->waits != NULL ? o->nwaits : 0;
 	c_mono = tsv_r_col(&t, "t_mono_ns");
 	c_real = tsv_r_col(&t, "t_real_ns");
 	c_pid = tsv_r_col(&t, "pid");
@@ -470,4 +499,38 @@ phases_write(const struct rank_cpu *rc, struct tsv_w *t, struct err *e)
 			return r;
 	}
 	return 0;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t
+phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, struct phases_wait **out)
+{
+	size_t i = 0, j = 0, n = 0, cap = 0;
+	int64_t last_send = INT64_MIN;
+	bool heard = true;	/* an arrival came since the last send */
+
+	*out = NULL;
+	qsort(send_ns, nsend, sizeof *send_ns, cmp_i64);
+	qsort(arr_ns, narr, sizeof *arr_ns, cmp_i64);
+	while (j < narr) {
+		if (i < nsend && send_ns[i] < arr_ns[j]) {
+			last_send = send_ns[i++];
+			heard = false;
+			continue;
+		}
+		if (!heard && arr_ns[j] > last_send) {
+			*out = xgrow(*out, &cap, n + 1, sizeof **out);
+			(*out)[n++] = (struct phases_wait){ last_send, arr_ns[j] };
+		}
+		heard = true;
+		j++;
+	}
+	return n;
 }

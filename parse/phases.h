@@ -15,6 +15,14 @@
  *  - a thread's contribution is clamped to the interval's length (one thread runs on at
  *    most one CPU), and the run of a thread between its last sample and its exit is not
  *    seen by anyone.
+ * Polling is not work. Open MPI and MPICH spin while a rank waits for a message, so its
+ * samples read busy. With the rank's waits from the message trace (opts.waits: from a send
+ * to the next arrival), an interval at least half inside a wait whose own user share is
+ * under PHASES_POLL_USER_SHARE counts as idle: measured on the testbed (2 ranks passing a
+ * token, 60 ms of work per hop), waiting intervals had a user share of 0.30 (Open MPI 4.1)
+ * and 0.40-0.45 (MPICH 4.0), working ones 0.91-0.97, at the same run time (0.9 of the
+ * interval); the voluntary and involuntary switches did not tell them apart.
+ *
  * Run time spent in the kernel can be waiting, not work: an MPI library that polls while
  * it waits (Open MPI over TCP) keeps its rank on the CPU, mostly in poll and read system
  * calls. So, unless count_system is set, an interval's run time is weighted by the rank's
@@ -46,10 +54,21 @@
 #define PHASES_MAX_PHASES (1u << 24)	/* phases kept in the list (the sums go on) */
 #define PHASES_USER_WINDOW 2		/* intervals each side in the user share */
 
+#define PHASES_POLL_USER_SHARE 0.75	/* below it, an interval inside a wait polled */
+
+/* A stretch the message trace says a rank waited through: from its last send to the
+ * arrival of the next message for it, with no other arrival between (CLOCK_REALTIME ns). */
+struct phases_wait {
+	int64_t t0_ns, t1_ns;
+};
+
 /* How the samples are read. */
 struct phases_opts {
 	double busy_threshold;	/* fraction of an interval, (0, 1024] */
 	bool count_system;	/* busy by all run time, system time too (no user weighting) */
+	const struct phases_wait *waits;	/* the rank's waits from the trace, sorted, not
+						 * overlapping (phases_waits); NULL: none */
+	size_t nwaits;
 };
 
 /* One busy or idle phase. Times are CLOCK_REALTIME ns of the samples that bound it. */
@@ -85,6 +104,8 @@ struct rank_cpu {
 	uint64_t phases_over_cap;	/* phases past PHASES_MAX_PHASES, summed but not listed */
 	uint64_t system_idle;	/* intervals that ran enough but, weighted by the user share,
 				 * count as idle */
+	uint64_t polling;	/* intervals that ran enough but polled: at least half inside a
+				 * wait of the trace, user share under PHASES_POLL_USER_SHARE */
 	int64_t utime_ticks, stime_ticks;	/* summed over the intervals */
 	bool truncated;		/* the gzip file was cut short */
 	char first_bad[ERR_MSG_MAX];	/* message of the first bad row, "" when none */
@@ -105,6 +126,14 @@ int phases_from_samples(const char *path, double busy_threshold, struct rank_cpu
  * task (paper 001's T_MasterCPU) only its user time counts. */
 int phases_from_samples_opt(const char *path, const struct phases_opts *o, struct rank_cpu *out,
 			    struct err *e) WUR;
+
+/* The waits of one rank from its send times and the arrival times of the messages it
+ * received (both any order; both arrays are sorted in place): for each arrival, the stretch
+ * from the latest send before it, when no other arrival came between (a rank that sent
+ * and then heard nothing until this message was waiting for it: Open MPI and MPICH poll
+ * then, so its samples read busy). Returns the number of waits; *out is owned by the
+ * caller (free), NULL when none. */
+size_t phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, struct phases_wait **out);
 
 /* Free what rc owns and zero it. Accepts NULL and a zeroed struct. */
 void rank_cpu_release(struct rank_cpu *rc);

@@ -22,28 +22,28 @@ const struct model models[] = {
 	  "run: per-rank average busy/idle phases and counts, per-link message count and average size, "
 	  "netparams L and B; scenario: cpu_procs or load_average, capacity, link bandwidth, latency, "
 	  "competing traffic",
-	  p003_predict },
+	  p003_predict, SCOPE_CPU | SCOPE_LINK },
 	{ "p000", "000", "Figueira & Berman, A Slowdown Model for Applications Executing on Time-Shared Clusters",
 	  "eq. 2 (local slowdown, pp/pm by dynamic programming, delay_comm curves), eq. 3 "
 	  "(communication slowdown), eq. 5 (load-dependent), eqs. 7-9, 11, 12 (constraint-based)",
 	  "run: per-rank computation time (work fractions), per-link messages, netparams B; "
 	  "scenario: cpu_procs, comm_procs with comm/compute fractions and comm_bandwidth, capacity, "
 	  "weight or serial_time, work_fraction, partitioning, delay_comm, link bandwidth",
-	  p000_predict },
+	  p000_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK },
 	{ "p001", "001", "Shao, Berman & Wolski, Master/Slave Computing on the Grid",
 	  "eqs. 1-8 (work rates, AppRate by maximum flow, ExecTime eq. 2), Sec. 4.5 (simulator: "
 	  "predicted time, slave idle time, resource utilisation), Table 1 from the trace",
 	  "run: messages (master/slave pattern, Tasks, Size_TaskXfer), busy phases (T_SlaveCPU, "
 	  "T_MasterCPU), topology.dot or netparams B (graph G); scenario: cpu_procs, load_average, "
 	  "capacity (Avail_CPU)",
-	  run001_predict },
+	  run001_predict, SCOPE_CPU },
 	{ "p002", "002", "Zhang & Yan, Modeling and Characterizing Parallel Computing Performance on "
 	  "Heterogeneous Networks of Workstations",
 	  "eqs. 1-2 (power weights), eq. 4 (H), eq. 5 (P_deg), def. 1 and eq. 6 (speedup), "
 	  "eq. 14 (efficiency); prediction under changed weights (derived in docs/predict.md)",
 	  "run: busy phases per rank (active time), exec time; scenario: serial_time (weights of "
 	  "the run), weight, capacity, cpu_procs, load_average (weights under the scenario)",
-	  run002_predict },
+	  run002_predict, SCOPE_CPU },
 	{ "p004", "004", "Peterson & Chamberlain, Parallel application performance in a shared "
 	  "resource environment",
 	  "eq. 5 (R_P), eq. 11 (eta by order statistics), eqs. 20-24 (processor-sharing "
@@ -51,15 +51,16 @@ const struct model models[] = {
 	  "run: messages and busy phases (I, t_serial, t_PAR_WK, t_overhead, eta measured); "
 	  "scenario: lambda with service_mean or service_p/service_mean_a/service_mean_b, "
 	  "cpu_procs, speed",
-	  run004_predict },
+	  run004_predict, SCOPE_CPU | SCOPE_QUEUE },
 	{ "replay", "-", "the run's own message trace replayed under the scenario (beyond the papers: "
 	  "the synchronisation structure paper 003 Sec. 5 asks for)",
 	  "each rank's busy time between its sends and receives stretched by (k + 1) / capacity; "
-	  "receives wait for their messages; changed links queue per host and direction",
+	  "receives wait for their messages; transfers on changed links share each host's sending and "
+	  "receiving side max-min fairly",
 	  "run: messages (times, sizes, ranks), busy phases, netparams L and B; scenario: cpu_procs "
 	  "or load_average, capacity, link bandwidth, latency, competing traffic",
-	  replay_predict },
-	{ NULL, NULL, NULL, NULL, NULL, NULL },
+	  replay_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 },
 };
 
 const struct selector selectors[] = {
@@ -153,4 +154,57 @@ pred_add(struct pred_result *r, const char *kind, const char *name, double added
 	va_start(ap, detail_fmt);
 	vsnprintf(it->detail, sizeof it->detail, detail_fmt, ap);
 	va_end(ap);
+}
+
+unsigned
+pred_scen_changes(const struct scen *s)
+{
+	unsigned c = 0;
+
+	for (int i = 0; i < s->nnodes; i++) {
+		const struct scen_node *n = &s->nodes[i];
+
+		if (n->cpu_procs > 0 || (!isnan(n->load_avg) && n->load_avg > 0) ||
+		    (!isnan(n->capacity) && n->capacity < 1))
+			c |= SCOPE_CPU;
+		if (n->ncomm > 0)
+			c |= SCOPE_COMM;
+		if (!isnan(n->lambda_per_s) && n->lambda_per_s > 0)
+			c |= SCOPE_QUEUE;
+	}
+	if (s->nlinks > 0)
+		c |= SCOPE_LINK;
+	return c;
+}
+
+/* What a scope bit is, for the refusal. */
+static const char *
+scope_what(unsigned bit, const struct scen *s, char *buf, size_t n)
+{
+	switch (bit) {
+	case SCOPE_CPU: return "the CPU of a node (competing processes or capacity)";
+	case SCOPE_COMM: return "communicating competitors on a node";
+	case SCOPE_QUEUE: return "background arrivals on a node";
+	case SCOPE_LINK:
+		snprintf(buf, n, "link %s-%s%s", s->links[0].a, s->links[0].b, s->nlinks > 1 ? " and others" : "");
+		return buf;
+	default: return "something";
+	}
+}
+
+int
+model_run(const struct model *m, const struct prof *p, const struct scen *s, struct pred_result *r,
+	  struct err *e)
+{
+	unsigned missing = pred_scen_changes(s) & ~m->covers;
+
+	if (missing != 0) {
+		char buf[2 * SCEN_MAX_NAME + 32];
+		unsigned bit = missing & -missing;	/* the lowest: CPU, comm, link, queue */
+
+		r->dedicated_ns = (double)prof_dedicated_ns(p);
+		return pred_na(r, "the scenario changes %s, which %s does not model; its number would leave "
+			       "that change out", scope_what(bit, s, buf, sizeof buf), m->name);
+	}
+	return m->predict(p, s, r, e);
 }

@@ -58,6 +58,14 @@ void pred_add(struct pred_result *r, const char *kind, const char *name, double 
 typedef int (*model_fn)(const struct prof *p, const struct scen *s, struct pred_result *r,
 			struct err *e);
 
+/* The resources a scenario can change (pred_scen_changes) and a model can see (covers). */
+enum pred_scope {
+	SCOPE_CPU = 1,		/* CPU-bound competitors, load average, CPU capacity */
+	SCOPE_COMM = 2,		/* communicating competitors on a node (comm_procs) */
+	SCOPE_LINK = 4,		/* a link's bandwidth, latency or competing traffic */
+	SCOPE_QUEUE = 8,	/* background arrivals (lambda, paper 004) */
+};
+
 struct model {
 	const char *name;	/* for --model */
 	const char *paper;	/* "003", "000", ... (the file in the papers directory) */
@@ -65,11 +73,21 @@ struct model {
 	const char *equations;	/* which equations it implements */
 	const char *inputs;	/* what it reads from the run and the scenario */
 	model_fn predict;
+	unsigned covers;	/* enum pred_scope bits the model sees */
 };
 
 extern const struct model models[];	/* terminated by a NULL name */
 /* NULL when no model has that name. */
 const struct model *model_find(const char *name);
+
+/* The enum pred_scope bits of what s changes against the dedicated run. */
+unsigned pred_scen_changes(const struct scen *s);
+/* Run model m on p under s, unless s changes a resource m does not see: then r is PRED_NA
+ * with why naming the first such resource ("does not model ..."), because the model would
+ * give a number that leaves the change out (the dedicated time, for a link change that a
+ * CPU model ignores). Returns what m->predict returns (0 for the refusal). */
+int model_run(const struct model *m, const struct prof *p, const struct scen *s, struct pred_result *r,
+	      struct err *e) WUR;
 
 /* A resource-selection answer (`contend predict --select`): fills r with ranked rows
  * (kind "master", "slave", "set", ...) and predicted_ns the predicted time of the chosen

@@ -12,6 +12,7 @@
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "predict/calib.h"
+#include "predict/headline.h"
 #include "predict/models.h"
 #include "predict/p000.h"
 #include "predict/p003.h"
@@ -19,22 +20,33 @@
 #include "predict/scenario.h"
 
 const char usage_predict[] =
-	"usage: contend predict RUN --scenario FILE [--model NAME]\n"
+	"usage: contend predict RUN --scenario FILE [--model NAME] [--dedicated RUN2]... [--errors FILE]\n"
 	"       contend predict --select RUN [--scenario FILE] [--policy NAME] [--model NAME]\n"
 	"       contend predict --list-models\n"
 	"       contend predict --calibrate-delay-comm [--instance K] [--points N] [-o FILE]\n"
 	"\n"
 	"Predict how long the run in RUN would take under the what-if scenario FILE (an INI\n"
 	"file, docs/scenario.md): competing processes on nodes, slower or shared links, a\n"
-	"partitioning policy. Prints the measured dedicated time, each model's prediction and\n"
-	"what each loaded node and changed link adds, and writes RUN/predict/<name>.tsv\n"
-	"(<name>: FILE's base name without .ini; format in docs/formats.md). A model that does\n"
-	"not apply to the run says why instead of giving a number. Reads RUN/profile/ (from\n"
+	"partitioning policy. The first line is the answer: the prediction of the model the\n"
+	"scope rules pick for this run and scenario, with an interval from what was measured\n"
+	"(the model's error on programs of the same kind, the dedicated runs' spread, the\n"
+	"models' disagreement; docs/validation.md). Then the measured dedicated time, each\n"
+	"model's prediction and what each loaded node and changed link adds. Writes\n"
+	"RUN/predict/<name>.tsv (<name>: FILE's base name without .ini; format in\n"
+	"docs/formats.md). A model that does not apply to the run, or does not see a resource\n"
+	"the scenario changes, says why instead of giving a number. Reads RUN/profile/ (from\n"
 	"'contend parse') and RUN/topology.tsv when present.\n"
 	"\n"
 	"options:\n"
 	"  -s, --scenario FILE        the scenario\n"
 	"  -m, --model NAME           only this model (see --list-models)\n"
+	"  -d, --dedicated RUN2       another dedicated run of the same program (parsed; up to\n"
+	"                             15): the runs' spread widens the interval\n"
+	"  -e, --errors FILE          the models' measured errors for the interval: a\n"
+	"                             contend-accuracy file (bench/accuracy, bench/realapps);\n"
+	"                             default bench/results/realapps/accuracy.tsv beside the\n"
+	"                             binary's source tree when present, else the built-in\n"
+	"                             bench/results/accuracy.tsv\n"
 	"  -l, --list-models          list the models, their papers and inputs\n"
 	"      --select               answer the papers' resource questions, ranked: best master\n"
 	"                             and slaves (p001), best processor set (p004); candidates\n"
@@ -67,6 +79,7 @@ const char usage_predict[] =
 	"  contend predict --list-models\n"
 	"  contend predict traces/stencil-4ws --scenario docs/scenarios/load-one-node.ini\n"
 	"  contend predict RUN --scenario docs/scenarios/slow-link.ini --model p003\n"
+	"  contend predict RUN1 --scenario S.ini --dedicated RUN2 --dedicated RUN3\n"
 	"  contend predict RUN --scenario docs/scenarios/background-queue.ini --model p004\n"
 	"  contend predict --select RUN --scenario docs/scenarios/background-queue.ini --policy cost\n"
 	"  contend testbed up -n 3 && contend predict --calibrate-delay-comm -o dc.tsv\n"
@@ -79,6 +92,9 @@ list_models(void)
 		printf("%s  (paper %s) %s\n", m->name, m->paper, m->cite);
 		printf("    equations: %s\n", m->equations);
 		printf("    inputs:    %s\n", m->inputs);
+		printf("    sees:      %s%s%s%s (a scenario changing anything else: does not apply)\n",
+		       m->covers & SCOPE_CPU ? "CPU" : "", m->covers & SCOPE_COMM ? ", communicating competitors" : "",
+		       m->covers & SCOPE_LINK ? ", links" : "", m->covers & SCOPE_QUEUE ? ", background arrivals" : "");
 	}
 	printf("\nselection (--select):\n");
 	for (const struct selector *x = selectors; x->name != NULL; x++)
@@ -110,10 +126,46 @@ secs(char *buf, size_t n, double ns)
 	snprintf(buf, n, "%.3f s", ns / 1e9);
 }
 
+/* The headline rows of the TSV: the pick's prediction, the interval's ends (or "none"). */
+static int
+write_headline(struct tsv_w *t, const struct hl_answer *a, const struct model *const *ms, double T,
+	       int64_t measured_ns, const char *detail, struct err *e)
+{
+	static const char *const names[] = { "predicted", "lo", "hi" };
+	int rc = 0;
+
+	if (a->pick < 0) {
+		tsv_w_str(t, "-");
+		tsv_w_str(t, "-");
+		tsv_w_str(t, "headline");
+		tsv_w_str(t, "none");
+		for (int k = 0; k < 5; k++)
+			tsv_w_str(t, "-");
+		tsv_w_str(t, "no model gives a number for this run and scenario");
+		return tsv_w_end(t, e);
+	}
+	for (int k = 0; rc == 0 && k < 3; k++) {
+		double v = k == 0 ? a->pred_ns : k == 1 ? a->lo_ns : a->hi_ns;
+
+		tsv_w_str(t, ms[a->pick]->name);
+		tsv_w_str(t, ms[a->pick]->paper);
+		tsv_w_str(t, "headline");
+		tsv_w_str(t, names[k]);
+		tsv_w_i64(t, (int64_t)llround(v));
+		tsv_w_i64(t, (int64_t)llround(v - T));
+		measured_ns >= 0 ? tsv_w_i64(t, measured_ns) : tsv_w_str(t, "-");
+		tsv_w_f64(t, v / T);
+		tsv_w_str(t, "scope rules");
+		tsv_w_str(t, detail);
+		rc = tsv_w_end(t, e);
+	}
+	return rc;
+}
+
 static int
 write_tsv(const char *run, const char *name, const struct scen *s, double T, int64_t measured_ns,
-	  const struct model *const *ms, const struct pred_result *rs, int nm, char **out_path,
-	  struct err *e)
+	  const struct model *const *ms, const struct pred_result *rs, int nm, const struct hl_answer *a,
+	  const char *hl_detail, char **out_path, struct err *e)
 {
 	static const char *const cols[] = { "model", "paper", "item", "name", "predicted_ns", "added_ns",
 					    "measured_ns", "value", "equation", "detail", NULL };
@@ -146,6 +198,8 @@ write_tsv(const char *run, const char *name, const struct scen *s, double T, int
 	tsv_w_str(&t, "the longest rank's exec_ns in the dedicated run");
 	if (rc == 0)
 		rc = tsv_w_end(&t, e);
+	if (rc == 0 && a != NULL)
+		rc = write_headline(&t, a, ms, T, measured_ns, hl_detail, e);
 	for (int i = 0; rc == 0 && i < nm; i++) {
 		const struct pred_result *r = &rs[i];
 
@@ -332,7 +386,7 @@ cmd_select(const char *run, const char *scen_path, const char *model_name, const
 			printf("  note: %s\n", r->note);
 	}
 	name = xasprintf("select-%s", s.name);
-	if (write_tsv(run, name, &s, T, -1, ms, rs, nm, &tsv_path, &e) < 0) {
+	if (write_tsv(run, name, &s, T, -1, ms, rs, nm, NULL, NULL, &tsv_path, &e) < 0) {
 		warnx_("predict: %s", e.msg);
 		nok = 0;
 	} else {
@@ -369,12 +423,111 @@ host_list(const struct prof *p, char *out, size_t len)
 	}
 }
 
+/* The table of measured errors: FILE, else bench/results/realapps/accuracy.tsv beside the
+ * binary's source tree (build/contend's ../), else the built-in one. */
+static void
+load_errors(struct hl_table *t, const char *path)
+{
+	char exe[4096], *auto_path = NULL;
+	ssize_t n;
+	struct err e;
+
+	if (path == NULL && (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		auto_path = xasprintf("%s/../bench/results/realapps/accuracy.tsv", exe);
+		if (access(auto_path, R_OK) == 0)
+			path = auto_path;
+	}
+	if (path != NULL && hl_table_load(t, path, &e) < 0) {
+		if (path != auto_path) {
+			free(auto_path);
+			die("predict: --errors: %s", e.msg);
+		}
+		warnx_("predict: %s; the built-in errors are used", e.msg);
+		path = NULL;
+	}
+	if (path == NULL)
+		hl_table_builtin(t);
+	else if (t->skipped > 0)
+		verbose("predict: '%s': %ld rows not used (other models or damaged)", path, t->skipped);
+	free(auto_path);
+}
+
+/* Signed percentages of an interval term pair, for people: "-3.1/+2.0 %". */
+static void
+pm(char *buf, size_t n, double lo, double hi)
+{
+	snprintf(buf, n, "-%.1f/+%.1f %%", 100 * lo, 100 * hi);
+}
+
+/* The headline: pick, interval, the lead lines on stdout and the TSV rows' detail. */
+static void
+headline(const struct prof *p, const struct scen *s, const char *errors_path, char *const *ded_runs, int nded,
+	 const struct model *const *ms, const struct pred_result *rs, int nm, struct hl_answer *a, char *detail,
+	 size_t dlen)
+{
+	double ded[16];
+	int n = 0, kind;
+	struct hl_table t;
+	const char *cls = hl_scen_class(s);
+	char why[256], b1[64], b2[64], b3[64], e1[48], e2[48], e3[48];
+
+	ded[n++] = (double)prof_dedicated_ns(p);
+	for (int i = 0; i < nded && n < 16; i++) {
+		struct prof q;
+		struct err e;
+
+		if (prof_load(&q, ded_runs[i], &e) < 0)
+			warnx_("predict: --dedicated: %s; that run is left out of the spread", e.msg);
+		else
+			ded[n++] = (double)prof_dedicated_ns(&q);
+		prof_free(&q);
+	}
+	load_errors(&t, errors_path);
+	kind = hl_classify(p, why, sizeof why);
+	hl_answer(&t, kind, cls, ms, rs, nm, ded, n, a);
+	if (a->pick < 0) {
+		printf("answer: none: no model gives a number for this run and scenario (each says why below)\n");
+		snprintf(detail, dlen, "no model gives a number");
+		hl_table_free(&t);
+		return;
+	}
+	secs(b1, sizeof b1, a->pred_ns);
+	secs(b2, sizeof b2, a->lo_ns);
+	secs(b3, sizeof b3, a->hi_ns);
+	printf("answer: %s [%s, %s]  (%s, the scope rules' pick; program kind %s, scenario kind %s)\n", b1, b2,
+	       b3, ms[a->pick]->name, hl_kind_name(kind), cls);
+	pm(e1, sizeof e1, a->err_lo, a->err_hi);
+	pm(e2, sizeof e2, a->spread, a->spread);
+	pm(e3, sizeof e3, a->dis_lo, a->dis_hi);
+	printf("  interval from: %s's error on %d measured cell%s (%s programs, %s scenarios) %s; ",
+	       ms[a->pick]->name, a->ncells, a->ncells == 1 ? "" : "s", a->pooled ? "all" : hl_kind_name(kind), cls,
+	       a->ncells > 0 ? e1 : "none measured");
+	if (n > 1)
+		printf("the spread of %d dedicated runs %s; ", n, e2);
+	else
+		printf("one dedicated run, no spread (--dedicated adds more); ");
+	printf("the disagreement of %d other model%s %s\n  errors from: %s\n", a->nother, a->nother == 1 ? "" : "s",
+	       e3, t.source);
+	printf("  kind: %s (%s)\n", hl_kind_name(kind), why);
+	snprintf(detail, dlen, "%s program, %s scenario; error %s on %d cells%s, spread %s of %d runs, "
+		 "disagreement %s of %d models", hl_kind_name(kind), cls, e1, a->ncells, a->pooled ? " of every kind" : "",
+		 e2, n, e3, a->nother);
+	hl_table_free(&t);
+}
+
 int
 cmd_predict(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "scenario", required_argument, NULL, 's' },
 		{ "model", required_argument, NULL, 'm' },
+		{ "dedicated", required_argument, NULL, 'd' },
+		{ "errors", required_argument, NULL, 'e' },
 		{ "list-models", no_argument, NULL, 'l' },
 		{ "select", no_argument, NULL, 'S' },
 		{ "calibrate-delay-comm", no_argument, NULL, 'C' },
@@ -404,15 +557,25 @@ cmd_predict(int argc, char **argv)
 	char *tsv_path = NULL;
 	char b1[64];
 	static char self_exe[4096];
-	const char *policy = NULL, *delay_comm = NULL;
+	const char *policy = NULL, *delay_comm = NULL, *errors_path = NULL;
+	char *ded[15];
+	int nded = 0;
+	struct hl_answer hl;
+	char hl_detail[512];
 	struct calib_opts co;
 	double probe_ms = -1;
 
 	calib_opts_default(&co);
-	while ((c = cli_getopt(argc, argv, "s:m:lo:p:I:h", longopts, usage_predict)) != -1) {
+	while ((c = cli_getopt(argc, argv, "s:m:d:e:lo:p:I:h", longopts, usage_predict)) != -1) {
 		switch (c) {
 		case 's': scen_path = optarg; break;
 		case 'm': model_name = optarg; break;
+		case 'd':
+			if (nded == 15)
+				die_usage("predict: at most 15 --dedicated runs");
+			ded[nded++] = optarg;
+			break;
+		case 'e': errors_path = optarg; break;
 		case 'l': list = true; break;
 		case 'S': select = true; break;
 		case 'C': calib = true; break;
@@ -450,6 +613,8 @@ cmd_predict(int argc, char **argv)
 	if (optind + 1 != argc)
 		die_usage("predict: expected one RUN directory (see 'contend predict --help')");
 	run = argv[optind];
+	if (select && (nded > 0 || errors_path != NULL))
+		die_usage("predict: --dedicated and --errors are for the headline of a scenario, not --select");
 	if (select)
 		return cmd_select(run, scen_path, model_name, policy);
 	if (policy != NULL)
@@ -494,6 +659,17 @@ cmd_predict(int argc, char **argv)
 		prof_free(&q);
 	}
 	T = (double)prof_dedicated_ns(&p);
+	for (const struct model *m = models; m->name != NULL && nm < 32; m++) {
+		struct pred_result *r = &rs[nm];
+
+		if (model_name != NULL && strcmp(model_name, m->name) != 0)
+			continue;
+		pred_result_init(r);
+		if (model_run(m, &p, &s, r, &e) < 0)
+			pred_na(r, "%s", e.msg);
+		ms[nm++] = m;
+	}
+	headline(&p, &s, errors_path, ded, nded, ms, rs, nm, &hl, hl_detail, sizeof hl_detail);
 	secs(b1, sizeof b1, T);
 	printf("run '%s': %d ranks on %d hosts, dedicated %s (measured)\n", run, p.nranks, prof_nhosts(&p), b1);
 	printf("scenario '%s'%s%s\n", s.path, s.description ? ": " : "", s.description ? s.description : "");
@@ -501,16 +677,10 @@ cmd_predict(int argc, char **argv)
 		secs(b1, sizeof b1, (double)measured_ns);
 		printf("measured under the scenario: %s\n", b1);
 	}
-	for (const struct model *m = models; m->name != NULL && nm < 32; m++) {
-		struct pred_result *r = &rs[nm];
+	for (int i = 0; i < nm; i++) {
+		const struct model *m = ms[i];
+		struct pred_result *r = &rs[i];
 
-		if (model_name != NULL && strcmp(model_name, m->name) != 0)
-			continue;
-		pred_result_init(r);
-		if (m->predict(&p, &s, r, &e) < 0) {
-			pred_na(r, "%s", e.msg);
-		}
-		ms[nm++] = m;
 		printf("\n%s (paper %s): ", m->name, m->paper);
 		if (r->status == PRED_NA) {
 			printf("does not apply: %s\n", r->why);
@@ -529,7 +699,7 @@ cmd_predict(int argc, char **argv)
 		if (r->note[0])
 			printf("  note: %s\n", r->note);
 	}
-	if (write_tsv(run, s.name, &s, T, measured_ns, ms, rs, nm, &tsv_path, &e) < 0) {
+	if (write_tsv(run, s.name, &s, T, measured_ns, ms, rs, nm, &hl, hl_detail, &tsv_path, &e) < 0) {
 		warnx_("predict: %s", e.msg);
 		nok = 0;
 	} else {

@@ -8,11 +8,14 @@
 
 #include "lib/xalloc.h"
 #include "predict/p000.h"
+#include "predict/fluid.h"
 #include "predict/p003.h"
 
 /* The grain of the busy phases: CPU samples every 20 ms make a phase start up to one
  * interval before what started it. */
 #define REPLAY_GRAIN_NS 20000000LL
+#define REPLAY_MAX_PASSES 8		/* replays: FIFO, then fair sharing until settled */
+#define REPLAY_SETTLED_NS 100000.0	/* departures that move less have settled */
 
 /* One rank's busy phases, sorted, with the busy time before each. */
 struct busy_list {
@@ -166,17 +169,154 @@ host_index(const char **hosts, int *n, const char *h)
 	return (*n)++;
 }
 
+/* What one pass over the events reads and writes. */
+struct pass {
+	const struct prof *p;
+	const struct busy_list *bl;
+	const struct ev *ev;
+	long nev;
+	const double *f;		/* per rank: CPU stretch */
+	const int *host;		/* per rank: host index */
+	int nhosts;
+	const double *nlat, *nbw;	/* per message: the changed link's latency and bandwidth,
+					 * NAN on an unchanged link */
+	double *D;			/* per rank: how late it is */
+	int64_t *prev;			/* per rank: its last event's dedicated time */
+	double *busy_prev;		/* per rank: busy time before prev */
+	double *dmsg;			/* per message: how late it arrives */
+	double *egress, *ingress;	/* per host: the FIFO queues (the first pass) */
+};
+
+/* Replay the events once. A send on a changed link leaves at dep = its time + D; dep_out
+ * (per message) records it. Without done_in (the first pass) it queues behind the changed-
+ * link transfers of its host's direction (FIFO); with done_in (the max-min fair finishing
+ * times of the previous pass's departures dep_in) it finishes at done_in moved by how much
+ * later it leaves now. Returns the messages on changed links. */
+static long
+run_pass(struct pass *c, const double *done_in, const double *dep_in, double *dep_out)
+{
+	const struct prof *p = c->p;
+	long nchanged = 0;
+
+	for (int i = 0; i < p->nranks; i++) {
+		c->D[i] = 0;
+		c->prev[i] = INT64_MIN;
+		c->busy_prev[i] = 0;
+	}
+	for (int h = 0; h < c->nhosts; h++)
+		c->egress[h] = c->ingress[h] = -INFINITY;
+	for (long j = 0; j < c->nev; j++) {
+		const struct ev *x = &c->ev[j];
+		const struct prof_msg *m = &p->msgs[x->msg];
+		int i = x->rank;
+		int64_t from = c->prev[i];
+
+		/* the rank's busy time since its last event, stretched */
+		{
+			double b = busy_before(&c->bl[i], x->t_ns);
+
+			c->D[i] += (b - c->busy_prev[i]) * (c->f[i] - 1);
+			c->busy_prev[i] = b;
+		}
+		c->prev[i] = x->t_ns;
+		if (!x->recv) {
+			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+
+			if (!isnan(c->nbw[x->msg])) {
+				int ha = c->host[i], hb = c->host[prof_rank(p, m->dst) - p->ranks];
+				double dep = (double)m->t_ns + c->D[i], done;
+
+				dep_out[x->msg] = dep;
+				if (done_in == NULL) {
+					double start = fmax(dep, fmax(c->egress[ha], c->ingress[hb]));
+
+					done = start + (double)m->bytes / c->nbw[x->msg] * 1e9;
+					c->egress[ha] = c->ingress[hb] = done;
+				} else {
+					done = done_in[x->msg] + (dep - dep_in[x->msg]);
+				}
+				c->dmsg[x->msg] = done + c->nlat[x->msg] - (double)arr;
+				nchanged++;
+			} else {
+				c->dmsg[x->msg] = c->D[i];
+			}
+		} else {
+			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+			double S = (double)(x->t_ns - arr);	/* the message waited for the rank */
+			double W = 0;				/* the rank waited for the message */
+			const struct prof_busy *ph = in_busy(&c->bl[i], x->t_ns);
+
+			/* idle (or just starting the work the message brought) when it was needed:
+			 * the rank had waited since its last event or its last busy phase */
+			if (ph == NULL || ph->t_start_ns >= x->t_ns - REPLAY_GRAIN_NS) {
+				int64_t idle_from = busy_end_before(&c->bl[i], ph != NULL ? ph->t_start_ns : x->t_ns);
+
+				if (from != INT64_MIN && from > idle_from)
+					idle_from = from;
+				if (idle_from != INT64_MIN && idle_from < x->t_ns)
+					W = (double)((ph != NULL ? ph->t_start_ns : x->t_ns) - idle_from);
+				if (W < 0)
+					W = 0;
+			}
+			c->D[i] = fmax(c->D[i] - W, c->dmsg[x->msg] - S);
+		}
+	}
+	for (int i = 0; i < p->nranks; i++)
+		c->D[i] += (busy_before(&c->bl[i], INT64_MAX) - c->busy_prev[i]) * (c->f[i] - 1);
+	return nchanged;
+}
+
+/* The changed-link messages as flows: from the departures dep, each across its sending
+ * host's and its receiving host's side, of capacity the slowest changed link on it. Fills
+ * done (per message). */
+static int
+fair_share(const struct pass *c, const double *dep, double *done, struct err *e)
+{
+	const struct prof *p = c->p;
+	struct fluid_flow *fl = xmallocarray((size_t)p->nmsgs + 1, sizeof *fl);
+	long *idx = xmallocarray((size_t)p->nmsgs + 1, sizeof *idx), n = 0;
+	double *cap = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *cap);
+	int rc;
+
+	for (int r = 0; r < 2 * c->nhosts; r++)
+		cap[r] = INFINITY;
+	for (long j = 0; j < c->nev; j++) {
+		const struct ev *x = &c->ev[j];
+		const struct prof_msg *m = &p->msgs[x->msg];
+		int ha, hb;
+
+		if (x->recv || isnan(c->nbw[x->msg]))
+			continue;
+		ha = c->host[x->rank];
+		hb = c->host[prof_rank(p, m->dst) - p->ranks];
+		fl[n] = (struct fluid_flow){ dep[x->msg], (double)m->bytes, { 2 * ha, 2 * hb + 1 }, 0 };
+		cap[2 * ha] = fmin(cap[2 * ha], c->nbw[x->msg]);
+		cap[2 * hb + 1] = fmin(cap[2 * hb + 1], c->nbw[x->msg]);
+		idx[n++] = x->msg;
+	}
+	for (int r = 0; r < 2 * c->nhosts; r++)
+		if (!isfinite(cap[r]))
+			cap[r] = 1;	/* carries no flow */
+	rc = fluid_run(fl, n, cap, 2 * c->nhosts, e);
+	for (long k = 0; rc == 0 && k < n; k++)
+		done[idx[k]] = fl[k].done_ns;
+	free(fl);
+	free(idx);
+	free(cap);
+	return rc;
+}
+
 int
 replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
 {
 	struct busy_list *bl;
 	struct sends *sd;
 	struct ev *ev;
-	double *D, *f, *dmsg, *egress, *ingress, *busy_prev;
+	double *D, *f, *dmsg, *egress, *ingress, *busy_prev, *nlat, *nbw, *dep, *dep2, *done;
 	int64_t *prev;
 	const char **hosts;
 	int *host;
-	int nhosts = 0, worst = -1;
+	int nhosts = 0, worst = -1, npass = 0;
 	long nev = 0, nchanged = 0;
 	double T = (double)prof_dedicated_ns(p), best = -INFINITY;
 	bool any = false;
@@ -295,68 +435,54 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	D = xcalloc((size_t)p->nranks, sizeof *D);
 	prev = xcalloc((size_t)p->nranks, sizeof *prev);
 	busy_prev = xcalloc((size_t)p->nranks, sizeof *busy_prev);	/* busy time before prev */
-	for (int i = 0; i < p->nranks; i++)
-		prev[i] = INT64_MIN;
 	dmsg = xcalloc((size_t)p->nmsgs + 1, sizeof *dmsg);
+	nlat = xmallocarray((size_t)p->nmsgs + 1, sizeof *nlat);
+	nbw = xmallocarray((size_t)p->nmsgs + 1, sizeof *nbw);
+	dep = xcalloc((size_t)p->nmsgs + 1, sizeof *dep);
+	dep2 = xcalloc((size_t)p->nmsgs + 1, sizeof *dep2);
+	done = xcalloc((size_t)p->nmsgs + 1, sizeof *done);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
+		const struct prof_rank *b = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
+		const struct scen_link *sl = a != NULL && b != NULL && strcmp(a->host, b->host) != 0 ?
+					     scen_link_for(s, a->host, b->host) : NULL;
 
-	for (long j = 0; j < nev; j++) {
-		const struct ev *x = &ev[j];
-		const struct prof_msg *m = &p->msgs[x->msg];
-		int i = x->rank;
-		int64_t from = prev[i];
+		nlat[k] = nbw[k] = NAN;
+		if (sl != NULL && p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat[k], &nbw[k]) != 0)
+			nlat[k] = nbw[k] = NAN;
+	}
+	{
+		struct pass c = { p, bl, ev, nev, f, host, nhosts, nlat, nbw, D, prev, busy_prev, dmsg, egress,
+				  ingress };
 
-		/* the rank's busy time since its last event, stretched */
-		{
-			double b = busy_before(&bl[i], x->t_ns);
+		/* FIFO first, then max-min fair sharing of the departures it gave, until the
+		 * departures settle (they move with what the sharing changes) */
+		nchanged = run_pass(&c, NULL, NULL, dep);
+		for (npass = 1; nchanged > 0 && npass < REPLAY_MAX_PASSES; npass++) {
+			double moved = 0;
 
-			D[i] += (b - busy_prev[i]) * (f[i] - 1);
-			busy_prev[i] = b;
-		}
-		prev[i] = x->t_ns;
-		if (!x->recv) {
-			const struct prof_rank *a = &p->ranks[i], *b = prof_rank(p, m->dst);
-			const struct scen_link *sl = strcmp(a->host, b->host) != 0 ? scen_link_for(s, a->host, b->host) : NULL;
-			double nlat, nbw;
-			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
-
-			if (sl != NULL && p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) == 0) {
-				int ha = host[i], hb = host[b - p->ranks];
-				double dep = (double)m->t_ns + D[i];
-				double start = fmax(dep, fmax(egress[ha], ingress[hb]));
-				double done = start + (double)m->bytes / nbw * 1e9;
-
-				egress[ha] = ingress[hb] = done;
-				dmsg[x->msg] = done + nlat - (double)arr;
-				nchanged++;
-			} else {
-				dmsg[x->msg] = D[i];
+			if ((rc = fair_share(&c, dep, done, e)) < 0)
+				break;
+			run_pass(&c, done, dep, dep2);
+			for (long k = 0; k < p->nmsgs; k++) {
+				if (!isnan(nbw[k]))
+					moved = fmax(moved, fabs(dep2[k] - dep[k]));
 			}
-		} else {
-			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
-			double S = (double)(x->t_ns - arr);	/* the message waited for the rank */
-			double W = 0;				/* the rank waited for the message */
-			const struct prof_busy *ph = in_busy(&bl[i], x->t_ns);
+			{
+				double *t = dep;
 
-			/* idle (or just starting the work the message brought) when it was needed:
-			 * the rank had waited since its last event or its last busy phase */
-			if (ph == NULL || ph->t_start_ns >= x->t_ns - REPLAY_GRAIN_NS) {
-				int64_t idle_from = busy_end_before(&bl[i], ph != NULL ? ph->t_start_ns : x->t_ns);
-
-				if (from != INT64_MIN && from > idle_from)
-					idle_from = from;
-				if (idle_from != INT64_MIN && idle_from < x->t_ns)
-					W = (double)((ph != NULL ? ph->t_start_ns : x->t_ns) - idle_from);
-				if (W < 0)
-					W = 0;
+				dep = dep2;
+				dep2 = t;
 			}
-			D[i] = fmax(D[i] - W, dmsg[x->msg] - S);
+			if (moved < REPLAY_SETTLED_NS)
+				break;
 		}
 	}
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 		double t;
 
-		D[i] += (busy_before(&bl[i], INT64_MAX) - busy_prev[i]) * (f[i] - 1);
 		t = (double)rk->exec_ns + D[i];
 		if (t > best) {
 			best = t;
@@ -372,9 +498,9 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	}
 	r->predicted_ns = best;
 	snprintf(r->note, sizeof r->note,
-		 "%ld events replayed, %ld messages on changed links; run = slowest rank (%d); receives "
-		 "wait for their messages, busy time stretched on loaded nodes",
-		 nev, nchanged, worst >= 0 ? p->ranks[worst].rank : -1);
+		 "%ld events replayed, %ld messages on changed links (max-min fair, %d replays); run = "
+		 "slowest rank (%d); receives wait for their messages, busy time stretched on loaded nodes",
+		 nev, nchanged, npass, worst >= 0 ? p->ranks[worst].rank : -1);
 	for (int i = 0; i < p->nranks; i++) {
 		free(bl[i].ph);
 		free(bl[i].before_ns);
@@ -393,5 +519,10 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(busy_prev);
 	free(dmsg);
 	free(f);
-	return 0;
+	free(nlat);
+	free(nbw);
+	free(dep);
+	free(dep2);
+	free(done);
+	return rc;
 }

@@ -12,9 +12,11 @@
  *    competitors (1 + load average for a load average; no credit for sleep), so D grows by
  *    busy * (f - 1);
  *  - a send leaves D[r] late; on an unchanged link the message arrives as late; on a changed
- *    link it takes newL + bytes / newB, queued behind the changed-link transfers of the same
- *    host and direction (a slower link is a host's NIC: its sends share it, so do its
- *    receives; the two directions do not);
+ *    link it takes newL plus its bytes at the max-min fair rate it gets among the transfers
+ *    in flight (predict/fluid.h) across its host's sending and its peer's receiving side (a
+ *    slower link is a host's NIC: its sends share it, so do its receives; the two
+ *    directions do not); the departures come from a first replay with FIFO queues, and the
+ *    replay is rerun with the shared finishing times until the departures settle;
  *  - a receive is needed where the rank was when it arrived: at its arrival if the rank was
  *    idle (waiting), at the end of the busy phase it arrived in otherwise; the rank goes on
  *    at the later of its own time and the message's. With W the idle time the rank spent

@@ -58,6 +58,19 @@ else
 	fail tsv-rows "$(cat "$tsv")"
 fi
 
+# the headline leads: the scope rules' pick with an interval around it, in the TSV too; a
+# CPU-only model refuses a link change instead of printing the dedicated time
+out=$("$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" 2>&1)
+tsv=$RUN/predict/slow-link.tsv
+if printf '%s\n' "$out" | head -n 1 | grep -q '^answer: [0-9.]* s \[[0-9.]* s, [0-9.]* s\]  (p003, the scope rules.* pick; program kind halo, scenario kind link)$' &&
+   printf '%s\n' "$out" | grep -q '^p002 (paper 002): does not apply: the scenario changes link ws1-ws2.*p002 does not model' &&
+   awk -F'\t' '$3=="headline" { v[$4] = $5; m = $1 } END { exit !(m == "p003" && v["lo"] <= v["predicted"] &&
+	v["predicted"] < v["hi"]) }' "$tsv"; then
+	pass headline
+else
+	fail headline "$(printf '%s\n' "$out" | head -n 3) / $(grep headline "$tsv")"
+fi
+
 # a model that does not apply says why, and exit 1 when none applies
 cat >"$T/nothing.ini" <<'X'
 [node ws2]

@@ -91,6 +91,11 @@ cpu_procs = 1
 lambda = 0.5 /s
 service_mean = 1 s
 X
+# the CPU part alone: background arrivals are p004's only (the others refuse them)
+cat >"$T/cpu.ini" <<'X'
+[node ws3]
+cpu_procs = 1
+X
 cat >"$T/pool.ini" <<'X'
 [node ws2]
 cpu_procs = 3
@@ -106,18 +111,25 @@ budget = 1
 X
 
 out=$("$CONTEND" predict "$T/ms" --scenario "$T/load.ini" 2>&1); rc=$?
+if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^p001 (paper 001): does not apply: the scenario changes background arrivals on a node, which p001 does not model' &&
+   printf '%s\n' "$out" | grep -q '^answer: [0-9.]* s .*(p004, '; then
+	pass background-is-p004s
+else
+	fail background-is-p004s "exit $rc: $(printf '%s\n' "$out" | grep '^answer\|^p00[14]')"
+fi
+out=$("$CONTEND" predict "$T/ms" --scenario "$T/cpu.ini" 2>&1); rc=$?
 if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^p001 (paper 001): [0-9.]* s' &&
    printf '%s\n' "$out" | grep -q 'T_SlaveCPU 10.000 ms, T_MasterCPU 1.000 ms' &&
    printf '%s\n' "$out" | grep -q 'rate   master ws1 .* 250 ' &&
    printf '%s\n' "$out" | grep -q '^p002 (paper 002): ' && printf '%s\n' "$out" | grep -q '^p004 (paper 004): ' &&
-   awk -F'\t' '$1=="p001" && $3=="total" && $5 > 945800000 {ok=1} END {exit !ok}' "$T/ms/predict/load.tsv" &&
-   awk -F'\t' '$1=="p001" && $3=="util" && $5=="-" {ok=1} END {exit !ok}' "$T/ms/predict/load.tsv"; then
+   awk -F'\t' '$1=="p001" && $3=="total" && $5 > 945800000 {ok=1} END {exit !ok}' "$T/ms/predict/cpu.tsv" &&
+   awk -F'\t' '$1=="p001" && $3=="util" && $5=="-" {ok=1} END {exit !ok}' "$T/ms/predict/cpu.tsv"; then
 	pass master-slave
 else
 	fail master-slave "exit $rc: $out"
 fi
 
-out=$("$CONTEND" predict "$T/st" --scenario "$T/load.ini" 2>&1); rc=$?
+out=$("$CONTEND" predict "$T/st" --scenario "$T/cpu.ini" 2>&1); rc=$?
 if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^p001 (paper 001): does not apply: no master/slave pattern' &&
    printf '%s\n' "$out" | grep -q 'iterations .* I 40 ' &&
    printf '%s\n' "$out" | grep -q 'P_deg .* 3.2 '; then

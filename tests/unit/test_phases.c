@@ -504,7 +504,7 @@ TEST(user_share)
 	struct tsv_w w;
 	struct rank_cpu rc;
 	struct err e = { { 0 }, 0 };
-	struct phases_opts all = { 0.5, true }, user = { 0.5, false };
+	struct phases_opts all = { 0.5, true, NULL, 0 }, user = { 0.5, false, NULL, 0 };
 	uint64_t ut = 40, st = 3;
 
 	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
@@ -548,6 +548,69 @@ TEST(user_share)
 	rank_cpu_release(&rc);
 }
 
+TEST(waits_from_the_trace)
+{
+	int64_t send[] = { 52, 10, 50 }, arr[] = { 70, 30, 60, 40 };
+	struct phases_wait *w;
+	size_t n = phases_waits(send, 3, arr, 4, &w);
+
+	/* 10 -> 30 waited; 40 came after 30 without a send between; 52 (the last send) -> 60 */
+	CHECK(n == 2);
+	CHECK(n == 2 && w[0].t0_ns == 10 && w[0].t1_ns == 30 && w[1].t0_ns == 52 && w[1].t1_ns == 60);
+	free(w);
+	CHECK(phases_waits(send, 3, arr, 0, &w) == 0 && w == NULL);
+	CHECK(phases_waits(send, 0, arr, 4, &w) == 0 && w == NULL);
+}
+
+/* A rank that always runs: 4 rounds of 3 intervals of work (user ticks) then 3 of polling
+ * (system ticks, or user ticks in the last round: work posted after a send), with the
+ * trace's waits over the second half of each round. */
+TEST(polling_inside_a_wait_is_idle)
+{
+	const char *path = tmp("rank-6.tsv");
+	struct tsv_w w;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_wait waits[4];
+	struct phases_opts o = { 0.5, true, waits, 4 }, none = { 0.5, true, NULL, 0 };
+	uint64_t ut = 0, st = 0;
+
+	for (int r = 0; r < 4; r++)	/* the send 2 ms into the 4th interval, the arrival at the 6th's end */
+		waits[r] = (struct phases_wait){ REAL0 + (r * 6 + 3) * 20 * MS + 2 * MS, REAL0 + (r * 6 + 6) * 20 * MS };
+	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
+	for (int i = 0; i <= 24; i++) {
+		if (i > 0 && ((i - 1) % 6 < 3 || i > 18))
+			ut += 2;
+		else if (i > 0)
+			st += 1, ut += (i % 2);	/* polling: a user share of 0 or 0.5 */
+		tsv_w_i64(&w, MONO0 + i * 20 * MS);
+		tsv_w_i64(&w, REAL0 + i * 20 * MS);
+		tsv_w_i64(&w, 100);
+		tsv_w_i64(&w, 100);
+		tsv_w_str(&w, "R");
+		tsv_w_u64(&w, ut);
+		tsv_w_u64(&w, st);
+		tsv_w_u64(&w, (uint64_t)(1000 * MS + i * 20 * MS));
+		tsv_w_u64(&w, 0);
+		tsv_w_u64(&w, 0);
+		tsv_w_u64(&w, 0);
+		CHECK(tsv_w_end(&w, &e) == 0);
+	}
+	CHECK(tsv_w_close(&w, &e) == 0);
+
+	CHECK(phases_from_samples_opt(path, &none, &rc, &e) == 0);
+	CHECK(rc.n_busy == 1 && rc.n_idle == 0 && rc.polling == 0);
+	rank_cpu_release(&rc);
+	/* rounds 1-3 poll for 3 intervals each; round 4's work inside its wait stays busy */
+	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
+	CHECK(rc.polling == 9);
+	CHECK(rc.n_busy == 4 && rc.n_idle == 3);
+	CHECK(rc.busy_ns == 15 * 20 * MS && rc.idle_ns == 9 * 20 * MS);
+	CHECK(rc.nphases == 7 && !rc.phases[1].busy && rc.phases[1].t_start_ns == REAL0 + 60 * MS &&
+	      rc.phases[1].t_end_ns == REAL0 + 120 * MS);
+	rank_cpu_release(&rc);
+}
+
 int
 main(void)
 {
@@ -563,6 +626,8 @@ main(void)
 	RUN(hostile_values);
 	RUN(write_rows_back);
 	RUN(user_share);
+	RUN(waits_from_the_trace);
+	RUN(polling_inside_a_wait_is_idle);
 	{
 		char cmd[600];
 

@@ -1,0 +1,161 @@
+/* fluid: max-min fair sharing of capped resources among flows (see fluid.h). */
+#include "predict/fluid.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+
+#define FLUID_DONE_BYTES 1e-6	/* what is left of a flow when it counts as done */
+
+static const struct fluid_flow *sort_base;	/* for cmp_start; one sort at a time */
+
+static int
+cmp_start(const void *a, const void *b)
+{
+	double x = sort_base[*(const long *)a].start_ns, y = sort_base[*(const long *)b].start_ns;
+
+	if (x != y)
+		return (x > y) - (x < y);
+	return (*(const long *)a > *(const long *)b) - (*(const long *)a < *(const long *)b);
+}
+
+/* The max-min fair rates of the active flows act[0..nact) (bytes/s), by progressive filling. */
+static void
+fair_rates(const struct fluid_flow *f, const long *act, long nact, const double *cap_Bps, int nres, double *left,
+	   long *cnt, bool *frozen, double *rate)
+{
+	long nfree = nact;
+
+	for (int r = 0; r < nres; r++) {
+		left[r] = cap_Bps[r];
+		cnt[r] = 0;
+	}
+	for (long k = 0; k < nact; k++) {
+		frozen[k] = false;
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			if (f[act[k]].res[j] >= 0)
+				cnt[f[act[k]].res[j]]++;
+	}
+	while (nfree > 0) {
+		int best = -1;
+		double share = INFINITY;
+
+		for (int r = 0; r < nres; r++)
+			if (cnt[r] > 0 && fmax(left[r], 0) / (double)cnt[r] < share) {
+				share = fmax(left[r], 0) / (double)cnt[r];
+				best = r;
+			}
+		if (best < 0)
+			break;	/* cannot happen: every active flow crosses a resource */
+		for (long k = 0; k < nact; k++) {
+			const struct fluid_flow *x = &f[act[k]];
+			bool on = false;
+
+			if (frozen[k])
+				continue;
+			for (int j = 0; j < FLUID_MAX_RES; j++)
+				on |= x->res[j] == best;
+			if (!on)
+				continue;
+			frozen[k] = true;
+			rate[k] = share;
+			nfree--;
+			for (int j = 0; j < FLUID_MAX_RES; j++)
+				if (x->res[j] >= 0) {
+					left[x->res[j]] -= share;
+					cnt[x->res[j]]--;
+				}
+		}
+	}
+}
+
+int
+fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct err *e)
+{
+	long *ord, *act, nact = 0, next = 0, *cnt;
+	double *rem, *rate, *left, t = -INFINITY;
+	bool *frozen;
+
+	for (int r = 0; r < nres; r++)
+		if (!(cap_Bps[r] > 0))
+			return err_set(e, E_USAGE, "resource %d has capacity %g", r, cap_Bps[r]);
+	for (long i = 0; i < n; i++)
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			if (f[i].res[j] < -1 || f[i].res[j] >= nres)
+				return err_set(e, E_USAGE, "flow %ld crosses resource %d of %d", i, f[i].res[j], nres);
+	if (n <= 0)
+		return 0;
+	ord = xmallocarray((size_t)n, sizeof *ord);
+	act = xmallocarray((size_t)n, sizeof *act);
+	rem = xmallocarray((size_t)n, sizeof *rem);
+	rate = xmallocarray((size_t)n, sizeof *rate);
+	frozen = xmallocarray((size_t)n, sizeof *frozen);
+	left = xmallocarray((size_t)nres + 1, sizeof *left);
+	cnt = xmallocarray((size_t)nres + 1, sizeof *cnt);
+	for (long i = 0; i < n; i++)
+		ord[i] = i;
+	sort_base = f;
+	qsort(ord, (size_t)n, sizeof *ord, cmp_start);
+	while (next < n || nact > 0) {
+		double dt = INFINITY, step, t_next;
+		long first = -1;
+
+		if (nact == 0)
+			t = fmax(t, f[ord[next]].start_ns);
+		while (next < n && f[ord[next]].start_ns <= t) {
+			long i = ord[next++];
+			bool any = false;
+
+			for (int j = 0; j < FLUID_MAX_RES; j++)
+				any |= f[i].res[j] >= 0;
+			if (!any || !(f[i].bytes > 0)) {
+				f[i].done_ns = f[i].start_ns;
+				continue;
+			}
+			rem[nact] = f[i].bytes;
+			act[nact++] = i;
+		}
+		if (nact == 0)
+			continue;
+		fair_rates(f, act, nact, cap_Bps, nres, left, cnt, frozen, rate);
+		for (long k = 0; k < nact; k++)
+			if (rate[k] > 0 && rem[k] / rate[k] * 1e9 < dt) {
+				dt = rem[k] / rate[k] * 1e9;
+				first = k;
+			}
+		t_next = next < n ? f[ord[next]].start_ns - t : INFINITY;
+		step = fmin(dt, t_next);
+		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
+			for (long k = 0; k < nact; k++)
+				f[act[k]].done_ns = t;
+			nact = 0;
+			continue;
+		}
+		for (long k = 0; k < nact; k++)
+			rem[k] -= rate[k] * step / 1e9;
+		t += step;
+		if (step == dt && first >= 0)
+			rem[first] = 0;
+		for (long k = 0; k < nact;) {
+			if (rem[k] <= FLUID_DONE_BYTES) {
+				f[act[k]].done_ns = t;
+				act[k] = act[nact - 1];
+				rem[k] = rem[nact - 1];
+				nact--;
+			} else {
+				k++;
+			}
+		}
+	}
+	free(ord);
+	free(act);
+	free(rem);
+	free(rate);
+	free(frozen);
+	free(left);
+	free(cnt);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* fluid: flows sharing capped resources, max-min fair (the flow-level network model that
+ * SimGrid validated for TCP: Velho & Legrand, "Accuracy study and improvement of network
+ * simulation in the SimGrid framework", SIMUTools 2009).
+ *
+ * Each flow has a start time, a size and up to two resources it crosses (a host's sending
+ * and receiving side); each resource a capacity. While a set of flows is active, their
+ * rates are the max-min fair allocation (progressive filling: the resource with the
+ * smallest fair share fixes the rates of its flows, which are then taken out of the others,
+ * and so on); the rates change only when a flow starts or ends. A flow alone on its
+ * resources moves at the smallest of their capacities; two flows starting together on one
+ * resource end together, at twice one's time; a short flow that starts behind a long one is
+ * not held up behind it (as it would be in a FIFO queue) but shares the capacity. */
+#ifndef PREDICT_FLUID_H
+#define PREDICT_FLUID_H
+
+#include "lib/err.h"
+
+#define FLUID_MAX_RES 2		/* resources a flow crosses */
+
+struct fluid_flow {
+	double start_ns;	/* when its first byte may go */
+	double bytes;		/* its size, >= 0 */
+	int res[FLUID_MAX_RES];	/* resource indexes, -1 for none */
+	double done_ns;		/* out: when its last byte has gone */
+};
+
+/* Run the flows f[0..n) over resources of capacities cap_Bps[0..nres) (bytes/s, > 0) and
+ * fill each done_ns. A flow with no resource or no bytes is done at its start. Returns 0, or
+ * -E_USAGE with e set for a resource index out of range or a capacity <= 0. */
+int fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct err *e) WUR;
+
+#endif

@@ -1,0 +1,475 @@
+/* headline: the scope rules' pick and its measured interval (see headline.h). */
+#include "predict/headline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/tsv.h"
+#include "lib/xalloc.h"
+#include "predict/run001.h"
+
+#define HL_MAX_RANKS 4096	/* ranks the dense pair matrix is built for */
+#define HL_TALK_SHARE 0.01	/* a pair talks when it moves 1 % of the busiest pair's bytes */
+#define HL_COMPUTE_MSGS 2.0	/* data messages per rank per second below which a run computes */
+#define HL_COMPUTE_LINK 0.02	/* ... and share of the link's capacity its bytes need */
+#define HL_BALANCED_CV 0.5	/* all pairs, bytes per pair within this variation: a collective */
+#define HL_HALO_DEGREE 4	/* partners of a halo exchange at most (a 2-D grid) */
+#define HL_DEFAULT_BW_Bps 117.5e6	/* gigabit Ethernet's TCP payload rate, without netparams */
+
+/* The order of the scope rules: the first that gives a number is the headline. */
+static const char *const pick_order[] = { "p001", "replay", "p003", "p000", "p004", "p002", NULL };
+
+static const char *const kind_names[HL_NKINDS] = { "halo", "collective", "p2p", "farm", "compute" };
+
+/* bench/accuracy's workloads and their kinds. */
+static const struct {
+	const char *workload;
+	int kind;
+} workload_kinds[] = {
+	{ "stencil", HL_HALO }, { "alltoall", HL_COLLECTIVE }, { "solver", HL_COLLECTIVE },
+	{ "farm", HL_FARM }, { "compute", HL_COMPUTE }, { NULL, 0 },
+};
+
+/* bench/results/accuracy.tsv (bench/accuracy, 2026-11-22): workload, scenario, model,
+ * predicted, measured median, fastest and slowest run, ns. test_headline checks that it
+ * still matches the file. */
+static const struct {
+	const char *workload, *scenario, *model;
+	double pred_ns, med_ns, min_ns, max_ns;
+} builtin[] = {
+	{ "stencil", "cpu1", "p003", 7827237011, 8020122135, 7960105985, 8060957387 },
+	{ "stencil", "cpu1", "p000", 8147237649, 8020122135, 7960105985, 8060957387 },
+	{ "stencil", "cpu1", "replay", 7966207583, 8020122135, 7960105985, 8060957387 },
+	{ "stencil", "link", "p003", 7252337137, 6580124396, 6500106935, 6660175018 },
+	{ "stencil", "link", "p000", 10734863204, 6580124396, 6500106935, 6660175018 },
+	{ "stencil", "link", "replay", 5965768930, 6580124396, 6500106935, 6660175018 },
+	{ "stencil", "both", "p003", 9311316103, 8700117939, 8620087750, 8740311696 },
+	{ "stencil", "both", "p000", 14741979036, 8700117939, 8620087750, 8740311696 },
+	{ "stencil", "both", "replay", 8460372822, 8700117939, 8620087750, 8740311696 },
+	{ "stencil", "agg", "p003", 8007313398, 9420138945, 9240087627, 9722519522 },
+	{ "stencil", "agg", "p000", 8280243636, 9420138945, 9240087627, 9722519522 },
+	{ "stencil", "agg", "replay", 8035447065, 9420138945, 9240087627, 9722519522 },
+	{ "alltoall", "cpu1", "p003", 5422152699, 5520124891, 5420080459, 5561408332 },
+	{ "alltoall", "cpu1", "p000", 5875189505, 5520124891, 5420080459, 5561408332 },
+	{ "alltoall", "cpu1", "replay", 5555400043, 5520124891, 5420080459, 5561408332 },
+	{ "alltoall", "link", "p003", 5014968305, 4500105352, 4460129242, 4521096482 },
+	{ "alltoall", "link", "p000", 7445542498, 4500105352, 4460129242, 4521096482 },
+	{ "alltoall", "link", "replay", 4559348415, 4500105352, 4460129242, 4521096482 },
+	{ "alltoall", "both", "p003", 6534841754, 6060998321, 5946391288, 6101705987 },
+	{ "alltoall", "both", "p000", 10380584992, 6060998321, 5946391288, 6101705987 },
+	{ "alltoall", "both", "replay", 5948889732, 6060998321, 5946391288, 6101705987 },
+	{ "alltoall", "agg", "p003", 5518543021, 6201283652, 6060095818, 6583416932 },
+	{ "alltoall", "agg", "p000", 5880294022, 6201283652, 6060095818, 6583416932 },
+	{ "alltoall", "agg", "replay", 5572415846, 6201283652, 6060095818, 6583416932 },
+	{ "solver", "cpu1", "p003", 8800693861, 8660530897, 8580079903, 8880662666 },
+	{ "solver", "cpu1", "p000", 9160280628, 8660530897, 8580079903, 8880662666 },
+	{ "solver", "cpu1", "replay", 8980487258, 8660530897, 8580079903, 8880662666 },
+	{ "solver", "link", "p003", 6451914799, 5200125344, 5160085375, 5200185218 },
+	{ "solver", "link", "p000", 7496705209, 5200125344, 5160085375, 5200185218 },
+	{ "solver", "link", "replay", 5222692491, 5200125344, 5160085375, 5200185218 },
+	{ "solver", "both", "p003", 9356713709, 9233536707, 9040071455, 9360485677 },
+	{ "solver", "both", "p000", 12076845523, 9233536707, 9040071455, 9360485677 },
+	{ "solver", "both", "replay", 9219388170, 9233536707, 9040071455, 9360485677 },
+	{ "solver", "agg", "p003", 8692473750, 10304068900, 10201134274, 10484815381 },
+	{ "solver", "agg", "p000", 9046621743, 10304068900, 10201134274, 10484815381 },
+	{ "solver", "agg", "replay", 8880587145, 10304068900, 10201134274, 10484815381 },
+	{ "farm", "cpu1", "p003", 6074743021, 4440136752, 4400123395, 4540081321 },
+	{ "farm", "cpu1", "p000", 6438401868, 4440136752, 4400123395, 4540081321 },
+	{ "farm", "cpu1", "replay", 6289975775, 4440136752, 4400123395, 4540081321 },
+	{ "farm", "cpu1", "p001-u", 3935730930, 4440136752, 4400123395, 4540081321 },
+	{ "farm", "link", "p003", 4422720480, 3760108098, 3740094187, 3820765334 },
+	{ "farm", "link", "p000", 4618140116, 3760108098, 3740094187, 3820765334 },
+	{ "farm", "link", "replay", 3380977893, 3760108098, 3740094187, 3820765334 },
+	{ "farm", "link", "p001-u", 3017111750, 3760108098, 3740094187, 3820765334 },
+	{ "farm", "both", "p003", 6378705451, 4680471435, 4600150214, 4740117963 },
+	{ "farm", "both", "p000", 7774972287, 4680471435, 4600150214, 4740117963 },
+	{ "farm", "both", "replay", 6366047637, 4680471435, 4600150214, 4740117963 },
+	{ "farm", "both", "p001-u", 3935730930, 4680471435, 4600150214, 4740117963 },
+	{ "farm", "agg", "p003", 6161534016, 5160547494, 4967839342, 5200302779 },
+	{ "farm", "agg", "p000", 6418639215, 5160547494, 4967839342, 5200302779 },
+	{ "farm", "agg", "replay", 6210695827, 5160547494, 4967839342, 5200302779 },
+	{ "farm", "agg", "p001-u", 3053424941, 5160547494, 4967839342, 5200302779 },
+	{ "compute", "cpu1", "p003", 7528036465, 7900111648, 7740085932, 7940628821 },
+	{ "compute", "cpu1", "p000", 7852668784, 7900111648, 7740085932, 7940628821 },
+	{ "compute", "cpu1", "replay", 7719286011, 7900111648, 7740085932, 7940628821 },
+	{ "compute", "link", "p003", 4020129542, 4000145532, 3980113752, 4040152672 },
+	{ "compute", "link", "p000", 4027338530, 4000145532, 3980113752, 4040152672 },
+	{ "compute", "link", "replay", 4020148998, 4000145532, 3980113752, 4040152672 },
+	{ "compute", "both", "p003", 7528036465, 7880038779, 7780692653, 7920080126 },
+	{ "compute", "both", "p000", 7859877772, 7880038779, 7780692653, 7920080126 },
+	{ "compute", "both", "replay", 7719305406, 7880038779, 7780692653, 7920080126 },
+	{ "compute", "agg", "p003", 7538626825, 7884227295, 7880072033, 7985236286 },
+	{ "compute", "agg", "p000", 7959469976, 7884227295, 7880072033, 7985236286 },
+	{ "compute", "agg", "replay", 7754510231, 7884227295, 7880072033, 7985236286 },
+	{ NULL, NULL, NULL, 0, 0, 0, 0 },
+};
+
+const char *
+hl_kind_name(int kind)
+{
+	return kind >= 0 && kind < HL_NKINDS ? kind_names[kind] : "-";
+}
+
+int
+hl_kind_from_name(const char *name)
+{
+	for (int k = 0; k < HL_NKINDS; k++)
+		if (strcmp(name, kind_names[k]) == 0)
+			return k;
+	for (int i = 0; workload_kinds[i].workload != NULL; i++)
+		if (strcmp(name, workload_kinds[i].workload) == 0)
+			return workload_kinds[i].kind;
+	return -1;
+}
+
+int
+hl_classify(const struct prof *p, char *why, size_t whylen)
+{
+	int n = prof_rank_span(p), master, maxdeg = 0, kind;
+	double *B, total = 0, maxb = 0, data_msgs = 0, T_s, bw, mean = 0, var = 0;
+	bool all_pairs = true, symmetric = true;
+	long npairs = 0;
+	char w[256];
+
+	if (p->nranks >= 3 && run001_ms_pattern(p, &master, w, sizeof w)) {
+		snprintf(why, whylen, "rank %d exchanges with every other rank, they hardly with each other", master);
+		return HL_FARM;
+	}
+	if (p->nranks < 2 || n > HL_MAX_RANKS || (!p->have_links && !p->have_msgs)) {
+		snprintf(why, whylen, p->nranks < 2 ? "a single rank" : n > HL_MAX_RANKS ? "too many ranks to tell" :
+			 "no message counts");
+		return p->nranks < 2 || (!p->have_links && !p->have_msgs) ? HL_COMPUTE : HL_P2P;
+	}
+#define AT(a, b) B[(size_t)(a) * (size_t)n + (size_t)(b)]
+	B = xcalloc((size_t)n * (size_t)n, sizeof *B);
+	if (p->have_links) {
+		for (int i = 0; i < p->nlinks; i++) {
+			const struct prof_link *l = &p->links[i];
+
+			if (l->src >= 0 && l->dst >= 0 && l->src < n && l->dst < n && l->src != l->dst) {
+				AT(l->src, l->dst) += (double)l->bytes;
+				if (l->bytes > 0)
+					data_msgs += (double)l->msgs;
+			}
+		}
+	} else {
+		for (long i = 0; i < p->nmsgs; i++) {
+			const struct prof_msg *m = &p->msgs[i];
+
+			if (m->src >= 0 && m->dst >= 0 && m->src < n && m->dst < n && m->src != m->dst) {
+				AT(m->src, m->dst) += (double)m->bytes;
+				data_msgs += m->bytes > 0;
+			}
+		}
+	}
+	for (size_t i = 0; i < (size_t)n * (size_t)n; i++) {
+		total += B[i];
+		maxb = fmax(maxb, B[i]);
+	}
+	T_s = (double)prof_dedicated_ns(p) / 1e9;
+	bw = p->have_net && p->bw_Bps > 0 ? p->bw_Bps : HL_DEFAULT_BW_Bps;
+	if (T_s <= 0 || (data_msgs / p->nranks / T_s < HL_COMPUTE_MSGS && total / (T_s * bw) < HL_COMPUTE_LINK)) {
+		snprintf(why, whylen, "%.2g data messages per rank per second, %.2g %% of the link", T_s > 0 ?
+			 data_msgs / p->nranks / T_s : 0, T_s > 0 ? 100 * total / (T_s * bw) : 0);
+		free(B);
+		return HL_COMPUTE;
+	}
+	for (int a = 0; a < p->nranks; a++) {
+		int ra = p->ranks[a].rank, deg = 0;
+
+		for (int b = 0; b < p->nranks; b++) {
+			int rb = p->ranks[b].rank;
+			bool ab, ba;
+
+			if (a == b || ra >= n || rb >= n)
+				continue;
+			ab = AT(ra, rb) >= HL_TALK_SHARE * maxb;
+			ba = AT(rb, ra) >= HL_TALK_SHARE * maxb;
+			deg += ab || ba;
+			if (!ab && !ba)
+				all_pairs = false;
+			if (ab != ba)
+				symmetric = false;
+			mean += AT(ra, rb);
+			npairs++;
+		}
+		maxdeg = deg > maxdeg ? deg : maxdeg;
+	}
+	mean /= (double)(npairs > 0 ? npairs : 1);
+	for (int a = 0; a < p->nranks; a++)
+		for (int b = 0; b < p->nranks; b++)
+			if (a != b && p->ranks[a].rank < n && p->ranks[b].rank < n) {
+				double d = AT(p->ranks[a].rank, p->ranks[b].rank) - mean;
+
+				var += d * d;
+			}
+	var /= (double)(npairs > 0 ? npairs : 1);
+	free(B);
+#undef AT
+	if (all_pairs && p->nranks >= 3) {
+		double cv = mean > 0 ? sqrt(var) / mean : 0;
+
+		kind = cv < HL_BALANCED_CV ? HL_COLLECTIVE : HL_P2P;
+		snprintf(why, whylen, "every rank pair exchanges data, bytes per pair vary by %.2g", cv);
+		return kind;
+	}
+	if (symmetric && maxdeg <= HL_HALO_DEGREE) {
+		snprintf(why, whylen, "each rank exchanges both ways with at most %d partner%s", maxdeg,
+			 maxdeg == 1 ? "" : "s");
+		return HL_HALO;
+	}
+	snprintf(why, whylen, "%s, up to %d partner%s", symmetric ? "pairs exchange both ways" :
+		 "some pairs send one way", maxdeg, maxdeg == 1 ? "" : "s");
+	return HL_P2P;
+}
+
+const char *
+hl_scen_class(const struct scen *s)
+{
+	unsigned c = pred_scen_changes(s);
+	int loaded = 0;
+
+	for (int i = 0; i < s->nnodes; i++)
+		loaded += scen_node_loaded(&s->nodes[i]);
+	if (c & SCOPE_QUEUE)
+		return "queue";
+	if ((c & SCOPE_COMM) || loaded > 1)
+		return "agg";
+	if ((c & SCOPE_CPU) && (c & SCOPE_LINK))
+		return "both";
+	if (c & SCOPE_CPU)
+		return "cpu";
+	if (c & SCOPE_LINK)
+		return "link";
+	return "none";
+}
+
+const char *
+hl_scen_class_of_name(const char *name)
+{
+	size_t i = 3;
+
+	if (strncmp(name, "cpu", 3) != 0)
+		return name;
+	while (name[i] >= '0' && name[i] <= '9')
+		i++;
+	return name[i] == '\0' ? "cpu" : name;
+}
+
+/* The model name a table row stands for, or NULL for rows the headline does not use. */
+static const char *
+table_model(const char *m)
+{
+	static const char *const known[] = { "p000", "p001", "p002", "p003", "p004", "replay", NULL };
+
+	if (strcmp(m, "p001-u") == 0)
+		return "p001";
+	for (int i = 0; known[i] != NULL; i++)
+		if (strcmp(m, known[i]) == 0)
+			return known[i];
+	return NULL;
+}
+
+/* Append a cell; false (counted in skipped) for an unknown model or implausible times. */
+static bool
+add_cell(struct hl_table *t, int kind, const char *scen, const char *model, double pred_ns, double min_ns,
+	 double max_ns)
+{
+	const char *m = table_model(model);
+	struct hl_cell *c;
+
+	if (m == NULL || !(pred_ns > 0) || !(min_ns > 0) || !(max_ns >= min_ns) || !isfinite(max_ns) ||
+	    !isfinite(pred_ns) || t->n >= HL_MAX_CELLS) {
+		t->skipped++;
+		return false;
+	}
+	if (t->n == t->cap) {
+		size_t cap = (size_t)t->cap;
+
+		t->cells = xgrow(t->cells, &cap, (size_t)t->n + 1, sizeof *t->cells);
+		t->cap = (int)cap;
+	}
+	c = &t->cells[t->n++];
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	snprintf(c->scen, sizeof c->scen, "%s", hl_scen_class_of_name(scen));
+	snprintf(c->model, sizeof c->model, "%s", m);
+	c->pred_ns = pred_ns;
+	c->min_ns = min_ns;
+	c->max_ns = max_ns;
+	return true;
+}
+
+int
+hl_table_load(struct hl_table *t, const char *path, struct err *e)
+{
+	static const char *const cols[] = { "workload", "scenario", "model", "predicted_ns", "measured_min_ns",
+					    "measured_max_ns", NULL };
+	struct tsv_r r;
+	int c_wl, c_sc, c_m, c_p, c_lo, c_hi, c_kind, rc;
+
+	memset(t, 0, sizeof *t);
+	if ((rc = tsv_r_open(&r, path, "accuracy", 1, cols, e)) < 0)
+		return rc;
+	snprintf(t->source, sizeof t->source, "%s", path);
+	c_wl = tsv_r_col(&r, "workload");
+	c_sc = tsv_r_col(&r, "scenario");
+	c_m = tsv_r_col(&r, "model");
+	c_p = tsv_r_col(&r, "predicted_ns");
+	c_lo = tsv_r_col(&r, "measured_min_ns");
+	c_hi = tsv_r_col(&r, "measured_max_ns");
+	c_kind = tsv_r_col(&r, "kind");
+	for (;;) {
+		double pr, lo, hi;
+		char sc[16], m[16];
+		int kind;
+		struct err e2;
+
+		rc = tsv_r_next(&r, &e2);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			t->skipped++;
+			if (rc == -E_FORMAT || rc == -E_LIMIT)
+				continue;
+			break;	/* truncated or unreadable: keep the rows before */
+		}
+		if (tsv_r_f64(&r, c_p, &pr, &e2) < 0 || tsv_r_f64(&r, c_lo, &lo, &e2) < 0 ||
+		    tsv_r_f64(&r, c_hi, &hi, &e2) < 0) {
+			t->skipped++;
+			continue;
+		}
+		kind = c_kind >= 0 ? hl_kind_from_name(tsv_r_str(&r, c_kind)) : -1;
+		if (kind < 0)
+			kind = hl_kind_from_name(tsv_r_str(&r, c_wl));
+		snprintf(sc, sizeof sc, "%s", tsv_r_str(&r, c_sc));
+		snprintf(m, sizeof m, "%s", tsv_r_str(&r, c_m));
+		add_cell(t, kind, sc, m, pr, lo, hi);
+	}
+	tsv_r_close(&r);
+	return 0;
+}
+
+void
+hl_table_builtin(struct hl_table *t)
+{
+	memset(t, 0, sizeof *t);
+	snprintf(t->source, sizeof t->source, "built in: bench/results/accuracy.tsv of 2026-11-22");
+	for (int i = 0; builtin[i].workload != NULL; i++)
+		add_cell(t, hl_kind_from_name(builtin[i].workload), builtin[i].scenario, builtin[i].model,
+			 builtin[i].pred_ns, builtin[i].min_ns, builtin[i].max_ns);
+}
+
+void
+hl_table_free(struct hl_table *t)
+{
+	if (t == NULL)
+		return;
+	free(t->cells);
+	memset(t, 0, sizeof *t);
+}
+
+int
+hl_pick(const struct model *const *ms, const struct pred_result *rs, int nm, int kind)
+{
+	for (int o = 0; pick_order[o] != NULL; o++)
+		for (int i = 0; i < nm; i++)
+			if (strcmp(ms[i]->name, pick_order[o]) == 0 && rs[i].status == PRED_OK &&
+			    (kind == HL_FARM || strcmp(ms[i]->name, "p001") != 0) &&
+			    isfinite(rs[i].predicted_ns) && rs[i].predicted_ns > 0)
+				return i;
+	return -1;
+}
+
+/* The model-error terms from the cells of model under class; kind < 0 pools every kind. */
+static int
+error_terms(const struct hl_table *t, const char *model, const char *scen_class, int kind, int run_kind,
+	    double *lo, double *hi)
+{
+	int n = 0;
+
+	*lo = *hi = 0;
+	for (int i = 0; i < t->n; i++) {
+		const struct hl_cell *c = &t->cells[i];
+
+		if (strcmp(c->model, model) != 0 || strcmp(c->scen, scen_class) != 0)
+			continue;
+		if (kind >= 0 ? c->kind != kind : (c->kind == HL_FARM && run_kind != HL_FARM))
+			continue;
+		*lo = fmax(*lo, 1 - c->min_ns / c->pred_ns);
+		*hi = fmax(*hi, c->max_ns / c->pred_ns - 1);
+		n++;
+	}
+	return n;
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n), n >= 1; sorts v. */
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void
+hl_answer(const struct hl_table *t, int kind, const char *scen_class, const struct model *const *ms,
+	  const struct pred_result *rs, int nm, const double *ded_ns, int nded, struct hl_answer *a)
+{
+	double *v, P, down, up;
+	int nv = 0;
+
+	memset(a, 0, sizeof *a);
+	a->pick = hl_pick(ms, rs, nm, kind);
+	a->nded = nded;
+	if (a->pick < 0) {
+		a->pred_ns = a->lo_ns = a->hi_ns = NAN;
+		return;
+	}
+	P = a->pred_ns = rs[a->pick].predicted_ns;
+	if (t != NULL) {
+		a->ncells = error_terms(t, ms[a->pick]->name, scen_class, kind, kind, &a->err_lo, &a->err_hi);
+		if (a->ncells < HL_MIN_CELLS) {
+			a->pooled = true;
+			a->ncells = error_terms(t, ms[a->pick]->name, scen_class, -1, kind, &a->err_lo,
+						&a->err_hi);
+		}
+	}
+	if (nded >= 2) {
+		v = xmallocarray((size_t)nded, sizeof *v);
+		memcpy(v, ded_ns, (size_t)nded * sizeof *v);
+		{
+			double med = median(v, nded);
+
+			a->spread = med > 0 ? (v[nded - 1] - v[0]) / 2 / med : 0;
+		}
+		free(v);
+	}
+	v = xmallocarray((size_t)nm + 1, sizeof *v);
+	for (int i = 0; i < nm; i++)
+		if (i != a->pick && rs[i].status == PRED_OK && isfinite(rs[i].predicted_ns) && rs[i].predicted_ns > 0)
+			v[nv++] = rs[i].predicted_ns;
+	a->nother = nv;
+	if (nv > 0) {
+		double d = (median(v, nv) - P) / P / 2;
+
+		if (d > 0)
+			a->dis_hi = d;
+		else
+			a->dis_lo = -d;
+	}
+	free(v);
+	down = sqrt(a->err_lo * a->err_lo + a->spread * a->spread + a->dis_lo * a->dis_lo);
+	up = sqrt(a->err_hi * a->err_hi + a->spread * a->spread + a->dis_hi * a->dis_hi);
+	a->lo_ns = P * fmax(0, 1 - down);
+	a->hi_ns = P * (1 + up);
+}

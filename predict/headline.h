@@ -1,0 +1,106 @@
+/* headline: the one answer `contend predict` leads with: the model the scope rules pick for
+ * a run and a scenario, and an interval whose width comes from what was measured
+ * (docs/validation.md, "The headline answer").
+ *
+ * The rules: the first model of p001, replay, p003, p000, p004, p002 that gives a number
+ * (model_run refuses a model that does not see a resource the scenario changes; p001 counts
+ * only for master/slave runs of 3 ranks or more, the load balancing paper 003 Sec. 5 leaves
+ * out). The interval around its
+ * prediction P has, on each side, the root sum of squares of three relative terms:
+ *  - the model's measured error: over the table's cells of that model, this kind of program
+ *    and this kind of scenario (or, with fewer than HL_MIN_CELLS of the kind, every kind
+ *    but the master/slave ones, unless the run is one), the lowest fastest-run/prediction
+ *    ratio below 1 and the highest slowest-run/prediction ratio above 1;
+ *  - the dedicated runs' spread, (slowest - fastest) / 2 / median, when several were given;
+ *  - the models' disagreement: half the distance from P to the median of the other models
+ *    that gave a number, on that side. */
+#ifndef PREDICT_HEADLINE_H
+#define PREDICT_HEADLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/err.h"
+#include "predict/models.h"
+#include "predict/profile.h"
+#include "predict/scenario.h"
+
+#define HL_MIN_CELLS 2		/* cells of the run's kind below which every kind is pooled */
+#define HL_MAX_CELLS 100000	/* rows kept from an error table */
+
+/* Kinds of program (bench/realapps covers each). */
+enum hl_kind {
+	HL_HALO = 0,		/* each rank exchanges with a few neighbours, both ways */
+	HL_COLLECTIVE,		/* every rank with every other, balanced volumes (all-to-all, allreduce) */
+	HL_P2P,			/* point-to-point, irregular partners or volumes */
+	HL_FARM,		/* master/slave (run001_ms_pattern), 3 ranks or more (with one
+				 * slave no work can move) */
+	HL_COMPUTE,		/* fewer than 2 data messages per rank per second, under 2 % of the link */
+	HL_NKINDS
+};
+
+/* "halo", "collective", "p2p", "farm", "compute"; "-" for anything else. */
+const char *hl_kind_name(int kind);
+/* The kind named by a kind name or by one of bench/accuracy's workloads (stencil, alltoall,
+ * solver, farm, compute); -1 when unknown. */
+int hl_kind_from_name(const char *name);
+/* The run's kind from its messages; why says what decided it. */
+int hl_classify(const struct prof *p, char *why, size_t whylen);
+
+/* The kind of scenario: "cpu" (CPU changed on one node), "link", "both" (CPU on one node
+ * and links), "agg" (communicating competitors or CPU on several nodes, with or without
+ * links), "queue" (background arrivals), "none". */
+const char *hl_scen_class(const struct scen *s);
+/* The same for a scenario name of bench/accuracy or bench/realapps ("cpu1", "cpu2" -> "cpu");
+ * other names are returned as they are. Borrowed or static. */
+const char *hl_scen_class_of_name(const char *name);
+
+/* One measured cell: a model's prediction of one program under one scenario against that
+ * scenario's measured runs. */
+struct hl_cell {
+	int kind;		/* enum hl_kind, -1 unknown */
+	char scen[16];		/* hl_scen_class_of_name of the scenario */
+	char model[16];		/* "p001-u" is stored as "p001" */
+	double pred_ns;		/* the prediction */
+	double min_ns, max_ns;	/* the fastest and the slowest measured run */
+};
+
+struct hl_table {
+	int n, cap;
+	struct hl_cell *cells;	/* owned */
+	char source[300];	/* where the cells came from, for people */
+	long skipped;		/* rows not used: other models, damaged or implausible */
+};
+
+/* Read a contend-accuracy file (bench/accuracy's, bench/realapps'; docs/formats.md): the
+ * kind from its kind column when it has one, else from the workload name. Rows of models
+ * other than p000, p001(-u), p002, p003, p004 and replay, and damaged rows, are counted in
+ * skipped. Returns 0, or negative with e set (nothing to free then). */
+int hl_table_load(struct hl_table *t, const char *path, struct err *e) WUR;
+/* The built-in table: bench/results/accuracy.tsv's rows of p003, p000, replay and p001-u. */
+void hl_table_builtin(struct hl_table *t);
+void hl_table_free(struct hl_table *t);
+
+/* The scope rules: the index into ms/rs of the headline model, -1 when none gave a number.
+ * p001 is picked only for a run of kind HL_FARM. */
+int hl_pick(const struct model *const *ms, const struct pred_result *rs, int nm, int kind);
+
+struct hl_answer {
+	int pick;		/* index into ms/rs, -1: no model applies */
+	double pred_ns;		/* the pick's prediction */
+	double lo_ns, hi_ns;	/* the interval */
+	double err_lo, err_hi;	/* the model-error terms, fractions >= 0, down and up */
+	int ncells;		/* table cells they came from, 0: none for this model and scenario */
+	bool pooled;		/* the cells are of every kind, not only the run's */
+	double spread;		/* the dedicated runs' term, fraction */
+	int nded;		/* dedicated runs it came from */
+	double dis_lo, dis_hi;	/* the disagreement terms, fractions >= 0 */
+	int nother;		/* other models that gave a number */
+};
+
+/* The headline for a run of kind `kind` under a scenario of class scen_class: the pick among
+ * ms/rs and its interval. ded_ns: the exec times of the dedicated runs (nded >= 1). */
+void hl_answer(const struct hl_table *t, int kind, const char *scen_class, const struct model *const *ms,
+	       const struct pred_result *rs, int nm, const double *ded_ns, int nded, struct hl_answer *a);
+
+#endif
