@@ -47,6 +47,7 @@ struct ival {
 struct state {
 	double threshold;	/* busy when run >= threshold * interval */
 	bool count_system;
+	bool count_wait;	/* run + wait against the threshold */
 	struct ival ring[RING];	/* the last intervals, oldest first from ring_head */
 	size_t ring_head, ring_n;	/* first slot, intervals held */
 	size_t ring_cls;	/* intervals held already classified */
@@ -158,7 +159,7 @@ static void
 classify_next(struct rank_cpu *out, struct state *s)
 {
 	const struct ival *iv = &s->ring[(s->ring_head + s->ring_cls) % RING];
-	double run = (double)iv->run_ns;
+	double run = (double)iv->run_ns + (s->count_wait ? (double)iv->wait_ns : 0);
 	bool busy;
 
 	if (!s->count_system) {
@@ -332,7 +333,7 @@ int
 phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
 		    struct err *e)
 {
-	struct phases_opts o = { busy_threshold, true };
+	struct phases_opts o = { busy_threshold, true, false };
 
 	return phases_from_samples_opt(path, &o, out, e);
 }
@@ -359,6 +360,7 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 	memset(&s, 0, sizeof s);
 	s.threshold = busy_threshold;
 	s.count_system = o->count_system;
+	s.count_wait = o->count_wait;
 	c_mono = tsv_r_col(&t, "t_mono_ns");
 	c_real = tsv_r_col(&t, "t_real_ns");
 	c_pid = tsv_r_col(&t, "pid");

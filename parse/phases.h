@@ -50,6 +50,9 @@
 struct phases_opts {
 	double busy_threshold;	/* fraction of an interval, (0, 1024] */
 	bool count_system;	/* busy by all run time, system time too (no user weighting) */
+	bool count_wait;	/* busy by run time plus run-queue wait: what the rank wanted,
+				 * not what it got (contend explain: a rank starved by another
+				 * process still reads busy) */
 };
 
 /* One busy or idle phase. Times are CLOCK_REALTIME ns of the samples that bound it. */

@@ -504,7 +504,7 @@ TEST(user_share)
 	struct tsv_w w;
 	struct rank_cpu rc;
 	struct err e = { { 0 }, 0 };
-	struct phases_opts all = { 0.5, true }, user = { 0.5, false };
+	struct phases_opts all = { 0.5, true, false }, user = { 0.5, false, false };
 	uint64_t ut = 40, st = 3;
 
 	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
@@ -548,6 +548,35 @@ TEST(user_share)
 	rank_cpu_release(&rc);
 }
 
+/* A rank starved by another process: it runs 4 ms of each 20 ms interval and waits 14 ms
+ * on the run queue. By run time it reads idle; by what it wanted (count_wait) busy, and
+ * the phase keeps its wait. */
+TEST(count_wait)
+{
+	double run[10], wait[10];
+	size_t n;
+	struct srow *rows;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_opts got = { 0.5, true, false }, wanted = { 0.5, true, true };
+	const char *path = tmp("rank-6.tsv");
+
+	for (int i = 0; i < 10; i++) {
+		run[i] = 4;
+		wait[i] = 14;
+	}
+	rows = one_thread(run, wait, 10, &n);
+	CHECK(write_rows(path, false, rows, n) == 0);
+	free(rows);
+	CHECK(phases_from_samples_opt(path, &got, &rc, &e) == 0);
+	CHECK(rc.n_busy == 0 && rc.n_idle == 1);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples_opt(path, &wanted, &rc, &e) == 0);
+	CHECK(rc.n_busy == 1 && rc.n_idle == 0);
+	CHECK(rc.nphases == 1 && rc.phases[0].busy && rc.phases[0].wait_ns == 140 * MS);
+	rank_cpu_release(&rc);
+}
+
 int
 main(void)
 {
@@ -563,6 +592,7 @@ main(void)
 	RUN(hostile_values);
 	RUN(write_rows_back);
 	RUN(user_share);
+	RUN(count_wait);
 	{
 		char cmd[600];
 
