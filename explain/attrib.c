@@ -11,7 +11,8 @@
 
 /* One run as the attribution sees it: its replay and each rank's busy time split. */
 struct side {
-	const struct prof *p;
+	struct prof view;	/* the run with the demand phases as its busy phases */
+	const struct prof *p;	/* &view */
 	const struct evid *v;
 	struct xrep x;
 	double T;		/* measured run time */
@@ -46,7 +47,13 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	int64_t tm0 = INT64_MAX, tm1 = INT64_MIN;
 	int nbusy = 0;
 
-	*s = (struct side){ .p = p, .v = v, .T = (double)prof_dedicated_ns(p) };
+	*s = (struct side){ .view = *p, .v = v, .T = (double)prof_dedicated_ns(p) };
+	if (v->have_demand) {
+		s->view.busy = v->demand;
+		s->view.nbusy = v->ndemand;
+		s->view.have_phases = true;
+	}
+	p = s->p = &s->view;
 	xrep_init(&s->x, p);
 	s->busy = xcalloc((size_t)p->nranks + 1, sizeof *s->busy);
 	s->wait = xcalloc((size_t)p->nranks + 1, sizeof *s->wait);
@@ -482,7 +489,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		r->baseline_ns = b.T;
 	}
 	r->measured_ns = s.T;
-	r->replayed = p->have_msgs && p->nmsgs > 0 && p->have_phases && p->nbusy > 0;
+	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
 
 	cpu_causes(r, &cap, &s, bs);
@@ -521,9 +528,10 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	if (!r->replayed)
 		snprintf(r->note, sizeof r->note, "no messages or no busy phases: costs are the ranks' own times, not "
 			 "replayed");
-	else if (allbusy == p->nranks)
+	else if (allbusy == p->nranks && !v->have_demand)
 		snprintf(r->note, sizeof r->note, "every rank was busy over 90 %% of its time: a polling MPI library's "
-			 "waits look like work and hide who waited for whom; parse with --busy-user-only (-U)");
+			 "waits look like work and hide who waited for whom; without the samples explain cannot "
+			 "tell them apart: parse with --busy-user-only (-U)");
 	if (!v->have_phase_wait)
 		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
 			 "%sphases.tsv has no wait_ns: a rank's run-queue wait is spread over its busy time",

@@ -9,6 +9,7 @@
 
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "parse/phases.h"
 
 /* RUN/<name> or RUN/<name>.gz, whichever exists; NULL when neither. Caller frees. */
 static char *
@@ -210,6 +211,50 @@ evid_pairs(struct evid *v, const struct prof *p)
 		qsort(v->pair, (size_t)v->npairs, sizeof *v->pair, by_pair);
 }
 
+/* The demand phases of every rank (see evidence.h); all or none. */
+static void
+load_demand(struct evid *v, const struct prof *p)
+{
+	size_t cap = 0;
+
+	for (int i = 0; i < p->nranks; i++) {
+		const struct prof_rank *rk = &p->ranks[i];
+		char *name = xasprintf("samples/rank-%d.tsv", rk->rank), *path = run_file(p->run, name);
+		char *meta = xasprintf("%s/meta/rank-%d.tsv", p->run, rk->rank);
+		double capy = kv_num(meta, "meta", "cpu_capacity", 1, NULL);
+		struct phases_opts o = { .busy_threshold = 0.5 * fmin(fmax(capy, 0.01), 1), .count_wait = true };
+		struct rank_cpu rc = { 0 };
+		struct err e;
+		int ok;
+
+		free(name);
+		free(meta);
+		ok = path != NULL && phases_from_samples_opt(path, &o, &rc, &e) == 0;
+		free(path);
+		if (!ok) {
+			rank_cpu_release(&rc);
+			free(v->demand);
+			v->demand = NULL;
+			v->ndemand = 0;
+			for (int j = 0; j < p->nranks; j++)
+				v->rank[j].busy_wait_ns = 0;
+			return;
+		}
+		v->damaged += (long)rc.bad_rows;
+		for (size_t k = 0; k < rc.nphases; k++) {
+			const struct phase *ph = &rc.phases[k];
+
+			if (!ph->busy || ph->t_end_ns <= ph->t_start_ns)
+				continue;
+			v->demand = xgrow(v->demand, &cap, (size_t)v->ndemand + 1, sizeof *v->demand);
+			v->demand[v->ndemand++] = (struct prof_busy){ rk->rank, ph->t_start_ns, ph->t_end_ns };
+			v->rank[i].busy_wait_ns += (double)ph->wait_ns;
+		}
+		rank_cpu_release(&rc);
+	}
+	v->have_demand = v->have_phase_wait = p->nranks > 0;
+}
+
 void
 evid_load(struct evid *v, const struct prof *p)
 {
@@ -219,7 +264,9 @@ evid_load(struct evid *v, const struct prof *p)
 	free(meta);
 	*v = (struct evid){ .nranks = p->nranks };
 	v->rank = xcalloc((size_t)p->nranks + 1, sizeof *v->rank);
-	load_phase_wait(v, p);
+	load_demand(v, p);
+	if (!v->have_demand)
+		load_phase_wait(v, p);
 	load_stats(v, p);
 	evid_pairs(v, p);
 	v->host = xcalloc((size_t)p->nranks + 1, sizeof *v->host);
@@ -246,6 +293,7 @@ evid_free(struct evid *v)
 	if (v == NULL)
 		return;
 	free(v->rank);
+	free(v->demand);
 	free(v->pair);
 	free(v->host);
 	*v = (struct evid){ 0 };

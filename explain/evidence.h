@@ -19,7 +19,8 @@
 				 * are latency, not bandwidth) */
 
 struct evid_rank {
-	double busy_wait_ns;	/* run-queue wait inside its busy phases */
+	double busy_wait_ns;	/* run-queue wait inside its busy phases (the demand phases
+				 * when there are some) */
 };
 
 /* A directed rank pair on two hosts with large messages. */
@@ -44,7 +45,10 @@ struct evid_host {
 struct evid {
 	int nranks;
 	struct evid_rank *rank;	/* owned, [p->nranks], index as p->ranks */
-	bool have_phase_wait;	/* phases.tsv had wait_ns */
+	bool have_phase_wait;	/* phases.tsv had wait_ns, or the demand phases were built */
+	bool have_demand;	/* every rank's samples read: demand replaces phases.tsv */
+	long ndemand;
+	struct prof_busy *demand;	/* owned: busy phases by demand, see evid_load */
 	int npairs;
 	struct evid_pair *pair;	/* owned, sorted by (src, dst) */
 	int nhosts;
@@ -55,7 +59,15 @@ struct evid {
 };
 
 /* Read the evidence of p's run (p->run); cannot fail: a missing file only leaves its
- * flag false. Free with evid_free (accepts a zeroed struct). */
+ * flag false. Free with evid_free (accepts a zeroed struct).
+ *
+ * When every rank's samples (RUN/samples/rank-R.tsv[.gz]) can be read, the busy phases
+ * are rebuilt by demand (parse/phases.h count_wait, user-weighted): an interval is busy
+ * when the rank's run time plus run-queue wait, weighted by its user share, reach half of
+ * what it may run (cpu_capacity). A rank starved by another process then still reads
+ * busy (by run time alone it would read idle, as if waiting for a message), and a rank
+ * that polls in the kernel while it waits (Open MPI) reads idle, however parse was run.
+ * busy_wait_ns is then the wait inside these phases. */
 void evid_load(struct evid *v, const struct prof *p);
 /* Only the pairs, from p's messages (evid_load calls it); v->pair is replaced. */
 void evid_pairs(struct evid *v, const struct prof *p);

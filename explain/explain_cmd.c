@@ -27,9 +27,10 @@ const char usage_explain[] =
 	"and what no cause explains is printed as the residual. With --baseline, a run of the\n"
 	"same program (a dedicated one, say), each rank and each link is compared against it\n"
 	"and the residual is the ideal time minus the baseline's. Reads RUN/profile/ (from\n"
-	"'contend parse'; polling MPI libraries such as Open MPI need 'parse -U' for waits to\n"
-	"show) and RUN/samples/node-*.tsv.gz; writes RUN/explain.tsv (docs/formats.md). The\n"
-	"method and its limits: docs/explain.md.\n"
+	"'contend parse') and RUN/samples/: busy phases are rebuilt by demand (run time plus\n"
+	"run-queue wait, weighted by the user share), so a starved rank reads busy and a rank\n"
+	"polling in MPI reads idle. Writes RUN/explain.tsv (docs/formats.md). The method and\n"
+	"its limits: docs/explain.md.\n"
 	"\n"
 	"options:\n"
 	"  -b, --baseline RUN2   compare against RUN2, parsed the same way\n"
@@ -40,7 +41,7 @@ const char usage_explain[] =
 	"Exit status: 0 explained, 1 on an error (a run without ranks.tsv), 2 on a usage error.\n"
 	"\n"
 	"examples:\n"
-	"  contend parse -U run1 && contend explain run1\n"
+	"  contend parse run1 && contend explain run1\n"
 	"  contend explain run-loaded --baseline run-dedicated\n";
 
 static void
