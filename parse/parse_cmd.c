@@ -366,7 +366,7 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		cap = c->rm ? rankmap_cpu_capacity(c->rm, rank_from_name(files[i])) : 0;
 		if (!c->o->busy_threshold_set && cap > 0 && cap < 1)
 			thr *= cap;
-		po = (struct phases_opts){ thr, !c->o->user_only, false };
+		po = (struct phases_opts){ thr, !c->o->user_only, false, false };
 		if (phases_from_samples_opt(files[i], &po, &rc, &e) < 0) {
 			c->samples_failed++;
 			warn_partial(c, e.msg);

@@ -48,6 +48,7 @@ struct state {
 	double threshold;	/* busy when run >= threshold * interval */
 	bool count_system;
 	bool count_wait;	/* run + wait against the threshold */
+	bool user_alone;	/* the interval's own ticks only */
 	struct ival ring[RING];	/* the last intervals, oldest first from ring_head */
 	size_t ring_head, ring_n;	/* first slot, intervals held */
 	size_t ring_cls;	/* intervals held already classified */
@@ -163,8 +164,9 @@ classify_next(struct rank_cpu *out, struct state *s)
 	bool busy;
 
 	if (!s->count_system) {
-		size_t lo = s->ring_cls >= PHASES_USER_WINDOW ? s->ring_cls - PHASES_USER_WINDOW : 0;
-		size_t hi = s->ring_cls + PHASES_USER_WINDOW;
+		size_t w = s->user_alone ? 0 : PHASES_USER_WINDOW;
+		size_t lo = s->ring_cls >= w ? s->ring_cls - w : 0;
+		size_t hi = s->ring_cls + w;
 		double du = 0, ds = 0;
 
 		for (size_t j = lo; j <= hi && j < s->ring_n; j++) {
@@ -333,7 +335,7 @@ int
 phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
 		    struct err *e)
 {
-	struct phases_opts o = { busy_threshold, true, false };
+	struct phases_opts o = { busy_threshold, true, false, false };
 
 	return phases_from_samples_opt(path, &o, out, e);
 }
@@ -361,6 +363,7 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 	s.threshold = busy_threshold;
 	s.count_system = o->count_system;
 	s.count_wait = o->count_wait;
+	s.user_alone = o->user_alone;
 	c_mono = tsv_r_col(&t, "t_mono_ns");
 	c_real = tsv_r_col(&t, "t_real_ns");
 	c_pid = tsv_r_col(&t, "pid");

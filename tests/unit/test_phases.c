@@ -495,23 +495,21 @@ TEST(write_rows_back)
 	rank_cpu_release(&rc);
 }
 
-/* A rank on the CPU all the time: in user mode for 10 intervals, then in system calls
- * (an MPI library polling) for 10. Weighted by the user share over +-2 intervals, the
- * second half reads as idle; counting system time, all of it is busy. */
-TEST(user_share)
+/* 20 intervals of 20 ms of one thread on the CPU all the time, each in user mode (2 utime
+ * ticks) when user(i) for interval i (1..20), else in system calls (2 stime ticks). */
+static int
+on_cpu_samples(const char *path, bool (*user)(int i))
 {
-	const char *path = tmp("rank-5.tsv");
 	struct tsv_w w;
-	struct rank_cpu rc;
 	struct err e = { { 0 }, 0 };
-	struct phases_opts all = { 0.5, true, false }, user = { 0.5, false, false };
 	uint64_t ut = 40, st = 3;
 
-	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
+	if (tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) < 0)
+		return -1;
 	for (int i = 0; i <= 20; i++) {
-		if (i > 0 && i <= 10)
+		if (i > 0 && user(i))
 			ut += 2;
-		else if (i > 10)
+		else if (i > 0)
 			st += 2;
 		tsv_w_i64(&w, MONO0 + i * 20 * MS);
 		tsv_w_i64(&w, REAL0 + i * 20 * MS);
@@ -524,9 +522,35 @@ TEST(user_share)
 		tsv_w_u64(&w, 0);
 		tsv_w_u64(&w, 0);
 		tsv_w_u64(&w, 0);
-		CHECK(tsv_w_end(&w, &e) == 0);
+		if (tsv_w_end(&w, &e) < 0)
+			break;
 	}
-	CHECK(tsv_w_close(&w, &e) == 0);
+	return tsv_w_close(&w, &e);
+}
+
+static bool
+first_half_user(int i)
+{
+	return i <= 10;
+}
+
+static bool
+odd_user(int i)
+{
+	return i % 2 == 1;
+}
+
+/* A rank on the CPU all the time: in user mode for 10 intervals, then in system calls
+ * (an MPI library polling) for 10. Weighted by the user share over +-2 intervals, the
+ * second half reads as idle; counting system time, all of it is busy. */
+TEST(user_share)
+{
+	const char *path = tmp("rank-5.tsv");
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_opts all = { 0.5, true, false, false }, user = { 0.5, false, false, false };
+
+	CHECK(on_cpu_samples(path, first_half_user) == 0);
 
 	CHECK(phases_from_samples_opt(path, &all, &rc, &e) == 0);
 	CHECK(rc.n_busy == 1 && rc.n_idle == 0 && rc.system_idle == 0);
@@ -558,7 +582,7 @@ TEST(count_wait)
 	struct srow *rows;
 	struct rank_cpu rc;
 	struct err e = { { 0 }, 0 };
-	struct phases_opts got = { 0.5, true, false }, wanted = { 0.5, true, true };
+	struct phases_opts got = { 0.5, true, false, false }, wanted = { 0.5, true, true, false };
 	const char *path = tmp("rank-6.tsv");
 
 	for (int i = 0; i < 10; i++) {
@@ -574,6 +598,26 @@ TEST(count_wait)
 	CHECK(phases_from_samples_opt(path, &wanted, &rc, &e) == 0);
 	CHECK(rc.n_busy == 1 && rc.n_idle == 0);
 	CHECK(rc.nphases == 1 && rc.phases[0].busy && rc.phases[0].wait_ns == 140 * MS);
+	rank_cpu_release(&rc);
+}
+
+/* Computing and polling in turns, one 20 ms interval each, on the CPU all the time: over
+ * +-2 intervals every interval keeps about half its run time and reads idle at 0.7; from
+ * its own ticks (user_alone) every computing interval reads busy. */
+TEST(user_alone)
+{
+	const char *path = tmp("rank-7.tsv");
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_opts win = { 0.7, false, false, false }, alone = { 0.7, false, false, true };
+
+	CHECK(on_cpu_samples(path, odd_user) == 0);
+	CHECK(phases_from_samples_opt(path, &win, &rc, &e) == 0);
+	CHECK(rc.n_busy == 0);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples_opt(path, &alone, &rc, &e) == 0);
+	CHECK(rc.n_busy == 10 && rc.busy_ns == 200 * MS);
+	CHECK(rc.nphases == 20 && rc.phases[0].busy && !rc.phases[1].busy);
 	rank_cpu_release(&rc);
 }
 
@@ -593,6 +637,7 @@ main(void)
 	RUN(write_rows_back);
 	RUN(user_share);
 	RUN(count_wait);
+	RUN(user_alone);
 	{
 		char cmd[600];
 
