@@ -222,7 +222,7 @@ load_demand(struct evid *v, const struct prof *p)
 		char *name = xasprintf("samples/rank-%d.tsv", rk->rank), *path = run_file(p->run, name);
 		char *meta = xasprintf("%s/meta/rank-%d.tsv", p->run, rk->rank);
 		double capy = kv_num(meta, "meta", "cpu_capacity", 1, NULL);
-		struct phases_opts o = { .busy_threshold = EVID_DEMAND_THRESHOLD * fmin(fmax(capy, 0.01), 1), .count_wait = true };
+		struct phases_opts o = { .busy_threshold = EVID_DEMAND_THRESHOLD * fmin(fmax(capy, 0.01), 1), .count_wait = true, .user_alone = true };
 		struct rank_cpu rc = { 0 };
 		struct err e;
 		int ok;
