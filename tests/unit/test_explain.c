@@ -3,8 +3,10 @@
  * whose second rank waited half of each busy phase on the run queue is blamed on that
  * node's CPU, at about what the wait cost; one slow link is named with the time its
  * messages spent over the pair's best; a rank with twice the others' work is imbalance; a
- * baseline leaves only the difference; start-up and finish are the time before the first
- * and after the last message; and costs + interaction + ideal add up to the measured time. */
+ * baseline leaves only the difference; a rank starved so that by run time it reads idle is
+ * busy by demand from its samples and its node is blamed; start-up and finish are the time
+ * before the first and after the last message; and costs + interaction + ideal add up to
+ * the measured time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +92,64 @@ slow_link(const char *dir)
 	fclose(m);
 	fclose(ph);
 	ranks2(dir, t - FX_BASE_NS, 0);
+}
+
+/* One rank's samples, 20 ms apart, pid = tid = 100 + rank: run_ms[i] and wait_ms[i] in
+ * interval i (one user tick per 10 ms run). */
+static void
+samples(const char *dir, int rank, const double *run_ms, const double *wait_ms, int n)
+{
+	char path[400];
+	FILE *f;
+	double run = 0, wait = 0, ticks = 0;
+
+	snprintf(path, sizeof path, "%s/samples", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/samples/rank-%d.tsv", dir, rank);
+	if ((f = fopen(path, "w")) == NULL)
+		exit(2);
+	fputs("# contend-samples 1\nt_mono_ns\tt_real_ns\tpid\ttid\tstate\tutime_ticks\tstime_ticks\trun_ns\t"
+	      "wait_ns\tvcsw\tivcsw\n", f);
+	for (int i = 0; i <= n; i++) {
+		if (i > 0) {
+			run += run_ms[i - 1];
+			wait += wait_ms[i - 1];
+			ticks += run_ms[i - 1] / 10;
+		}
+		fprintf(f, "%lld\t%lld\t%d\t%d\tR\t%.0f\t0\t%.0f\t%.0f\t0\t0\n", 5000 * FX_MS + i * 20 * FX_MS,
+			FX_BASE_NS + i * 20 * FX_MS, 100 + rank, 100 + rank, floor(ticks), run * FX_MS, wait * FX_MS);
+	}
+	fclose(f);
+}
+
+/* Period 100 ms: rank 0 computes 40 ms, rank 1 wants 80 ms of which it runs 8 ms and waits
+ * 12 ms in every 20 ms interval: by run time alone (what phases.tsv holds) rank 1 is idle
+ * all the time; its samples say it wanted the CPU. */
+static void
+starved(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	double run0[5 * ITERS], run1[5 * ITERS], wait1[5 * ITERS], none[5 * ITERS] = { 0 };
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 100 * FX_MS;
+
+		phase(ph, 0, "busy", t, t + 40 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 40 * FX_MS, t + 100 * FX_MS, 0);
+		phase(ph, 1, "idle", t, t + 100 * FX_MS, 48 * FX_MS);
+		msg(m, t + 40 * FX_MS, t + 41 * FX_MS, 0, 1, 4000);
+		msg(m, t + 80 * FX_MS, t + 81 * FX_MS, 1, 0, 4000);
+		for (int i = 0; i < 5; i++) {
+			run0[5 * k + i] = i < 2 ? 20 : 0;
+			run1[5 * k + i] = i < 4 ? 8 : 0;
+			wait1[5 * k + i] = i < 4 ? 12 : 0;
+		}
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * 100 * FX_MS, ITERS * 48 * FX_MS);
+	samples(dir, 0, run0, none, 5 * ITERS);
+	samples(dir, 1, run1, wait1, 5 * ITERS);
 }
 
 static char *
@@ -271,6 +331,30 @@ TEST(baseline_leaves_the_difference)
 	attr_result_free(&r);
 }
 
+TEST(starved_rank_by_demand)
+{
+	struct attr_result r;
+	struct prof p;
+	struct evid v;
+	struct err e;
+
+	starved(run_dir("starved"));
+	CHECK(prof_load(&p, run_dir("starved"), &e) == 0);
+	evid_load(&v, &p);
+	CHECK(v.have_demand);
+	/* rank 1 busy by demand 80 ms of each iteration, 48 ms of it waiting */
+	CHECK_NEAR(v.rank[1].busy_wait_ns, 48.0 * ITERS * FX_MS, 1);
+	evid_free(&v);
+	prof_free(&p);
+	CHECK(explain(run_dir("starved"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	/* rank 1 needs 32 ms, rank 0 40 ms: about 40 ms saved per iteration */
+	CHECK(r.c[0].cost_ns >= 35.0 * ITERS * FX_MS && r.c[0].cost_ns <= 41.0 * ITERS * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 TEST(no_messages_one_rank)
 {
 	struct attr_result r;
@@ -298,6 +382,7 @@ main(void)
 	RUN(slow_link_named);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
+	RUN(starved_rank_by_demand);
 	RUN(no_messages_one_rank);
 	return check_done();
 }
