@@ -51,7 +51,7 @@ load_run(struct prof *p, struct evid *v, const char *run)
 
 	if (prof_load(p, run, &e) < 0) {
 		prof_free(p);
-		die("%s (run 'contend parse %s' first)", e.msg, run);
+		die("%s", e.msg);
 	}
 	evid_load(v, p);
 	if (p->damaged > 0 || v->damaged > 0)
