@@ -187,7 +187,7 @@ add(struct attr_result *r, size_t *cap, enum attr_kind kind, double cost_ns)
 
 	r->c = xgrow(r->c, cap, (size_t)r->n + 1, sizeof *r->c);
 	c = &r->c[r->n++];
-	*c = (struct attr_cause){ .kind = kind, .rank = -1, .cost_ns = cost_ns };
+	*c = (struct attr_cause){ .kind = kind, .rank = -1, .cost_ns = cost_ns, .share_ns = NAN };
 	return c;
 }
 
@@ -380,6 +380,60 @@ imbalance_cause(struct attr_result *r, size_t *cap, struct side *s, struct side 
 	}
 }
 
+/* The joint cost of the cpu causes shared among them (the Shapley value: each node's
+ * gain averaged over every order of taking the nodes' loads out), appended to each one's
+ * evidence. In a program that moves in lockstep one node's load alone may cost nothing
+ * while all of them together cost much; the share says which node held the most. */
+static void
+cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	int idx[ATTR_MAX_SHAPLEY], n = 0;
+	double *v, fact[ATTR_MAX_SHAPLEY + 1];
+	struct xrep_change c = { .busy_f = s->f };
+
+	for (int i = 0; i < r->n; i++) {
+		if (r->c[i].kind != ATTR_CPU)
+			continue;
+		if (n == ATTR_MAX_SHAPLEY)
+			return;
+		idx[n++] = i;
+	}
+	if (n < 2)
+		return;
+	fact[0] = 1;
+	for (int k = 1; k <= n; k++)
+		fact[k] = fact[k - 1] * k;
+	v = xcalloc((size_t)1 << n, sizeof *v);
+	for (unsigned m = 1; m < 1u << n; m++) {
+		for (int i = 0; i < p->nranks; i++) {
+			bool out = false;
+
+			for (int j = 0; j < n && !out; j++)
+				out = (m >> j & 1) && strcmp(p->ranks[i].host, r->c[idx[j]].host) == 0;
+			s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
+		}
+		v[m] = s->T - xrep_run(&s->x, &c, NULL);
+	}
+	for (int j = 0; j < n; j++) {
+		struct attr_cause *x = &r->c[idx[j]];
+		double phi = 0;
+		size_t len = strlen(x->evidence);
+
+		for (unsigned m = 0; m < 1u << n; m++) {
+			int k = __builtin_popcount(m);
+
+			if (m >> j & 1)
+				continue;
+			phi += fact[k] * fact[n - k - 1] / fact[n] * (v[m | 1u << j] - v[m]);
+		}
+		x->share_ns = phi;
+		snprintf(x->evidence + len, sizeof x->evidence - len, "; its share of all nodes' cpu cost %.3f s",
+			 phi / 1e9);
+	}
+	free(v);
+}
+
 /* Start-up or finish: ns here, base_ns in the baseline (NAN without one); the cost is
  * the difference. */
 static void
@@ -493,6 +547,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	dt = link_dt(&s, bs);
 
 	cpu_causes(r, &cap, &s, bs);
+	cpu_shares(r, &s, bs);
 	link_causes(r, &cap, &s, bs, dt);
 	imbalance_cause(r, &cap, &s, bs);
 	startup = s.startup - (bs != NULL ? bs->startup : 0);

@@ -30,6 +30,7 @@
 #include "predict/profile.h"
 
 #define ATTR_MAX_LINKS 64	/* host pairs replayed one by one (the largest savings first) */
+#define ATTR_MAX_SHAPLEY 10	/* cpu causes shared out by replaying every subset (2^n) */
 
 enum attr_kind {
 	ATTR_CPU,
@@ -46,6 +47,8 @@ struct attr_cause {
 	char host2[PROF_HOST_MAX];	/* link: the other end; else "" */
 	int rank;		/* imbalance: the late rank; cpu: the rank that waited most; -1 */
 	double cost_ns;		/* measured time minus the run with this cause taken out */
+	double share_ns;	/* cpu: its share of every node's cpu cost taken out together
+				 * (Shapley value over the nodes, up to ATTR_MAX_SHAPLEY); NAN */
 	char evidence[320];	/* what was measured, for people */
 };
 

@@ -47,7 +47,10 @@ msg(FILE *f, long long t0, long long t1, int src, int dst, long long bytes)
 		src, bytes, bytes + 66);
 }
 
-/* A halo exchange: rank 0 works w0 ms, rank 1 w1 ms of which wait1 ms on the run queue;
+static long long halo_wait0;	/* ms of rank 0's work spent on the run queue */
+
+/* A halo exchange: rank 0 works w0 ms (halo_wait0 of them on the run queue), rank 1 w1 ms
+ * of which wait1 ms on the run queue;
  * each sends its halo when done (1 ms on the wire) and both go on at P_MS. */
 static void
 halo(const char *dir, long long w0, long long w1, long long wait1)
@@ -57,7 +60,7 @@ halo(const char *dir, long long w0, long long w1, long long wait1)
 	for (int k = 0; k < ITERS; k++) {
 		long long t = FX_BASE_NS + k * P_MS * FX_MS;
 
-		phase(ph, 0, "busy", t, t + w0 * FX_MS, 0);
+		phase(ph, 0, "busy", t, t + w0 * FX_MS, halo_wait0 * FX_MS);
 		phase(ph, 0, "idle", t + w0 * FX_MS, t + P_MS * FX_MS, 0);
 		phase(ph, 1, "busy", t, t + w1 * FX_MS, wait1 * FX_MS);
 		phase(ph, 1, "idle", t + w1 * FX_MS, t + P_MS * FX_MS, 0);
@@ -213,6 +216,15 @@ check_sums(const struct attr_result *r)
 	CHECK_NEAR(r->ideal_ns + r->causes_ns + r->interaction_ns, r->measured_ns, 1);
 	for (int i = 1; i < r->n; i++)
 		CHECK(r->c[i - 1].cost_ns >= r->c[i].cost_ns);
+	/* the cpu causes' shares add up to their joint cost */
+	if (isfinite(r->cpu_all_ns)) {
+		double share = 0;
+
+		for (int i = 0; i < r->n; i++)
+			if (r->c[i].kind == ATTR_CPU)
+				share += r->c[i].share_ns;
+		CHECK_NEAR(share, r->cpu_all_ns, 1e3);
+	}
 }
 
 TEST(replay_unchanged_gives_measured)
@@ -268,6 +280,33 @@ TEST(cpu_taken_on_one_node)
 	CHECK_NEAR(r.ranks[1].work_ns, 380.0 * FX_MS, 1);
 	CHECK_NEAR(r.ranks[1].cpu_wait_ns, 380.0 * FX_MS, 1);
 	CHECK(r.ranks[1].others_ns >= 0 && r.ranks[1].net_ns == 0);
+	attr_result_free(&r);
+}
+
+/* Both ranks lose half their work to the run queue: taking one node's load out gains
+ * nothing while the other still holds the exchange back; together they cost half the
+ * run, shared equally. */
+TEST(lockstep_shares)
+{
+	struct attr_result r;
+	const struct attr_cause *a, *b;
+
+	halo_wait0 = 40;
+	halo(run_dir("both"), 80, 80, 40);
+	halo_wait0 = 0;
+	CHECK(explain(run_dir("both"), NULL, &r) == 0);
+	a = find(&r, ATTR_CPU, "ws1");
+	b = find(&r, ATTR_CPU, "ws2");
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL)
+		return;
+	/* alone: at most the 1 ms the exchange gains per iteration */
+	CHECK(a->cost_ns <= 1.0 * ITERS * FX_MS && b->cost_ns <= 1.0 * ITERS * FX_MS);
+	CHECK(r.cpu_all_ns >= 39.0 * ITERS * FX_MS && r.cpu_all_ns <= 40.0 * ITERS * FX_MS);
+	CHECK_NEAR(a->share_ns, r.cpu_all_ns / 2, FX_MS);
+	CHECK_NEAR(b->share_ns, r.cpu_all_ns / 2, FX_MS);
+	CHECK(r.interaction_ns > 37.0 * ITERS * FX_MS);
+	check_sums(&r);
 	attr_result_free(&r);
 }
 
@@ -379,6 +418,7 @@ main(void)
 {
 	RUN(replay_unchanged_gives_measured);
 	RUN(cpu_taken_on_one_node);
+	RUN(lockstep_shares);
 	RUN(slow_link_named);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
