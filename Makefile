@@ -26,7 +26,7 @@ LDFLAGS  += $(LDSAN)
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CPPFLAGS += -DCONTEND_VERSION='"$(VERSION)"'
 
-DIRS    := cli lib collect parse infer predict report export testbed
+DIRS    := cli lib collect parse infer predict explain report export testbed
 LIBSRC  := $(sort $(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 LIBOBJ  := $(LIBSRC:%.c=$(BUILD)/%.o)
 LIBA    := $(BUILD)/libcontend.a

@@ -10,6 +10,7 @@ const struct cmd commands[] = {
 	{ "parse", cmd_parse, "rebuild MPI messages and CPU busy/idle phases from a run", usage_parse },
 	{ "infer", cmd_infer, "infer the logical network (ENV graph) of a run, or probe it", usage_infer },
 	{ "predict", cmd_predict, "predict run time under competing load or changed links", usage_predict },
+	{ "explain", cmd_explain, "why a run was slow: its time split among causes", usage_explain },
 	{ "report", cmd_report, "draw a run's PDF report", usage_report },
 	{ "export", cmd_export, "write a parsed run for Perfetto, OTF2 readers (Vampir) or SimGrid", usage_export },
 	{ "analyze", cmd_analyze, "parse, infer, predict and report in one go", usage_analyze },

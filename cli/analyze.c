@@ -1,4 +1,4 @@
-/* analyze: parse, infer, predict and report a run in one go. */
+/* analyze: parse, infer, predict, explain and report a run in one go. */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,7 +12,8 @@ const char usage_analyze[] =
 	"usage: contend analyze [--scenario FILE]... [--force] RUN\n"
 	"\n"
 	"Run the stages after collect on RUN, in order: parse, infer, predict (once per\n"
-	"--scenario) and report. Each stage reads what the one before wrote in RUN/.\n"
+	"--scenario), explain (RUN/explain.tsv, no table) and report. Each stage reads what\n"
+	"the one before wrote in RUN/.\n"
 	"A stage that fails stops the chain; its message says why. A complete parse\n"
 	"(RUN/profile/stats.tsv) and an inferred network (RUN/topology.tsv) already in RUN\n"
 	"are kept unless --force, so adding a scenario later runs only predict and report.\n"
@@ -102,6 +103,12 @@ cmd_analyze(int argc, char **argv)
 	}
 	for (int i = 0; i < nscen; i++) {
 		char *a[] = { "predict", "--scenario", scen[i], run, NULL };
+
+		if ((rc = stage(a)) != 0)
+			return rc;
+	}
+	{
+		char *a[] = { "explain", "--quiet", run, NULL };
 
 		if ((rc = stage(a)) != 0)
 			return rc;

@@ -423,7 +423,7 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		cap = c->rm ? rankmap_cpu_capacity(c->rm, rank_from_name(files[i])) : 0;
 		if (!c->o->busy_threshold_set && cap > 0 && cap < 1)
 			thr *= cap;
-		po = (struct phases_opts){ thr, !c->o->user_only, NULL, 0 };
+		po = (struct phases_opts){ .busy_threshold = thr, .count_system = !c->o->user_only };
 		rank = rank_from_name(files[i]);
 		if (rank >= 0 && (size_t)rank < c->ntimes && !c->o->user_only) {
 			struct rank_times *rt = &c->times[rank];

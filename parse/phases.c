@@ -49,6 +49,8 @@ struct state {
 	bool count_system;
 	const struct phases_wait *waits;	/* the trace's waits, sorted */
 	size_t nwaits, wait_i;	/* count; the first that may still overlap an interval */
+	bool count_wait;	/* run + wait against the threshold */
+	bool user_alone;	/* the interval's own ticks only */
 	struct ival ring[RING];	/* the last intervals, oldest first from ring_head */
 	size_t ring_head, ring_n;	/* first slot, intervals held */
 	size_t ring_cls;	/* intervals held already classified */
@@ -181,12 +183,13 @@ static void
 classify_next(struct rank_cpu *out, struct state *s)
 {
 	const struct ival *iv = &s->ring[(s->ring_head + s->ring_cls) % RING];
-	double run = (double)iv->run_ns;
+	double run = (double)iv->run_ns + (s->count_wait ? (double)iv->wait_ns : 0);
 	bool busy;
 
 	if (!s->count_system) {
-		size_t lo = s->ring_cls >= PHASES_USER_WINDOW ? s->ring_cls - PHASES_USER_WINDOW : 0;
-		size_t hi = s->ring_cls + PHASES_USER_WINDOW;
+		size_t w = s->user_alone ? 0 : PHASES_USER_WINDOW;
+		size_t lo = s->ring_cls >= w ? s->ring_cls - w : 0;
+		size_t hi = s->ring_cls + w;
 		double du = 0, ds = 0;
 
 		for (size_t j = lo; j <= hi && j < s->ring_n; j++) {
@@ -359,7 +362,7 @@ int
 phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
 		    struct err *e)
 {
-	struct phases_opts o = { busy_threshold, true, NULL, 0 };
+	struct phases_opts o = { .busy_threshold = busy_threshold, .count_system = true };
 
 	return phases_from_samples_opt(path, &o, out, e);
 }
@@ -388,6 +391,8 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 	s.count_system = o->count_system;
 	s.waits = o->waits;
 	s.nwaits = o->waits != NULL ? o->nwaits : 0;
+	s.count_wait = o->count_wait;
+	s.user_alone = o->user_alone;
 	c_mono = tsv_r_col(&t, "t_mono_ns");
 	c_real = tsv_r_col(&t, "t_real_ns");
 	c_pid = tsv_r_col(&t, "pid");

@@ -69,6 +69,12 @@ struct phases_opts {
 	const struct phases_wait *waits;	/* the rank's waits from the trace, sorted, not
 						 * overlapping (phases_waits); NULL: none */
 	size_t nwaits;
+	bool count_wait;	/* busy by run time plus run-queue wait: what the rank wanted,
+				 * not what it got (contend explain: a rank starved by another
+				 * process still reads busy) */
+	bool user_alone;	/* the user share of each interval from its own ticks, not its
+				 * neighbours' (coarser, but a polling interval next to a
+				 * computing one keeps no user share) */
 };
 
 /* One busy or idle phase. Times are CLOCK_REALTIME ns of the samples that bound it. */

@@ -1,5 +1,6 @@
 /* pages: the report's figures as gnuplot bodies: timeline, matrix, sizes, the Figure 3 table,
- * predicted vs measured, slowdown curves, speedup and efficiency, work rate per master. */
+ * predicted vs measured, slowdown curves, speedup and efficiency, work rate per master, and
+ * why the run was slow (explain). */
 #include "report/pages.h"
 
 #include <math.h>
@@ -7,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain/attrib.h"
+#include "explain/evidence.h"
 #include "infer/graph.h"
 #include "lib/xalloc.h"
 #include "predict/p000.h"
@@ -1070,6 +1073,94 @@ out:
 	return rc < 0 ? 0 : rc;
 }
 
+/* ---------------------------------------------------------------- why slow (explain) */
+
+#define PAGE_EXPLAIN_MAX_RANKS 64	/* bars drawn; beyond, the page says so */
+#define PAGE_EXPLAIN_CAUSES 5		/* causes written out */
+
+/* Each rank's time as a stacked bar (start-up, computing, CPU taken by others, waiting on
+ * the network, waiting on other ranks) and the top causes in words, from explain/attrib.h. */
+static int
+page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
+{
+	const struct rep_run *r = c->run;
+	static const char *const parts[] = { "start-up", "computing", "CPU taken by others",
+					     "waiting on the network", "waiting on other ranks" };
+	struct attr_result a;
+	struct evid v;
+	struct err e;
+	char q[PLOT_Q_MAX], line[1024];
+	int n, shown = 0;
+
+	if (!r->have_prof || !r->have_msgs || !r->have_phases) {
+		snprintf(why, cap, "needs the run's profile, messages and phases");
+		return 0;
+	}
+	evid_load(&v, &r->prof);
+	if (attr_explain(&r->prof, &v, NULL, NULL, &a, &e) < 0) {
+		snprintf(why, cap, "%s", e.msg);
+		evid_free(&v);
+		return -1;
+	}
+	evid_free(&v);
+	n = a.nranks < PAGE_EXPLAIN_MAX_RANKS ? a.nranks : PAGE_EXPLAIN_MAX_RANKS;
+	plot_begin_data(p, "x");
+	for (int i = 0; i < n; i++) {
+		const struct attr_rank *k = &a.ranks[i];
+
+		plot_row(p, "%d %.6f %.6f %.6f %.6f %.6f", k->rank, k->startup_ns / 1e9, k->work_ns / 1e9,
+			 k->cpu_wait_ns / 1e9, k->net_ns / 1e9, k->others_ns / 1e9);
+	}
+	plot_end_data(p);
+	common(p);
+	snprintf(line, sizeof line, "Why the run took %.2f s: each rank's time%s", a.measured_ns / 1e9,
+		 n < a.nranks ? " (the first ranks)" : "");
+	title(p, r, line);
+	/* the top causes, in words, under the bars */
+	plot_cmd(p, "set bmargin %d", 4 + 2 * (PAGE_EXPLAIN_CAUSES + 1));
+	for (int i = 0; i < a.n && shown < PAGE_EXPLAIN_CAUSES; i++) {
+		const struct attr_cause *x = &a.c[i];
+		char where[120];
+
+		if (x->cost_ns < 0.005 * a.measured_ns)
+			continue;
+		plot_clean(where, sizeof where, x->where);
+		snprintf(line, sizeof line, "%d. %s %s: %.2f s (%.1f %% of the run)", shown + 1,
+			 x->kind == ATTR_CPU ? "CPU taken by others on" : x->kind == ATTR_LINK ? "slow link" :
+			 x->kind == ATTR_IMBALANCE ? "imbalance, late" : x->kind == ATTR_STARTUP ? "start-up," :
+			 "finish,", where, x->cost_ns / 1e9, 100 * x->cost_ns / a.measured_ns);
+		plot_cmd(p, "set label %d %s at screen 0.08, screen %.3f left font 'Sans,10'", 100 + shown,
+			 plot_quote(q, sizeof q, line), 0.24 - 0.035 * shown);
+		shown++;
+	}
+	if (shown == 0)
+		plot_cmd(p, "set label 100 %s at screen 0.08, screen 0.24 left font 'Sans,10'",
+			 plot_quote(q, sizeof q, "no cause cost the run 0.5 % or more"));
+	snprintf(line, sizeof line, "without every cause %.2f s; residual %.2f s (communication at the best "
+		 "throughput seen, latency, unexplained)", a.ideal_ns / 1e9, a.residual_ns / 1e9);
+	plot_cmd(p, "set label 99 %s at screen 0.08, screen %.3f left font 'Sans,9'", plot_quote(q, sizeof q, line),
+		 0.24 - 0.035 * (shown > 0 ? shown : 1));
+	plot_cmd(p, "set style data histograms");
+	plot_cmd(p, "set style histogram rowstacked");
+	plot_cmd(p, "set style fill pattern 1 border lc rgb 'black'");
+	plot_cmd(p, "set boxwidth 0.7");
+	plot_cmd(p, "set xlabel 'rank'");
+	plot_cmd(p, "set ylabel 'time (s)'");
+	plot_cmd(p, "set yrange [0:*]");
+	plot_cmd(p, "set key outside right top");
+	{
+		size_t o = (size_t)snprintf(line, sizeof line, "plot");
+
+		for (int k = 0; k < 5 && o < sizeof line; k++)
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s $x using %d%s fs pattern %d lc rgb 'black' title %s",
+					      k ? "," : "", k + 2, k == 0 ? ":xtic(1)" : "", fills[k % 7],
+					      plot_quote(q, sizeof q, parts[k]));
+		plot_cmd(p, "%s", line);
+	}
+	attr_result_free(&a);
+	return 1;
+}
+
 const struct page pages[] = {
 	{ "02-timeline", "per-rank timeline", page_timeline },
 	{ "03-matrix", "communication matrix", page_matrix },
@@ -1080,5 +1171,6 @@ const struct page pages[] = {
 	{ "08-speedup", "speedup and efficiency (paper 002)", page_speedup },
 	{ "09-topology", "topology graph", NULL },
 	{ "10-masters", "work rate per candidate master (paper 001)", page_masters },
+	{ "11-explain", "why the run was slow (explain)", page_explain },
 	{ NULL, NULL, NULL },
 };

@@ -54,10 +54,10 @@ else
 fi
 check_report r8 "$tmpd/r8/report.pdf" "contend report: r8" "Per-rank timeline" "Communication matrix" \
 	"Message size distribution" "Execution characteristics" "Predicted and measured" \
-	"Slowdown curves" "Speedup and efficiency" "topology (fixture)" "candidate master"
+	"Slowdown curves" "Speedup and efficiency" "topology (fixture)" "candidate master" "Why the run took"
 check_report r4 "$tmpd/r4/report.pdf" "contend report: r4" "Per-rank timeline" "Communication matrix" \
 	"Message size distribution" "Execution characteristics" "Predicted and measured" \
-	"Slowdown curves" "Speedup and efficiency" "candidate master"
+	"Slowdown curves" "Speedup and efficiency" "candidate master" "Why the run took"
 # The front page says which pages were left out and why.
 txt=$(page_text "$tmpd/r4/report.pdf" 1)
 case $txt in
@@ -66,7 +66,7 @@ case $txt in
 esac
 # Every figure alone, as PDF and PNG.
 missing=""
-for f in 01-front 02-timeline 03-matrix 04-sizes 05-table 06-predicted 07-slowdown 08-speedup 09-topology 10-masters; do
+for f in 01-front 02-timeline 03-matrix 04-sizes 05-table 06-predicted 07-slowdown 08-speedup 09-topology 10-masters 11-explain; do
 	for ext in pdf png; do
 		[ -s "$tmpd/r8/figures/$f.$ext" ] || missing="$missing $f.$ext"
 	done
@@ -91,7 +91,7 @@ make_run "$tmpd/big" 80 200 node ./other
 if "$CONTEND" report -q --no-png "$tmpd/big" 2>"$tmpd/err"; then
 	check_report big "$tmpd/big/report.pdf" "contend report: big" "Busy share per rank" \
 		"Communication matrix (ranks grouped)" "Message size distribution" "Execution characteristics" \
-		"Predicted and measured" "Slowdown curves" "candidate master"
+		"Predicted and measured" "Slowdown curves" "candidate master" "Why the run took"
 	[ ! -e "$tmpd/big/figures/02-timeline.png" ] && ok no-png || bad no-png "--no-png wrote PNG files"
 else
 	bad big-exit "exit $?: $(head -n 3 "$tmpd/err")"
@@ -102,7 +102,7 @@ mkdir -p "$tmpd/bare/meta"
 if "$CONTEND" report -q --no-png "$tmpd/bare" 2>"$tmpd/err"; then
 	check_report bare "$tmpd/bare/report.pdf" "left out"
 	n=$(page_text "$tmpd/bare/report.pdf" 1 | grep -o "left out" | wc -l)
-	[ "$n" -ge 9 ] && ok bare-lists-pages || bad bare-lists-pages "only $n pages listed as left out"
+	[ "$n" -ge 10 ] && ok bare-lists-pages || bad bare-lists-pages "only $n pages listed as left out"
 else
 	bad bare-exit "exit $?: $(head -n 3 "$tmpd/err")"
 fi
@@ -113,7 +113,7 @@ printf '12\tnot-a-time\t1\t2\n' >>"$tmpd/dmg/profile/messages.tsv"
 printf 'x\tbusy\t1\t2\t0\t0\n' >>"$tmpd/dmg/profile/phases.tsv"
 "$CONTEND" report --no-png "$tmpd/dmg" >"$tmpd/out" 2>"$tmpd/err"
 rc=$?
-if [ $rc -eq 0 ] && grep -q "2 damaged rows skipped" "$tmpd/err" && [ "$(pages_of "$tmpd/dmg/report.pdf")" -eq 8 ]; then
+if [ $rc -eq 0 ] && grep -q "2 damaged rows skipped" "$tmpd/err" && [ "$(pages_of "$tmpd/dmg/report.pdf")" -eq 9 ]; then
 	ok damaged-rows
 else
 	bad damaged-rows "exit $rc: $(head -n 3 "$tmpd/err")"
@@ -178,6 +178,7 @@ for run in "$TOP"/traces/*/; do
 		*08-speedup.pdf) wants="$wants|Speedup" ;;
 		*09-topology.pdf) wants="$wants|-" ;;
 		*10-masters.pdf) wants="$wants|candidate master" ;;
+		*11-explain.pdf) wants="$wants|Why the run took" ;;
 		esac
 	done
 	old=$IFS

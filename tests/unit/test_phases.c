@@ -495,23 +495,21 @@ TEST(write_rows_back)
 	rank_cpu_release(&rc);
 }
 
-/* A rank on the CPU all the time: in user mode for 10 intervals, then in system calls
- * (an MPI library polling) for 10. Weighted by the user share over +-2 intervals, the
- * second half reads as idle; counting system time, all of it is busy. */
-TEST(user_share)
+/* 20 intervals of 20 ms of one thread on the CPU all the time, each in user mode (2 utime
+ * ticks) when user(i) for interval i (1..20), else in system calls (2 stime ticks). */
+static int
+on_cpu_samples(const char *path, bool (*user)(int i))
 {
-	const char *path = tmp("rank-5.tsv");
 	struct tsv_w w;
-	struct rank_cpu rc;
 	struct err e = { { 0 }, 0 };
-	struct phases_opts all = { 0.5, true, NULL, 0 }, user = { 0.5, false, NULL, 0 };
 	uint64_t ut = 40, st = 3;
 
-	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
+	if (tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) < 0)
+		return -1;
 	for (int i = 0; i <= 20; i++) {
-		if (i > 0 && i <= 10)
+		if (i > 0 && user(i))
 			ut += 2;
-		else if (i > 10)
+		else if (i > 0)
 			st += 2;
 		tsv_w_i64(&w, MONO0 + i * 20 * MS);
 		tsv_w_i64(&w, REAL0 + i * 20 * MS);
@@ -524,9 +522,35 @@ TEST(user_share)
 		tsv_w_u64(&w, 0);
 		tsv_w_u64(&w, 0);
 		tsv_w_u64(&w, 0);
-		CHECK(tsv_w_end(&w, &e) == 0);
+		if (tsv_w_end(&w, &e) < 0)
+			break;
 	}
-	CHECK(tsv_w_close(&w, &e) == 0);
+	return tsv_w_close(&w, &e);
+}
+
+static bool
+first_half_user(int i)
+{
+	return i <= 10;
+}
+
+static bool
+odd_user(int i)
+{
+	return i % 2 == 1;
+}
+
+/* A rank on the CPU all the time: in user mode for 10 intervals, then in system calls
+ * (an MPI library polling) for 10. Weighted by the user share over +-2 intervals, the
+ * second half reads as idle; counting system time, all of it is busy. */
+TEST(user_share)
+{
+	const char *path = tmp("rank-5.tsv");
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_opts all = { .busy_threshold = 0.5, .count_system = true }, user = { .busy_threshold = 0.5, .count_system = false };
+
+	CHECK(on_cpu_samples(path, first_half_user) == 0);
 
 	CHECK(phases_from_samples_opt(path, &all, &rc, &e) == 0);
 	CHECK(rc.n_busy == 1 && rc.n_idle == 0 && rc.system_idle == 0);
@@ -545,6 +569,55 @@ TEST(user_share)
 	/* the default entry point counts system time too */
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
 	CHECK(rc.n_busy == 1 && rc.n_idle == 0);
+	rank_cpu_release(&rc);
+}
+
+/* A rank starved by another process: it runs 4 ms of each 20 ms interval and waits 14 ms
+ * on the run queue. By run time it reads idle; by what it wanted (count_wait) busy, and
+ * the phase keeps its wait. */
+TEST(count_wait)
+{
+	double run[10], wait[10];
+	size_t n;
+	struct srow *rows;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_opts got = { .busy_threshold = 0.5, .count_system = true }, wanted = { .busy_threshold = 0.5, .count_system = true, .count_wait = true };
+	const char *path = tmp("rank-6.tsv");
+
+	for (int i = 0; i < 10; i++) {
+		run[i] = 4;
+		wait[i] = 14;
+	}
+	rows = one_thread(run, wait, 10, &n);
+	CHECK(write_rows(path, false, rows, n) == 0);
+	free(rows);
+	CHECK(phases_from_samples_opt(path, &got, &rc, &e) == 0);
+	CHECK(rc.n_busy == 0 && rc.n_idle == 1);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples_opt(path, &wanted, &rc, &e) == 0);
+	CHECK(rc.n_busy == 1 && rc.n_idle == 0);
+	CHECK(rc.nphases == 1 && rc.phases[0].busy && rc.phases[0].wait_ns == 140 * MS);
+	rank_cpu_release(&rc);
+}
+
+/* Computing and polling in turns, one 20 ms interval each, on the CPU all the time: over
+ * +-2 intervals every interval keeps about half its run time and reads idle at 0.7; from
+ * its own ticks (user_alone) every computing interval reads busy. */
+TEST(user_alone)
+{
+	const char *path = tmp("rank-7.tsv");
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_opts win = { .busy_threshold = 0.7, .count_system = false }, alone = { .busy_threshold = 0.7, .count_system = false, .user_alone = true };
+
+	CHECK(on_cpu_samples(path, odd_user) == 0);
+	CHECK(phases_from_samples_opt(path, &win, &rc, &e) == 0);
+	CHECK(rc.n_busy == 0);
+	rank_cpu_release(&rc);
+	CHECK(phases_from_samples_opt(path, &alone, &rc, &e) == 0);
+	CHECK(rc.n_busy == 10 && rc.busy_ns == 200 * MS);
+	CHECK(rc.nphases == 20 && rc.phases[0].busy && !rc.phases[1].busy);
 	rank_cpu_release(&rc);
 }
 
@@ -572,7 +645,7 @@ TEST(polling_inside_a_wait_is_idle)
 	struct rank_cpu rc;
 	struct err e = { { 0 }, 0 };
 	struct phases_wait waits[4];
-	struct phases_opts o = { 0.5, true, waits, 4 }, none = { 0.5, true, NULL, 0 };
+	struct phases_opts o = { .busy_threshold = 0.5, .count_system = true, .waits = waits, .nwaits = 4 }, none = { .busy_threshold = 0.5, .count_system = true };
 	uint64_t ut = 0, st = 0;
 
 	for (int r = 0; r < 4; r++)	/* the send 2 ms into the 4th interval, the arrival at the 6th's end */
@@ -628,6 +701,8 @@ main(void)
 	RUN(user_share);
 	RUN(waits_from_the_trace);
 	RUN(polling_inside_a_wait_is_idle);
+	RUN(count_wait);
+	RUN(user_alone);
 	{
 		char cmd[600];
 

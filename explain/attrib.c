@@ -1,0 +1,627 @@
+/* attrib: a slow run's time split among its causes (see attrib.h). */
+#include "explain/attrib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain/xreplay.h"
+#include "lib/xalloc.h"
+
+/* One run as the attribution sees it: its replay and each rank's busy time split. */
+struct side {
+	struct prof view;	/* the run with the demand phases as its busy phases */
+	const struct prof *p;	/* &view */
+	const struct evid *v;
+	struct xrep x;
+	double T;		/* measured run time */
+	double *busy;		/* [nranks] busy time */
+	double *wait;		/* [nranks] run-queue wait inside it */
+	double *own;		/* [nranks] own work: busy - wait */
+	double own_mean;	/* over the ranks with busy time */
+	double work_mean;	/* own work between the first and the last message, mean */
+	double startup, finish;	/* before the first message, after the last */
+	double *f;		/* [nranks] scratch factors */
+};
+
+/* Busy time of rank r inside [t0, t1]. */
+static double
+busy_within(const struct prof *p, int r, int64_t t0, int64_t t1)
+{
+	double ns = 0;
+
+	for (long k = 0; k < p->nbusy; k++) {
+		const struct prof_busy *b = &p->busy[k];
+		int64_t a = b->t_start_ns > t0 ? b->t_start_ns : t0, z = b->t_end_ns < t1 ? b->t_end_ns : t1;
+
+		if (b->rank == r && z > a)
+			ns += (double)(z - a);
+	}
+	return ns;
+}
+
+static void
+side_init(struct side *s, const struct prof *p, const struct evid *v)
+{
+	int64_t tm0 = INT64_MAX, tm1 = INT64_MIN;
+	int nbusy = 0;
+
+	*s = (struct side){ .view = *p, .v = v, .T = (double)prof_dedicated_ns(p) };
+	if (v->have_demand) {
+		s->view.busy = v->demand;
+		s->view.nbusy = v->ndemand;
+		s->view.have_phases = true;
+	}
+	p = s->p = &s->view;
+	xrep_init(&s->x, p);
+	s->busy = xcalloc((size_t)p->nranks + 1, sizeof *s->busy);
+	s->wait = xcalloc((size_t)p->nranks + 1, sizeof *s->wait);
+	s->own = xcalloc((size_t)p->nranks + 1, sizeof *s->own);
+	s->f = xcalloc((size_t)p->nranks + 1, sizeof *s->f);
+	for (int i = 0; i < p->nranks; i++) {
+		const struct prof_rank *rk = &p->ranks[i];
+		double b = s->x.busy_ns[i], w;
+
+		/* without per-phase wait, the rank's wait in proportion to its busy share */
+		if (v->have_phase_wait)
+			w = v->rank[i].busy_wait_ns;
+		else
+			w = rk->wait_ns > 0 && rk->exec_ns > 0 ? (double)rk->wait_ns * b / (double)rk->exec_ns : 0;
+		s->busy[i] = b;
+		s->wait[i] = fmin(fmax(w, 0), b);
+		s->own[i] = b - s->wait[i];
+		if (b > 0) {
+			s->own_mean += s->own[i];
+			nbusy++;
+		}
+	}
+	if (nbusy > 0)
+		s->own_mean /= nbusy;
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+
+		if (m->src < 0 || m->dst < 0 || prof_rank(p, m->src) == NULL || prof_rank(p, m->dst) == NULL)
+			continue;
+		if (m->t_ns < tm0)
+			tm0 = m->t_ns;
+		if (m->t_last_ns > tm1)
+			tm1 = m->t_last_ns;
+	}
+	if (tm0 != INT64_MAX && p->t_phase1_ns > p->t_phase0_ns) {
+		s->startup = fmin(fmax((double)(tm0 - p->t_phase0_ns), 0), s->T);
+		s->finish = fmin(fmax((double)(p->t_phase1_ns - tm1), 0), s->T);
+	} else {
+		tm0 = INT64_MIN;
+		tm1 = INT64_MAX;
+	}
+	/* start-up and finish are their own causes: the work counted is what lies between */
+	for (int i = 0; i < p->nranks && nbusy > 0; i++)
+		if (s->busy[i] > 0)
+			s->work_mean += busy_within(p, p->ranks[i].rank, tm0, tm1) * s->own[i] / s->busy[i] / nbusy;
+}
+
+static void
+side_free(struct side *s)
+{
+	xrep_free(&s->x);
+	free(s->busy);
+	free(s->wait);
+	free(s->own);
+	free(s->f);
+}
+
+/* The index of world rank r in s->p->ranks, or -1. */
+static int
+side_index(const struct side *s, int r)
+{
+	const struct prof_rank *rk = prof_rank(s->p, r);
+
+	return rk != NULL ? (int)(rk - s->p->ranks) : -1;
+}
+
+/* The run-queue wait of rank i that the cpu cause takes out: all of it, or with a
+ * baseline what exceeds the same rank's there. */
+static double
+wait_excess(const struct side *s, const struct side *b, int i)
+{
+	int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
+
+	return j >= 0 ? fmax(s->wait[i] - b->wait[j], 0) : s->wait[i];
+}
+
+/* The factor that gives rank i busy time want (1 when it had none). */
+static double
+factor(const struct side *s, int i, double want)
+{
+	return s->busy[i] > 0 ? fmax(want, 0) / s->busy[i] : 1;
+}
+
+/* The cost of the imbalance of a side: every rank's own work set to the mean. */
+static double
+imbalance_cost(struct side *s)
+{
+	struct xrep_change c = { .busy_f = s->f };
+
+	for (int i = 0; i < s->p->nranks; i++)
+		s->f[i] = factor(s, i, s->own_mean + s->wait[i]);
+	return s->T - xrep_run(&s->x, &c, NULL);
+}
+
+/* The best throughput of the pair, here or in the baseline; 0 none. */
+static double
+best_Bps(const struct side *s, const struct side *b, int src, int dst)
+{
+	const struct evid_pair *q = evid_pair(s->v, src, dst);
+	const struct evid_pair *qb = b != NULL ? evid_pair(b->v, src, dst) : NULL;
+
+	return fmax(q != NULL ? q->best_Bps : 0, qb != NULL ? qb->best_Bps : 0);
+}
+
+/* Each message's time on the wire minus its time at the pair's best (<= 0). */
+static double *
+link_dt(const struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	double *dt = xcalloc((size_t)p->nmsgs + 1, sizeof *dt);
+
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
+		const struct prof_rank *d = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
+		double ns = (double)(m->t_last_ns - m->t_ns), best;
+
+		if (a == NULL || d == NULL || strcmp(a->host, d->host) == 0 || m->bytes < EVID_MIN_BYTES || ns <= 0)
+			continue;
+		best = best_Bps(s, b, m->src, m->dst);
+		if (best > 0)
+			dt[k] = fmin((double)m->bytes / best * 1e9 - ns, 0);
+	}
+	return dt;
+}
+
+static struct attr_cause *
+add(struct attr_result *r, size_t *cap, enum attr_kind kind, double cost_ns)
+{
+	struct attr_cause *c;
+
+	r->c = xgrow(r->c, cap, (size_t)r->n + 1, sizeof *r->c);
+	c = &r->c[r->n++];
+	*c = (struct attr_cause){ .kind = kind, .rank = -1, .cost_ns = cost_ns, .share_ns = NAN };
+	return c;
+}
+
+/* Append ", rank R" (or " (rank R" first) to buf for each rank on host. */
+static void
+ranks_on(const struct prof *p, const char *host, char *buf, size_t cap)
+{
+	int n = 0;
+	size_t len = strlen(buf);
+
+	for (int i = 0; i < p->nranks && len < cap; i++) {
+		if (strcmp(p->ranks[i].host, host) != 0)
+			continue;
+		snprintf(buf + len, cap - len, "%s%d", n++ == 0 ? " (rank " : ", ", p->ranks[i].rank);
+		len = strlen(buf);
+	}
+	if (n > 0 && len < cap)
+		snprintf(buf + len, cap - len, ")");
+}
+
+static void
+cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	struct xrep_change c = { .busy_f = s->f };
+
+	for (int h = 0; h < p->nranks; h++) {
+		const char *host = p->ranks[h].host;
+		const struct evid_host *eh = evid_host(s->v, host);
+		double wait = 0, busy = 0, most = -1;
+		int worst = -1;
+		struct attr_cause *x;
+		size_t len;
+
+		if (!prof_host_first(p, h))
+			continue;
+		for (int i = 0; i < p->nranks; i++) {
+			bool here = strcmp(p->ranks[i].host, host) == 0;
+			double w = here ? wait_excess(s, b, i) : 0;
+
+			s->f[i] = factor(s, i, s->busy[i] - w);
+			wait += w;
+			busy += here ? s->busy[i] : 0;
+			if (here && w > most) {
+				most = w;
+				worst = p->ranks[i].rank;
+			}
+		}
+		if (wait <= 0)
+			continue;
+		x = add(r, cap, ATTR_CPU, s->T - xrep_run(&s->x, &c, NULL));
+		x->rank = worst;
+		snprintf(x->host, sizeof x->host, "%s", host);
+		snprintf(x->where, sizeof x->where, "%s", host);
+		ranks_on(p, host, x->where, sizeof x->where);
+		snprintf(x->evidence, sizeof x->evidence, "run-queue wait %.3f s of %.3f s busy (%.0f %%)%s",
+			 wait / 1e9, busy / 1e9, 100 * wait / busy, b != NULL ? " above the baseline" : "");
+		len = strlen(x->evidence);
+		if (eh != NULL && isfinite(eh->capacity) && eh->capacity < 0.995) {
+			snprintf(x->evidence + len, sizeof x->evidence - len,
+				 "; the ranks may use %.2f CPU (a quota or affinity limit: part of the wait is it)",
+				 eh->capacity);
+			len = strlen(x->evidence);
+		}
+		if (eh != NULL && eh->have_load)
+			snprintf(x->evidence + len, sizeof x->evidence - len,
+				 "; node used %.2f CPUs, the ranks %.2f; load1 up to %.2f", eh->node_cpus, eh->own_cpus,
+				 eh->load1_max);
+	}
+}
+
+/* Index of host name in hosts[0..*n), added when new. */
+static int
+host_id(const char **hosts, int *n, const char *h)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp(hosts[i], h) == 0)
+			return i;
+	hosts[*n] = h;
+	return (*n)++;
+}
+
+struct hpair {
+	int id;			/* index before sorting (what pair_of holds) */
+	int a, b;		/* host ids, a < b */
+	double save_ns;		/* the messages' time over the best, summed */
+	double bytes, xfer_ns, best_Bps;
+	long n;
+};
+
+static int
+by_save(const void *x, const void *y)
+{
+	const struct hpair *a = x, *b = y;
+
+	return (a->save_ns < b->save_ns) - (a->save_ns > b->save_ns);
+}
+
+static void
+link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side *b, const double *dt)
+{
+	const struct prof *p = s->p;
+	const char **hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
+	struct hpair *hp = NULL;
+	size_t hcap = 0;
+	int nh = 0, np = 0;
+	long *pair_of = xcalloc((size_t)p->nmsgs + 1, sizeof *pair_of);
+	double *one = xcalloc((size_t)p->nmsgs + 1, sizeof *one);
+	struct xrep_change c = { .msg_dt_ns = one };
+
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int ha, hb, t, j;
+
+		pair_of[k] = -1;
+		if (dt[k] >= 0)
+			continue;
+		ha = host_id(hosts, &nh, prof_rank(p, m->src)->host);
+		hb = host_id(hosts, &nh, prof_rank(p, m->dst)->host);
+		if (ha > hb) {
+			t = ha;
+			ha = hb;
+			hb = t;
+		}
+		for (j = 0; j < np && (hp[j].a != ha || hp[j].b != hb); j++)
+			;
+		if (j == np) {
+			hp = xgrow(hp, &hcap, (size_t)np + 1, sizeof *hp);
+			hp[np] = (struct hpair){ .id = np, .a = ha, .b = hb };
+			np++;
+		}
+		pair_of[k] = j;
+		hp[j].save_ns -= dt[k];
+		hp[j].n++;
+		hp[j].bytes += (double)m->bytes;
+		hp[j].xfer_ns += (double)(m->t_last_ns - m->t_ns);
+		hp[j].best_Bps = fmax(hp[j].best_Bps, best_Bps(s, b, m->src, m->dst));
+	}
+	if (np > 1)
+		qsort(hp, (size_t)np, sizeof *hp, by_save);
+	for (int j = 0; j < np && j < ATTR_MAX_LINKS; j++) {
+		const struct hpair *q = &hp[j];
+		struct attr_cause *x;
+
+		for (long k = 0; k < p->nmsgs; k++)
+			one[k] = pair_of[k] == q->id ? dt[k] : 0;
+		x = add(r, cap, ATTR_LINK, s->T - xrep_run(&s->x, &c, NULL));
+		snprintf(x->host, sizeof x->host, "%s", hosts[q->a]);
+		snprintf(x->host2, sizeof x->host2, "%s", hosts[q->b]);
+		snprintf(x->where, sizeof x->where, "%s-%s", hosts[q->a], hosts[q->b]);
+		snprintf(x->evidence, sizeof x->evidence,
+			 "%ld messages >= %d KiB at %.3g MB/s, best %.3g MB/s%s; %.3f s on the wire over the best; "
+			 "retransmissions %lld of %lld segments (whole run)",
+			 q->n, EVID_MIN_BYTES / 1024, q->bytes / q->xfer_ns * 1e3, q->best_Bps / 1e6,
+			 b != NULL ? " (this run or the baseline)" : "", q->save_ns / 1e9,
+			 (long long)s->v->retrans, (long long)s->v->segments);
+	}
+	free(hosts);
+	free(hp);
+	free(pair_of);
+	free(one);
+}
+
+static void
+imbalance_cause(struct attr_result *r, size_t *cap, struct side *s, struct side *b)
+{
+	const struct prof *p = s->p;
+	double cost = imbalance_cost(s), base = b != NULL ? imbalance_cost(b) : 0;
+	int late = -1;
+	struct attr_cause *x;
+	size_t len;
+
+	if (p->nranks < 2)
+		return;
+	for (int i = 0; i < p->nranks; i++)
+		if (late < 0 || s->own[i] > s->own[late])
+			late = i;
+	x = add(r, cap, ATTR_IMBALANCE, cost - base);
+	x->rank = p->ranks[late].rank;
+	snprintf(x->where, sizeof x->where, "rank %d (%s)", p->ranks[late].rank, p->ranks[late].host);
+	snprintf(x->evidence, sizeof x->evidence, "own work (busy less run-queue wait) %.3f s against a mean of %.3f s",
+		 s->own[late] / 1e9, s->own_mean / 1e9);
+	len = strlen(x->evidence);
+	if (b != NULL) {
+		int j = side_index(b, p->ranks[late].rank);
+
+		snprintf(x->evidence + len, sizeof x->evidence - len,
+			 "; baseline %.3f s (mean %.3f s), its imbalance cost %.3f s", j >= 0 ? b->own[j] / 1e9 : NAN,
+			 b->own_mean / 1e9, base / 1e9);
+	}
+}
+
+/* The joint cost of the cpu causes shared among them (the Shapley value: each node's
+ * gain averaged over every order of taking the nodes' loads out), appended to each one's
+ * evidence. In a program that moves in lockstep one node's load alone may cost nothing
+ * while all of them together cost much; the share says which node held the most. */
+static void
+cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	int idx[ATTR_MAX_SHAPLEY], n = 0;
+	double *v, fact[ATTR_MAX_SHAPLEY + 1];
+	struct xrep_change c = { .busy_f = s->f };
+
+	for (int i = 0; i < r->n; i++) {
+		if (r->c[i].kind != ATTR_CPU)
+			continue;
+		if (n == ATTR_MAX_SHAPLEY)
+			return;
+		idx[n++] = i;
+	}
+	if (n < 2)
+		return;
+	fact[0] = 1;
+	for (int k = 1; k <= n; k++)
+		fact[k] = fact[k - 1] * k;
+	v = xcalloc((size_t)1 << n, sizeof *v);
+	for (unsigned m = 1; m < 1u << n; m++) {
+		for (int i = 0; i < p->nranks; i++) {
+			bool out = false;
+
+			for (int j = 0; j < n && !out; j++)
+				out = (m >> j & 1) && strcmp(p->ranks[i].host, r->c[idx[j]].host) == 0;
+			s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
+		}
+		v[m] = s->T - xrep_run(&s->x, &c, NULL);
+	}
+	for (int j = 0; j < n; j++) {
+		struct attr_cause *x = &r->c[idx[j]];
+		double phi = 0;
+		size_t len = strlen(x->evidence);
+
+		for (unsigned m = 0; m < 1u << n; m++) {
+			int k = __builtin_popcount(m);
+
+			if (m >> j & 1)
+				continue;
+			phi += fact[k] * fact[n - k - 1] / fact[n] * (v[m | 1u << j] - v[m]);
+		}
+		x->share_ns = phi;
+		snprintf(x->evidence + len, sizeof x->evidence - len, "; its share of all nodes' cpu cost %.3f s",
+			 phi / 1e9);
+	}
+	free(v);
+}
+
+/* Start-up or finish: ns here, base_ns in the baseline (NAN without one); the cost is
+ * the difference. */
+static void
+fixed_cause(struct attr_result *r, size_t *cap, enum attr_kind kind, double ns, double base_ns, const char *span)
+{
+	struct attr_cause *x;
+
+	if (ns <= 0)
+		return;
+	x = add(r, cap, kind, ns - (isfinite(base_ns) ? base_ns : 0));
+	snprintf(x->where, sizeof x->where, "all ranks");
+	if (isfinite(base_ns))
+		snprintf(x->evidence, sizeof x->evidence, "%.3f s %s; baseline %.3f s", ns / 1e9, span, base_ns / 1e9);
+	else
+		snprintf(x->evidence, sizeof x->evidence, "%.3f s %s", ns / 1e9, span);
+}
+
+/* Each rank's time split, for the report's bars: start-up up to its first message, then
+ * its own work and run-queue wait, its messages' time over the best, and the rest. */
+static void
+rank_split(struct attr_result *r, const struct side *s, const double *dt)
+{
+	const struct prof *p = s->p;
+
+	r->nranks = p->nranks;
+	r->ranks = xcalloc((size_t)p->nranks + 1, sizeof *r->ranks);
+	for (int i = 0; i < p->nranks; i++) {
+		struct attr_rank *a = &r->ranks[i];
+		int64_t first = INT64_MAX;
+		double after;
+
+		a->rank = p->ranks[i].rank;
+		a->exec_ns = (double)p->ranks[i].exec_ns;
+		for (long k = 0; k < p->nmsgs; k++) {
+			const struct prof_msg *m = &p->msgs[k];
+
+			if (m->dst == a->rank)
+				a->net_ns -= dt[k];
+			if ((m->src == a->rank || m->dst == a->rank) && m->t_ns < first)
+				first = m->t_ns;
+		}
+		if (first != INT64_MAX && first > p->t_phase0_ns)
+			a->startup_ns = fmin((double)(first - p->t_phase0_ns), a->exec_ns);
+		after = first != INT64_MAX ? busy_within(p, a->rank, first, INT64_MAX) : s->busy[i];
+		a->work_ns = s->busy[i] > 0 ? after * s->own[i] / s->busy[i] : 0;
+		a->cpu_wait_ns = s->busy[i] > 0 ? after * s->wait[i] / s->busy[i] : 0;
+		a->others_ns = a->exec_ns - a->work_ns - a->cpu_wait_ns - a->net_ns - a->startup_ns;
+		if (a->others_ns < 0) {
+			/* a transfer while busy counts once: take it from the network */
+			a->net_ns = fmax(a->net_ns + a->others_ns, 0);
+			a->others_ns = fmax(a->exec_ns - a->work_ns - a->cpu_wait_ns - a->net_ns - a->startup_ns, 0);
+		}
+	}
+}
+
+/* The cpu causes of every node together, and the links', when there are several: in a
+ * program that moves in lockstep one node's cause alone may cost nothing. */
+static void
+group_costs(struct attr_result *r, const struct side *s, const struct side *b, const double *dt)
+{
+	const struct prof *p = s->p;
+	double *f = xcalloc((size_t)p->nranks + 1, sizeof *f);
+	struct xrep_change c = { .busy_f = f };
+	int ncpu = 0, nlink = 0;
+
+	for (int i = 0; i < r->n; i++) {
+		ncpu += r->c[i].kind == ATTR_CPU;
+		nlink += r->c[i].kind == ATTR_LINK;
+	}
+	r->cpu_all_ns = r->link_all_ns = NAN;
+	for (int i = 0; i < p->nranks; i++)
+		f[i] = factor(s, i, s->busy[i] - wait_excess(s, b, i));
+	if (ncpu > 1)
+		r->cpu_all_ns = s->T - xrep_run(&s->x, &c, NULL);
+	c = (struct xrep_change){ .msg_dt_ns = dt };
+	if (nlink > 1)
+		r->link_all_ns = s->T - xrep_run(&s->x, &c, NULL);
+	free(f);
+}
+
+static int
+by_cost(const void *x, const void *y)
+{
+	const struct attr_cause *a = x, *b = y;
+
+	return (a->cost_ns < b->cost_ns) - (a->cost_ns > b->cost_ns);
+}
+
+int
+attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, const struct evid *bv,
+	     struct attr_result *r, struct err *e)
+{
+	struct side s, b;
+	struct side *bs = NULL;
+	struct xrep_change all;
+	double *dt, startup, finish;
+	size_t cap = 0;
+	int allbusy = 0;
+
+	*r = (struct attr_result){ .baseline_ns = NAN };
+	if (prof_dedicated_ns(p) <= 0)
+		return err_set(e, E_FORMAT, "'%s' has no rank with an exec time", p->run);
+	side_init(&s, p, v);
+	if (bp != NULL && bv != NULL) {
+		side_init(&b, bp, bv);
+		bs = &b;
+		r->baseline_ns = b.T;
+	}
+	r->measured_ns = s.T;
+	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
+	dt = link_dt(&s, bs);
+
+	cpu_causes(r, &cap, &s, bs);
+	cpu_shares(r, &s, bs);
+	link_causes(r, &cap, &s, bs, dt);
+	imbalance_cause(r, &cap, &s, bs);
+	startup = s.startup - (bs != NULL ? bs->startup : 0);
+	finish = s.finish - (bs != NULL ? bs->finish : 0);
+	fixed_cause(r, &cap, ATTR_STARTUP, s.startup, bs != NULL ? bs->startup : NAN,
+		    "from the first CPU sample to the first message");
+	fixed_cause(r, &cap, ATTR_FINISH, s.finish, bs != NULL ? bs->finish : NAN,
+		    "from the last message to the last CPU sample");
+
+	/* everything out at once: no run-queue wait (above the baseline's), own work balanced
+	 * (with a baseline: as unbalanced as there), links at their best, the fixed costs off */
+	for (int i = 0; i < p->nranks; i++) {
+		double own = p->nranks > 1 ? s.own_mean : s.own[i];
+
+		s.f[i] = factor(&s, i, own + s.wait[i] - wait_excess(&s, bs, i));
+		if (s.busy[i] > 0 && s.busy[i] >= 0.9 * (double)p->ranks[i].exec_ns)
+			allbusy++;
+	}
+	all = (struct xrep_change){ .busy_f = s.f, .msg_dt_ns = dt };
+	group_costs(r, &s, bs, dt);
+	r->ideal_ns = xrep_run(&s.x, &all, NULL) - fmax(startup, 0) - fmax(finish, 0);
+	if (bs != NULL && p->nranks > 1)
+		r->ideal_ns += imbalance_cost(bs);	/* the baseline's own imbalance stays */
+	for (int i = 0; i < r->n; i++)
+		r->causes_ns += r->c[i].cost_ns;
+	r->interaction_ns = r->measured_ns - r->ideal_ns - r->causes_ns;
+	r->work_ns = s.work_mean;
+	r->residual_ns = bs != NULL ? r->ideal_ns - r->baseline_ns : r->ideal_ns - r->work_ns;
+	if (r->n > 1)
+		qsort(r->c, (size_t)r->n, sizeof *r->c, by_cost);
+	rank_split(r, &s, dt);
+
+	if (!r->replayed)
+		snprintf(r->note, sizeof r->note, "no messages or no busy phases: costs are the ranks' own times, not "
+			 "replayed");
+	else if (allbusy == p->nranks && !v->have_demand)
+		snprintf(r->note, sizeof r->note, "every rank was busy over 90 %% of its time: a polling MPI library's "
+			 "waits look like work and hide who waited for whom; without the samples explain cannot "
+			 "tell them apart: parse with --busy-user-only (-U)");
+	if (!v->have_phase_wait)
+		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+			 "%sphases.tsv has no wait_ns: a rank's run-queue wait is spread over its busy time",
+			 r->note[0] != '\0' ? "; " : "");
+	free(dt);
+	side_free(&s);
+	if (bs != NULL)
+		side_free(bs);
+	return 0;
+}
+
+void
+attr_result_free(struct attr_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->c);
+	free(r->ranks);
+	*r = (struct attr_result){ 0 };
+}
+
+const char *
+attr_kind_name(enum attr_kind k)
+{
+	switch (k) {
+	case ATTR_CPU:
+		return "cpu";
+	case ATTR_LINK:
+		return "link";
+	case ATTR_IMBALANCE:
+		return "imbalance";
+	case ATTR_STARTUP:
+		return "startup";
+	case ATTR_FINISH:
+		return "finish";
+	}
+	return "?";
+}

@@ -1,0 +1,94 @@
+/* attrib: a slow run's time split among its causes, each cost a counterfactual replay.
+ *
+ * Causes (docs/explain.md):
+ *  - cpu: CPU taken by other processes on a node. Each rank on it loses the run-queue wait
+ *    of its busy phases (schedstat, measured directly); the counterfactual shortens its busy
+ *    phases by that wait (with a baseline: by the wait above the baseline's).
+ *  - link: a slow or shared link between two hosts. Each large message's time on the wire
+ *    against the best throughput its rank pair reached (in this run or the baseline); the
+ *    counterfactual sends every one at that best.
+ *  - imbalance: ranks waiting for a rank that was late for its own reasons. Own work is
+ *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
+ *    baseline the cost is what exceeds the baseline's own imbalance cost).
+ *  - startup, finish: time before the first message and after the last (with a baseline:
+ *    what exceeds its).
+ *
+ * A cause's cost is the measured time minus the replay of the trace with that cause alone
+ * taken out (explain/xreplay.h). With every cause taken out the replay gives the ideal
+ * time T0, so that measured = T0 + sum of costs + interaction exactly; the interaction is
+ * what the causes cost together beyond their sum (negative when they overlap). T0 is then
+ * split into the ranks' own work and the residual: what no named cause explains (without
+ * a baseline: communication at the best throughput seen, latency, anything unseen; with
+ * one: T0 minus the baseline's time). */
+#ifndef EXPLAIN_ATTRIB_H
+#define EXPLAIN_ATTRIB_H
+
+#include <stdbool.h>
+
+#include "explain/evidence.h"
+#include "lib/err.h"
+#include "predict/profile.h"
+
+#define ATTR_MAX_LINKS 64	/* host pairs replayed one by one (the largest savings first) */
+#define ATTR_MAX_SHAPLEY 10	/* cpu causes shared out by replaying every subset (2^n) */
+
+enum attr_kind {
+	ATTR_CPU,
+	ATTR_LINK,
+	ATTR_IMBALANCE,
+	ATTR_STARTUP,
+	ATTR_FINISH,
+};
+
+struct attr_cause {
+	enum attr_kind kind;
+	char where[200];	/* "c3ws2 (rank 1)", "c3ws1-c3ws2 (ranks 0, 1)", "rank 3" */
+	char host[PROF_HOST_MAX];	/* cpu: the host; link: one end; else "" */
+	char host2[PROF_HOST_MAX];	/* link: the other end; else "" */
+	int rank;		/* imbalance: the late rank; cpu: the rank that waited most; -1 */
+	double cost_ns;		/* measured time minus the run with this cause taken out */
+	double share_ns;	/* cpu: its share of every node's cpu cost taken out together
+				 * (Shapley value over the nodes, up to ATTR_MAX_SHAPLEY); NAN */
+	char evidence[320];	/* what was measured, for people */
+};
+
+/* One rank's time split (for the report): start-up (up to its first message), then own
+ * work, CPU taken by others (busy-phase run-queue wait), waiting on the network (its
+ * messages' time over the pair's best) and waiting on other ranks (the rest). */
+struct attr_rank {
+	int rank;
+	double exec_ns, startup_ns, work_ns, cpu_wait_ns;
+	double net_ns;		/* waiting on the network: its messages' time over the best */
+	double others_ns;	/* waiting on other ranks: exec - work - cpu_wait - net - startup */
+};
+
+struct attr_result {
+	double measured_ns;	/* the run's time: the longest rank's exec_ns */
+	double baseline_ns;	/* the baseline's, NAN without one */
+	double ideal_ns;	/* T0: every cause taken out */
+	double work_ns;		/* own work per rank between the first and the last message
+				 * (the mean): what the ideal run cannot do without */
+	double causes_ns;	/* sum of the causes' costs */
+	double interaction_ns;	/* measured - ideal - causes */
+	double residual_ns;	/* see above */
+	double cpu_all_ns;	/* every node's cpu cause taken out together, NAN when < 2 */
+	double link_all_ns;	/* every link's, NAN when < 2 */
+	bool replayed;		/* the run had messages and busy phases */
+	int n;
+	struct attr_cause *c;	/* owned, biggest cost first */
+	int nranks;
+	struct attr_rank *ranks;	/* owned, as p->ranks */
+	char note[400];		/* caveats worth printing, "" none */
+};
+
+/* Explain run p (evidence v); bp, bv the baseline run or NULL. Returns 0, or -E_FORMAT
+ * with e set when the run has no rank with an exec time. Free r with attr_result_free
+ * (also after a failure). */
+int attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, const struct evid *bv,
+		 struct attr_result *r, struct err *e) WUR;
+void attr_result_free(struct attr_result *r);
+
+/* "cpu", "link", "imbalance", "startup", "finish". */
+const char *attr_kind_name(enum attr_kind k);
+
+#endif

@@ -1,0 +1,318 @@
+/* evidence: run-queue wait per busy phase, node load, retransmissions and pair
+ * throughput for `contend explain` (see evidence.h). */
+#include "explain/evidence.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/tsv.h"
+#include "lib/xalloc.h"
+#include "parse/phases.h"
+
+/* RUN/<name> or RUN/<name>.gz, whichever exists; NULL when neither. Caller frees. */
+static char *
+run_file(const char *run, const char *name)
+{
+	char *path = xasprintf("%s/%s", run, name);
+
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	path = xasprintf("%s/%s.gz", run, name);
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
+/* The next good row of t: 1, or 0 at the end or on a read error; damaged rows counted. */
+static int
+next_row(struct tsv_r *t, long *damaged)
+{
+	struct err e;
+	int rc;
+
+	while ((rc = tsv_r_next(t, &e)) < 0) {
+		if (rc != -E_FORMAT && rc != -E_LIMIT)
+			return 0;
+		(*damaged)++;
+	}
+	return rc;
+}
+
+/* Run-queue wait inside each rank's busy phases. phases.tsv wait_ns is the interval's
+ * schedstat wait summed over the rank's threads. */
+static void
+load_phase_wait(struct evid *v, const struct prof *p)
+{
+	static const char *const cols[] = { "rank", "kind", "wait_ns", NULL };
+	char *path = run_file(p->run, "profile/phases.tsv");
+	int crank, ckind, cwait;
+	struct tsv_r t;
+	struct err e;
+
+	if (path == NULL || tsv_r_open(&t, path, "phases", 1, cols, &e) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	v->have_phase_wait = true;
+	crank = tsv_r_col(&t, "rank");
+	ckind = tsv_r_col(&t, "kind");
+	cwait = tsv_r_col(&t, "wait_ns");
+	while (next_row(&t, &v->damaged)) {
+		int64_t r, w;
+		const struct prof_rank *rk;
+
+		if (strcmp(tsv_r_str(&t, ckind), "busy") != 0)
+			continue;
+		if (tsv_r_i64(&t, crank, &r, &e) < 0 || tsv_r_i64(&t, cwait, &w, &e) < 0 || w < 0 ||
+		    r < 0 || r > INT32_MAX) {
+			v->damaged++;
+			continue;
+		}
+		if ((rk = prof_rank(p, (int)r)) != NULL)
+			v->rank[rk - p->ranks].busy_wait_ns += (double)w;
+	}
+	tsv_r_close(&t);
+}
+
+/* A key of a key/value file (format fmt) as a number; dflt when absent or bad. */
+static double
+kv_num(const char *path, const char *fmt, const char *key, double dflt, bool *found)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	struct tsv_r t;
+	struct err e;
+	long damaged = 0;
+	double out = dflt;
+
+	if (found != NULL)
+		*found = false;
+	if (tsv_r_open(&t, path, fmt, 1, cols, &e) < 0)
+		return dflt;
+	if (found != NULL)
+		*found = true;
+	while (next_row(&t, &damaged)) {
+		double x;
+
+		if (strcmp(tsv_r_str(&t, tsv_r_col(&t, "key")), key) == 0 &&
+		    tsv_r_f64(&t, tsv_r_col(&t, "value"), &x, &e) == 0 && isfinite(x))
+			out = x;
+	}
+	tsv_r_close(&t);
+	return out;
+}
+
+static void
+load_stats(struct evid *v, const struct prof *p)
+{
+	char *path = xasprintf("%s/profile/stats.tsv", p->run);
+
+	v->retrans = (int64_t)kv_num(path, "stats", "retransmissions", 0, &v->have_stats);
+	v->segments = (int64_t)kv_num(path, "stats", "segments", 0, NULL);
+	free(path);
+}
+
+/* The node's CPU use over the run window [t0, t1] from its nodeload samples: the first and
+ * last sample inside it. */
+static void
+load_node(struct evid_host *h, const char *run, int64_t t0, int64_t t1, int64_t clk_tck, long *damaged)
+{
+	static const char *const cols[] = { "t_real_ns", "load1", "cpu_user", "cpu_nice", "cpu_system",
+					    "cpu_irq", "cpu_softirq", "cpu_steal", NULL };
+	static const char *const busy[] = { "cpu_user", "cpu_nice", "cpu_system", "cpu_irq", "cpu_softirq",
+					    "cpu_steal" };
+	char *name = xasprintf("samples/node-%s.tsv", h->host), *path = run_file(run, name);
+	int64_t ta = -1, tb = -1, ba = 0, bb = 0;
+	struct tsv_r t;
+	struct err e;
+
+	free(name);
+	if (path == NULL || tsv_r_open(&t, path, "nodeload", 1, cols, &e) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	while (next_row(&t, damaged)) {
+		int64_t ts, ticks = 0, x;
+		double l1;
+		bool bad = tsv_r_i64(&t, tsv_r_col(&t, "t_real_ns"), &ts, &e) < 0 ||
+			   tsv_r_f64(&t, tsv_r_col(&t, "load1"), &l1, &e) < 0;
+
+		for (size_t k = 0; !bad && k < sizeof busy / sizeof busy[0]; k++) {
+			bad = tsv_r_i64(&t, tsv_r_col(&t, busy[k]), &x, &e) < 0 || x < 0;
+			ticks += bad ? 0 : x;
+		}
+		if (bad || !isfinite(l1)) {
+			(*damaged)++;
+			continue;
+		}
+		if (ts < t0 || ts > t1)
+			continue;
+		if (ta < 0) {
+			ta = ts;
+			ba = ticks;
+		}
+		tb = ts;
+		bb = ticks;
+		h->load1_max = fmax(h->load1_max, l1);
+	}
+	tsv_r_close(&t);
+	if (ta >= 0 && tb > ta && bb >= ba && clk_tck > 0) {
+		h->have_load = true;
+		h->node_cpus = (double)(bb - ba) / (double)clk_tck / ((double)(tb - ta) / 1e9);
+	}
+}
+
+static int
+by_pair(const void *a, const void *b)
+{
+	const struct evid_pair *x = a, *y = b;
+
+	if (x->src != y->src)
+		return (x->src > y->src) - (x->src < y->src);
+	return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+void
+evid_pairs(struct evid *v, const struct prof *p)
+{
+	size_t cap = 0;
+
+	free(v->pair);
+	v->pair = NULL;
+	v->npairs = 0;
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
+		const struct prof_rank *b = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
+		double ns = (double)(m->t_last_ns - m->t_ns);
+		struct evid_pair *q = NULL;
+
+		if (a == NULL || b == NULL || strcmp(a->host, b->host) == 0 || m->bytes < EVID_MIN_BYTES || ns <= 0)
+			continue;
+		for (int j = v->npairs - 1; j >= 0 && q == NULL; j--)
+			if (v->pair[j].src == m->src && v->pair[j].dst == m->dst)
+				q = &v->pair[j];
+		if (q == NULL) {
+			v->pair = xgrow(v->pair, &cap, (size_t)v->npairs + 1, sizeof *v->pair);
+			q = &v->pair[v->npairs++];
+			*q = (struct evid_pair){ .src = m->src, .dst = m->dst };
+		}
+		q->nbig++;
+		q->bytes += (double)m->bytes;
+		q->xfer_ns += ns;
+		q->best_Bps = fmax(q->best_Bps, (double)m->bytes / ns * 1e9);
+	}
+	if (v->npairs > 1)
+		qsort(v->pair, (size_t)v->npairs, sizeof *v->pair, by_pair);
+}
+
+/* The demand phases of every rank (see evidence.h); all or none. */
+static void
+load_demand(struct evid *v, const struct prof *p)
+{
+	size_t cap = 0;
+
+	for (int i = 0; i < p->nranks; i++) {
+		const struct prof_rank *rk = &p->ranks[i];
+		char *name = xasprintf("samples/rank-%d.tsv", rk->rank), *path = run_file(p->run, name);
+		char *meta = xasprintf("%s/meta/rank-%d.tsv", p->run, rk->rank);
+		double capy = kv_num(meta, "meta", "cpu_capacity", 1, NULL);
+		struct phases_opts o = { .busy_threshold = EVID_DEMAND_THRESHOLD * fmin(fmax(capy, 0.01), 1), .count_wait = true, .user_alone = true };
+		struct rank_cpu rc = { 0 };
+		struct err e;
+		int ok;
+
+		free(name);
+		free(meta);
+		ok = path != NULL && phases_from_samples_opt(path, &o, &rc, &e) == 0;
+		free(path);
+		if (!ok) {
+			rank_cpu_release(&rc);
+			free(v->demand);
+			v->demand = NULL;
+			v->ndemand = 0;
+			for (int j = 0; j < p->nranks; j++)
+				v->rank[j].busy_wait_ns = 0;
+			return;
+		}
+		v->damaged += (long)rc.bad_rows;
+		for (size_t k = 0; k < rc.nphases; k++) {
+			const struct phase *ph = &rc.phases[k];
+
+			if (!ph->busy || ph->t_end_ns <= ph->t_start_ns)
+				continue;
+			v->demand = xgrow(v->demand, &cap, (size_t)v->ndemand + 1, sizeof *v->demand);
+			v->demand[v->ndemand++] = (struct prof_busy){ .rank = rk->rank, .t_start_ns = ph->t_start_ns,
+								   .t_end_ns = ph->t_end_ns, .run_ns = -1 };
+			v->rank[i].busy_wait_ns += (double)ph->wait_ns;
+		}
+		rank_cpu_release(&rc);
+	}
+	v->have_demand = v->have_phase_wait = p->nranks > 0;
+}
+
+void
+evid_load(struct evid *v, const struct prof *p)
+{
+	char *meta = xasprintf("%s/meta/run.tsv", p->run);
+	int64_t clk_tck = (int64_t)kv_num(meta, "meta", "clk_tck", 100, NULL);
+
+	free(meta);
+	*v = (struct evid){ .nranks = p->nranks };
+	v->rank = xcalloc((size_t)p->nranks + 1, sizeof *v->rank);
+	load_demand(v, p);
+	if (!v->have_demand)
+		load_phase_wait(v, p);
+	load_stats(v, p);
+	evid_pairs(v, p);
+	v->host = xcalloc((size_t)p->nranks + 1, sizeof *v->host);
+	for (int i = 0; i < p->nranks; i++) {
+		struct evid_host *h;
+
+		if (!prof_host_first(p, i))
+			continue;
+		h = &v->host[v->nhosts++];
+		snprintf(h->host, sizeof h->host, "%s", p->ranks[i].host);
+		load_node(h, p->run, p->t_phase0_ns, p->t_phase1_ns, clk_tck, &v->damaged);
+		meta = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
+		h->capacity = kv_num(meta, "meta", "cpu_capacity", NAN, NULL);
+		free(meta);
+		for (int j = 0; j < p->nranks; j++)
+			if (strcmp(p->ranks[j].host, h->host) == 0 && p->ranks[j].run_ns > 0 && p->ranks[j].exec_ns > 0)
+				h->own_cpus += (double)p->ranks[j].run_ns / (double)p->ranks[j].exec_ns;
+	}
+}
+
+void
+evid_free(struct evid *v)
+{
+	if (v == NULL)
+		return;
+	free(v->rank);
+	free(v->demand);
+	free(v->pair);
+	free(v->host);
+	*v = (struct evid){ 0 };
+}
+
+const struct evid_pair *
+evid_pair(const struct evid *v, int src, int dst)
+{
+	struct evid_pair key = { .src = src, .dst = dst };
+
+	return v->npairs > 0 ? bsearch(&key, v->pair, (size_t)v->npairs, sizeof key, by_pair) : NULL;
+}
+
+const struct evid_host *
+evid_host(const struct evid *v, const char *host)
+{
+	for (int i = 0; i < v->nhosts; i++)
+		if (strcmp(v->host[i].host, host) == 0)
+			return &v->host[i];
+	return NULL;
+}

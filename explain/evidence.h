@@ -1,0 +1,87 @@
+/* evidence: what `contend explain` reads beside the profile: each rank's run-queue wait
+ * inside its busy phases (phases.tsv wait_ns, which prof_load does not keep), the CPU the
+ * node's other processes used (RUN/samples/node-HOST.tsv.gz against the ranks' own run
+ * time), TCP retransmissions (profile/stats.tsv), and the throughput each rank pair
+ * achieved on its large messages (from the profile's messages).
+ *
+ * Everything here is optional: a missing file leaves its have_* flag false, a damaged row
+ * is counted in damaged and skipped. */
+#ifndef EXPLAIN_EVIDENCE_H
+#define EXPLAIN_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+#include "predict/profile.h"
+
+/* Share of what a rank may run that its run time plus run-queue wait, weighted by the user
+ * share of the interval's own ticks, must reach for the interval to be busy by demand. On
+ * the testbed's loaded stencil 0.5, 0.6 and 0.7 gave cpu costs of 0.95, 1.21 and 1.25 s
+ * (measured 1.50 s). */
+#define EVID_DEMAND_THRESHOLD 0.6
+#define EVID_MIN_BYTES 65536	/* a message this large gives a throughput (smaller ones
+				 * are latency, not bandwidth) */
+
+struct evid_rank {
+	double busy_wait_ns;	/* run-queue wait inside its busy phases (the demand phases
+				 * when there are some) */
+};
+
+/* A directed rank pair on two hosts with large messages. */
+struct evid_pair {
+	int src, dst;		/* world ranks */
+	long nbig;		/* messages >= EVID_MIN_BYTES that took time on the wire */
+	double bytes;		/* their bytes */
+	double xfer_ns;		/* their time on the wire, first to last byte */
+	double best_Bps;	/* the fastest one's throughput */
+};
+
+struct evid_host {
+	char host[PROF_HOST_MAX];
+	bool have_load;		/* node samples covered the run */
+	double node_cpus;	/* CPUs' worth the whole node used over the run */
+	double own_cpus;	/* ... of which the ranks on it */
+	double load1_max;	/* highest 1-minute load average seen */
+	double capacity;	/* CPUs' worth its ranks may run (meta cpu_capacity: a quota or
+				 * affinity limit), NAN unknown */
+};
+
+struct evid {
+	int nranks;
+	struct evid_rank *rank;	/* owned, [p->nranks], index as p->ranks */
+	bool have_phase_wait;	/* phases.tsv had wait_ns, or the demand phases were built */
+	bool have_demand;	/* every rank's samples read: demand replaces phases.tsv */
+	long ndemand;
+	struct prof_busy *demand;	/* owned: busy phases by demand, see evid_load */
+	int npairs;
+	struct evid_pair *pair;	/* owned, sorted by (src, dst) */
+	int nhosts;
+	struct evid_host *host;	/* owned, one per host of p */
+	bool have_stats;
+	int64_t retrans, segments;	/* stats.tsv retransmissions and segments */
+	long damaged;		/* rows skipped */
+};
+
+/* Read the evidence of p's run (p->run); cannot fail: a missing file only leaves its
+ * flag false. Free with evid_free (accepts a zeroed struct).
+ *
+ * When every rank's samples (RUN/samples/rank-R.tsv[.gz]) can be read, the busy phases
+ * are rebuilt by demand (parse/phases.h count_wait, user-weighted): an interval is busy
+ * when the rank's run time plus run-queue wait, weighted by the user share of the
+ * interval's own ticks (parse/phases.h user_alone), reach EVID_DEMAND_THRESHOLD of what it
+ * may run (cpu_capacity). A rank starved by another process then still reads
+ * busy (by run time alone it would read idle, as if waiting for a message), and a rank
+ * that polls in the kernel while it waits (Open MPI) reads idle, however parse was run.
+ * busy_wait_ns is then the wait inside these phases. */
+void evid_load(struct evid *v, const struct prof *p);
+/* Only the pairs, from p's messages (evid_load calls it); v->pair is replaced. */
+void evid_pairs(struct evid *v, const struct prof *p);
+void evid_free(struct evid *v);
+
+/* The pair (src, dst), or NULL. */
+const struct evid_pair *evid_pair(const struct evid *v, int src, int dst);
+/* The host's entry, or NULL. */
+const struct evid_host *evid_host(const struct evid *v, const char *host);
+
+#endif

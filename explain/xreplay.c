@@ -1,0 +1,265 @@
+/* xreplay: the trace replayed with causes taken out (see xreplay.h). */
+#include "explain/xreplay.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "lib/xalloc.h"
+
+/* One rank's busy phases by start time, and the busy time before each; used while the
+ * events are built. */
+struct xrep_busy {
+	long n;
+	const struct prof_busy **ph;
+	double *before_ns;
+	int64_t *sends;		/* the rank's send times, sorted */
+	long nsends;
+};
+
+static int
+by_start(const void *a, const void *b)
+{
+	const struct prof_busy *x = *(const struct prof_busy *const *)a, *y = *(const struct prof_busy *const *)b;
+
+	return (x->t_start_ns > y->t_start_ns) - (x->t_start_ns < y->t_start_ns);
+}
+
+static int
+by_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sends before receives at equal times, then message order: a stable replay order. */
+static int
+by_event(const void *a, const void *b)
+{
+	const struct xrep_ev *x = a, *y = b;
+
+	if (x->t_ns != y->t_ns)
+		return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+	if (x->recv != y->recv)
+		return x->recv - y->recv;
+	return (x->msg > y->msg) - (x->msg < y->msg);
+}
+
+/* The last phase starting at or before t, or -1. */
+static long
+phase_at(const struct xrep_busy *b, int64_t t)
+{
+	long lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (b->ph[mid]->t_start_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+static double
+busy_before(const struct xrep_busy *b, int64_t t)
+{
+	long i = phase_at(b, t);
+	int64_t end;
+
+	if (i < 0)
+		return 0;
+	end = t < b->ph[i]->t_end_ns ? t : b->ph[i]->t_end_ns;
+	return b->before_ns[i] + (double)(end - b->ph[i]->t_start_ns);
+}
+
+/* The first send of the rank at or after t, or INT64_MAX. */
+static int64_t
+send_after(const struct xrep_busy *b, int64_t t)
+{
+	long lo = 0, hi = b->nsends;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (b->sends[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->nsends ? b->sends[lo] : INT64_MAX;
+}
+
+/* Index of rank r in p->ranks, or -1. */
+static int
+rank_index(const struct prof *p, int r)
+{
+	const struct prof_rank *rk = r >= 0 ? prof_rank(p, r) : NULL;
+
+	return rk != NULL ? (int)(rk - p->ranks) : -1;
+}
+
+static void
+busy_lists(const struct prof *p, struct xrep_busy *bl)
+{
+	for (long k = 0; k < p->nbusy; k++) {
+		int i = rank_index(p, p->busy[k].rank);
+
+		if (i >= 0 && p->busy[k].t_end_ns > p->busy[k].t_start_ns)
+			bl[i].n++;
+	}
+	for (long k = 0; k < p->nmsgs; k++) {
+		int i = rank_index(p, p->msgs[k].src);
+
+		if (i >= 0)
+			bl[i].nsends++;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		bl[i].ph = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].ph);
+		bl[i].before_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].before_ns);
+		bl[i].sends = xcalloc((size_t)bl[i].nsends + 1, sizeof *bl[i].sends);
+		bl[i].n = bl[i].nsends = 0;
+	}
+	for (long k = 0; k < p->nbusy; k++) {
+		int i = rank_index(p, p->busy[k].rank);
+
+		if (i >= 0 && p->busy[k].t_end_ns > p->busy[k].t_start_ns)
+			bl[i].ph[bl[i].n++] = &p->busy[k];
+	}
+	for (long k = 0; k < p->nmsgs; k++) {
+		int i = rank_index(p, p->msgs[k].src);
+
+		if (i >= 0)
+			bl[i].sends[bl[i].nsends++] = p->msgs[k].t_ns;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		struct xrep_busy *b = &bl[i];
+
+		qsort(b->ph, (size_t)b->n, sizeof *b->ph, by_start);
+		qsort(b->sends, (size_t)b->nsends, sizeof *b->sends, by_i64);
+		for (long j = 1; j < b->n; j++)
+			b->before_ns[j] = b->before_ns[j - 1] +
+					  (double)(b->ph[j - 1]->t_end_ns - b->ph[j - 1]->t_start_ns);
+	}
+}
+
+/* W for a receive needed at t by a rank whose previous event was at from: the idle time
+ * just before, when the rank was idle (or just starting the message's work) at t. */
+static double
+idle_before(const struct xrep_busy *b, int64_t t, int64_t from)
+{
+	long i = phase_at(b, t);
+	const struct prof_busy *ph = i >= 0 && t < b->ph[i]->t_end_ns ? b->ph[i] : NULL;
+	int64_t at = t, idle_from = INT64_MIN;
+
+	if (ph != NULL) {
+		if (ph->t_start_ns < t - XREP_GRAIN_NS)
+			return 0;	/* busy with earlier work */
+		at = ph->t_start_ns;
+		i--;
+	}
+	if (i >= 0)
+		idle_from = b->ph[i]->t_end_ns <= at ? b->ph[i]->t_end_ns
+			    : (i > 0 ? b->ph[i - 1]->t_end_ns : INT64_MIN);
+	if (from > idle_from)
+		idle_from = from;
+	return idle_from != INT64_MIN && idle_from < at ? (double)(at - idle_from) : 0;
+}
+
+void
+xrep_init(struct xrep *x, const struct prof *p)
+{
+	struct xrep_busy *bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
+	int64_t *prev = xcalloc((size_t)p->nranks + 1, sizeof *prev);
+
+	*x = (struct xrep){ .p = p };
+	busy_lists(p, bl);
+	x->busy_ns = xcalloc((size_t)p->nranks + 1, sizeof *x->busy_ns);
+	for (int i = 0; i < p->nranks; i++)
+		x->busy_ns[i] = busy_before(&bl[i], INT64_MAX);
+	x->ev = xmallocarray((size_t)p->nmsgs * 2 + 1, sizeof *x->ev);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int a = rank_index(p, m->src), b = rank_index(p, m->dst);
+		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
+		long i;
+
+		if (a < 0 || b < 0 || a == b)
+			continue;
+		/* came while the receiver was busy with earlier work: needed when that work ended,
+		 * or at its next send if sooner (what it sends may carry what it received) */
+		i = phase_at(&bl[b], arr);
+		if (i >= 0 && arr < bl[b].ph[i]->t_end_ns && arr - bl[b].ph[i]->t_start_ns >= XREP_GRAIN_NS) {
+			int64_t s = send_after(&bl[b], arr);
+
+			need = s < bl[b].ph[i]->t_end_ns ? s : bl[b].ph[i]->t_end_ns;
+		}
+		x->ev[x->nev++] = (struct xrep_ev){ .t_ns = m->t_ns, .msg = k, .rank = a };
+		x->ev[x->nev++] = (struct xrep_ev){ .t_ns = need, .msg = k, .rank = b, .recv = 1,
+						    .slack_ns = (double)(need - arr) };
+	}
+	qsort(x->ev, (size_t)x->nev, sizeof *x->ev, by_event);
+	for (int i = 0; i < p->nranks; i++)
+		prev[i] = INT64_MIN;
+	for (long j = 0; j < x->nev; j++) {
+		struct xrep_ev *v = &x->ev[j];
+
+		v->busy_ns = busy_before(&bl[v->rank], v->t_ns);
+		if (v->recv)
+			v->wait_ns = idle_before(&bl[v->rank], v->t_ns, prev[v->rank]);
+		prev[v->rank] = v->t_ns;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		free(bl[i].ph);
+		free(bl[i].before_ns);
+		free(bl[i].sends);
+	}
+	free(bl);
+	free(prev);
+}
+
+void
+xrep_free(struct xrep *x)
+{
+	if (x == NULL)
+		return;
+	free(x->busy_ns);
+	free(x->ev);
+	*x = (struct xrep){ 0 };
+}
+
+double
+xrep_run(const struct xrep *x, const struct xrep_change *c, double *late_ns)
+{
+	const struct prof *p = x->p;
+	double *D = xcalloc((size_t)p->nranks + 1, sizeof *D);
+	double *seen = xcalloc((size_t)p->nranks + 1, sizeof *seen);	/* busy time replayed */
+	double *dmsg = xcalloc((size_t)p->nmsgs + 1, sizeof *dmsg);
+	const double *f = c != NULL ? c->busy_f : NULL, *dt = c != NULL ? c->msg_dt_ns : NULL;
+	double T = -INFINITY;
+
+	for (long j = 0; j < x->nev; j++) {
+		const struct xrep_ev *v = &x->ev[j];
+		int i = v->rank;
+
+		if (f != NULL)
+			D[i] += (v->busy_ns - seen[i]) * (f[i] - 1);
+		seen[i] = v->busy_ns;
+		if (!v->recv)
+			dmsg[v->msg] = D[i] + (dt != NULL ? dt[v->msg] : 0);
+		else
+			D[i] = fmax(D[i] - v->wait_ns, dmsg[v->msg] - v->slack_ns);
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		if (f != NULL)
+			D[i] += (x->busy_ns[i] - seen[i]) * (f[i] - 1);
+		T = fmax(T, (double)p->ranks[i].exec_ns + D[i]);
+		if (late_ns != NULL)
+			late_ns[i] = D[i];
+	}
+	free(D);
+	free(seen);
+	free(dmsg);
+	return p->nranks > 0 ? T : 0;
+}

@@ -1,0 +1,428 @@
+/* test_explain: the attribution of explain/ on hand-built runs whose answer is worked out
+ * by hand: the replay with nothing taken out gives the measured time back; a halo exchange
+ * whose second rank waited half of each busy phase on the run queue is blamed on that
+ * node's CPU, at about what the wait cost; one slow link is named with the time its
+ * messages spent over the pair's best; a rank with twice the others' work is imbalance; a
+ * baseline leaves only the difference; a rank starved so that by run time it reads idle is
+ * busy by demand from its samples and its node is blamed; start-up and finish are the time
+ * before the first and after the last message; and costs + interaction + ideal add up to
+ * the measured time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain/attrib.h"
+#include "explain/evidence.h"
+#include "explain/xreplay.h"
+#include "tests/unit/check.h"
+#include "tests/unit/models_fixture.h"
+
+#define ITERS 10
+#define P_MS 82LL		/* one iteration */
+
+
+/* RUN/profile/ranks.tsv for 2 ranks on ws1, ws2. */
+static void
+ranks2(const char *dir, long long exec_ns, long long wait1_ns)
+{
+	FILE *f = fx_open(dir, "ranks.tsv", FX_RANK_HDR);
+
+	for (int r = 0; r < 2; r++)
+		fprintf(f, "%d\tws%d\t%lld\t50\t0\t50\t1\t1\t1\t1\t50\t1\t%lld\t1\t1\t1\t1\n", r, r + 1, exec_ns,
+			r == 1 ? wait1_ns : 0);
+	fclose(f);
+}
+
+static void
+phase(FILE *f, int rank, const char *kind, long long t0, long long t1, long long wait)
+{
+	fprintf(f, "%d\t%s\t%lld\t%lld\t%lld\t%lld\n", rank, kind, t0, t1, t1 - t0 - wait, wait);
+}
+
+static void
+msg(FILE *f, long long t0, long long t1, int src, int dst, long long bytes)
+{
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src, dst,
+		src, bytes, bytes + 66);
+}
+
+static long long halo_wait0;	/* ms of rank 0's work spent on the run queue */
+
+/* A halo exchange: rank 0 works w0 ms (halo_wait0 of them on the run queue), rank 1 w1 ms
+ * of which wait1 ms on the run queue;
+ * each sends its halo when done (1 ms on the wire) and both go on at P_MS. */
+static void
+halo(const char *dir, long long w0, long long w1, long long wait1)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * P_MS * FX_MS;
+
+		phase(ph, 0, "busy", t, t + w0 * FX_MS, halo_wait0 * FX_MS);
+		phase(ph, 0, "idle", t + w0 * FX_MS, t + P_MS * FX_MS, 0);
+		phase(ph, 1, "busy", t, t + w1 * FX_MS, wait1 * FX_MS);
+		phase(ph, 1, "idle", t + w1 * FX_MS, t + P_MS * FX_MS, 0);
+		msg(m, t + w0 * FX_MS, t + (w0 + 1) * FX_MS, 0, 1, 4000);
+		msg(m, t + w1 * FX_MS, t + (w1 + 1) * FX_MS, 1, 0, 4000);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * P_MS * FX_MS, ITERS * wait1 * FX_MS);
+}
+
+/* Rank 0 works 20 ms then sends 1 MB to rank 1 (10 ms at the best 100 MB/s in iteration 0,
+ * 100 ms at 10 MB/s after); rank 1 works 20 ms on it and answers with 100 bytes. */
+static void
+slow_link(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t = FX_BASE_NS;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long x = (k == 0 ? 10 : 100) * FX_MS;
+
+		phase(ph, 0, "busy", t, t + 20 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 20 * FX_MS, t + 20 * FX_MS + x + 21 * FX_MS, 0);
+		msg(m, t + 20 * FX_MS, t + 20 * FX_MS + x, 0, 1, 1000000);
+		phase(ph, 1, "idle", t, t + 20 * FX_MS + x, 0);
+		phase(ph, 1, "busy", t + 20 * FX_MS + x, t + 40 * FX_MS + x, 0);
+		msg(m, t + 40 * FX_MS + x, t + 41 * FX_MS + x, 1, 0, 100);
+		phase(ph, 1, "idle", t + 40 * FX_MS + x, t + 41 * FX_MS + x, 0);
+		t += 41 * FX_MS + x;
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, t - FX_BASE_NS, 0);
+}
+
+/* One rank's samples, 20 ms apart, pid = tid = 100 + rank: run_ms[i] and wait_ms[i] in
+ * interval i (one user tick per 10 ms run). */
+static void
+samples(const char *dir, int rank, const double *run_ms, const double *wait_ms, int n)
+{
+	char path[400];
+	FILE *f;
+	double run = 0, wait = 0, ticks = 0;
+
+	snprintf(path, sizeof path, "%s/samples", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/samples/rank-%d.tsv", dir, rank);
+	if ((f = fopen(path, "w")) == NULL)
+		exit(2);
+	fputs("# contend-samples 1\nt_mono_ns\tt_real_ns\tpid\ttid\tstate\tutime_ticks\tstime_ticks\trun_ns\t"
+	      "wait_ns\tvcsw\tivcsw\n", f);
+	for (int i = 0; i <= n; i++) {
+		if (i > 0) {
+			run += run_ms[i - 1];
+			wait += wait_ms[i - 1];
+			ticks += run_ms[i - 1] / 10;
+		}
+		fprintf(f, "%lld\t%lld\t%d\t%d\tR\t%.0f\t0\t%.0f\t%.0f\t0\t0\n", 5000 * FX_MS + i * 20 * FX_MS,
+			FX_BASE_NS + i * 20 * FX_MS, 100 + rank, 100 + rank, floor(ticks), run * FX_MS, wait * FX_MS);
+	}
+	fclose(f);
+}
+
+/* Period 100 ms: rank 0 computes 40 ms, rank 1 wants 80 ms of which it runs 8 ms and waits
+ * 12 ms in every 20 ms interval: by run time alone (what phases.tsv holds) rank 1 is idle
+ * all the time; its samples say it wanted the CPU. */
+static void
+starved(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	double run0[5 * ITERS], run1[5 * ITERS], wait1[5 * ITERS], none[5 * ITERS] = { 0 };
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 100 * FX_MS;
+
+		phase(ph, 0, "busy", t, t + 40 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 40 * FX_MS, t + 100 * FX_MS, 0);
+		phase(ph, 1, "idle", t, t + 100 * FX_MS, 48 * FX_MS);
+		msg(m, t + 40 * FX_MS, t + 41 * FX_MS, 0, 1, 4000);
+		msg(m, t + 80 * FX_MS, t + 81 * FX_MS, 1, 0, 4000);
+		for (int i = 0; i < 5; i++) {
+			run0[5 * k + i] = i < 2 ? 20 : 0;
+			run1[5 * k + i] = i < 4 ? 8 : 0;
+			wait1[5 * k + i] = i < 4 ? 12 : 0;
+		}
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * 100 * FX_MS, ITERS * 48 * FX_MS);
+	samples(dir, 0, run0, none, 5 * ITERS);
+	samples(dir, 1, run1, wait1, 5 * ITERS);
+}
+
+static char *
+run_dir(const char *name)
+{
+	static char path[8][300];
+	static int n;
+	char *p = path[n++ % 8];
+
+	snprintf(p, 300, "%s/%s", check_tmpdir(), name);
+	return p;
+}
+
+/* Load a run and explain it (against base when not NULL). */
+static int
+explain(const char *dir, const char *base, struct attr_result *r)
+{
+	struct prof p, bp;
+	struct evid v, bv;
+	struct err e;
+	int rc;
+
+	if (prof_load(&p, dir, &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		return -1;
+	}
+	evid_load(&v, &p);
+	if (base != NULL) {
+		if (prof_load(&bp, base, &e) < 0)
+			return -1;
+		evid_load(&bv, &bp);
+	}
+	rc = attr_explain(&p, &v, base ? &bp : NULL, base ? &bv : NULL, r, &e);
+	evid_free(&v);
+	prof_free(&p);
+	if (base != NULL) {
+		evid_free(&bv);
+		prof_free(&bp);
+	}
+	return rc;
+}
+
+static const struct attr_cause *
+find(const struct attr_result *r, enum attr_kind k, const char *host)
+{
+	for (int i = 0; i < r->n; i++)
+		if (r->c[i].kind == k && (host == NULL || strcmp(r->c[i].host, host) == 0))
+			return &r->c[i];
+	return NULL;
+}
+
+/* measured = ideal + causes + interaction, and causes is their sum */
+static void
+check_sums(const struct attr_result *r)
+{
+	double sum = 0;
+
+	for (int i = 0; i < r->n; i++)
+		sum += r->c[i].cost_ns;
+	CHECK_NEAR(sum, r->causes_ns, 1);
+	CHECK_NEAR(r->ideal_ns + r->causes_ns + r->interaction_ns, r->measured_ns, 1);
+	for (int i = 1; i < r->n; i++)
+		CHECK(r->c[i - 1].cost_ns >= r->c[i].cost_ns);
+	/* the cpu causes' shares add up to their joint cost */
+	if (isfinite(r->cpu_all_ns)) {
+		double share = 0;
+
+		for (int i = 0; i < r->n; i++)
+			if (r->c[i].kind == ATTR_CPU)
+				share += r->c[i].share_ns;
+		CHECK_NEAR(share, r->cpu_all_ns, 1e3);
+	}
+}
+
+TEST(replay_unchanged_gives_measured)
+{
+	struct prof p;
+	struct xrep x;
+	struct err e;
+	double f[2] = { 1, 1 };
+	struct xrep_change c = { .busy_f = f };
+
+	halo(run_dir("loaded"), 40, 80, 40);
+	CHECK(prof_load(&p, run_dir("loaded"), &e) == 0);
+	xrep_init(&x, &p);
+	CHECK(x.nev == 4 * ITERS);
+	CHECK_NEAR(xrep_run(&x, NULL, NULL), (double)(ITERS * P_MS * FX_MS), 1);
+	CHECK_NEAR(xrep_run(&x, &c, NULL), (double)(ITERS * P_MS * FX_MS), 1);
+	/* rank 0 twice as fast: it only waited more, the run stays as long */
+	f[0] = 0.5;
+	CHECK_NEAR(xrep_run(&x, &c, NULL), (double)(ITERS * P_MS * FX_MS), 1);
+	xrep_free(&x);
+	prof_free(&p);
+}
+
+TEST(cpu_taken_on_one_node)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	halo(run_dir("loaded"), 40, 80, 40);
+	CHECK(explain(run_dir("loaded"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	/* 40 ms of wait out of each iteration on the slow rank; the exchange then takes
+	 * 1 ms more every other iteration (rank 0's halo arrives after rank 1's shorter work) */
+	CHECK(r.c[0].cost_ns >= 39.0 * ITERS * FX_MS && r.c[0].cost_ns <= 40.0 * ITERS * FX_MS);
+	CHECK(find(&r, ATTR_CPU, "ws1") == NULL);
+	CHECK(find(&r, ATTR_LINK, NULL) == NULL);
+	c = find(&r, ATTR_IMBALANCE, NULL);
+	CHECK(c != NULL && fabs(c->cost_ns) < FX_MS);
+	c = find(&r, ATTR_STARTUP, NULL);
+	CHECK(c != NULL && fabs(c->cost_ns - 40.0 * FX_MS) < 1);
+	c = find(&r, ATTR_FINISH, NULL);
+	CHECK(c != NULL && fabs(c->cost_ns - 1.0 * FX_MS) < 1);
+	/* own work between the first message (40 ms in) and the last: rank 0 9 x 40 ms, rank 1
+	 * also half of its first phase's last 40 ms (half of it was run-queue wait) */
+	CHECK_NEAR(r.work_ns, (360.0 + 380.0) / 2 * FX_MS, 1);
+	CHECK(r.residual_ns >= 0);
+	check_sums(&r);
+	/* the report's split: rank 1's first message (rank 0's halo) came after 40 ms; then it
+	 * worked 380 ms and waited as long for the CPU */
+	CHECK(r.nranks == 2);
+	CHECK_NEAR(r.ranks[1].startup_ns, 40.0 * FX_MS, 1);
+	CHECK_NEAR(r.ranks[1].work_ns, 380.0 * FX_MS, 1);
+	CHECK_NEAR(r.ranks[1].cpu_wait_ns, 380.0 * FX_MS, 1);
+	CHECK(r.ranks[1].others_ns >= 0 && r.ranks[1].net_ns == 0);
+	attr_result_free(&r);
+}
+
+/* Both ranks lose half their work to the run queue: taking one node's load out gains
+ * nothing while the other still holds the exchange back; together they cost half the
+ * run, shared equally. */
+TEST(lockstep_shares)
+{
+	struct attr_result r;
+	const struct attr_cause *a, *b;
+
+	halo_wait0 = 40;
+	halo(run_dir("both"), 80, 80, 40);
+	halo_wait0 = 0;
+	CHECK(explain(run_dir("both"), NULL, &r) == 0);
+	a = find(&r, ATTR_CPU, "ws1");
+	b = find(&r, ATTR_CPU, "ws2");
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL)
+		return;
+	/* alone: at most the 1 ms the exchange gains per iteration */
+	CHECK(a->cost_ns <= 1.0 * ITERS * FX_MS && b->cost_ns <= 1.0 * ITERS * FX_MS);
+	CHECK(r.cpu_all_ns >= 39.0 * ITERS * FX_MS && r.cpu_all_ns <= 40.0 * ITERS * FX_MS);
+	CHECK_NEAR(a->share_ns, r.cpu_all_ns / 2, FX_MS);
+	CHECK_NEAR(b->share_ns, r.cpu_all_ns / 2, FX_MS);
+	CHECK(r.interaction_ns > 37.0 * ITERS * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+TEST(slow_link_named)
+{
+	struct attr_result r;
+
+	slow_link(run_dir("link"));
+	CHECK(explain(run_dir("link"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_LINK);
+	CHECK_STR(r.c[0].where, "ws1-ws2");
+	/* 9 transfers of 100 ms that took 10 ms at the pair's best */
+	CHECK_NEAR(r.c[0].cost_ns, 9 * 90.0 * FX_MS, 1 * FX_MS);
+	CHECK(find(&r, ATTR_CPU, NULL) == NULL);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+TEST(imbalance_names_the_late_rank)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	halo(run_dir("imb"), 40, 80, 0);
+	CHECK(explain(run_dir("imb"), NULL, &r) == 0);
+	c = find(&r, ATTR_IMBALANCE, NULL);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_IMBALANCE);
+	CHECK(c != NULL && c->rank == 1);
+	/* own work 40 and 80 ms, mean 60: rank 1 20 ms sooner per iteration, less the 1 ms
+	 * the exchange takes more every other iteration */
+	CHECK(c != NULL && c->cost_ns >= 19.0 * ITERS * FX_MS && c->cost_ns <= 20.0 * ITERS * FX_MS);
+	CHECK(find(&r, ATTR_CPU, NULL) == NULL);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+TEST(baseline_leaves_the_difference)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	halo(run_dir("ded"), 40, 40, 0);
+	halo(run_dir("loaded"), 40, 80, 40);
+	CHECK(explain(run_dir("loaded"), run_dir("ded"), &r) == 0);
+	CHECK_NEAR(r.baseline_ns, (double)(ITERS * P_MS * FX_MS), 1);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	/* start-up and finish as in the baseline: no cost */
+	c = find(&r, ATTR_STARTUP, NULL);
+	CHECK(c != NULL && fabs(c->cost_ns) < 1);
+	check_sums(&r);
+	/* the same program dedicated waits 2 x 41 ms per iteration: the baseline itself is as
+	 * long as the run (P_MS) so the ideal is below it and the residual negative */
+	CHECK(r.residual_ns <= 0);
+	attr_result_free(&r);
+
+	/* a baseline run that waited as much: nothing left for the cpu cause */
+	CHECK(explain(run_dir("loaded"), run_dir("loaded"), &r) == 0);
+	CHECK(find(&r, ATTR_CPU, NULL) == NULL);
+	CHECK_NEAR(r.residual_ns, 0, 1);
+	attr_result_free(&r);
+}
+
+TEST(starved_rank_by_demand)
+{
+	struct attr_result r;
+	struct prof p;
+	struct evid v;
+	struct err e;
+
+	starved(run_dir("starved"));
+	CHECK(prof_load(&p, run_dir("starved"), &e) == 0);
+	evid_load(&v, &p);
+	CHECK(v.have_demand);
+	/* rank 1 busy by demand 80 ms of each iteration, 48 ms of it waiting */
+	CHECK_NEAR(v.rank[1].busy_wait_ns, 48.0 * ITERS * FX_MS, 1);
+	evid_free(&v);
+	prof_free(&p);
+	CHECK(explain(run_dir("starved"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	/* rank 1 needs 32 ms, rank 0 40 ms: about 40 ms saved per iteration */
+	CHECK(r.c[0].cost_ns >= 35.0 * ITERS * FX_MS && r.c[0].cost_ns <= 41.0 * ITERS * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+TEST(no_messages_one_rank)
+{
+	struct attr_result r;
+	FILE *ph = fx_open(run_dir("one"), "phases.tsv", FX_PH_HDR), *f;
+
+	phase(ph, 0, "busy", FX_BASE_NS, FX_BASE_NS + 500 * FX_MS, 100 * FX_MS);
+	fclose(ph);
+	f = fx_open(run_dir("one"), "ranks.tsv", FX_RANK_HDR);
+	fprintf(f, "0\tws1\t%lld\t100\t0\t0\t1\t1\t1\t0\t80\t1\t%lld\t0\t0\t0\t0\n", 500 * FX_MS, 100 * FX_MS);
+	fclose(f);
+	CHECK(explain(run_dir("one"), NULL, &r) == 0);
+	CHECK(!r.replayed);
+	CHECK(r.n == 1 && r.c[0].kind == ATTR_CPU);
+	CHECK_NEAR(r.n == 1 ? r.c[0].cost_ns : 0, 100.0 * FX_MS, 1);
+	CHECK(r.note[0] != '\0');
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+int
+main(void)
+{
+	RUN(replay_unchanged_gives_measured);
+	RUN(cpu_taken_on_one_node);
+	RUN(lockstep_shares);
+	RUN(slow_link_named);
+	RUN(imbalance_names_the_late_rank);
+	RUN(baseline_leaves_the_difference);
+	RUN(starved_rank_by_demand);
+	RUN(no_messages_one_rank);
+	return check_done();
+}
