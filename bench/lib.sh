@@ -36,6 +36,7 @@ meta_sum() {
 #   gzip1, gzip6    --compress-level 1, --compress (level 6)
 #   immedgz1        --immediate --compress-level 1
 #   snap256         --snaplen 256
+#   full            --snaplen 262144 (every packet whole, whatever the default keeps)
 #   nocap           --no-capture (sampling alone)
 #   nosock          --no-capture --sockets 60s (sampling without socket map scans)
 collect_opts() {
@@ -48,6 +49,7 @@ collect_opts() {
 	gzip6) echo "--compress" ;;
 	immedgz1) echo "--immediate --compress-level 1" ;;
 	snap256) echo "--snaplen 256" ;;
+	full) echo "--snaplen 262144" ;;
 	nocap) echo "--no-capture" ;;
 	nosock) echo "--no-capture --sockets 60s" ;;
 	*) return 1 ;;
