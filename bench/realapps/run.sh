@@ -18,7 +18,7 @@
 #   --small            the short inputs of the make check form
 #   --keep             keep the testbed up and the work directory
 #   --list             the programs, their packages and what they exercise
-# Environment: BUILD (default build), INSTANCE (testbed instance, default 6), PCT (each
+# Environment: BUILD (default build), INSTANCE (testbed instance, default 15), PCT (each
 # workstation's CPU capacity in % of a core, default 50), LINK (the link scenarios' cap,
 # default 100mbit), LOADED (the loaded workstation, default 2), TIMEOUT (seconds a run
 # may take, default 300).
@@ -29,7 +29,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=$TOP/${BUILD:-build}
 case ${BUILD:-build} in /*) B=$BUILD ;; esac
 CONTEND=${CONTEND:-$B/contend}
-INST=${INSTANCE:-6}
+INST=${INSTANCE:-15}
 PCT=${PCT:-50}
 LINK=${LINK:-100mbit}
 LOADED=${LOADED:-2}
@@ -142,8 +142,10 @@ case $PROG in
 lu | qr)
 	dat=$(echo "$PROG" | tr a-z A-Z).dat
 	if [ $NP -eq 4 ]; then P=2 Q=2; else P=2 Q=4; fi
-	n=500; [ $SMALL -eq 1 ] && n=200
-	sed "s/^500 /$n /; s/^2 \( *values of P\)/$P\1/; s/^2 \( *values of Q\)/$Q\1/" "$IN/$dat" >"$dat" ;;
+	# the size is the file's, 200 for the short form
+	n='\1'; [ $SMALL -eq 1 ] && n=200
+	sed "s/^\([0-9]*\)\( *values of [MN]\)\$/$n\2/; s/^2\( *values of P\)/$P\1/; s/^2\( *values of Q\)/$Q\1/" \
+		"$IN/$dat" >"$dat" ;;
 mpb)	cp "$IN/mpb-sphere.ctl" mpb.ctl
 	[ $SMALL -eq 1 ] && sed -i 's/resolution 12/resolution 8/' mpb.ctl ;;
 fel)	c=100; [ $SMALL -eq 1 ] && c=30
