@@ -10,8 +10,8 @@
 # has a fine one: lammps, lu, qr; the wall time for mpb, fel and garli, whose timers count
 # whole seconds), the paired median ratio to bare over the rounds and its spread (min-max;
 # for bare: its own run-to-run spread, min/median-max/median), the capture's bytes per
-# byte of traffic (pcap bytes written over the frames' wire lengths, both from contend's
-# metadata and parse statistics), kernel drops, the agents' CPU (user + system, summed over
+# byte of traffic (the capture files' bytes over the frames' wire lengths from parse's
+# statistics), kernel drops, the agents' CPU (user + system, summed over
 # ranks, from the rank metadata) and messages rebuilt / sent (point-to-point messages that
 # crossed the wire, from the truth run).
 #
@@ -110,7 +110,10 @@ one() {	# prog mpi variant truth
 		return 0
 	fi
 	wire=$(awk -F'\t' '$1 == "bytes" { print $2 }' "$T/run/profile/stats.tsv" 2>/dev/null)
-	ratio "$(meta_sum bytes_written "$T"/run/meta/node-*.tsv)" "${wire:-0}" >>"$f.cap"
+	# the files' sizes: an agent ended by a signal (MPICH jobs) may not have written
+	# bytes_written into its node metadata
+	ratio "$(find "$T/run/capture" -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')" \
+		"${wire:-0}" >>"$f.cap"
 	echo >>"$f.cap"
 	meta_sum pcap_drop "$T"/run/meta/node-*.tsv >>"$f.drop"
 	awk -v u="$(meta_ms agent_utime_ns "$T"/run/meta/rank-*.tsv)" -v s="$(meta_ms agent_stime_ns "$T"/run/meta/rank-*.tsv)" \
