@@ -74,7 +74,16 @@ $(BUILD)/workloads/mpich/%: tests/workloads/%.c tests/workloads/wl.h
 	@mkdir -p $(dir $@)
 	mpicc.mpich -std=c11 -O2 -D_GNU_SOURCE -Wall -o $@ $< -lm
 
-workloads: $(WLOMPI) $(WLMPICH)
+# Message ground truth for tests and benchmarks (LD_PRELOAD, never used by collect).
+PMPILIB := $(BUILD)/pmpi/ompi.so $(BUILD)/pmpi/mpich.so
+$(BUILD)/pmpi/ompi.so: tests/pmpi/pmpi_log.c
+	@mkdir -p $(dir $@)
+	mpicc -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+$(BUILD)/pmpi/mpich.so: tests/pmpi/pmpi_log.c
+	@mkdir -p $(dir $@)
+	mpicc.mpich -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+
+workloads: $(WLOMPI) $(WLMPICH) $(PMPILIB)
 
 $(BUILD)/bench/%: bench/%.c $(LIBA)
 	@mkdir -p $(dir $@)

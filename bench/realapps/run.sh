@@ -1,0 +1,237 @@
+#!/bin/sh
+# bench/realapps/run.sh: one run of a third-party MPI program from Debian on the testbed,
+# bare, under `contend collect`, with the PMPI message truth, under a scenario's load.
+# Prints one line of key=value fields:
+#   prog=P layout=L mpi=M scenario=S own_s=T wall_s=W exit=E [run=DIR] [truth=DIR]
+# own_s is the program's own timer (see README.md for which one), wall_s the launcher's
+# wall time (for MPICH, up to the program's last line: MPICH 4.0.2 over UCX can hang in
+# MPI_Finalize on the testbed, so the job is ended once the program has printed it).
+#
+# Usage: sh bench/realapps/run.sh PROG LAYOUT MPI [OPTIONS]
+#   PROG     lammps lu qr mpb fel garli (see `run.sh --list`)
+#   LAYOUT   4x1 (4 workstations, 1 rank each) or 4x2 (2 ranks each: 8 ranks)
+#   MPI      ompi or mpich
+#   --collect 'OPTS'   wrap every rank in `contend collect -q OPTS -o RUN --`
+#   --pmpi DIR         write the PMPI truth of every rank into DIR (tests/pmpi/pmpi_log.c)
+#   --scenario S       none (default), cpu1, cpu2, link, both, agg: bench/accuracy's loads
+#   --run DIR          the collect run directory (default: a new one under the work dir)
+#   --small            the short inputs of the make check form
+#   --keep             keep the testbed up and the work directory
+#   --list             the programs, their packages and what they exercise
+# Environment: BUILD (default build), INSTANCE (testbed instance, default 15), PCT (each
+# workstation's CPU capacity in % of a core, default 50), LINK (the link scenarios' cap,
+# default 100mbit), LOADED (the loaded workstation, default 2), TIMEOUT (seconds a run
+# may take, default 300).
+# Exit: 0 a run and its times, 1 the run failed, 2 usage, 77 a package or the testbed
+# is missing (the message says which, and `sh bench/realapps/setup.sh` installs them).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+B=$TOP/${BUILD:-build}
+case ${BUILD:-build} in /*) B=$BUILD ;; esac
+CONTEND=${CONTEND:-$B/contend}
+INST=${INSTANCE:-15}
+PCT=${PCT:-50}
+LINK=${LINK:-100mbit}
+LOADED=${LOADED:-2}
+TIMEOUT=${TIMEOUT:-300}
+IN=$TOP/bench/realapps/inputs
+SCALA=/usr/lib/x86_64-linux-gnu/scalapack
+TB="$CONTEND testbed --instance $INST"
+
+usage() { sed -n '/^# Usage:/,/^# Exit:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+list() {
+	cat <<'EOF'
+prog    package              MPIs        exercises
+lammps  lammps               ompi        halo exchange: LAMMPS's Lennard-Jones melt, ghost atoms to the 6 neighbours every step
+lu      scalapack-mpi-test   ompi mpich  irregular point-to-point: ScaLAPACK's LU test (xdlu), data-dependent pivot row swaps between grid rows, panel broadcasts
+qr      scalapack-mpi-test   ompi mpich  collectives: ScaLAPACK's QR with column pivoting (xdqr), an allreduce of column norms per column, broadcasts
+mpb     mpb-mpi              ompi        collectives: MPB's eigensolver, FFTW-MPI transposes (all-to-all) and an allreduce per dot product
+fel     hyphy-mpi            ompi        task farm: HyPhy's FEL, the master hands one site fit at a time to the workers
+garli   garli-mpi            ompi        near-pure compute: GARLI's independent search replicates, one per rank, results gathered at the end
+EOF
+	exit 0
+}
+
+[ "${1:-}" = --list ] && list
+[ $# -ge 3 ] || usage
+PROG=$1 LAYOUT=$2 MPI=$3
+shift 3
+COLLECT="" USECOLLECT=0 PMPI="" SCEN=none RUN="" SMALL=0 KEEP=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--collect) [ $# -ge 2 ] || usage; COLLECT=$2; USECOLLECT=1; shift ;;
+	--pmpi) [ $# -ge 2 ] || usage; PMPI=$2; shift ;;
+	--scenario) [ $# -ge 2 ] || usage; SCEN=$2; shift ;;
+	--run) [ $# -ge 2 ] || usage; RUN=$2; shift ;;
+	--small) SMALL=1 ;;
+	--keep) KEEP=1 ;;
+	--list) list ;;
+	*) usage ;;
+	esac
+	shift
+done
+case $LAYOUT in 4x1) NP=4 ;; 4x2) NP=8 ;; *) echo "realapps: unknown layout '$LAYOUT' (4x1, 4x2)" >&2; exit 2 ;; esac
+case $MPI in ompi) MPIOPT="" ;; mpich) MPIOPT=--mpich ;; *) echo "realapps: unknown MPI '$MPI' (ompi, mpich)" >&2; exit 2 ;; esac
+case $SCEN in none | cpu1 | cpu2 | link | both | agg) ;; *) echo "realapps: unknown scenario '$SCEN'" >&2; exit 2 ;; esac
+skip() { echo "skipped: $*"; [ -n "${W:-}" ] && rm -rf "$W"; exit 77; }
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/contend-realapps.XXXXXX") || exit 1
+# The program: its command (after the prefix), the file its output goes to, the line that
+# ends it, and how its own time is read.
+#   need PATH PACKAGE   the program's file, or skip
+need() { [ -x "$1" ] || skip "no $1 (apt-get install $2, or sh bench/realapps/setup.sh)"; }
+case $PROG in
+lammps)
+	need /usr/bin/lmp lammps
+	[ "$MPI" = ompi ] || { echo "realapps: Debian's lammps is built for Open MPI only" >&2; exit 2; }
+	steps=150; [ $SMALL -eq 1 ] && steps=30
+	set -- /usr/bin/lmp -in "$IN/lammps-lj.in" -var steps $steps -log none
+	END="^Total wall time" ;;
+lu | qr)
+	d=openmpi-tests; [ "$MPI" = mpich ] && d=mpich-tests
+	need "$SCALA/$d/xd$PROG" scalapack-mpi-test
+	set -- "$SCALA/$d/xd$PROG"
+	END="^END OF TESTS" ;;
+mpb)
+	need /usr/bin/mpb-mpi mpb-mpi
+	[ "$MPI" = ompi ] || { echo "realapps: Debian's mpb-mpi is built for Open MPI only" >&2; exit 2; }
+	set -- /usr/bin/mpb-mpi mpb.ctl
+	END="^total elapsed time for run" ;;
+fel)
+	need /usr/lib/hyphy/bin/HYPHYMPI hyphy-mpi
+	[ "$MPI" = ompi ] || { echo "realapps: Debian's hyphy-mpi is built for Open MPI only" >&2; exit 2; }
+	# the plain binary: /usr/bin/HYPHYMPI passes its arguments on as one word; paths are
+	# absolute, HyPhy takes relative ones from its library directory
+	set -- /usr/lib/hyphy/bin/HYPHYMPI LIBPATH=/usr/share/hyphy fel --alignment "$W/codons.nex" --output "$W/fel.json"
+	END="" ;;
+garli)
+	need /usr/lib/garli/bin/Garli-mpi garli-mpi
+	[ "$MPI" = ompi ] || { echo "realapps: Debian's garli-mpi is built for Open MPI only" >&2; exit 2; }
+	set -- /usr/lib/garli/bin/Garli-mpi -$NP garli.conf
+	END="" ;;
+*) echo "realapps: unknown program '$PROG' (run.sh --list)" >&2; exit 2 ;;
+esac
+[ -x "$CONTEND" ] || { echo "realapps: no $CONTEND (make)" >&2; exit 1; }
+[ -z "$PMPI" ] || [ -f "$B/pmpi/$MPI.so" ] || { echo "realapps: no $B/pmpi/$MPI.so (make workloads)" >&2; exit 1; }
+$TB check >/dev/null 2>&1 || skip "no testbed here: $($TB check 2>&1 | tail -n 1)"
+
+PID=""
+cleanup() {
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null
+	if [ "$SCEN" != none ]; then
+		$TB unload >/dev/null 2>&1
+		$TB link "ws$LOADED" off >/dev/null 2>&1
+	fi
+	[ $KEEP -eq 1 ] || rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# The testbed: 4 workstations at PCT % of a core, up once and kept for the next run;
+# other work on the machine must not take the workstations' quotas.
+if [ "$($TB status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/' | wc -l)" -ne 4 ]; then
+	$TB down >/dev/null 2>&1
+	$TB up -n 4 --cpu-pct all="$PCT" >"$W/up.log" 2>&1 || { echo "realapps: testbed $INST: $(tail -n 1 "$W/up.log")" >&2; exit 1; }
+fi
+G=/sys/fs/cgroup/cpu/contend-testbed-$INST
+[ -w "$G/cpu.shares" ] && echo 262144 >"$G/cpu.shares"
+
+# The program's inputs, in its working directory (the ranks start in the launcher's).
+cd "$W" || exit 1
+case $PROG in
+lu | qr)
+	dat=$(echo "$PROG" | tr a-z A-Z).dat
+	if [ $NP -eq 4 ]; then P=2 Q=2; else P=2 Q=4; fi
+	# the size is the file's, 200 for the short form
+	n='\1'; [ $SMALL -eq 1 ] && n=200
+	sed "s/^\([0-9]*\)\( *values of [MN]\)\$/$n\2/; s/^2\( *values of P\)/$P\1/; s/^2\( *values of Q\)/$Q\1/" \
+		"$IN/$dat" >"$dat" ;;
+mpb)	cp "$IN/mpb-sphere.ctl" mpb.ctl
+	[ $SMALL -eq 1 ] && sed -i 's/resolution 12/resolution 8/' mpb.ctl ;;
+fel)	c=100; [ $SMALL -eq 1 ] && c=30
+	awk -v N=8 -v C=$c -f "$IN/hyphy-codons.awk" >codons.nex ;;
+garli)	c=400; [ $SMALL -eq 1 ] && c=100
+	awk -v N=12 -v C=$c -f "$IN/hyphy-codons.awk" >data.nex
+	cp "$IN/garli.conf" garli.conf ;;
+esac
+
+# The scenario's competing load and link cap (as bench/accuracy makes them).
+ws() { echo "c${INST}ws$1"; }
+case $SCEN in
+cpu1 | both) $TB load "$(ws "$LOADED")" --cpu 1 >/dev/null || exit 1 ;;
+cpu2) $TB load "$(ws "$LOADED")" --cpu 2 >/dev/null || exit 1 ;;
+agg)	$TB load "$(ws 1)" --cpu 1 >/dev/null || exit 1
+	$TB load "$(ws 3)" --comm "$(ws 4)" --duty 0.5 --period 1s >/dev/null || exit 1 ;;
+esac
+case $SCEN in link | both) $TB link "$(ws "$LOADED")" "$LINK" >/dev/null || exit 1 ;; esac
+[ "$SCEN" = none ] || sleep 0.3
+
+# What wraps the program inside each rank.
+PRE=""
+if [ -n "$PMPI" ]; then
+	mkdir -p "$PMPI" && PMPI=$(cd "$PMPI" && pwd) || exit 1
+	rm -f "$PMPI"/rank-*.tsv
+	PRE="env LD_PRELOAD=$B/pmpi/$MPI.so PMPI_LOG_DIR=$PMPI"
+fi
+if [ $USECOLLECT -eq 1 ]; then
+	[ -n "$RUN" ] || { RUN=$W/run; KEEP=1; }
+	rm -rf "$RUN"
+	# shellcheck disable=SC2086
+	set -- "$CONTEND" collect -q $COLLECT -o "$RUN" -- $PRE "$@"
+else
+	# shellcheck disable=SC2086
+	set -- $PRE "$@"
+fi
+
+now() { date +%s.%N; }
+t0=$(now)
+# shellcheck disable=SC2086
+$TB mpirun $MPIOPT -np $NP -- "$@" >"$W/out" 2>&1 &
+PID=$!
+# Wait for the job to end; an MPICH job that printed its last line gets 5 s to finish, then
+# it is ended (SIGTERM to mpiexec, which passes it to the ranks and the agents).
+t1="" rc=""
+k=0
+while kill -0 "$PID" 2>/dev/null; do
+	if [ -n "$END" ] && [ -z "$t1" ] && grep -q "$END" "$W/out"; then t1=$(now); fi
+	if [ -n "$t1" ] && [ "$MPI" = mpich ] &&
+		awk -v a="$t1" -v b="$(now)" 'BEGIN { exit !(b - a > 5) }'; then
+		kill "$PID" 2>/dev/null; rc=ended; break
+	fi
+	k=$((k + 1))
+	if [ $k -gt $((TIMEOUT * 10)) ]; then kill "$PID" 2>/dev/null; rc=timeout; break; fi
+	sleep 0.1
+done
+wait "$PID"
+st=$?
+PID=""
+t2=$(now)
+[ -n "$rc" ] || rc=$st
+# MPICH's wall time ends at the program's last line; Open MPI's when mpirun returns.
+if [ "$MPI" = mpich ] && [ -n "$t1" ]; then t2=$t1; fi
+wall=$(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')
+
+# The program's own time, in seconds.
+case $PROG in
+lammps) own=$(awk '/^Loop time of/ { print $4; exit }' "$W/out") ;;
+# ScaLAPACK's WALL lines: LU time and solve time; QR's factorization time
+lu) own=$(awk '$1 == "WALL" && NF >= 12 { s += $9 + $10; n++ } END { if (n) printf "%.2f", s }' "$W/out") ;;
+qr) own=$(awk '$1 == "WALL" && NF >= 10 { s += $8; n++ } END { if (n) printf "%.2f", s }' "$W/out") ;;
+mpb) own=$(awk '/^total elapsed time for run:/ { print $6; exit }' "$W/out") ;;
+fel) own=$(tr -d ' \n' <fel.json 2>/dev/null | sed -n 's/.*"Totaltime":{[^}]*"timer":\([0-9.]*\).*/\1/p') ;;
+# the longest replicate's "Time used = H hours, M minutes and S seconds"
+garli) own=$(cat garli.run*.screen.log 2>/dev/null | awk '/^Time used =/ { t = $4 * 3600 + $6 * 60 + $9; if (t > m) m = t; n++ } END { if (n) print m }') ;;
+esac
+[ -n "$own" ] || own=-
+case $rc in 0 | ended) ok=1 ;; *) ok=0 ;; esac
+[ "$own" = - ] && ok=0
+line="prog=$PROG layout=$LAYOUT mpi=$MPI scenario=$SCEN own_s=$own wall_s=$wall exit=$rc"
+[ $USECOLLECT -eq 1 ] && line="$line run=$RUN"
+[ -n "$PMPI" ] && line="$line truth=$PMPI"
+echo "$line"
+if [ $ok -eq 0 ]; then
+	echo "realapps: $PROG failed (exit $rc); its last lines:" >&2
+	grep -v setpgid "$W/out" | tail -n 8 | sed 's/^/  | /' >&2
+	exit 1
+fi
+exit 0

@@ -1,0 +1,83 @@
+#!/bin/sh
+# pmpi_truth: the PMPI wrapper (tests/pmpi/pmpi_log.c) logs what test programs send, for
+# Open MPI and MPICH, on this machine (no testbed): every kind of C send with its world
+# ranks (also on a reordered communicator), tag and bytes, persistent sends once per
+# MPI_Start, nothing for MPI_PROC_NULL, collectives with their root's world rank; and the
+# Fortran bindings, which in Open MPI bypass the C layer ("use mpi" and "use mpi_f08").
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+E2E_NAME=pmpi_truth
+. "$TOP/tests/e2e/checks.inc"
+T=$(mktemp -d /tmp/contend-e2e-pmpi.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM
+S=$TOP/tests/pmpi
+for m in ompi mpich; do
+	[ -f "$TOP/$BUILD/pmpi/$m.so" ] || { echo "skipped: no $BUILD/pmpi/$m.so (make workloads)"; exit 77; }
+done
+command -v mpicc >/dev/null && command -v mpicc.mpich >/dev/null || { echo "skipped: no mpicc and mpicc.mpich"; exit 77; }
+
+# The rows every rank must have written: "rank kind call dst tag bytes root", sorted.
+cat >"$T/want" <<'EOF'
+0 coll allreduce -1 -1 16 -1
+0 coll bcast -1 -1 32 0
+0 p2p bsend 1 13 12 -1
+0 p2p isend 2 14 256 -1
+0 p2p send 1 11 40 -1
+0 p2p sendrecv 3 31 8 -1
+0 p2p ssend 1 12 16 -1
+1 coll allreduce -1 -1 16 -1
+1 coll bcast -1 -1 32 0
+1 p2p sendrecv 0 31 8 -1
+2 coll allreduce -1 -1 16 -1
+2 coll bcast -1 -1 32 0
+2 p2p send_init 3 21 20 -1
+2 p2p send_init 3 21 20 -1
+2 p2p send_init 3 21 20 -1
+2 p2p sendrecv 1 31 8 -1
+3 coll allreduce -1 -1 16 -1
+3 coll bcast -1 -1 32 0
+3 p2p sendrecv 2 31 8 -1
+EOF
+cat >"$T/want.f" <<'EOF'
+0 coll allreduce -1 -1 4 -1
+0 p2p send 1 7 40 -1
+1 coll allreduce -1 -1 4 -1
+EOF
+rows() { cat "$1"/rank-*.tsv 2>/dev/null | awk -F'\t' '!/^#/ && $1 != "t_real_ns" { print $4, $2, $3, $5, $6, $9, $10 }' | sort; }
+ended() { n=0; for f in "$1"/rank-*.tsv; do tail -n 1 "$f" | grep -q '^# end$' && n=$((n + 1)); done; echo $n; }
+
+# launch MPI NP DIR PROGRAM: the program on NP local ranks with the wrapper, its log in DIR
+launch() {
+	mkdir -p "$3"
+	if [ "$1" = ompi ]; then
+		set -- mpirun --allow-run-as-root --oversubscribe -np "$2" env LD_PRELOAD="$TOP/$BUILD/pmpi/ompi.so" PMPI_LOG_DIR="$3" "$4"
+	else
+		set -- mpiexec.mpich -np "$2" env LD_PRELOAD="$TOP/$BUILD/pmpi/mpich.so" PMPI_LOG_DIR="$3" "$4"
+	fi
+	timeout -k 5 60 "$@" >>"$T/run.log" 2>&1
+}
+
+for m in ompi mpich; do
+	cc=mpicc; fc=mpif90
+	[ $m = mpich ] && cc=mpicc.mpich fc=mpif90.mpich
+	if ! $cc -o "$T/sends-$m" "$S/sends.c" 2>"$T/cc.err"; then
+		fail "$m-c-build" "$(tail -n 1 "$T/cc.err")"; continue
+	fi
+	launch $m 4 "$T/log-$m" "$T/sends-$m"
+	rows "$T/log-$m" >"$T/got-$m"
+	check "$m-c-rows" "cmp -s '$T/want' '$T/got-$m'" "rows differ: $(diff "$T/want" "$T/got-$m" | grep '^[<>]' | head -n 4 | tr '\n' ' ')"
+	check "$m-c-finalized" "[ \"\$(ended '$T/log-$m')\" = 4 ]" "not every rank's log ends with '# end'"
+
+	if ! command -v $fc >/dev/null; then echo "SKIP e2e/pmpi_truth/$m-fortran: skipped: no $fc"; continue; fi
+	for f in sends sends_f08; do
+		[ $m = mpich ] && [ $f = sends_f08 ] && continue	# the C layer serves MPICH's f08 too
+		if ! $fc -o "$T/$f-$m" "$S/$f.f90" 2>"$T/fc.err"; then
+			fail "$m-$f-build" "$(tail -n 1 "$T/fc.err")"; continue
+		fi
+		launch $m 2 "$T/flog-$m-$f" "$T/$f-$m"
+		rows "$T/flog-$m-$f" >"$T/fgot"
+		check "$m-$f-rows" "cmp -s '$T/want.f' '$T/fgot'" "rows differ: $(diff "$T/want.f" "$T/fgot" | grep '^[<>]' | head -n 4 | tr '\n' ' ')"
+	done
+done
