@@ -18,7 +18,8 @@
 # Usage: sh bench/realapps/overhead.sh [-S] [-o TSV] [N]
 #   N        rounds (default 5)
 #   -S       the small form for make check: lu with Open MPI and with MPICH, short inputs,
-#            one round, VARIANTS=full (the full-payload capture the truth must equal)
+#            one round, VARIANTS=full (the default framed capture and a full-payload one,
+#            both checked against the truth)
 #   -o TSV   also write the table as TSV (format "realapps-overhead" v1, README.md)
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUT (4x1 or 4x2, default
 # 4x1), MPI (ompi or mpich, default ompi; MPICH runs only lu and qr), VARIANTS (extra
