@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/gzio.h"
 #include "lib/xalloc.h"
 
 const char *const phases_cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "run_ns",
@@ -332,7 +333,7 @@ int
 phases_from_samples(const char *path, double busy_threshold, struct rank_cpu *out,
 		    struct err *e)
 {
-	struct phases_opts o = { busy_threshold, true };
+	struct phases_opts o = { busy_threshold, true, 0, 0 };
 
 	return phases_from_samples_opt(path, &o, out, e);
 }
@@ -382,7 +383,12 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 			err_set(e, E_IO, "%s", rowe.msg);
 			break;
 		}
-		if (rc < 0) {	/* a damaged line, or damaged compression (the next read ends) */
+		if (rc < 0 && gzr_damage(t.r) != NULL) {	/* damaged compression: reading ends */
+			out->damaged = true;
+			snprintf(out->damage, sizeof out->damage, "%s", gzr_damage(t.r));
+			break;
+		}
+		if (rc < 0) {	/* a damaged line */
 			bad_row(out, &rowe);
 			continue;
 		}
@@ -399,6 +405,15 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 		if (pid <= 0 || tid <= 0 || mono_ns < 0 || real_ns < 0) {
 			err_set(&rowe, E_FORMAT, "'%s' line %ld: pid, tid or time out of range", path,
 				t.line_no);
+			bad_row(out, &rowe);
+			continue;
+		}
+		if ((o->min_mono_ns != 0 || o->max_mono_ns != 0) &&
+		    (mono_ns < o->min_mono_ns || mono_ns > o->max_mono_ns)) {
+			err_set(&rowe, E_FORMAT, "'%s' line %ld: t_mono_ns %lld is outside the rank's "
+				"run (%lld to %lld)", path, t.line_no, (long long)mono_ns,
+				(long long)o->min_mono_ns, (long long)o->max_mono_ns);
+			out->out_of_run++;
 			bad_row(out, &rowe);
 			continue;
 		}
@@ -422,6 +437,8 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 			err_set(&rowe, E_FORMAT, "'%s' line %ld: thread %lld/%lld twice in one sample",
 				path, t.line_no, (long long)pid, (long long)tid);
 			bad_row(out, &rowe);
+		} else {
+			out->rows++;
 		}
 	}
 	tsv_r_close(&t);

@@ -29,8 +29,10 @@
  * the first and last too (they may have been cut by the start and end of sampling).
  *
  * Damaged rows (wrong field count, a field that does not parse, a pid or tid <= 0, a time
- * going backwards, a thread twice in one sample) are counted in bad_rows and skipped; a
- * gzip file cut short keeps every sample before the cut and sets truncated. */
+ * going backwards or outside the rank's run, a thread twice in one sample) are counted in
+ * bad_rows and skipped; a gzip file cut short keeps every sample before the cut and sets
+ * truncated; one whose gzip data is damaged keeps every row before the damage and sets
+ * damaged. */
 #ifndef PARSE_PHASES_H
 #define PARSE_PHASES_H
 
@@ -50,6 +52,9 @@
 struct phases_opts {
 	double busy_threshold;	/* fraction of an interval, (0, 1024] */
 	bool count_system;	/* busy by all run time, system time too (no user weighting) */
+	/* The rank's run on CLOCK_MONOTONIC (from its meta file, with some slack): a row
+	 * whose t_mono_ns is outside [min_mono_ns, max_mono_ns] is damaged. Both 0: no check. */
+	int64_t min_mono_ns, max_mono_ns;
 };
 
 /* One busy or idle phase. Times are CLOCK_REALTIME ns of the samples that bound it. */
@@ -78,7 +83,9 @@ struct rank_cpu {
 	struct phase *phases;	/* owned, in time order; freed by rank_cpu_release */
 	uint64_t samples;	/* distinct sample times read */
 	uint64_t intervals;	/* samples - 1, or 0 */
-	uint64_t bad_rows;	/* damaged rows skipped */
+	uint64_t rows;		/* rows used */
+	uint64_t bad_rows;	/* damaged rows skipped (out_of_run among them) */
+	uint64_t out_of_run;	/* rows whose t_mono_ns is outside [min_mono_ns, max_mono_ns] */
 	uint64_t threads;	/* distinct (pid, tid) followed */
 	uint64_t resets;	/* counters that went backwards (pid reused) */
 	uint64_t threads_over_cap;	/* rows of threads past PHASES_MAX_THREADS, ignored */
@@ -87,6 +94,8 @@ struct rank_cpu {
 				 * count as idle */
 	int64_t utime_ticks, stime_ticks;	/* summed over the intervals */
 	bool truncated;		/* the gzip file was cut short */
+	bool damaged;		/* its gzip data is damaged: the rows before the damage are kept */
+	char damage[ERR_MSG_MAX];	/* where, when damaged */
 	char first_bad[ERR_MSG_MAX];	/* message of the first bad row, "" when none */
 };
 
