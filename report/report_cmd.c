@@ -380,6 +380,19 @@ cmd_report(int argc, char **argv)
 	for (int i = 0; i < nok; i++) {
 		struct page_ctx c = { all[i], all, nok };
 
+		if (!all[i]->have_stats && !all[i]->have_prof) {
+			warnx_("report: '%s' is not parsed (no profile/): run 'contend parse %s' first",
+			       all[i]->dir, all[i]->dir);
+			status = 1;
+			continue;
+		}
+		if (all[i]->partial || all[i]->warn_total > 0) {
+			warnx_("report: %s: the profile rests on damaged input (%ld parse warning%s; the "
+			       "front page lists them)", all[i]->name, all[i]->warn_total,
+			       all[i]->warn_total == 1 ? "" : "s");
+			status = 1;
+		}
+
 		if (all[i]->damaged > 0)
 			warnx_("%s: %ld damaged rows skipped (first: %s)", all[i]->name, all[i]->damaged,
 			       all[i]->first_damage);
