@@ -1,21 +1,26 @@
 /* analyze: parse, infer, predict and report a run in one go. */
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "lib/err.h"
+#include "lib/tsv.h"
 
 const char usage_analyze[] =
 	"usage: contend analyze [--scenario FILE]... [--force] RUN\n"
 	"\n"
 	"Run the stages after collect on RUN, in order: parse, infer, predict (once per\n"
 	"--scenario) and report. Each stage reads what the one before wrote in RUN/.\n"
-	"A stage that fails stops the chain; its message says why. A complete parse\n"
-	"(RUN/profile/stats.tsv) and an inferred network (RUN/topology.tsv) already in RUN\n"
-	"are kept unless --force, so adding a scenario later runs only predict and report.\n"
+	"A stage that fails or reports damaged input (exit status 1) stops the chain; its\n"
+	"message says why. A parse that recorded its completion (RUN/profile/stats.tsv says\n"
+	"complete yes) and an inferred network (RUN/topology.tsv) already in RUN are kept\n"
+	"unless --force, so adding a scenario later runs only predict and report; a partial\n"
+	"parse stops analyze.\n"
 	"\n"
 	"options:\n"
 	"  -s, --scenario FILE   a what-if scenario for predict (repeatable)\n"
@@ -56,6 +61,30 @@ have(const char *run, const char *rel)
 	return access(path, F_OK) == 0;
 }
 
+/* True when RUN/profile/stats.tsv records a complete parse ("complete" "yes"). */
+static bool
+parse_complete(const char *run)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	char path[PATH_MAX];
+	struct tsv_r t;
+	struct err e;
+	bool yes = false;
+	int rc;
+
+	if (snprintf(path, sizeof path, "%s/profile/stats.tsv", run) >= (int)sizeof path ||
+	    tsv_r_open(&t, path, "stats", 1, cols, &e) < 0)
+		return false;
+	while ((rc = tsv_r_next(&t, &e)) != 0) {
+		if (rc < 0)
+			break;	/* damaged: not a verdict to trust */
+		if (strcmp(tsv_r_str(&t, 0), "complete") == 0)
+			yes = strcmp(tsv_r_str(&t, 1), "yes") == 0;
+	}
+	tsv_r_close(&t);
+	return yes && rc == 0;
+}
+
 int
 cmd_analyze(int argc, char **argv)
 {
@@ -83,8 +112,27 @@ cmd_analyze(int argc, char **argv)
 	if (optind + 1 != argc)
 		die_usage("analyze: expected one RUN directory (see 'contend analyze --help')");
 	run = argv[optind];
+	/* Arguments first: a missing scenario must not be found after parse and infer ran. */
+	{
+		struct stat sb;
+
+		if (stat(run, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			die("analyze: cannot open run directory '%s'", run);
+	}
+	for (int i = 0; i < nscen; i++)
+		if (access(scen[i], R_OK) != 0)
+			die("analyze: cannot read scenario '%s': %s", scen[i], strerror(errno));
 
 	if (!force && have(run, "profile/stats.tsv")) {
+		/* Only a parse that recorded its completion is kept: a damaged run's profile
+		 * (complete partial), or one cut short, is not taken for a whole one. */
+		if (!parse_complete(run)) {
+			warnx_("analyze: '%s/profile' is not a complete parse (stats.tsv does not say "
+			       "complete yes; its warnings are in profile/warnings.tsv): stopping; "
+			       "'contend analyze --force' parses again, or run infer, predict and report "
+			       "by hand to use it as it is", run);
+			return 1;
+		}
 		note("analyze: parse: keeping %s/profile (--force parses again)", run);
 	} else {
 		char *a[] = { "parse", force ? "--force" : run, force ? run : NULL, NULL };

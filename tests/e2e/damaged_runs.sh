@@ -96,6 +96,13 @@ if sel tmono-max; then
 	want_exec=$(awk -F'\t' '$1 == 1 { print $3 }' "$tmp/ref.ranks")
 	check tmono-max/exec '[ "$(rank_col "$d" 1 exec_ns)" = "$want_exec" ]' \
 		"rank 1 exec_ns $(rank_col "$d" 1 exec_ns), undamaged $want_exec"
+	"$CONTEND" report -q --no-png "$d" 2>"$tmp/tmono-report.err"
+	rc=$?
+	damaged tmono-report "the profile rests on damaged input \(1 parse warning;"
+	# analyze never takes the partial profile for a complete one
+	"$CONTEND" analyze "$d" >/dev/null 2>"$tmp/tmono-analyze.err"
+	rc=$?
+	damaged tmono-analyze "profile' is not a complete parse"
 	check tmono-max/counted '[ "$(stat_of "$d" samples_out_of_run)" = 1 ]' "samples_out_of_run is not 1"
 fi
 
