@@ -369,6 +369,41 @@ host_list(const struct prof *p, char *out, size_t len)
 	}
 }
 
+/* Warn about every section of s that names a host or rank the run lacks; returns the
+ * number of sections that name the run's hosts or ranks. */
+static int
+scen_sections_used(const struct scen *s, const struct prof *p)
+{
+	char hosts[512];
+	int used = 0;
+
+	host_list(p, hosts, sizeof hosts);
+	for (int i = 0; i < s->nnodes; i++) {
+		const struct scen_node *n = &s->nodes[i];
+
+		if (n->rank < 0 && !prof_has_host(p, n->host))
+			warnx_("predict: '%s' line %d: host '%s' ran no rank of this run (its hosts: %s); "
+			       "the section is ignored", s->path, n->line, n->host, hosts);
+		else if (n->rank >= 0 && prof_rank(p, n->rank) == NULL)
+			warnx_("predict: '%s' line %d: the run has no rank %d; the section is ignored",
+			       s->path, n->line, n->rank);
+		else
+			used++;
+	}
+	for (int i = 0; i < s->nlinks; i++) {
+		const struct scen_link *l = &s->links[i];
+		const char *missing = !prof_has_host(p, l->a) ? l->a : !prof_has_host(p, l->b) ? l->b : NULL;
+
+		if (missing != NULL)
+			warnx_("predict: '%s' line %d: link '%s-%s': host '%s' ran no rank of this run "
+			       "(its hosts: %s); the section is ignored", s->path, l->line, l->a, l->b,
+			       missing, hosts);
+		else
+			used++;
+	}
+	return used;
+}
+
 int
 cmd_predict(int argc, char **argv)
 {
@@ -470,17 +505,13 @@ cmd_predict(int argc, char **argv)
 		s.delay = SCEN_DELAY_FILE;
 	}
 	load_run(&p, run);
-	for (int i = 0; i < s.nnodes; i++)
-		if (s.nodes[i].rank < 0 && !prof_has_host(&p, s.nodes[i].host)) {
-			char hosts[512];
-
-			host_list(&p, hosts, sizeof hosts);
-			warnx_("predict: '%s' line %d: host '%s' ran no rank of this run (its hosts: %s); "
-			       "the section is ignored", s.path, s.nodes[i].line, s.nodes[i].host, hosts);
-		}
-		else if (s.nodes[i].rank >= 0 && prof_rank(&p, s.nodes[i].rank) == NULL)
-			warnx_("predict: '%s' line %d: the run has no rank %d; the section is ignored", s.path,
-			       s.nodes[i].line, s.nodes[i].rank);
+	if (scen_sections_used(&s, &p) == 0) {
+		warnx_("predict: '%s' changes nothing this run uses (none of its [node], [rank] or "
+		       "[link] sections names the run's hosts or ranks): no prediction", s.path);
+		prof_free(&p);
+		scen_free(&s);
+		return 1;
+	}
 	if (s.measured_ns >= 0) {
 		measured_ns = s.measured_ns;
 	} else if (s.measured_run != NULL) {
