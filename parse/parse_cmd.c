@@ -276,6 +276,7 @@ read_capture(struct ctx *c, struct flows *f, const char *path)
 	struct pcapin *in = pcapin_open(path, &e);
 	struct pcapin_pkt pk;
 	uint64_t n = 0, bytes = 0, bytes_seen = 0;
+	uint64_t unsup_before;	/* frames of unsupported link types before this file */
 	double t_last = now_s(), t0 = t_last;
 	int rc;
 
@@ -285,6 +286,7 @@ read_capture(struct ctx *c, struct flows *f, const char *path)
 		return;
 	}
 	c->pcap_files++;
+	unsup_before = flows_stats(f)->kinds[PKT_LINK_UNSUP];
 	while ((rc = pcapin_next(in, &pk, &e)) == 1) {
 		flows_frame(f, pk.linktype, pk.data, pk.caplen, pk.origlen, pk.t_ns);
 		bytes += pk.caplen + 16;
@@ -307,6 +309,11 @@ read_capture(struct ctx *c, struct flows *f, const char *path)
 			c->pcap_damaged++;
 		warn_partial(c, e.msg);
 	}
+	if (flows_stats(f)->kinds[PKT_LINK_UNSUP] > unsup_before)
+		warn_partialf(c, "'%s': link type %d is not one parse decodes (Ethernet, Linux cooked "
+			      "SLL and SLL2, BSD loopback, raw IP): its %" PRIu64 " packets are not "
+			      "read (packets_link-unsupported in stats.tsv)", path, pcapin_linktype(in),
+			      flows_stats(f)->kinds[PKT_LINK_UNSUP] - unsup_before);
 	pcapin_close(in);
 	flows_end_capture(f);
 }
@@ -940,6 +947,20 @@ cmd_parse(int argc, char **argv)
 
 		if (stat(o.run, &sb) != 0 || !S_ISDIR(sb.st_mode))
 			die("parse: cannot open run directory '%s'", o.run);
+		{
+			/* A directory with none of a run's parts is not a run: write nothing there. */
+			static const char *const parts[] = { "capture", "samples", "meta", "sockets" };
+			bool any = false;
+
+			for (i = 0; i < 4 && !any; i++) {
+				d = xasprintf("%s/%s", o.run, parts[i]);
+				any = stat(d, &sb) == 0 && S_ISDIR(sb.st_mode);
+				free(d);
+			}
+			if (!any)
+				die("parse: '%s' is not a run directory (no capture/, samples/, meta/ or "
+				    "sockets/; 'contend collect -o DIR' writes one)", o.run);
+		}
 		d = xasprintf("%s/capture", o.run);
 		pcaps = list_dir(d, "", ".pcap", &npcaps);
 		free(d);

@@ -171,7 +171,24 @@ if sel sockets-rank; then
 	damaged sockets-rank "sockets/rank-0.tsv' line 4: rank 7 is outside \[0, 4\)"
 fi
 
-# 9. A run whose samples only lost their final newline is not damaged: exit 0, same numbers.
+# 9. A capture of a link type parse does not decode (147, DLT_USER0): an error, not 0 messages.
+if sel linktype; then
+	d=$(fresh linktype)
+	zcat "$d/capture/c3ws1.pcap.gz" >"$d/capture/c3ws1.pcap" && rm "$d/capture/c3ws1.pcap.gz"
+	printf '\223\000\000\000' | dd of="$d/capture/c3ws1.pcap" bs=1 seek=20 conv=notrunc 2>/dev/null
+	parse_case linktype "$d"
+	damaged linktype "c3ws1.pcap': link type 147 is not one parse decodes.*its [0-9]+ packets are not read"
+fi
+
+# 10. An empty directory is not a run: an error, and no profile/ written into it.
+if sel empty; then
+	mkdir -p "$tmp/empty"
+	parse_case empty "$tmp/empty"
+	damaged empty "is not a run directory"
+	check empty/nothing-written '[ ! -e "$tmp/empty/profile" ]' "profile/ created in an empty directory"
+fi
+
+# 11. A run whose samples only lost their final newline is not damaged: exit 0, same numbers.
 if sel harmless; then
 	d=$(fresh harmless)
 	f=$d/samples/rank-2.tsv.gz
