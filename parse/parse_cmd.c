@@ -75,11 +75,6 @@ const char usage_parse[] =
 
 #define MAX_FILES 4096
 #define WARN_KEEP 1000		/* warning messages kept for warnings.tsv (all are counted) */
-/* A rank whose samples file has more bad rows than this share of its rows is not used:
- * what is left (a few rows of a shuffled file) would be a confident wrong answer. */
-#define SAMPLES_MAX_BAD_SHARE 0.5
-/* Slack around a rank's run (meta start_mono_ns, end_mono_ns) for its sample times. */
-#define SAMPLES_RUN_SLACK_NS 2000000000LL
 #define DEFAULT_BUSY_THRESHOLD 0.5
 
 struct opts {
@@ -137,6 +132,13 @@ warn_partial(struct ctx *c, const char *msg)
 		c->warn_msgs = xgrow(c->warn_msgs, &c->warn_cap, c->nwarn_msgs + 1, sizeof *c->warn_msgs);
 		c->warn_msgs[c->nwarn_msgs++] = xstrdup(msg);
 	}
+}
+
+/* warn_partial for a callback. */
+static void
+say_partial(void *c, const char *msg)
+{
+	warn_partial(c, msg);
 }
 
 /* warn_partial with a format. */
@@ -393,6 +395,7 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		struct rollup_rank *pr;
 		int32_t rank;
 		double thr, cap;	/* busy threshold for this rank; its node's CPU capacity */
+		int64_t t0, t1;		/* the rank's run, CLOCK_MONOTONIC (its meta) */
 		struct phases_opts po;
 
 		memset(&rc, 0, sizeof rc);
@@ -404,13 +407,8 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		if (!c->o->busy_threshold_set && cap > 0 && cap < 1)
 			thr *= cap;
 		po = (struct phases_opts){ thr, !c->o->user_only, 0, 0 };
-		if (c->rm != NULL && rankmap_run_window(c->rm, rank_from_name(files[i]), &po.min_mono_ns,
-							&po.max_mono_ns) == 0) {
-			po.min_mono_ns = po.min_mono_ns > SAMPLES_RUN_SLACK_NS ?
-					 po.min_mono_ns - SAMPLES_RUN_SLACK_NS : 1;
-			po.max_mono_ns = po.max_mono_ns < INT64_MAX - SAMPLES_RUN_SLACK_NS ?
-					 po.max_mono_ns + SAMPLES_RUN_SLACK_NS : INT64_MAX;
-		}
+		if (c->rm != NULL && rankmap_run_window(c->rm, rank_from_name(files[i]), &t0, &t1) == 0)
+			phases_opts_window(&po, t0, t1);
 		if (phases_from_samples_opt(files[i], &po, &rc, &e) < 0) {
 			c->samples_failed++;
 			warn_partial(c, e.msg);
@@ -420,34 +418,15 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		c->samples_files++;
 		c->samples_bad_rows += rc.bad_rows;
 		c->samples_out_of_run += rc.out_of_run;
-		if (rc.damaged) {
-			c->samples_damaged++;
-			warn_partialf(c, "%s; the %" PRIu64 " rows before it are kept", rc.damage,
-				      rc.rows);
-		}
-		if (rc.bad_rows > 0 &&
-		    (double)rc.bad_rows > SAMPLES_MAX_BAD_SHARE * (double)(rc.rows + rc.bad_rows)) {
-			c->samples_rejected++;
-			warn_partialf(c, "'%s': %" PRIu64 " of %" PRIu64 " rows are bad (first: %s); its "
-				      "rank's CPU phases are not used", files[i], rc.bad_rows,
-				      rc.rows + rc.bad_rows, rc.first_bad);
-			rank_cpu_release(&rc);
-			continue;
-		}
-		if (rc.bad_rows > 0)
-			warn_partialf(c, "'%s': %" PRIu64 " of %" PRIu64 " rows are bad and skipped (first: "
-				      "%s); its rank's CPU phases rest on the other %" PRIu64, files[i],
-				      rc.bad_rows, rc.rows + rc.bad_rows, rc.first_bad, rc.rows);
 		c->samples_system_idle += rc.system_idle;
 		c->samples_utime_ticks += (uint64_t)rc.utime_ticks;
 		c->samples_stime_ticks += (uint64_t)rc.stime_ticks;
-		if (rc.truncated) {
-			char *m = xasprintf("'%s': samples end early (%" PRIu64 " samples kept)", files[i],
-					    rc.samples);
-
-			c->samples_truncated++;
-			warn_partial(c, m);
-			free(m);
+		c->samples_truncated += rc.truncated;
+		c->samples_damaged += rc.damaged;
+		if (!phases_judge(&rc, files[i], say_partial, c)) {
+			c->samples_rejected++;
+			rank_cpu_release(&rc);
+			continue;
 		}
 		rank = rc.rank >= 0 ? (int32_t)rc.rank : rank_from_name(files[i]);
 		if (rc.rank < 0)

@@ -461,6 +461,45 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 }
 
 void
+phases_opts_window(struct phases_opts *o, int64_t start_mono_ns, int64_t end_mono_ns)
+{
+	o->min_mono_ns = start_mono_ns > PHASES_RUN_SLACK_NS ? start_mono_ns - PHASES_RUN_SLACK_NS : 1;
+	o->max_mono_ns = end_mono_ns < INT64_MAX - PHASES_RUN_SLACK_NS ?
+			 end_mono_ns + PHASES_RUN_SLACK_NS : INT64_MAX;
+}
+
+bool
+phases_judge(const struct rank_cpu *rc, const char *path,
+	     void (*say)(void *ctx, const char *msg), void *ctx)
+{
+	char m[2 * ERR_MSG_MAX];
+	unsigned long long rows = rc->rows, bad = rc->bad_rows;
+
+	if (rc->truncated) {
+		snprintf(m, sizeof m, "'%s': samples end early (%llu samples kept)", path,
+			 (unsigned long long)rc->samples);
+		say(ctx, m);
+	}
+	if (rc->damaged) {
+		snprintf(m, sizeof m, "%s; the %llu rows before it are kept", rc->damage, rows);
+		say(ctx, m);
+	}
+	if (bad > 0 && (double)bad > PHASES_MAX_BAD_SHARE * (double)(rows + bad)) {
+		snprintf(m, sizeof m, "'%s': %llu of %llu rows are bad (first: %s); its rank's CPU "
+			 "phases are not used", path, bad, rows + bad, rc->first_bad);
+		say(ctx, m);
+		return false;
+	}
+	if (bad > 0) {
+		snprintf(m, sizeof m, "'%s': %llu of %llu rows are bad and skipped (first: %s); its "
+			 "rank's CPU phases rest on the other %llu", path, bad, rows + bad,
+			 rc->first_bad, rows);
+		say(ctx, m);
+	}
+	return true;
+}
+
+void
 rank_cpu_release(struct rank_cpu *rc)
 {
 	if (rc == NULL)

@@ -115,6 +115,23 @@ int phases_from_samples(const char *path, double busy_threshold, struct rank_cpu
 int phases_from_samples_opt(const char *path, const struct phases_opts *o, struct rank_cpu *out,
 			    struct err *e) WUR;
 
+/* Slack around a rank's run for its sample times (the agent samples from its own start). */
+#define PHASES_RUN_SLACK_NS 2000000000LL
+/* A samples file with more bad rows than this share of its rows is not used: what is
+ * left (a few rows of a shuffled file) would be a confident wrong answer. */
+#define PHASES_MAX_BAD_SHARE 0.5
+
+/* Set o's window to a rank's run [start_mono_ns, end_mono_ns] (its meta file) widened by
+ * PHASES_RUN_SLACK_NS each side. */
+void phases_opts_window(struct phases_opts *o, int64_t start_mono_ns, int64_t end_mono_ns);
+
+/* Judge what reading path gave: each thing worth a warning (cut short, damaged gzip data,
+ * bad rows with the first one's file and line, and how many rows the phases rest on) is
+ * passed to say as one line. Returns true when rc may be used, false when too many rows
+ * were bad (PHASES_MAX_BAD_SHARE). parse and collect --check both judge through this. */
+bool phases_judge(const struct rank_cpu *rc, const char *path,
+		  void (*say)(void *ctx, const char *msg), void *ctx);
+
 /* Free what rc owns and zero it. Accepts NULL and a zeroed struct. */
 void rank_cpu_release(struct rank_cpu *rc);
 

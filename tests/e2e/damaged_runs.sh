@@ -198,6 +198,20 @@ if sel harmless; then
 	same_or_failed harmless "$d"
 fi
 
+# collect --check runs parse's checks: every damaged run above is caught before analysis.
+"$CONTEND" collect --check "$SRC" >"$tmp/check-ref.out" 2>&1
+rc=$?
+check check/undamaged '[ "$rc" = 0 ]' "collect --check of the undamaged run: exit $rc: $(tail -n 2 "$tmp/check-ref.out")"
+for d in "$tmp"/*/; do
+	name=$(basename "$d")
+	case $name in ref|empty|harmless) continue ;; esac
+	[ -d "$d/meta" ] || continue
+	"$CONTEND" collect --check "$d" >"$tmp/check-$name.out" 2>&1
+	rc=$?
+	check "$name/collect-check" '[ "$rc" = 1 ] && ! grep -q " 0 problems" "$tmp/check-$name.out"' \
+		"collect --check: exit $rc: $(tail -n 1 "$tmp/check-$name.out")"
+done
+
 # Every case: exit 0 only with the undamaged numbers.
 for d in "$tmp"/*/; do
 	name=$(basename "$d")
