@@ -255,7 +255,7 @@ check_samples(struct check_report *r, const struct rankmap *rm, int32_t rank, co
 	if (phases_from_samples_opt(path, &po, &rc, &e) < 0)
 		problem(r, "%s", e.msg);
 	else
-		(void)phases_judge(&rc, path, say_problem, r);
+		(void)phases_judge(&rc, path, rankmap_samples_taken(rm, rank), say_problem, r);
 	r->sample_rows += (long)rc.rows;
 	rank_cpu_release(&rc);
 }

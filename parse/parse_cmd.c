@@ -396,6 +396,7 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		int32_t rank;
 		double thr, cap;	/* busy threshold for this rank; its node's CPU capacity */
 		int64_t t0, t1;		/* the rank's run, CLOCK_MONOTONIC (its meta) */
+		int64_t taken;		/* samples its agent took (its meta), -1 unknown */
 		struct phases_opts po;
 
 		memset(&rc, 0, sizeof rc);
@@ -423,7 +424,8 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		c->samples_stime_ticks += (uint64_t)rc.stime_ticks;
 		c->samples_truncated += rc.truncated;
 		c->samples_damaged += rc.damaged;
-		if (!phases_judge(&rc, files[i], say_partial, c)) {
+		taken = c->rm ? rankmap_samples_taken(c->rm, rank_from_name(files[i])) : -1;
+		if (!phases_judge(&rc, files[i], taken, say_partial, c)) {
 			c->samples_rejected++;
 			rank_cpu_release(&rc);
 			continue;

@@ -469,7 +469,7 @@ phases_opts_window(struct phases_opts *o, int64_t start_mono_ns, int64_t end_mon
 }
 
 bool
-phases_judge(const struct rank_cpu *rc, const char *path,
+phases_judge(const struct rank_cpu *rc, const char *path, int64_t samples_taken,
 	     void (*say)(void *ctx, const char *msg), void *ctx)
 {
 	char m[2 * ERR_MSG_MAX];
@@ -482,6 +482,14 @@ phases_judge(const struct rank_cpu *rc, const char *path,
 	}
 	if (rc->damaged) {
 		snprintf(m, sizeof m, "%s; the %llu rows before it are kept", rc->damage, rows);
+		say(ctx, m);
+	}
+	if (samples_taken >= 0 && rc->samples != (uint64_t)samples_taken && !rc->truncated &&
+	    !rc->damaged && bad == 0) {
+		/* whole rows gone or added leave no bad row: only the agent's count shows it */
+		snprintf(m, sizeof m, "'%s': %llu samples, but its agent took %lld (meta "
+			 "samples_taken): samples are missing or added", path,
+			 (unsigned long long)rc->samples, (long long)samples_taken);
 		say(ctx, m);
 	}
 	if (bad > 0 && (double)bad > PHASES_MAX_BAD_SHARE * (double)(rows + bad)) {

@@ -126,10 +126,11 @@ int phases_from_samples_opt(const char *path, const struct phases_opts *o, struc
 void phases_opts_window(struct phases_opts *o, int64_t start_mono_ns, int64_t end_mono_ns);
 
 /* Judge what reading path gave: each thing worth a warning (cut short, damaged gzip data,
- * bad rows with the first one's file and line, and how many rows the phases rest on) is
+ * bad rows with the first one's file and line, and how many rows the phases rest on; fewer
+ * or more samples than samples_taken, its agent's count, when that is >= 0) is
  * passed to say as one line. Returns true when rc may be used, false when too many rows
  * were bad (PHASES_MAX_BAD_SHARE). parse and collect --check both judge through this. */
-bool phases_judge(const struct rank_cpu *rc, const char *path,
+bool phases_judge(const struct rank_cpu *rc, const char *path, int64_t samples_taken,
 		  void (*say)(void *ctx, const char *msg), void *ctx);
 
 /* Free what rc owns and zero it. Accepts NULL and a zeroed struct. */

@@ -28,6 +28,7 @@ struct rinfo {
 	char *meta_path;	/* the meta file it came from, NULL when none */
 	double cpu_capacity;	/* cores' worth of CPU the rank may use (meta), 0 unknown */
 	int64_t start_mono_ns, end_mono_ns;	/* its run on CLOCK_MONOTONIC, 0 unknown */
+	int64_t samples_taken;	/* samples its agent wrote (meta), -1 unknown */
 	struct ep *addrs;	/* the host's addresses (port 0) */
 	size_t naddrs;
 };
@@ -244,6 +245,7 @@ struct metafile {
 	char *host, *addrs;
 	double capacity;	/* 0 when absent or rejected */
 	int64_t start_mono_ns, end_mono_ns;	/* 0 when absent */
+	int64_t samples_taken;	/* -1 when absent */
 };
 
 /* A number from a meta value: the whole field, finite. */
@@ -278,6 +280,7 @@ check_capacity(struct rankmap *m, const char *path, long line, const char *text,
 				"cpu_period_us (%.3f); taken as unknown", path, line, text, want);
 			return 0;
 		}
+		return want;	/* the quota's own value, not its rounding */
 	}
 	return cap;
 }
@@ -296,6 +299,7 @@ read_meta(struct rankmap *m, const char *path, struct metafile *mf, struct err *
 	memset(mf, 0, sizeof *mf);
 	mf->path = path;
 	mf->rank = -1;
+	mf->samples_taken = -1;
 	rc = tsv_r_open(&t, path, "meta", 1, req, e);
 	if (rc < 0) {
 		m->st.file_errors++;
@@ -346,6 +350,8 @@ read_meta(struct rankmap *m, const char *path, struct metafile *mf, struct err *
 			mf->start_mono_ns = (int64_t)v;
 		} else if (strcmp(k, "end_mono_ns") == 0 && meta_num(&t, &v) && v > 0 && v < 9e18) {
 			mf->end_mono_ns = (int64_t)v;
+		} else if (strcmp(k, "samples_taken") == 0 && meta_num(&t, &v) && v >= 0 && v < 9e18) {
+			mf->samples_taken = (int64_t)v;
 		}
 	}
 	tsv_r_close(&t);
@@ -389,6 +395,7 @@ commit_meta(struct rankmap *m, struct metafile *mf)
 	ri->cpu_capacity = mf->capacity;
 	ri->start_mono_ns = mf->start_mono_ns;
 	ri->end_mono_ns = mf->end_mono_ns;
+	ri->samples_taken = mf->samples_taken;
 	note_rank(m, (int32_t)rank);
 	if (mf->addrs != NULL) {
 		char *s = mf->addrs, *comma;
@@ -609,6 +616,14 @@ rankmap_run_window(const struct rankmap *m, int32_t rank, int64_t *start_mono_ns
 	*start_mono_ns = m->ranks[rank].start_mono_ns;
 	*end_mono_ns = m->ranks[rank].end_mono_ns;
 	return 0;
+}
+
+int64_t
+rankmap_samples_taken(const struct rankmap *m, int32_t rank)
+{
+	if (m == NULL || rank < 0 || (size_t)rank >= m->nranks || m->ranks[rank].meta_path == NULL)
+		return -1;
+	return m->ranks[rank].samples_taken;
 }
 
 int64_t

@@ -32,7 +32,8 @@ struct rankmap *rankmap_new(void);
  * or negative with e naming the first file that failed (the rest were still read).
  * The meta files are checked against the run (docs/formats.md): a rank in [0, nranks) of
  * meta/run.tsv, named like its file, one file per rank, every rank with one, cpu_capacity
- * in (0, cpus_allowed] and equal to the quota; a file that fails is not used, and each
+ * in (0, cpus_allowed] and equal to the quota (then the quota's exact value is kept); a file
+ * that fails is not used, and each
  * failure is a problem (rankmap_problems) naming file and line. */
 int rankmap_load_run(struct rankmap *m, const char *run_dir, struct err *e) WUR;
 /* Add one sockets file / one rank meta file (checked as above, against what is loaded
@@ -59,6 +60,8 @@ const char *rankmap_first_bad_socket(const struct rankmap *m);
 /* A rank's run on CLOCK_MONOTONIC from its meta file: 0, or -1 when unknown. */
 int rankmap_run_window(const struct rankmap *m, int32_t rank, int64_t *start_mono_ns,
 		       int64_t *end_mono_ns) WUR;
+/* The samples a rank's agent says it took (meta samples_taken), -1 when unknown. */
+int64_t rankmap_samples_taken(const struct rankmap *m, int32_t rank);
 /* nranks of the run (meta/run.tsv, else the rank meta files), 0 when unknown. */
 int64_t rankmap_nranks(const struct rankmap *m);
 void rankmap_free(struct rankmap *m);

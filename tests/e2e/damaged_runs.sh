@@ -163,6 +163,25 @@ for v in 0.01 -3 nan inf 7; do
 	check "$name/counted" '[ "$(stat_of "$d" meta_problems)" = 1 ]' "meta_problems is not 1"
 done
 
+# 7b. A samples file that lost its last 40 lines at line boundaries: no bad row, but fewer
+# samples than its agent took.
+if sel samples-short; then
+	d=$(fresh samples-short)
+	f=$d/samples/rank-0.tsv.gz
+	zcat "$f" | head -n -40 | gzip -n >"$f.new" && mv "$f.new" "$f"
+	parse_case samples-short "$d"
+	damaged samples-short "rank-0.tsv.gz': [0-9]+ samples, but its agent took 203 \(meta samples_taken\)"
+fi
+
+# 7c. cpu_capacity written with other rounding than collect's: the quota's value is used.
+if sel capacity-rounding; then
+	d=$(fresh capacity-rounding)
+	meta_set "$d" rank-1.tsv cpu_capacity 0.5009
+	parse_case capacity-rounding "$d"
+	check capacity-rounding/exit '[ "$rc" = 0 ]' "exit $rc: $(head -c 300 "$tmp/capacity-rounding.err")"
+	same_or_failed capacity-rounding "$d"
+fi
+
 # 8. A sockets row naming a rank outside the run.
 if sel sockets-rank; then
 	d=$(fresh sockets-rank)
@@ -204,7 +223,7 @@ rc=$?
 check check/undamaged '[ "$rc" = 0 ]' "collect --check of the undamaged run: exit $rc: $(tail -n 2 "$tmp/check-ref.out")"
 for d in "$tmp"/*/; do
 	name=$(basename "$d")
-	case $name in ref|empty|harmless) continue ;; esac
+	case $name in ref|empty|harmless|capacity-rounding) continue ;; esac
 	[ -d "$d/meta" ] || continue
 	"$CONTEND" collect --check "$d" >"$tmp/check-$name.out" 2>&1
 	rc=$?
