@@ -160,7 +160,7 @@ sort_eps(struct rankmap *m)
 {
 	size_t i, o = 0;
 
-	if (m->sorted)
+	if (m->sorted || m->neps == 0)
 		return;
 	qsort(m->eps, m->neps, sizeof *m->eps, ep_cmp);
 	/* merge duplicates; two ranks on one endpoint make it ambiguous */
@@ -641,6 +641,8 @@ rankmap_lookup(const struct rankmap *cm, int af, const uint8_t addr[16], uint16_
 	size_t r, i;
 
 	sort_eps(m);
+	if (m->neps == 0)
+		return -1;	/* bsearch may not be given a NULL array */
 	memset(&key, 0, sizeof key);
 	key.af = (uint8_t)af;
 	memcpy(key.addr, addr, af == AF_INET ? 4 : 16);
