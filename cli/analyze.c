@@ -29,7 +29,7 @@ const char usage_analyze[] =
 	"\n"
 	"examples:\n"
 	"  contend analyze traces/stencil-4ws\n"
-	"  contend analyze --scenario traces/scenarios/load-ws2.ini traces/stencil-4ws\n"
+	"  contend analyze --scenario traces/scenarios/stencil-load-c3ws2.ini traces/stencil-4ws\n"
 	"  contend analyze --force traces/stencil-4ws      # parse and infer again\n";
 
 #define MAX_SCEN 32
@@ -143,7 +143,7 @@ cmd_analyze(int argc, char **argv)
 	if (!force && have(run, "topology.tsv")) {
 		note("analyze: infer: keeping %s/topology.tsv (--force infers again)", run);
 	} else {
-		char *a[] = { "infer", force ? "--force" : run, force ? run : NULL, NULL };
+		char *a[] = { "infer", run, NULL };	/* infer always writes its files anew */
 
 		if ((rc = stage(a)) != 0)
 			return rc;

@@ -65,7 +65,7 @@ const char usage_predict[] =
 	"\n"
 	"examples:\n"
 	"  contend predict --list-models\n"
-	"  contend predict traces/stencil-4ws --scenario docs/scenarios/load-one-node.ini\n"
+	"  contend predict traces/stencil-4ws --scenario traces/scenarios/stencil-load-c3ws2.ini\n"
 	"  contend predict RUN --scenario docs/scenarios/slow-link.ini --model p003\n"
 	"  contend predict RUN --scenario docs/scenarios/background-queue.ini --model p004\n"
 	"  contend predict --select RUN --scenario docs/scenarios/background-queue.ini --policy cost\n"
