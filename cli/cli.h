@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* One entry of the command table in contend.c. */
 struct cmd {
@@ -27,6 +28,8 @@ int cmd_analyze(int argc, char **argv);
 int cmd_testbed(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+/* The command list (what `contend help` prints) on f. */
+void help_print(FILE *f);
 extern const char usage_collect[], usage_parse[], usage_infer[], usage_predict[],
 	usage_report[], usage_analyze[], usage_testbed[], usage_version[], usage_help[];
 

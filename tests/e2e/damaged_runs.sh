@@ -114,6 +114,13 @@ if sel shuffled; then
 		sort -k1,1 | cut -f2-; } | gzip -n >"$f.new" && mv "$f.new" "$f"
 	parse_case shuffled "$d"
 	damaged shuffled "rank-1.tsv.gz': [0-9]+ of [0-9]+ rows are bad \(first: .*line [0-9]+.*not used"
+	# stdout and stderr to one file: in the order written (the table, then what it left
+	# out), every message on a line of its own
+	"$CONTEND" parse -f "$d" >"$tmp/shuffled-both" 2>&1
+	check shuffled/in-order 'awk "/exec_s/ { t = NR } /left out of ranks.tsv/ { w = NR } END { exit !(t && w > t) }" "$tmp/shuffled-both"' \
+		"the warning about the table comes before the table: $(head -c 400 "$tmp/shuffled-both")"
+	check shuffled/no-interleave '! grep -q ".contend: " "$tmp/shuffled-both"' \
+		"a message starts mid-line: $(grep ".contend: " "$tmp/shuffled-both" | head -n 1)"
 	check shuffled/not-used '[ -z "$(rank_col "$d" 1 exec_ns)" ]' "rank 1 still in ranks.tsv from a few rows"
 fi
 

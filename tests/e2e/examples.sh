@@ -62,5 +62,10 @@ while IFS='	' read -r src line; do
 			"the scenario does not name the run's hosts: $(head -n 1 "$tmp/err")" ;;
 	esac
 done <"$tmp/list"
+# bare contend: the usage on stderr, nothing on stdout, exit 2 (as git does)
+"$CONTEND" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check bare-contend '[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "^usage: contend COMMAND" "$tmp/err"' \
+	"exit $rc, stdout $(wc -c <"$tmp/out") bytes"
 check ran-some '[ $n_run -ge 8 ]' "only $n_run examples could be run"
 echo "examples: $n_run run, $n_skip not runnable here (placeholders, launcher or testbed)"
