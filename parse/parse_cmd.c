@@ -661,6 +661,16 @@ sampled(const struct rollup *p, int32_t rank)
 	return rank >= 0 && (size_t)rank < p->nranks && p->ranks[rank].has_cpu;
 }
 
+/* v with one decimal, or "n/a" when unknown (NaN): the table never shows "nan". */
+static void
+num_or_na(char *out, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(out, len, "n/a");
+	else
+		snprintf(out, len, "%.1f", v);
+}
+
 /* A percentage for ranks.tsv: -1 when unknown (no CPU samples, or no time span). */
 static double
 pct_or_unknown(double part, int64_t whole)
@@ -696,8 +706,10 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 				  "comp = busy - comm; idle = exec - busy", np->lat_ns, np->bw_Bps) < 0)
 			c->write_failed = true;
 		if (!quiet) {
-			printf("%5s %-12s %10s %6s %6s %6s %10s %10s %8s %10s\n", "rank", "host", "exec_s",
-			       "comp%", "comm%", "idle%", "busy_ms", "idle_ms", "msgs", "avg_KB");
+			/* busy and idle are per-phase averages (paper 003's busytimephase and
+			 * idletimephase), not totals: the names say so */
+			printf("%5s %-12s %10s %6s %6s %6s %11s %11s %8s %10s\n", "rank", "host", "exec_s",
+			       "comp%", "comm%", "idle%", "avg_busy_ms", "avg_idle_ms", "msgs", "avg_KB");
 		}
 		for (i = 0; i < c->prof.nranks; i++) {
 			const struct rollup_rank *r = &c->prof.ranks[i];
@@ -732,13 +744,16 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 			if (tsv_w_end(&t, &e) < 0)
 				c->write_failed = true;
 			if (!quiet) {
-				printf("%5zu %-12.12s %10.3f %6.1f %6.1f %6.1f %10.1f %10.1f %8" PRIu64 " %10.1f\n",
-				       i, host ? host : "-", (double)sp.exec_ns / 1e9,
-				       pct(sp.comp_ns, sp.exec_ns), pct(sp.comm_ns, sp.exec_ns),
-				       pct(sp.idle_ns, sp.exec_ns),
-				       r->has_cpu ? (double)r->avg_busy_ns / 1e6 : NAN,
-				       r->has_cpu ? (double)r->avg_idle_ns / 1e6 : NAN, nm,
-				       nm ? (double)r->bytes_sent / (double)nm / 1024.0 : 0.0);
+				char f[5][16];	/* the columns that can be unknown: "n/a" */
+
+				num_or_na(f[0], sizeof f[0], pct(sp.comp_ns, sp.exec_ns));
+				num_or_na(f[1], sizeof f[1], pct(sp.comm_ns, sp.exec_ns));
+				num_or_na(f[2], sizeof f[2], pct(sp.idle_ns, sp.exec_ns));
+				num_or_na(f[3], sizeof f[3], r->has_cpu ? (double)r->avg_busy_ns / 1e6 : NAN);
+				num_or_na(f[4], sizeof f[4], r->has_cpu ? (double)r->avg_idle_ns / 1e6 : NAN);
+				printf("%5zu %-12.12s %10.3f %6s %6s %6s %11s %11s %8" PRIu64 " %10.1f\n",
+				       i, host ? host : "-", (double)sp.exec_ns / 1e9, f[0], f[1], f[2],
+				       f[3], f[4], nm, nm ? (double)r->bytes_sent / (double)nm / 1024.0 : 0.0);
 			}
 		}
 		if (tsv_w_close(&t, &e) < 0)
