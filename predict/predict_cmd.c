@@ -294,7 +294,8 @@ cmd_select(const char *run, const char *scen_path, const char *model_name, const
 	load_run(&p, run);
 	T = (double)prof_dedicated_ns(&p);
 	secs(b1, sizeof b1, T);
-	printf("run '%s': %d ranks on %d hosts, dedicated %s (measured)\n", run, p.nranks, prof_nhosts(&p), b1);
+	printf("run '%s': %d ranks on %d hosts, dedicated %s (run time: the longest rank's, from "
+	       "its CPU samples)\n", run, p.nranks, prof_nhosts(&p), b1);
 	if (scen_path != NULL)
 		printf("scenario '%s'%s%s\n", s.path, s.description ? ": " : "", s.description ? s.description : "");
 	for (const struct selector *x = selectors; x->name != NULL && nm < 8; x++) {
@@ -526,7 +527,8 @@ cmd_predict(int argc, char **argv)
 	}
 	T = (double)prof_dedicated_ns(&p);
 	secs(b1, sizeof b1, T);
-	printf("run '%s': %d ranks on %d hosts, dedicated %s (measured)\n", run, p.nranks, prof_nhosts(&p), b1);
+	printf("run '%s': %d ranks on %d hosts, dedicated %s (run time: the longest rank's, from "
+	       "its CPU samples)\n", run, p.nranks, prof_nhosts(&p), b1);
 	printf("scenario '%s'%s%s\n", s.path, s.description ? ": " : "", s.description ? s.description : "");
 	if (measured_ns >= 0) {
 		secs(b1, sizeof b1, (double)measured_ns);
