@@ -65,24 +65,11 @@ have(const char *run, const char *rel)
 static bool
 parse_complete(const char *run)
 {
-	static const char *const cols[] = { "key", "value", NULL };
-	char path[PATH_MAX];
-	struct tsv_r t;
+	char path[PATH_MAX], v[16];
 	struct err e;
-	bool yes = false;
-	int rc;
 
-	if (snprintf(path, sizeof path, "%s/profile/stats.tsv", run) >= (int)sizeof path ||
-	    tsv_r_open(&t, path, "stats", 1, cols, &e) < 0)
-		return false;
-	while ((rc = tsv_r_next(&t, &e)) != 0) {
-		if (rc < 0)
-			break;	/* damaged: not a verdict to trust */
-		if (strcmp(tsv_r_str(&t, 0), "complete") == 0)
-			yes = strcmp(tsv_r_str(&t, 1), "yes") == 0;
-	}
-	tsv_r_close(&t);
-	return yes && rc == 0;
+	return snprintf(path, sizeof path, "%s/profile/stats.tsv", run) < (int)sizeof path &&
+	       tsv_kv_lookup(path, "stats", "complete", v, sizeof v, &e) == 1 && strcmp(v, "yes") == 0;
 }
 
 int

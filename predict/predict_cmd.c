@@ -244,6 +244,8 @@ calibrate(struct calib_opts *o, const char *out)
 	return 0;
 }
 
+static bool profile_partial;	/* the run's stats.tsv says complete partial */
+
 static void
 load_run(struct prof *p, const char *run)
 {
@@ -252,6 +254,19 @@ load_run(struct prof *p, const char *run)
 	if (prof_load(p, run, &e) < 0) {
 		prof_free(p);
 		die("predict: %s", e.msg);
+	}
+	{
+		/* a profile from damaged input: the answer says what it rests on */
+		char *stats = xasprintf("%s/profile/stats.tsv", run), v[16];
+
+		if (tsv_kv_lookup(stats, "stats", "complete", v, sizeof v, &e) == 1 &&
+		    strcmp(v, "yes") != 0) {
+			warnx_("predict: '%s/profile' is partial (parse met damaged or missing input; "
+			       "its warnings are in profile/warnings.tsv): the predictions rest on what "
+			       "parse could read", run);
+			profile_partial = true;
+		}
+		free(stats);
 	}
 	if (p->damaged > 0)
 		warnx_("predict: %ld damaged profile rows skipped; first: %s", p->damaged, p->first_damage);
@@ -345,7 +360,7 @@ cmd_select(const char *run, const char *scen_path, const char *model_name, const
 		pred_result_free(&rs[i]);
 	prof_free(&p);
 	scen_free(&s);
-	return nok > 0 ? 0 : 1;
+	return nok > 0 && !profile_partial ? 0 : 1;
 }
 
 /* The run's distinct hosts, comma-separated, into out (cut with "..." when long). */
@@ -429,7 +444,7 @@ cmd_predict(int argc, char **argv)
 	};
 	const char *scen_path = NULL, *model_name = NULL, *out = "delaycomm.tsv", *run;
 	bool list = false, select = false, calib = false;
-	const struct model *ms[32];
+	const struct model *ms[32] = { 0 };
 	struct pred_result rs[32];
 	struct scen s;
 	struct prof p;
@@ -573,5 +588,5 @@ cmd_predict(int argc, char **argv)
 		pred_result_free(&rs[i]);
 	prof_free(&p);
 	scen_free(&s);
-	return nok > 0 ? 0 : 1;
+	return nok > 0 && !profile_partial ? 0 : 1;
 }

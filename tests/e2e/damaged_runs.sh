@@ -99,6 +99,11 @@ if sel tmono-max; then
 	"$CONTEND" report -q --no-png "$d" 2>"$tmp/tmono-report.err"
 	rc=$?
 	damaged tmono-report "the profile rests on damaged input \(1 parse warning;"
+	# predict says its answer rests on a partial profile, and exits 1
+	"$CONTEND" predict "$d" --scenario "$TOP/traces/scenarios/stencil-load-c3ws2.ini" >/dev/null \
+		2>"$tmp/tmono-predict.err"
+	rc=$?
+	damaged tmono-predict "profile' is partial .*the predictions rest on what parse could read"
 	# analyze never takes the partial profile for a complete one
 	"$CONTEND" analyze "$d" >/dev/null 2>"$tmp/tmono-analyze.err"
 	rc=$?
