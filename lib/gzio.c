@@ -306,6 +306,9 @@ read_some(int fd, void *p, size_t n)
 
 /* Remember an error for after the bytes already produced; returns -code. */
 static int
+set_pending(struct gzr *r, struct err *e, int code, const char *fmt, ...) PRINTF(4, 5);
+
+static int
 set_pending(struct gzr *r, struct err *e, int code, const char *fmt, ...)
 {
 	va_list ap;
