@@ -26,8 +26,10 @@ main(int argc, char **argv)
 {
 	const struct cmd *c;
 
-	if (argc < 2)
-		return cmd_help(1, (char *[]){ "help", NULL });
+	if (argc < 2) {
+		help_print(stderr);	/* no command is a usage error, as in git */
+		return 2;
+	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return cmd_help(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--version") == 0)

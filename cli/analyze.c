@@ -1,12 +1,15 @@
 /* analyze: parse, infer, predict, explain and report a run in one go. */
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "lib/err.h"
+#include "lib/tsv.h"
 
 const char usage_analyze[] =
 	"usage: contend analyze [--scenario FILE]... [--force] RUN\n"
@@ -14,9 +17,11 @@ const char usage_analyze[] =
 	"Run the stages after collect on RUN, in order: parse, infer, predict (once per\n"
 	"--scenario), explain (RUN/explain.tsv, no table) and report. Each stage reads what\n"
 	"the one before wrote in RUN/.\n"
-	"A stage that fails stops the chain; its message says why. A complete parse\n"
-	"(RUN/profile/stats.tsv) and an inferred network (RUN/topology.tsv) already in RUN\n"
-	"are kept unless --force, so adding a scenario later runs only predict and report.\n"
+	"A stage that fails or reports damaged input (exit status 1) stops the chain; its\n"
+	"message says why. A parse that recorded its completion (RUN/profile/stats.tsv says\n"
+	"complete yes) and an inferred network (RUN/topology.tsv) already in RUN are kept\n"
+	"unless --force, so adding a scenario later runs only predict, explain and report; a\n"
+	"partial parse stops analyze.\n"
 	"\n"
 	"options:\n"
 	"  -s, --scenario FILE   a what-if scenario for predict (repeatable)\n"
@@ -25,7 +30,7 @@ const char usage_analyze[] =
 	"\n"
 	"examples:\n"
 	"  contend analyze traces/stencil-4ws\n"
-	"  contend analyze --scenario traces/scenarios/load-ws2.ini traces/stencil-4ws\n"
+	"  contend analyze --scenario traces/scenarios/stencil-load-c3ws2.ini traces/stencil-4ws\n"
 	"  contend analyze --force traces/stencil-4ws      # parse and infer again\n";
 
 #define MAX_SCEN 32
@@ -57,6 +62,17 @@ have(const char *run, const char *rel)
 	return access(path, F_OK) == 0;
 }
 
+/* True when RUN/profile/stats.tsv records a complete parse ("complete" "yes"). */
+static bool
+parse_complete(const char *run)
+{
+	char path[PATH_MAX], v[16];
+	struct err e;
+
+	return snprintf(path, sizeof path, "%s/profile/stats.tsv", run) < (int)sizeof path &&
+	       tsv_kv_lookup(path, "stats", "complete", v, sizeof v, &e) == 1 && strcmp(v, "yes") == 0;
+}
+
 int
 cmd_analyze(int argc, char **argv)
 {
@@ -84,8 +100,27 @@ cmd_analyze(int argc, char **argv)
 	if (optind + 1 != argc)
 		die_usage("analyze: expected one RUN directory (see 'contend analyze --help')");
 	run = argv[optind];
+	/* Arguments first: a missing scenario must not be found after parse and infer ran. */
+	{
+		struct stat sb;
+
+		if (stat(run, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			die("analyze: cannot open run directory '%s'", run);
+	}
+	for (int i = 0; i < nscen; i++)
+		if (access(scen[i], R_OK) != 0)
+			die("analyze: cannot read scenario '%s': %s", scen[i], strerror(errno));
 
 	if (!force && have(run, "profile/stats.tsv")) {
+		/* Only a parse that recorded its completion is kept: a damaged run's profile
+		 * (complete partial), or one cut short, is not taken for a whole one. */
+		if (!parse_complete(run)) {
+			warnx_("analyze: '%s/profile' is not a complete parse (stats.tsv does not say "
+			       "complete yes; its warnings are in profile/warnings.tsv): stopping; "
+			       "'contend analyze --force' parses again, or run infer, predict and report "
+			       "by hand to use it as it is", run);
+			return 1;
+		}
 		note("analyze: parse: keeping %s/profile (--force parses again)", run);
 	} else {
 		char *a[] = { "parse", force ? "--force" : run, force ? run : NULL, NULL };
@@ -96,7 +131,7 @@ cmd_analyze(int argc, char **argv)
 	if (!force && have(run, "topology.tsv")) {
 		note("analyze: infer: keeping %s/topology.tsv (--force infers again)", run);
 	} else {
-		char *a[] = { "infer", force ? "--force" : run, force ? run : NULL, NULL };
+		char *a[] = { "infer", run, NULL };	/* infer always writes its files anew */
 
 		if ((rc = stage(a)) != 0)
 			return rc;

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* One entry of the command table in contend.c. */
 struct cmd {
@@ -30,6 +31,8 @@ int cmd_testbed(int argc, char **argv);
 int cmd_trim(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+/* The command list (what `contend help` prints) on f. */
+void help_print(FILE *f);
 extern const char usage_collect[], usage_parse[], usage_infer[], usage_predict[],
 	usage_explain[], usage_report[], usage_analyze[], usage_export[], usage_testbed[],
 	usage_trim[], usage_version[], usage_help[];

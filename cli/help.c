@@ -41,12 +41,18 @@ cmd_help(int argc, char **argv)
 		fputs(c->usage, stdout);
 		return 0;
 	}
-	printf("usage: contend COMMAND [OPTIONS] [ARGS]\n\n"
-	       "contend watches an MPI program from the outside (packets and 20 ms CPU samples),\n"
-	       "rebuilds its messages and CPU phases, infers its network and predicts its run\n"
-	       "time under competing load.\n\ncommands:\n");
-	for (c = commands; c->name != NULL; c++)
-		printf("  %-9s %s\n", c->name, c->summary);
-	printf("\n'contend help COMMAND' or 'contend COMMAND --help' for one command.\n");
+	help_print(stdout);
 	return 0;
+}
+
+void
+help_print(FILE *f)
+{
+	fprintf(f, "usage: contend COMMAND [OPTIONS] [ARGS]\n\n"
+		"contend watches an MPI program from the outside (packets and 20 ms CPU samples),\n"
+		"rebuilds its messages and CPU phases, infers its network and predicts its run\n"
+		"time under competing load.\n\ncommands:\n");
+	for (const struct cmd *c = commands; c->name != NULL; c++)
+		fprintf(f, "  %-9s %s\n", c->name, c->summary);
+	fprintf(f, "\n'contend help COMMAND' or 'contend COMMAND --help' for one command.\n");
 }

@@ -18,6 +18,9 @@
 #include "lib/rd.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "parse/phases.h"
+#include "parse/pkt.h"
+#include "parse/rankmap.h"
 
 #define MAX_HOSTS 4096
 #define MAX_RANKS 1000000
@@ -104,12 +107,20 @@ check_pcap(const char *path, long *packets, struct err *e)
 	{
 		struct rd r = rd_make(hdr + 4, sizeof hdr - 4);
 		uint16_t vmaj = le ? rd_le16(&r) : rd_be16(&r);
+		uint32_t linktype;
 
 		rd_skip(&r, 10);
 		snaplen = le ? rd_le32(&r) : rd_be32(&r);
+		linktype = (le ? rd_le32(&r) : rd_be32(&r)) & 0xffff;	/* upper bits: FCS flags */
 		if (vmaj != 2) {
 			gzr_close(g);
 			return err_set(e, E_FORMAT, "'%s': pcap version %u, expected 2", path, vmaj);
+		}
+		/* the file holds LINKTYPE_ values; they equal DLT_ ones but for raw IP (101) */
+		if (!pkt_linktype_known((int)linktype) && linktype != 101) {
+			gzr_close(g);
+			return err_set(e, E_UNSUP, "'%s': link type %u is not one parse decodes (Ethernet, "
+				       "Linux cooked SLL and SLL2, BSD loopback, raw IP)", path, linktype);
 		}
 	}
 	skip = xmalloc(PCAP_MAX_RECORD);
@@ -218,6 +229,37 @@ check_tsv(struct check_report *r, const char *path, const char *format, const ch
 		*rows_out += rows;
 }
 
+static void
+say_problem(void *r, const char *msg)
+{
+	problem(r, "%s", msg);
+}
+
+/* A rank's samples file read as parse reads it (parse/phases.c), within its run's window,
+ * and judged by the same rule. */
+static void
+check_samples(struct check_report *r, const struct rankmap *rm, int32_t rank, const char *path)
+{
+	struct phases_opts po = { .busy_threshold = PHASES_THRESHOLD_DEFAULT, .count_system = true };
+	struct rank_cpu rc;
+	struct err e;
+	int64_t t0, t1;
+
+	r->files++;
+	if (access(path, F_OK) != 0) {
+		problem(r, "missing '%s'", path);
+		return;
+	}
+	if (rankmap_run_window(rm, rank, &t0, &t1) == 0)
+		phases_opts_window(&po, t0, t1);
+	if (phases_from_samples_opt(path, &po, &rc, &e) < 0)
+		problem(r, "%s", e.msg);
+	else
+		(void)phases_judge(&rc, path, rankmap_samples_taken(rm, rank), say_problem, r);
+	r->sample_rows += (long)rc.rows;
+	rank_cpu_release(&rc);
+}
+
 static int
 count_rank_files(const char *dir)
 {
@@ -300,6 +342,7 @@ check_run(const char *run, struct check_report *r, struct err *e)
 	int64_t nranks = -1;
 	bool capture_on = true;
 	struct err pe;
+	struct rankmap *rm;
 
 	memset(r, 0, sizeof *r);
 	if (access(run, R_OK | X_OK) != 0)
@@ -327,6 +370,21 @@ check_run(const char *run, struct check_report *r, struct err *e)
 	if (nranks <= 0)
 		problem(r, "no rank files in '%s/meta'", run);
 	r->nranks = (int)nranks;
+	/* parse's checks of the meta and sockets files, word for word */
+	rm = rankmap_new();
+	if (rankmap_load_run(rm, run, &pe) < 0)
+		problem(r, "%s", pe.msg);
+	{
+		const char *const *pm;
+		size_t np = rankmap_problems(rm, &pm);
+
+		for (size_t i = 0; i < np; i++)
+			problem(r, "%s", pm[i]);
+		if (rankmap_first_bad_socket(rm) != NULL)
+			problem(r, "%llu bad rows in '%s/sockets' (first: %s)",
+				(unsigned long long)rankmap_stats(rm)->bad_rows, run,
+				rankmap_first_bad_socket(rm));
+	}
 	for (int64_t rank = 0; rank < nranks; rank++) {
 		struct runmeta m;
 		const char *host, *how;
@@ -377,13 +435,9 @@ check_run(const char *run, struct check_report *r, struct err *e)
 		}
 		runmeta_release(&m);
 		free(path);
-		{
-			static const char *const strs[] = { "state", NULL };
-
-			path = xasprintf("%s/samples/rank-%lld.tsv.gz", run, (long long)rank);
-			check_tsv(r, path, "samples", sampler_cols, strs, &r->sample_rows);
-			free(path);
-		}
+		path = xasprintf("%s/samples/rank-%lld.tsv.gz", run, (long long)rank);
+		check_samples(r, rm, (int32_t)rank, path);
+		free(path);
 		{
 			static const char *const strs[] = { "local_ip", "remote_ip", "state", NULL };
 
@@ -439,5 +493,6 @@ check_run(const char *run, struct check_report *r, struct err *e)
 		free(hosts[i]);
 	}
 	free(hosts);
+	rankmap_free(rm);
 	return 0;
 }

@@ -265,7 +265,7 @@ read_capture(struct pasv *p, const struct capfile *c, uint64_t *decoded, long *w
 	int rc;
 
 	if (in == NULL) {
-		warnx_("%s", e.msg);
+		warnx_("infer: %s", e.msg);
 		(*warnings)++;
 		return -1;
 	}
@@ -280,7 +280,7 @@ read_capture(struct pasv *p, const struct capfile *c, uint64_t *decoded, long *w
 		pasv_packet(p, c->host, &k, pk.t_ns);
 	}
 	if (rc < 0) {
-		warnx_("'%s': %s (packets before it are used)", c->path, e.msg);
+		warnx_("infer: '%s': %s (packets before it are used)", c->path, e.msg);
 		(*warnings)++;
 	}
 	pcapin_close(in);
@@ -328,6 +328,25 @@ write_tests(const struct pasv *p, const char *path, struct err *e)
 	return rc;
 }
 
+/* "bw 12.5 MB/s, latency 4.5 us, confidence 0.90", "unknown" and "untested" for what is not
+ * known (never "nan"). */
+static void
+print_attr(const struct graph_attr *a)
+{
+	if (isnan(a->bw_Bps) || a->bw_Bps < 0)
+		printf("bw unknown");
+	else
+		printf("bw %.4g MB/s", a->bw_Bps / 1e6);
+	if (a->lat_ns >= 0)
+		printf(", latency %.1f us", (double)a->lat_ns / 1e3);
+	else
+		printf(", latency unknown");
+	if (a->confidence < 0)
+		printf(", confidence untested");
+	else
+		printf(", confidence %.2f", a->confidence);
+}
+
 /* Print a one-screen summary of g. */
 static void
 print_graph(const struct graph *g)
@@ -339,26 +358,15 @@ print_graph(const struct graph *g)
 		for (int h = 0; h < g->nhost; h++)
 			if (g->hosts[h].net == i)
 				printf(" %s", g->hosts[h].name);
-		printf("\n    bw %.4g MB/s, latency %s, confidence ", n->attr.bw_Bps / 1e6,
-		       n->attr.lat_ns >= 0 ? "" : "unknown");
-		if (n->attr.confidence < 0)
-			printf("untested");
-		else
-			printf("%.2f", n->attr.confidence);
-		if (n->attr.lat_ns >= 0)
-			printf(" (latency %.1f us)", (double)n->attr.lat_ns / 1e3);
+		printf("\n    ");
+		print_attr(&n->attr);
 		printf("\n    %s\n", n->attr.note ? n->attr.note : "");
 	}
 	for (int i = 0; i < g->nlink; i++) {
 		const struct graph_link *l = &g->links[i];
 
-		printf("link %s: bw %.4g MB/s, confidence ", l->name, l->attr.bw_Bps / 1e6);
-		if (l->attr.confidence < 0)
-			printf("untested");
-		else
-			printf("%.2f", l->attr.confidence);
-		if (l->attr.lat_ns >= 0)
-			printf(", latency %.1f us", (double)l->attr.lat_ns / 1e3);
+		printf("link %s: ", l->name);
+		print_attr(&l->attr);
 		printf("\n    %s\n", l->attr.note ? l->attr.note : "");
 	}
 }
@@ -373,24 +381,24 @@ write_outputs(const struct graph *g, const char *dir, bool no_render)
 	int rc = 0;
 
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		die("cannot create '%s': %s", dir, strerror(errno));
+		die("infer: cannot create '%s': %s", dir, strerror(errno));
 	path = xasprintf("%s/topology.dot", dir);
 	if (graph_write_dot(g, path, &e) < 0)
-		die("%s", e.msg);
+		die("infer: %s", e.msg);
 	free(path);
 	path = xasprintf("%s/topology.tsv", dir);
 	if (graph_write_tsv(g, path, &e) < 0)
-		die("%s", e.msg);
+		die("infer: %s", e.msg);
 	free(path);
 	for (size_t i = 0; i < 2 && !no_render; i++) {
 		path = xasprintf("%s/topology.%s", dir, fmts[i]);
 		if (graph_render(g, fmts[i], path, &e) < 0) {
-			warnx_("drawing '%s': %s", path, e.msg);
+			warnx_("infer: drawing '%s': %s", path, e.msg);
 			rc = 1;
 		}
 		free(path);
 	}
-	note("wrote %s/topology.dot, topology.tsv%s", dir, no_render ? "" : ", topology.pdf, topology.svg");
+	note("infer: wrote %s/topology.dot, topology.tsv%s", dir, no_render ? "" : ", topology.pdf, topology.svg");
 	return rc;
 }
 
@@ -408,35 +416,35 @@ run_passive(const struct opts *o)
 	char *path;
 
 	if (!is_dir(o->run))
-		die("cannot open run '%s': not a directory", o->run);
+		die("infer: cannot open run '%s': not a directory", o->run);
 	pasv_init(&p, NULL);
 	if (load_hosts(o->run, &p, caps, &ncap, &bad, &e) < 0)
-		die("%s", e.msg);
+		die("infer: %s", e.msg);
 	if (bad > 0)
-		warnx_("'%s/meta': %ld unreadable files or values skipped", o->run, bad);
+		warnx_("infer: '%s/meta': %ld unreadable files or values skipped", o->run, bad);
 	if (ncap == 0)
-		warnx_("'%s': no captures, so no traffic: every link is untested", o->run);
+		warnx_("infer: '%s': no captures, so no traffic: every link is untested", o->run);
 	for (int i = 0; i < ncap; i++) {
-		verbose("reading '%s'", caps[i].path);
+		verbose("infer: reading '%s'", caps[i].path);
 		read_capture(&p, &caps[i], &decoded, &warnings);
 		free(caps[i].path);
 	}
 	if (pasv_build_graph(&p, &g, &e) < 0)
-		die("%s", e.msg);
+		die("infer: %s", e.msg);
 	if (err_verbosity >= 1)
 		print_graph(&g);
 	for (int i = 0; i < p.npair; i++)
 		decided += p.pairs[i].verdict == PASV_SHARED || p.pairs[i].verdict == PASV_INDEPENDENT;
-	note("%d hosts, %d local networks, %d links; %" PRIu64 " TCP segments, %d transfers, %d pair "
+	note("infer: %d hosts, %d local networks, %d links; %" PRIu64 " TCP segments, %d transfers, %d pair "
 	     "tests (%d decided), %" PRIu64 " round-trip samples; %" PRIu64 " segments of unknown "
 	     "hosts skipped", g.nhost, g.nnet, g.nlink, decoded, p.nflow, p.npair, decided,
 	     p.rtt_samples, p.unknown_addr);
 	if (p.over_cap)
-		warnx_("%" PRIu64 " items over a cap were not kept", p.over_cap);
+		warnx_("infer: %" PRIu64 " items over a cap were not kept", p.over_cap);
 	status = write_outputs(&g, out, o->no_render);
 	path = xasprintf("%s/topology-tests.tsv", out);
 	if (write_tests(&p, path, &e) < 0) {
-		warnx_("%s", e.msg);
+		warnx_("infer: %s", e.msg);
 		status = 1;
 	}
 	for (int i = 0; i < p.npair && err_verbosity >= 2; i++) {
@@ -461,10 +469,10 @@ run_from_dot(const struct opts *o)
 	int rc;
 
 	if (o->out == NULL)
-		die_usage("--from-dot needs -o OUT");
+		die_usage("infer: --from-dot needs -o OUT");
 	if (graph_read_dot(&g, o->from_dot, 0, &e) < 0) {
 		graph_release(&g);
-		die("%s", e.msg);
+		die("infer: %s", e.msg);
 	}
 	if (err_verbosity >= 1)
 		print_graph(&g);
@@ -481,16 +489,16 @@ run_probe(const struct opts *o)
 	int rc;
 
 	if (o->out == NULL)
-		die_usage("--probe needs -o TOPO (a directory every agent can reach)");
+		die_usage("infer: --probe needs -o TOPO (a directory every agent can reach)");
 	if (o->testbed >= 0) {
 		rc = probe_on_testbed(o->testbed, o->out, &o->po, &e);
 		if (rc < 0)
-			die("%s", e.msg);
+			die("infer: %s", e.msg);
 		return rc;
 	}
 	rc = probe_agent(o->out, &o->po, &g, &e);
 	if (rc < 0)
-		die("%s", e.msg);
+		die("infer: %s", e.msg);
 	if (rc == 0)		/* not the root: nothing to write */
 		return 0;
 	if (err_verbosity >= 1)
@@ -537,21 +545,21 @@ cmd_infer(int argc, char **argv)
 		}
 	}
 	if (o.po.size_bytes < 1024 || o.po.size_bytes > (1LL << 32))
-		die_usage("--size must be between 1k and 4G");
+		die_usage("infer: --size must be between 1k and 4G");
 	if (o.from_dot) {
 		if (optind != argc || o.probe)
-			die_usage("--from-dot takes no RUN and no --probe");
+			die_usage("infer: --from-dot takes no RUN and no --probe");
 		return run_from_dot(&o);
 	}
 	if (o.probe) {
 		if (optind != argc)
-			die_usage("--probe takes no RUN (give -o TOPO)");
+			die_usage("infer: --probe takes no RUN (give -o TOPO)");
 		return run_probe(&o);
 	}
 	if (o.testbed >= 0)
-		die_usage("--testbed needs --probe");
+		die_usage("infer: --testbed needs --probe");
 	if (optind + 1 != argc)
-		die_usage("give one RUN directory (see 'contend infer --help')");
+		die_usage("infer: give one RUN directory (see 'contend infer --help')");
 	o.run = argv[optind];
 	return run_passive(&o);
 }

@@ -452,7 +452,7 @@ measure(struct peer *pe, int np, const struct probe_opts *o, double *ratio, doub
 				return err_set(e, E_IO, "transfer to '%s' failed", p->host);
 		}
 		p->solo_Bps = median(v, n);
-		verbose("probe: %s alone: %.3f MB/s (%lld bytes), latency %.1f us", p->host,
+		verbose("infer: probe: %s alone: %.3f MB/s (%lld bytes), latency %.1f us", p->host,
 			p->solo_Bps / 1e6, (long long)len, (double)p->lat_ns / 1e3);
 	}
 	for (int i = 0; i < np; i++)
@@ -473,7 +473,7 @@ measure(struct peer *pe, int np, const struct probe_opts *o, double *ratio, doub
 			}
 			ratio[i * np + j] = ratio[j * np + i] = median(rs, n);
 			sum[i * np + j] = sum[j * np + i] = median(ss, n);
-			verbose("probe: %s and %s together: ratio %.2f, %.3f MB/s in all", pe[i].host,
+			verbose("infer: probe: %s and %s together: ratio %.2f, %.3f MB/s in all", pe[i].host,
 				pe[j].host, ratio[i * np + j], sum[i * np + j] / 1e6);
 		}
 	return 0;
@@ -529,7 +529,7 @@ root_run(const char *dir, const struct agent_env *env, const struct probe_opts *
 	for (int r = 1; r < np; r++)
 		if (pe[r].fd >= 0) {
 			if (send_cmd(pe[r].fd, 'Q', 0) < 0)
-				verbose("probe: rank %d went away early", r);
+				verbose("infer: probe: rank %d went away early", r);
 			close(pe[r].fd);
 		}
 	if (rc == 0) {

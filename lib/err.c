@@ -68,6 +68,9 @@ err_prefix(struct err *e, const char *fmt, ...)
 static void PRINTF(1, 0)
 vsay(const char *fmt, va_list ap)
 {
+	/* what stdout holds comes first, so that the two never interleave mid-line when
+	 * redirected to one file */
+	fflush(stdout);
 	fprintf(stderr, "%s: ", err_progname);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -110,6 +113,7 @@ bug_(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout);
 	fprintf(stderr, "%s: BUG at %s:%d: ", err_progname, file, line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

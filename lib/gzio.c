@@ -1,8 +1,9 @@
 /* gzio: compressed file I/O over zlib.
  *
- * zlib's own gzFile does the framing; we add O_EXCL creation, a sticky write error,
- * time-based sync flushes and the truncated/damaged distinction on reading
- * (gzread reports Z_BUF_ERROR for an input that ends inside the stream). */
+ * Writing goes through zlib's gzFile; we add O_EXCL creation, a sticky write error and
+ * time-based sync flushes. Reading drives inflate() directly rather than gzread: gzread
+ * drops everything it decompressed in the call that meets damaged data (up to its whole
+ * output buffer), and a reader of a damaged run must keep every byte before the damage. */
 #include "lib/gzio.h"
 
 #include <errno.h>
@@ -29,10 +30,16 @@ struct gzw {
 
 struct gzr {
 	char *path;
-	gzFile gz;		/* reads plain files transparently too */
+	int fd;
 	bool gzip;		/* the file had the gzip magic */
 	bool truncated;
-	bool eof;
+	bool eof;		/* nothing more will be delivered */
+	int pending;		/* an error to return once the bytes before it are read, 0 none */
+	char damage[ERR_MSG_MAX];	/* why the data stopped, "" when it did not */
+	z_stream zs;		/* gzip only */
+	bool member_end;	/* a gzip member just ended: another may follow */
+	uint64_t in_bytes;	/* compressed bytes read from fd */
+	uint8_t in[65536];	/* compressed input */
 	struct buf line;	/* gzr_line assembles lines here */
 	uint8_t chunk[65536];	/* read-ahead for gzr_line */
 	size_t chunk_pos, chunk_len;
@@ -247,16 +254,16 @@ gzr_dopen(int fd, const char *name, struct err *e)
 
 	r = xcalloc(1, sizeof *r);
 	r->path = xstrdup(name);
+	r->fd = fd;
 	r->gzip = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-	r->gz = gzdopen(fd, "rb");
-	if (r->gz == NULL) {
-		err_sys(e, E_IO, "cannot read '%s'", name);
+	/* 16 + MAX_WBITS: gzip framing only (a plain file is read as it is, below) */
+	if (r->gzip && inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK) {
+		err_set(e, E_IO, "cannot read '%s': %s", name, r->zs.msg ? r->zs.msg : "zlib");
 		close(fd);
 		free(r->path);
 		free(r);
 		return NULL;
 	}
-	gzbuffer(r->gz, 128 * 1024);
 	buf_init(&r->line, (size_t)1 << 30);
 	return r;
 }
@@ -285,35 +292,139 @@ gzr_truncated(const struct gzr *r)
 	return r->truncated;
 }
 
+/* Read from fd, retrying on EINTR: bytes, 0 at the end, -1 with errno. */
+static ssize_t
+read_some(int fd, void *p, size_t n)
+{
+	ssize_t got;
+
+	do
+		got = read(fd, p, n);
+	while (got < 0 && errno == EINTR);
+	return got;
+}
+
+/* Remember an error for after the bytes already produced; returns -code. */
+static int
+set_pending(struct gzr *r, struct err *e, int code, const char *fmt, ...) PRINTF(4, 5);
+
+static int
+set_pending(struct gzr *r, struct err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->damage, sizeof r->damage, fmt, ap);
+	va_end(ap);
+	r->pending = code;
+	r->eof = true;
+	return err_set(e, code, "%s", r->damage);
+}
+
+/* Inflate into p until something comes out, the input ends or the data is damaged. */
+static long
+gz_inflate(struct gzr *r, void *p, size_t n, struct err *e)
+{
+	r->zs.next_out = p;
+	r->zs.avail_out = (uInt)n;
+	while (r->zs.avail_out == n) {
+		int ret;
+
+		if (r->zs.avail_in == 0) {
+			ssize_t got = read_some(r->fd, r->in, sizeof r->in);
+
+			if (got < 0) {
+				(void)set_pending(r, e, E_IO, "cannot read '%s': %s", r->path,
+						  strerror(errno));
+				break;
+			}
+			if (got == 0) {
+				if (r->member_end)
+					r->eof = true;	/* a clean end after a whole member */
+				else {
+					r->truncated = true;
+					(void)set_pending(r, e, E_TRUNC, "'%s' is truncated (compressed "
+							  "stream ends early)", r->path);
+				}
+				break;
+			}
+			r->in_bytes += (uint64_t)got;
+			r->zs.next_in = r->in;
+			r->zs.avail_in = (uInt)got;
+		}
+		if (r->member_end) {
+			/* after a member: another member, or trailing bytes that gzip(1) ignores */
+			if (r->zs.next_in[0] != 0x1f) {
+				r->eof = true;
+				break;
+			}
+			inflateReset(&r->zs);
+			r->member_end = false;
+		}
+		ret = inflate(&r->zs, Z_NO_FLUSH);
+		if (ret == Z_STREAM_END) {
+			r->member_end = true;
+		} else if (ret != Z_OK && ret != Z_BUF_ERROR) {
+			uint64_t at = r->in_bytes - r->zs.avail_in;	/* offset of the damage */
+			const char *why = r->zs.msg ? r->zs.msg : "bad data";
+
+			/* A wrong check in the trailer finds damage somewhere in the member,
+			 * after its data was delivered: no place to name, only that some of it
+			 * is wrong. */
+			if (strncmp(why, "incorrect", 9) == 0)
+				(void)set_pending(r, e, E_FORMAT, "'%s' is damaged: its gzip check fails "
+						  "at compressed byte %llu (%s), so part of its data is "
+						  "wrong", r->path, (unsigned long long)at, why);
+			else
+				(void)set_pending(r, e, E_FORMAT, "'%s' is damaged at compressed byte "
+						  "%llu (%s)", r->path, (unsigned long long)at, why);
+			break;
+		}
+	}
+	if (r->zs.avail_out < n)
+		return (long)(n - r->zs.avail_out);
+	return r->pending ? -r->pending : 0;
+}
+
 long
 gzr_read(struct gzr *r, void *p, size_t n, struct err *e)
 {
-	int got;	/* gzread's result */
-	int zerr = 0;
-	const char *zmsg;
+	if (r->pending) {
+		/* the bytes before the error were delivered by the last call: now the error */
+		int code = r->pending;
 
-	if (r->eof)
+		r->pending = 0;
+		return err_set(e, code, "%s", r->damage);
+	}
+	if (r->eof || n == 0)
 		return 0;
 	if (n > (1u << 30))
 		n = 1u << 30;
-	errno = 0;
-	got = gzread(r->gz, p, (unsigned)n);
-	if (got > 0)
+	if (r->gzip) {
+		long got = gz_inflate(r, p, n, e);
+
+		if (got < 0)
+			r->pending = 0;	/* returned now */
 		return got;
-	zmsg = gzerror(r->gz, &zerr);
-	if (got == 0 && zerr == Z_OK) {
+	}
+	{
+		ssize_t got = read_some(r->fd, p, n);
+
+		if (got > 0)
+			return (long)got;
 		r->eof = true;
-		return 0;
+		if (got == 0)
+			return 0;
+		snprintf(r->damage, sizeof r->damage, "cannot read '%s': %s", r->path,
+			 strerror(errno));
+		return err_set(e, E_IO, "%s", r->damage);
 	}
-	r->eof = true;
-	if (zerr == Z_BUF_ERROR) {
-		r->truncated = true;
-		return err_set(e, E_TRUNC, "'%s' is truncated (compressed stream ends early)",
-			       r->path);
-	}
-	if (zerr == Z_ERRNO)
-		return err_sys(e, E_IO, "cannot read '%s'", r->path);
-	return err_set(e, E_FORMAT, "'%s' is damaged: %s", r->path, zmsg ? zmsg : "bad data");
+}
+
+const char *
+gzr_damage(const struct gzr *r)
+{
+	return r->damage[0] ? r->damage : NULL;
 }
 
 int
@@ -369,7 +480,9 @@ gzr_close(struct gzr *r)
 {
 	if (r == NULL)
 		return;
-	gzclose(r->gz);
+	if (r->gzip)
+		inflateEnd(&r->zs);
+	close(r->fd);
 	buf_release(&r->line);
 	free(r->path);
 	free(r);
@@ -386,10 +499,10 @@ cookie_read(void *c, char *p, size_t n)
 	struct cookie *k = c;
 	long got = gzr_read(k->r, p, n, NULL);
 
-	if (got == -E_TRUNC) {
-		if (k->truncated)
+	if (got == -E_TRUNC || got == -E_FORMAT) {
+		if (k->truncated && got == -E_TRUNC)
 			*k->truncated = true;
-		return 0;	/* a short file: the reader sees a truncated record */
+		return 0;	/* a short file: the reader keeps what came before */
 	}
 	return got < 0 ? -1 : got;
 }

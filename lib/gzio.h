@@ -3,8 +3,8 @@
  * Writer: plain or gzip, with a sync flush whenever flush_ns has passed since the
  * last one, so a writer killed with SIGKILL leaves a prefix that decompresses.
  * Reader: plain or gzip (detected by magic); a gzip stream that stops early is
- * reported as truncated (-E_TRUNC) after all bytes before the cut were delivered,
- * and damaged compressed data as -E_FORMAT. */
+ * reported as truncated (-E_TRUNC) and damaged compressed data as -E_FORMAT, in both
+ * cases after every byte before the cut or the damage was delivered. */
 #ifndef LIB_GZIO_H
 #define LIB_GZIO_H
 
@@ -45,8 +45,12 @@ struct gzr *gzr_open(const char *path, struct err *e) WUR;
 /* Open an already-open descriptor (takes ownership). */
 struct gzr *gzr_dopen(int fd, const char *name, struct err *e) WUR;
 /* Read up to n bytes: returns bytes read (>0), 0 at a clean end, -E_TRUNC when the
- * gzip stream was cut short, -E_FORMAT when damaged, -E_IO on a read error. */
+ * gzip stream was cut short, -E_FORMAT when damaged (e says at which compressed byte),
+ * -E_IO on a read error. The error comes after every byte before it; later calls return 0. */
 long gzr_read(struct gzr *r, void *p, size_t n, struct err *e) WUR;
+/* Why the data stopped early (the message of the -E_TRUNC, -E_FORMAT or -E_IO read), or
+ * NULL when it did not. Borrowed until gzr_close. */
+const char *gzr_damage(const struct gzr *r);
 /* Next line without its '\n' (a final line without '\n' counts), NUL-terminated,
  * borrowed until the next call. Returns 1, 0 at end, negative as gzr_read;
  * -E_LIMIT when a line exceeds max_len bytes (the rest of it is skipped). */
@@ -57,9 +61,9 @@ bool gzr_truncated(const struct gzr *r);
 void gzr_close(struct gzr *r);
 
 /* A stdio stream over gzr for libraries that want FILE * (libpcap's pcap_fopen_offline).
- * The stream owns r; fclose closes it. A truncated gzip stream reads as a short file;
- * *truncated (if non-NULL, must outlive the stream) is cleared here and set when that
- * happens. Returns NULL (r still the caller's) when the stream cannot be made. */
+ * The stream owns r; fclose closes it. A truncated or damaged gzip stream reads as a
+ * short file (gzr_damage(r), valid until fclose, says why); *truncated (if non-NULL, must
+ * outlive the stream) is cleared here and set when the stream was cut. Returns NULL (r still the caller's) when the stream cannot be made. */
 FILE *gzr_fopen(struct gzr *r, bool *truncated);
 
 /* The zlib version string. */

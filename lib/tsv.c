@@ -447,3 +447,24 @@ tsv_r_close(struct tsv_r *t)
 	free(t->path);
 	t->path = NULL;
 }
+
+int
+tsv_kv_lookup(const char *path, const char *format, const char *key, char *out, size_t cap,
+	      struct err *e)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	struct tsv_r t;
+	int rc, found = 0;
+
+	rc = tsv_r_open(&t, path, format, 1, cols, e);
+	if (rc < 0)
+		return rc;
+	while ((rc = tsv_r_next(&t, e)) > 0) {
+		if (strcmp(tsv_r_str(&t, tsv_r_col(&t, "key")), key) == 0) {
+			snprintf(out, cap, "%s", tsv_r_str(&t, tsv_r_col(&t, "value")));
+			found = 1;
+		}
+	}
+	tsv_r_close(&t);
+	return rc < 0 ? rc : found;
+}

@@ -84,4 +84,10 @@ int tsv_r_f64(struct tsv_r *t, int col, double *v, struct err *e) WUR;
 const char *tsv_r_str(struct tsv_r *t, int col);
 void tsv_r_close(struct tsv_r *t);
 
+/* The value of the last row whose key is key in a key/value file of format (columns key
+ * value) at path, into out (cap bytes, cut to fit). 1 found, 0 not found; negative with e
+ * set when the file cannot be read or a line of it is damaged (then out says nothing). */
+int tsv_kv_lookup(const char *path, const char *format, const char *key, char *out, size_t cap,
+		  struct err *e) WUR;
+
 #endif

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +39,12 @@ const char usage_parse[] =
 	"go to RUN/profile/. Plain captures (tcpdump, Wireshark; pcap or pcapng, gzip or not)\n"
 	"can be parsed with --pcap.\n"
 	"\n"
-	"Writes messages.tsv, phases.tsv, ranks.tsv, links.tsv, conns.tsv, netparams.tsv and\n"
-	"stats.tsv (docs/formats.md) and prints the per-rank table. Damaged input (a cut or\n"
-	"damaged capture, a missing piece of RUN) is reported on stderr; everything read before\n"
-	"it is still used and written, and the exit status is 1.\n"
+	"Writes messages.tsv, phases.tsv, ranks.tsv, links.tsv, conns.tsv, netparams.tsv,\n"
+	"warnings.tsv and stats.tsv (docs/formats.md) and prints the per-rank table (busy and\n"
+	"idle: mean phase lengths). Damaged input (a cut or damaged capture or samples file, a\n"
+	"bad sample row, a rank meta value that fails its checks, a missing piece of RUN) is\n"
+	"reported on stderr with its file and line or byte; everything read before it is still\n"
+	"used and written, stats.tsv says complete partial, and the exit status is 1.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output DIR        where to write (default RUN/profile)\n"
@@ -73,6 +76,7 @@ const char usage_parse[] =
 	"  contend parse --pcap a.pcapng --samples rank-0.tsv.gz --latency 60us --bandwidth 110M -o out\n";
 
 #define MAX_FILES 4096
+#define WARN_KEEP 1000		/* warning messages kept for warnings.tsv (all are counted) */
 #define DEFAULT_BUSY_THRESHOLD 0.5
 
 struct opts {
@@ -106,12 +110,17 @@ struct ctx {
 	struct rollup prof;
 	struct rankmap *rm;
 	int warnings;			/* partial-result warnings printed */
+	char **warn_msgs;		/* their messages, for warnings.tsv (the first WARN_KEEP) */
+	size_t nwarn_msgs, warn_cap;
 	struct err werr;		/* first write error */
 	bool write_failed;
 	uint64_t ranks_unsampled;	/* ranks left out of ranks.tsv: no CPU samples */
 	uint64_t links_unsampled, links_unsampled_msgs;	/* links left out with them */
 	uint64_t pcap_files, pcap_truncated, pcap_damaged, pcap_unreadable;
 	uint64_t samples_files, samples_failed, samples_bad_rows, samples_truncated;
+	uint64_t samples_damaged;	/* files whose gzip data is damaged: rows before it kept */
+	uint64_t samples_rejected;	/* files with too many bad rows to be used */
+	uint64_t samples_out_of_run;	/* rows whose t_mono_ns is outside their rank's run */
 	uint64_t samples_system_idle;	/* intervals idle only by the user-share weighting */
 	uint64_t samples_utime_ticks, samples_stime_ticks;
 	uint64_t samples_polling;	/* intervals idle because the trace says the rank waited */
@@ -131,8 +140,33 @@ static const char *const conn_cols[] = { "conn", "kind", "ip0", "port0", "ip1", 
 static void
 warn_partial(struct ctx *c, const char *msg)
 {
+	fflush(stdout);
 	warnx_("parse: %s", msg);
 	c->warnings++;
+	if (c->nwarn_msgs < WARN_KEEP) {
+		c->warn_msgs = xgrow(c->warn_msgs, &c->warn_cap, c->nwarn_msgs + 1, sizeof *c->warn_msgs);
+		c->warn_msgs[c->nwarn_msgs++] = xstrdup(msg);
+	}
+}
+
+/* warn_partial for a callback. */
+static void
+say_partial(void *c, const char *msg)
+{
+	warn_partial(c, msg);
+}
+
+/* warn_partial with a format. */
+static void PRINTF(2, 3)
+warn_partialf(struct ctx *c, const char *fmt, ...)
+{
+	char m[2 * ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	warn_partial(c, m);
 }
 
 static void
@@ -301,6 +335,7 @@ read_capture(struct ctx *c, struct flows *f, const char *path)
 	struct pcapin *in = pcapin_open(path, &e);
 	struct pcapin_pkt pk;
 	uint64_t n = 0, bytes = 0, bytes_seen = 0;
+	uint64_t unsup_before;	/* frames of unsupported link types before this file */
 	double t_last = now_s(), t0 = t_last;
 	int rc;
 
@@ -310,6 +345,7 @@ read_capture(struct ctx *c, struct flows *f, const char *path)
 		return;
 	}
 	c->pcap_files++;
+	unsup_before = flows_stats(f)->kinds[PKT_LINK_UNSUP];
 	while ((rc = pcapin_next(in, &pk, &e)) == 1) {
 		flows_frame(f, pk.linktype, pk.data, pk.caplen, pk.origlen, pk.t_ns);
 		bytes += pk.caplen + 16;
@@ -332,6 +368,11 @@ read_capture(struct ctx *c, struct flows *f, const char *path)
 			c->pcap_damaged++;
 		warn_partial(c, e.msg);
 	}
+	if (flows_stats(f)->kinds[PKT_LINK_UNSUP] > unsup_before)
+		warn_partialf(c, "'%s': link type %d is not one parse decodes (Ethernet, Linux cooked "
+			      "SLL and SLL2, BSD loopback, raw IP): its %" PRIu64 " packets are not "
+			      "read (packets_link-unsupported in stats.tsv)", path, pcapin_linktype(in),
+			      flows_stats(f)->kinds[PKT_LINK_UNSUP] - unsup_before);
 	pcapin_close(in);
 	flows_end_capture(f);
 }
@@ -411,6 +452,8 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		struct rollup_rank *pr;
 		int32_t rank;
 		double thr, cap;	/* busy threshold for this rank; its node's CPU capacity */
+		int64_t t0, t1;		/* the rank's run, CLOCK_MONOTONIC (its meta) */
+		int64_t taken;		/* samples its agent took (its meta), -1 unknown */
 		struct phases_opts po;
 		struct phases_wait *waits = NULL;
 		int rcode;
@@ -431,6 +474,8 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 			po.nwaits = phases_waits(rt->send_ns, rt->nsend, rt->arr_ns, rt->narr, &waits);
 			po.waits = waits;
 		}
+		if (c->rm != NULL && rankmap_run_window(c->rm, rank_from_name(files[i]), &t0, &t1) == 0)
+			phases_opts_window(&po, t0, t1);
 		rcode = phases_from_samples_opt(files[i], &po, &rc, &e);
 		free(waits);
 		waits = NULL;
@@ -442,17 +487,18 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
 		}
 		c->samples_files++;
 		c->samples_bad_rows += rc.bad_rows;
+		c->samples_out_of_run += rc.out_of_run;
 		c->samples_system_idle += rc.system_idle;
 		c->samples_polling += rc.polling;
 		c->samples_utime_ticks += (uint64_t)rc.utime_ticks;
 		c->samples_stime_ticks += (uint64_t)rc.stime_ticks;
-		if (rc.truncated) {
-			char *m = xasprintf("'%s': samples end early (%" PRIu64 " samples kept)", files[i],
-					    rc.samples);
-
-			c->samples_truncated++;
-			warn_partial(c, m);
-			free(m);
+		c->samples_truncated += rc.truncated;
+		c->samples_damaged += rc.damaged;
+		taken = c->rm ? rankmap_samples_taken(c->rm, rank_from_name(files[i])) : -1;
+		if (!phases_judge(&rc, files[i], taken, say_partial, c)) {
+			c->samples_rejected++;
+			rank_cpu_release(&rc);
+			continue;
 		}
 		rank = rc.rank >= 0 ? (int32_t)rc.rank : rank_from_name(files[i]);
 		if (rc.rank < 0)
@@ -595,6 +641,9 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	w_kv_u(&t, "samples_failed", c->samples_failed);
 	w_kv_u(&t, "samples_truncated", c->samples_truncated);
 	w_kv_u(&t, "samples_bad_rows", c->samples_bad_rows);
+	w_kv_u(&t, "samples_out_of_run", c->samples_out_of_run);
+	w_kv_u(&t, "samples_damaged", c->samples_damaged);
+	w_kv_u(&t, "samples_rejected", c->samples_rejected);
 	w_kv_u(&t, "samples_system_idle", c->samples_system_idle);
 	w_kv_u(&t, "samples_polling", c->samples_polling);
 	w_kv_u(&t, "trace_times_capped", c->events_capped);
@@ -607,8 +656,43 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 		w_kv_u(&t, "sockmap_bad_rows", r->bad_rows);
 		w_kv_u(&t, "sockmap_conflicts", r->conflicts);
 		w_kv_u(&t, "sockmap_cap_hits", r->over_cap);
+		w_kv_u(&t, "meta_problems", r->problems);
 	}
 	w_kv_u(&t, "warnings", (uint64_t)c->warnings);
+	/* Last, so that a stats.tsv cut short has no verdict: "yes" only when nothing was
+	 * damaged or missing; later stages treat anything else as partial. */
+	w_kv_s(&t, "complete", c->warnings == 0 && !c->write_failed ? "yes" : "partial");
+	if (tsv_w_close(&t, &e) < 0)
+		warn_partial(c, e.msg);
+}
+
+/* warnings.tsv: every warning of this parse, for the report's front page. */
+static void
+write_warnings(struct ctx *c, const char *outdir)
+{
+	static const char *const cols[] = { "stage", "message", NULL };
+	struct tsv_w t;
+	struct err e;
+
+	if (open_out(&t, outdir, "warnings.tsv", "warnings", cols, &e) < 0) {
+		warn_partial(c, e.msg);
+		return;
+	}
+	for (size_t i = 0; i < c->nwarn_msgs; i++) {
+		tsv_w_str(&t, "parse");
+		tsv_w_str(&t, c->warn_msgs[i]);
+		if (tsv_w_end(&t, &e) < 0)
+			break;	/* sticky: reported by close */
+	}
+	if (c->warnings > (int)c->nwarn_msgs) {
+		char *m = xasprintf("%d more warnings (see stats.tsv)", c->warnings - (int)c->nwarn_msgs);
+
+		tsv_w_str(&t, "parse");
+		tsv_w_str(&t, m);
+		free(m);
+		if (tsv_w_end(&t, &e) < 0)
+			warn_partial(c, e.msg);
+	}
 	if (tsv_w_close(&t, &e) < 0)
 		warn_partial(c, e.msg);
 }
@@ -649,6 +733,16 @@ sampled(const struct rollup *p, int32_t rank)
 	return rank >= 0 && (size_t)rank < p->nranks && p->ranks[rank].has_cpu;
 }
 
+/* v with one decimal, or "n/a" when unknown (NaN): the table never shows "nan". */
+static void
+num_or_na(char *out, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(out, len, "n/a");
+	else
+		snprintf(out, len, "%.1f", v);
+}
+
 /* A percentage for ranks.tsv: -1 when unknown (no CPU samples, or no time span). */
 static double
 pct_or_unknown(double part, int64_t whole)
@@ -684,8 +778,10 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 				  "comp = busy - comm; idle = exec - busy", np->lat_ns, np->bw_Bps) < 0)
 			c->write_failed = true;
 		if (!quiet) {
-			printf("%5s %-12s %10s %6s %6s %6s %10s %10s %8s %10s\n", "rank", "host", "exec_s",
-			       "comp%", "comm%", "idle%", "busy_ms", "idle_ms", "msgs", "avg_KB");
+			/* busy and idle are per-phase averages (paper 003's busytimephase and
+			 * idletimephase), not totals: the names say so */
+			printf("%5s %-12s %10s %6s %6s %6s %11s %11s %8s %10s\n", "rank", "host", "exec_s",
+			       "comp%", "comm%", "idle%", "avg_busy_ms", "avg_idle_ms", "msgs", "avg_KB");
 		}
 		for (i = 0; i < c->prof.nranks; i++) {
 			const struct rollup_rank *r = &c->prof.ranks[i];
@@ -720,13 +816,16 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 			if (tsv_w_end(&t, &e) < 0)
 				c->write_failed = true;
 			if (!quiet) {
-				printf("%5zu %-12.12s %10.3f %6.1f %6.1f %6.1f %10.1f %10.1f %8" PRIu64 " %10.1f\n",
-				       i, host ? host : "-", (double)sp.exec_ns / 1e9,
-				       pct(sp.comp_ns, sp.exec_ns), pct(sp.comm_ns, sp.exec_ns),
-				       pct(sp.idle_ns, sp.exec_ns),
-				       r->has_cpu ? (double)r->avg_busy_ns / 1e6 : NAN,
-				       r->has_cpu ? (double)r->avg_idle_ns / 1e6 : NAN, nm,
-				       nm ? (double)r->bytes_sent / (double)nm / 1024.0 : 0.0);
+				char f[5][16];	/* the columns that can be unknown: "n/a" */
+
+				num_or_na(f[0], sizeof f[0], pct(sp.comp_ns, sp.exec_ns));
+				num_or_na(f[1], sizeof f[1], pct(sp.comm_ns, sp.exec_ns));
+				num_or_na(f[2], sizeof f[2], pct(sp.idle_ns, sp.exec_ns));
+				num_or_na(f[3], sizeof f[3], r->has_cpu ? (double)r->avg_busy_ns / 1e6 : NAN);
+				num_or_na(f[4], sizeof f[4], r->has_cpu ? (double)r->avg_idle_ns / 1e6 : NAN);
+				printf("%5zu %-12.12s %10.3f %6s %6s %6s %11s %11s %8" PRIu64 " %10.1f\n",
+				       i, host ? host : "-", (double)sp.exec_ns / 1e9, f[0], f[1], f[2],
+				       f[3], f[4], nm, nm ? (double)r->bytes_sent / (double)nm / 1024.0 : 0.0);
 			}
 		}
 		if (tsv_w_close(&t, &e) < 0)
@@ -916,6 +1015,20 @@ cmd_parse(int argc, char **argv)
 
 		if (stat(o.run, &sb) != 0 || !S_ISDIR(sb.st_mode))
 			die("parse: cannot open run directory '%s'", o.run);
+		{
+			/* A directory with none of a run's parts is not a run: write nothing there. */
+			static const char *const parts[] = { "capture", "samples", "meta", "sockets" };
+			bool any = false;
+
+			for (i = 0; i < 4 && !any; i++) {
+				d = xasprintf("%s/%s", o.run, parts[i]);
+				any = stat(d, &sb) == 0 && S_ISDIR(sb.st_mode);
+				free(d);
+			}
+			if (!any)
+				die("parse: '%s' is not a run directory (no capture/, samples/, meta/ or "
+				    "sockets/; 'contend collect -o DIR' writes one)", o.run);
+		}
 		d = xasprintf("%s/capture", o.run);
 		pcaps = list_dir(d, "", ".pcap", &npcaps);
 		free(d);
@@ -926,6 +1039,20 @@ cmd_parse(int argc, char **argv)
 		c.rm = rankmap_new();
 		if (rankmap_load_run(c.rm, o.run, &e) < 0)
 			warn_partial(&c, e.msg);
+		{
+			const char *const *pm;
+			size_t nprob = rankmap_problems(c.rm, &pm);
+			const struct rankmap_stats *rs = rankmap_stats(c.rm);
+
+			for (i = 0; i < nprob; i++)
+				warn_partial(&c, pm[i]);
+			if (rs->problems > nprob)
+				warn_partialf(&c, "%" PRIu64 " more problems in '%s/meta'", rs->problems - nprob,
+					      o.run);
+			if (rs->bad_rows > 0 && rankmap_first_bad_socket(c.rm) != NULL)
+				warn_partialf(&c, "%" PRIu64 " bad rows in '%s/sockets' skipped (first: %s)",
+					      rs->bad_rows, o.run, rankmap_first_bad_socket(c.rm));
+		}
 		if (npcaps == 0) {
 			char *m = xasprintf("'%s/capture': no captures (*.pcap, *.pcap.gz)", o.run);
 
@@ -972,6 +1099,7 @@ cmd_parse(int argc, char **argv)
 	rollup_netparams(&c.prof, o.lat_ns, o.bw_Bps, &np);
 	write_netparams(&c, &np, outdir);
 	write_ranks_links(&c, &np, outdir, quiet);
+	write_warnings(&c, outdir);
 	write_stats(&c, flows_stats(f), outdir);
 	if (!quiet) {
 		const struct flows_stats *s = flows_stats(f);
@@ -992,6 +1120,9 @@ cmd_parse(int argc, char **argv)
 		warnx_("parse: %s", c.werr.msg);
 		rc = 1;
 	}
+	for (i = 0; i < c.nwarn_msgs; i++)
+		free(c.warn_msgs[i]);
+	free(c.warn_msgs);
 	flows_free(f);
 	rollup_release(&c.prof);
 	for (i = 0; i < c.ntimes; i++) {

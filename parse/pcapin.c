@@ -20,6 +20,8 @@ struct pcapin {
 	char *iobuf;		/* stdio buffer of f (glibc ignores a size without a buffer) */
 	bool gzip;
 	bool gz_truncated;	/* set by the gzio cookie when the gzip stream stops early */
+	struct gzr *gz;		/* the gzip reader under f, owned by f; NULL when plain */
+	uint64_t pkts;		/* packets delivered */
 	bool done;		/* an error or the end was returned */
 	char *name;		/* for messages */
 };
@@ -37,7 +39,9 @@ open_file(FILE *f, const char *name, bool gzip, bool *trunc_flag, struct pcapin 
 	if (in->pc == NULL) {
 		/* libpcap did not take f */
 		fclose(f);
-		if (trunc_flag != NULL && *trunc_flag)
+		if (in->gz != NULL && gzr_damage(in->gz) != NULL && !*trunc_flag)
+			err_set(e, E_FORMAT, "%s, inside the capture header", gzr_damage(in->gz));
+		else if (trunc_flag != NULL && *trunc_flag)
 			err_set(e, E_TRUNC, "'%s': gzip stream ends inside the capture header", name);
 		else
 			err_set(e, E_FORMAT, "'%s': not a readable capture: %s", name, errbuf);
@@ -77,6 +81,7 @@ pcapin_open(const char *path, struct err *e)
 		if (r == NULL)
 			goto fail;
 		f = gzr_fopen(r, &in->gz_truncated);
+		in->gz = f != NULL ? r : NULL;
 		if (f == NULL) {
 			gzr_close(r);
 			err_sys(e, E_IO, "cannot read '%s'", path);
@@ -137,9 +142,14 @@ pcapin_next(struct pcapin *in, struct pcapin_pkt *pkt, struct err *e)
 		pkt->caplen = h->caplen;
 		pkt->origlen = h->len;
 		pkt->linktype = pcap_datalink(in->pc);
+		in->pkts++;
 		return 1;
 	}
 	in->done = true;
+	/* Damaged gzip data reads as a short file: libpcap sees a clean end or a cut record. */
+	if (in->gz != NULL && !in->gz_truncated && gzr_damage(in->gz) != NULL)
+		return err_set(e, E_FORMAT, "%s; the %llu packets before it are kept",
+			       gzr_damage(in->gz), (unsigned long long)in->pkts);
 	if (rc == PCAP_ERROR_BREAK)
 		return in->gz_truncated ? err_set(e, E_TRUNC, "'%s': gzip stream ends early",
 						   in->name) : 0;

@@ -34,7 +34,8 @@ struct pcapin *pcapin_open(const char *path, struct err *e) WUR;
 /* The same over n bytes in memory (copied; for tests and fuzzing). */
 struct pcapin *pcapin_open_mem(const void *p, size_t n, struct err *e) WUR;
 /* Next packet: 1, 0 at a clean end, or negative with e set (-E_TRUNC: the file or its
- * gzip stream ends inside a record; -E_FORMAT: a damaged record). After a negative
+ * gzip stream ends inside a record; -E_FORMAT: a damaged record, or damaged gzip data,
+ * the message naming its compressed offset). After a negative
  * return every later call returns 0. */
 int pcapin_next(struct pcapin *in, struct pcapin_pkt *pkt, struct err *e) WUR;
 int pcapin_linktype(const struct pcapin *in);

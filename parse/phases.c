@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/gzio.h"
 #include "lib/xalloc.h"
 
 const char *const phases_cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "run_ns",
@@ -416,7 +417,12 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 			err_set(e, E_IO, "%s", rowe.msg);
 			break;
 		}
-		if (rc < 0) {	/* a damaged line, or damaged compression (the next read ends) */
+		if (rc < 0 && gzr_damage(t.r) != NULL) {	/* damaged compression: reading ends */
+			out->damaged = true;
+			snprintf(out->damage, sizeof out->damage, "%s", gzr_damage(t.r));
+			break;
+		}
+		if (rc < 0) {	/* a damaged line */
 			bad_row(out, &rowe);
 			continue;
 		}
@@ -433,6 +439,15 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 		if (pid <= 0 || tid <= 0 || mono_ns < 0 || real_ns < 0) {
 			err_set(&rowe, E_FORMAT, "'%s' line %ld: pid, tid or time out of range", path,
 				t.line_no);
+			bad_row(out, &rowe);
+			continue;
+		}
+		if ((o->min_mono_ns != 0 || o->max_mono_ns != 0) &&
+		    (mono_ns < o->min_mono_ns || mono_ns > o->max_mono_ns)) {
+			err_set(&rowe, E_FORMAT, "'%s' line %ld: t_mono_ns %lld is outside the rank's "
+				"run (%lld to %lld)", path, t.line_no, (long long)mono_ns,
+				(long long)o->min_mono_ns, (long long)o->max_mono_ns);
+			out->out_of_run++;
 			bad_row(out, &rowe);
 			continue;
 		}
@@ -456,6 +471,8 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 			err_set(&rowe, E_FORMAT, "'%s' line %ld: thread %lld/%lld twice in one sample",
 				path, t.line_no, (long long)pid, (long long)tid);
 			bad_row(out, &rowe);
+		} else {
+			out->rows++;
 		}
 	}
 	tsv_r_close(&t);
@@ -475,6 +492,53 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 	if (out->elapsed_ns > 0)
 		out->cpu_frac = (double)out->run_ns / (double)out->elapsed_ns;
 	return 0;
+}
+
+void
+phases_opts_window(struct phases_opts *o, int64_t start_mono_ns, int64_t end_mono_ns)
+{
+	o->min_mono_ns = start_mono_ns > PHASES_RUN_SLACK_NS ? start_mono_ns - PHASES_RUN_SLACK_NS : 1;
+	o->max_mono_ns = end_mono_ns < INT64_MAX - PHASES_RUN_SLACK_NS ?
+			 end_mono_ns + PHASES_RUN_SLACK_NS : INT64_MAX;
+}
+
+bool
+phases_judge(const struct rank_cpu *rc, const char *path, int64_t samples_taken,
+	     void (*say)(void *ctx, const char *msg), void *ctx)
+{
+	char m[2 * ERR_MSG_MAX];
+	unsigned long long rows = rc->rows, bad = rc->bad_rows;
+
+	if (rc->truncated) {
+		snprintf(m, sizeof m, "'%s': samples end early (%llu samples kept)", path,
+			 (unsigned long long)rc->samples);
+		say(ctx, m);
+	}
+	if (rc->damaged) {
+		snprintf(m, sizeof m, "%s; the %llu rows before it are kept", rc->damage, rows);
+		say(ctx, m);
+	}
+	if (samples_taken >= 0 && rc->samples != (uint64_t)samples_taken && !rc->truncated &&
+	    !rc->damaged && bad == 0) {
+		/* whole rows gone or added leave no bad row: only the agent's count shows it */
+		snprintf(m, sizeof m, "'%s': %llu samples, but its agent took %lld (meta "
+			 "samples_taken): samples are missing or added", path,
+			 (unsigned long long)rc->samples, (long long)samples_taken);
+		say(ctx, m);
+	}
+	if (bad > 0 && (double)bad > PHASES_MAX_BAD_SHARE * (double)(rows + bad)) {
+		snprintf(m, sizeof m, "'%s': %llu of %llu rows are bad (first: %s); its rank's CPU "
+			 "phases are not used", path, bad, rows + bad, rc->first_bad);
+		say(ctx, m);
+		return false;
+	}
+	if (bad > 0) {
+		snprintf(m, sizeof m, "'%s': %llu of %llu rows are bad and skipped (first: %s); its "
+			 "rank's CPU phases rest on the other %llu", path, bad, rows + bad,
+			 rc->first_bad, rows);
+		say(ctx, m);
+	}
+	return true;
 }
 
 void

@@ -37,8 +37,10 @@
  * the first and last too (they may have been cut by the start and end of sampling).
  *
  * Damaged rows (wrong field count, a field that does not parse, a pid or tid <= 0, a time
- * going backwards, a thread twice in one sample) are counted in bad_rows and skipped; a
- * gzip file cut short keeps every sample before the cut and sets truncated. */
+ * going backwards or outside the rank's run, a thread twice in one sample) are counted in
+ * bad_rows and skipped; a gzip file cut short keeps every sample before the cut and sets
+ * truncated; one whose gzip data is damaged keeps every row before the damage and sets
+ * damaged. */
 #ifndef PARSE_PHASES_H
 #define PARSE_PHASES_H
 
@@ -75,6 +77,9 @@ struct phases_opts {
 	bool user_alone;	/* the user share of each interval from its own ticks, not its
 				 * neighbours' (coarser, but a polling interval next to a
 				 * computing one keeps no user share) */
+	/* The rank's run on CLOCK_MONOTONIC (from its meta file, with some slack): a row
+	 * whose t_mono_ns is outside [min_mono_ns, max_mono_ns] is damaged. Both 0: no check. */
+	int64_t min_mono_ns, max_mono_ns;
 };
 
 /* One busy or idle phase. Times are CLOCK_REALTIME ns of the samples that bound it. */
@@ -103,7 +108,9 @@ struct rank_cpu {
 	struct phase *phases;	/* owned, in time order; freed by rank_cpu_release */
 	uint64_t samples;	/* distinct sample times read */
 	uint64_t intervals;	/* samples - 1, or 0 */
-	uint64_t bad_rows;	/* damaged rows skipped */
+	uint64_t rows;		/* rows used */
+	uint64_t bad_rows;	/* damaged rows skipped (out_of_run among them) */
+	uint64_t out_of_run;	/* rows whose t_mono_ns is outside [min_mono_ns, max_mono_ns] */
 	uint64_t threads;	/* distinct (pid, tid) followed */
 	uint64_t resets;	/* counters that went backwards (pid reused) */
 	uint64_t threads_over_cap;	/* rows of threads past PHASES_MAX_THREADS, ignored */
@@ -114,6 +121,8 @@ struct rank_cpu {
 				 * wait of the trace, user share under PHASES_POLL_USER_SHARE */
 	int64_t utime_ticks, stime_ticks;	/* summed over the intervals */
 	bool truncated;		/* the gzip file was cut short */
+	bool damaged;		/* its gzip data is damaged: the rows before the damage are kept */
+	char damage[ERR_MSG_MAX];	/* where, when damaged */
 	char first_bad[ERR_MSG_MAX];	/* message of the first bad row, "" when none */
 };
 
@@ -140,6 +149,23 @@ int phases_from_samples_opt(const char *path, const struct phases_opts *o, struc
  * then, so its samples read busy). Returns the number of waits; *out is owned by the
  * caller (free), NULL when none. */
 size_t phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, struct phases_wait **out);
+/* Slack around a rank's run for its sample times (the agent samples from its own start). */
+#define PHASES_RUN_SLACK_NS 2000000000LL
+/* A samples file with more bad rows than this share of its rows is not used: what is
+ * left (a few rows of a shuffled file) would be a confident wrong answer. */
+#define PHASES_MAX_BAD_SHARE 0.5
+
+/* Set o's window to a rank's run [start_mono_ns, end_mono_ns] (its meta file) widened by
+ * PHASES_RUN_SLACK_NS each side. */
+void phases_opts_window(struct phases_opts *o, int64_t start_mono_ns, int64_t end_mono_ns);
+
+/* Judge what reading path gave: each thing worth a warning (cut short, damaged gzip data,
+ * bad rows with the first one's file and line, and how many rows the phases rest on; fewer
+ * or more samples than samples_taken, its agent's count, when that is >= 0) is
+ * passed to say as one line. Returns true when rc may be used, false when too many rows
+ * were bad (PHASES_MAX_BAD_SHARE). parse and collect --check both judge through this. */
+bool phases_judge(const struct rank_cpu *rc, const char *path, int64_t samples_taken,
+		  void (*say)(void *ctx, const char *msg), void *ctx);
 
 /* Free what rc owns and zero it. Accepts NULL and a zeroed struct. */
 void rank_cpu_release(struct rank_cpu *rc);

@@ -244,6 +244,24 @@ decode_ip_any(struct rd *r, size_t wire_left, struct pkt *o)
 	return PKT_NOT_IP;
 }
 
+bool
+pkt_linktype_known(int linktype)
+{
+	switch (linktype) {
+	case DLT_EN10MB:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2:
+	case DLT_NULL:
+	case DLT_LOOP:
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+		return true;
+	default:
+		return false;
+	}
+}
+
 enum pkt_kind
 pkt_decode(int linktype, const uint8_t *p, size_t caplen, size_t origlen, struct pkt *o)
 {

@@ -52,6 +52,8 @@ struct pkt {
 enum pkt_kind pkt_decode(int linktype, const uint8_t *p, size_t caplen, size_t origlen,
 			 struct pkt *out);
 const char *pkt_kind_name(enum pkt_kind k);
+/* True when pkt_decode decodes link type linktype (else every frame is PKT_LINK_UNSUP). */
+bool pkt_linktype_known(int linktype);
 
 /* A connection's two ends in canonical order (the lower address and port first), the same
  * for both directions. */

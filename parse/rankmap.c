@@ -3,12 +3,16 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "lib/gzio.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 
@@ -21,7 +25,10 @@ struct ep {
 
 struct rinfo {
 	char *host;
+	char *meta_path;	/* the meta file it came from, NULL when none */
 	double cpu_capacity;	/* cores' worth of CPU the rank may use (meta), 0 unknown */
+	int64_t start_mono_ns, end_mono_ns;	/* its run on CLOCK_MONOTONIC, 0 unknown */
+	int64_t samples_taken;	/* samples its agent wrote (meta), -1 unknown */
 	struct ep *addrs;	/* the host's addresses (port 0) */
 	size_t naddrs;
 };
@@ -33,8 +40,45 @@ struct rankmap {
 	struct rinfo *ranks;	/* indexed by rank */
 	size_t nranks;
 	int32_t max_rank;
+	int64_t nranks_run;	/* nranks of meta/run.tsv (or the rank files), 0 unknown */
+	char **problems;	/* what validation found, each naming file and line */
+	size_t nproblems, problems_cap;
+	char first_bad_socket[ERR_MSG_MAX];	/* the first bad sockets row, "" none */
 	struct rankmap_stats st;
 };
+
+static void PRINTF(2, 3)
+problem(struct rankmap *m, const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+
+	m->st.problems++;
+	if (m->nproblems >= RANKMAP_MAX_PROBLEMS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	m->problems = xgrow(m->problems, &m->problems_cap, m->nproblems + 1, sizeof *m->problems);
+	m->problems[m->nproblems++] = xstrdup(msg);
+}
+
+/* The rank in a file name ".../rank-<R>.tsv[.gz]", or -1. */
+static int64_t
+rank_of_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *end;
+	long long v;
+
+	b = b ? b + 1 : path;
+	if (strncmp(b, "rank-", 5) != 0 || b[5] < '0' || b[5] > '9')
+		return -1;
+	v = strtoll(b + 5, &end, 10);
+	if (strncmp(end, ".tsv", 4) != 0 || v >= RANKMAP_MAX_RANKS)
+		return -1;
+	return v;
+}
 
 struct rankmap *
 rankmap_new(void)
@@ -116,7 +160,7 @@ sort_eps(struct rankmap *m)
 {
 	size_t i, o = 0;
 
-	if (m->sorted)
+	if (m->sorted || m->neps == 0)
 		return;
 	qsort(m->eps, m->neps, sizeof *m->eps, ep_cmp);
 	/* merge duplicates; two ranks on one endpoint make it ambiguous */
@@ -140,6 +184,7 @@ rankmap_load_sockets(struct rankmap *m, const char *path, struct err *e)
 	static const char *const req[] = { "rank", "local_ip", "local_port", NULL };
 	struct tsv_r t;
 	int rc, c_rank, c_ip, c_port;
+	int64_t file_rank = rank_of_name(path);	/* -1: a name without a rank */
 
 	rc = tsv_r_open(&t, path, "sockets", 1, req, e);
 	if (rc < 0) {
@@ -156,17 +201,33 @@ rankmap_load_sockets(struct rankmap *m, const char *path, struct err *e)
 		int af;
 		struct err fe;
 
-		rc = tsv_r_next(&t, e);
+		rc = tsv_r_next(&t, &fe);
 		if (rc == 0)
 			break;
-		if (rc == -E_IO || rc == -E_TRUNC) {
+		if (rc == -E_IO || rc == -E_TRUNC || gzr_damage(t.r) != NULL) {
 			m->st.file_errors++;
+			if (e != NULL)
+				*e = fe;
 			break;
 		}
-		if (rc < 0 || tsv_r_i64(&t, c_rank, &rank, &fe) < 0 || tsv_r_i64(&t, c_port, &port, &fe) < 0 ||
-		    rank < 0 || rank >= RANKMAP_MAX_RANKS || port < 0 || port > 65535 ||
-		    !parse_addr(tsv_r_str(&t, c_ip), &af, a)) {
-			m->st.bad_rows++;
+		if (rc < 0)
+			;
+		else if (tsv_r_i64(&t, c_rank, &rank, &fe) < 0 || tsv_r_i64(&t, c_port, &port, &fe) < 0)
+			;
+		else if (rank < 0 || rank >= (m->nranks_run > 0 ? m->nranks_run : RANKMAP_MAX_RANKS))
+			err_set(&fe, E_FORMAT, "'%s' line %ld: rank %" PRId64 " is outside [0, %" PRId64
+				")", path, t.line_no, rank, m->nranks_run > 0 ? m->nranks_run :
+				(int64_t)RANKMAP_MAX_RANKS);
+		else if (file_rank >= 0 && rank != file_rank)
+			err_set(&fe, E_FORMAT, "'%s' line %ld: rank %" PRId64 " in the file of rank %"
+				PRId64, path, t.line_no, rank, file_rank);
+		else if (port < 0 || port > 65535 || !parse_addr(tsv_r_str(&t, c_ip), &af, a))
+			err_set(&fe, E_FORMAT, "'%s' line %ld: bad address or port", path, t.line_no);
+		else
+			fe.code = 0;
+		if (rc < 0 || fe.code != 0) {
+			if (m->st.bad_rows++ == 0)
+				snprintf(m->first_bad_socket, sizeof m->first_bad_socket, "%s", fe.msg);
 			continue;
 		}
 		rankmap_add(m, af, a, (uint16_t)port, (int32_t)rank);
@@ -175,16 +236,70 @@ rankmap_load_sockets(struct rankmap *m, const char *path, struct err *e)
 	return rc < 0 ? rc : 0;
 }
 
-int
-rankmap_load_meta(struct rankmap *m, const char *path, struct err *e)
+/* What one rank meta file says, before it is checked against the run. */
+struct metafile {
+	const char *path;
+	int64_t rank;		/* -1 when missing or damaged */
+	long rank_line;		/* its line, 0 when absent */
+	int64_t nranks;		/* 0 when absent */
+	char *host, *addrs;
+	double capacity;	/* 0 when absent or rejected */
+	int64_t start_mono_ns, end_mono_ns;	/* 0 when absent */
+	int64_t samples_taken;	/* -1 when absent */
+};
+
+/* A number from a meta value: the whole field, finite. */
+static bool
+meta_num(struct tsv_r *t, double *v)
+{
+	struct err fe;
+
+	return tsv_r_f64(t, 1, v, &fe) == 0 && isfinite(*v);
+}
+
+/* cpu_capacity at line: it must be in (0, cpus_allowed] and agree with the quota. */
+static double
+check_capacity(struct rankmap *m, const char *path, long line, const char *text, double cap,
+	       double cpus, double quota_us, double period_us)
+{
+	double most = cpus > 0 ? cpus : 4096;	/* a rank uses at most its allowed CPUs */
+
+	if (!(cap > 0 && cap <= most)) {
+		problem(m, "'%s' line %ld: cpu_capacity '%s' is not a number in (0, %g] (its allowed "
+			"CPUs); taken as unknown", path, line, text, most);
+		return 0;
+	}
+	if (quota_us > 0 && period_us > 0) {
+		double want = quota_us / period_us;
+
+		if (cpus > 0 && cpus < want)
+			want = cpus;
+		/* collect writes it with three decimals */
+		if (fabs(cap - want) > 0.0015) {
+			problem(m, "'%s' line %ld: cpu_capacity '%s' disagrees with cpu_quota_us / "
+				"cpu_period_us (%.3f); taken as unknown", path, line, text, want);
+			return 0;
+		}
+		return want;	/* the quota's own value, not its rounding */
+	}
+	return cap;
+}
+
+/* Read path into mf (its strings owned by mf). 0, or negative with e set. */
+static int
+read_meta(struct rankmap *m, const char *path, struct metafile *mf, struct err *e)
 {
 	static const char *const req[] = { "key", "value", NULL };
 	struct tsv_r t;
 	int rc;
-	int64_t rank = -1;
-	char *host = NULL, *addrs = NULL;
-	double capacity = 0;	/* cpu_capacity key, 0 when absent or damaged */
+	double cap = NAN, cpus = 0, quota = 0, period = 0;	/* the CPU keys, as found */
+	long cap_line = 0;
+	char cap_text[32] = "";	/* cpu_capacity as written, for messages */
 
+	memset(mf, 0, sizeof *mf);
+	mf->path = path;
+	mf->rank = -1;
+	mf->samples_taken = -1;
 	rc = tsv_r_open(&t, path, "meta", 1, req, e);
 	if (rc < 0) {
 		m->st.file_errors++;
@@ -193,8 +308,9 @@ rankmap_load_meta(struct rankmap *m, const char *path, struct err *e)
 	m->st.files++;
 	while ((rc = tsv_r_next(&t, e)) != 0) {
 		const char *k;
+		double v;
 
-		if (rc == -E_IO || rc == -E_TRUNC)
+		if (rc == -E_IO || rc == -E_TRUNC || (rc < 0 && gzr_damage(t.r) != NULL))
 			break;
 		if (rc < 0) {
 			m->st.bad_rows++;
@@ -204,110 +320,316 @@ rankmap_load_meta(struct rankmap *m, const char *path, struct err *e)
 		if (strcmp(k, "rank") == 0) {
 			struct err fe;
 
-			if (tsv_r_i64(&t, 1, &rank, &fe) < 0)
-				rank = -1;
-		} else if (strcmp(k, "host") == 0) {
-			free(host);
-			host = xstrdup(tsv_r_str(&t, 1));
-		} else if (strcmp(k, "addrs") == 0) {
-			free(addrs);
-			addrs = xstrdup(tsv_r_str(&t, 1));
-		} else if (strcmp(k, "cpu_capacity") == 0) {
+			mf->rank_line = t.line_no;
+			if (tsv_r_i64(&t, 1, &mf->rank, &fe) < 0 || mf->rank < 0)
+				mf->rank = -1;
+		} else if (strcmp(k, "nranks") == 0) {
 			struct err fe;
 
-			if (tsv_r_f64(&t, 1, &capacity, &fe) < 0 || !(capacity > 0 && capacity <= 4096))
-				capacity = 0;
+			if (tsv_r_i64(&t, 1, &mf->nranks, &fe) < 0 || mf->nranks <= 0 ||
+			    mf->nranks > RANKMAP_MAX_RANKS)
+				mf->nranks = 0;
+		} else if (strcmp(k, "host") == 0) {
+			free(mf->host);
+			mf->host = xstrdup(tsv_r_str(&t, 1));
+		} else if (strcmp(k, "addrs") == 0) {
+			free(mf->addrs);
+			mf->addrs = xstrdup(tsv_r_str(&t, 1));
+		} else if (strcmp(k, "cpu_capacity") == 0) {
+			cap_line = t.line_no;
+			snprintf(cap_text, sizeof cap_text, "%s", tsv_r_str(&t, 1));
+			if (!meta_num(&t, &cap))
+				cap = NAN;
+		} else if (strcmp(k, "cpus_allowed") == 0 && meta_num(&t, &v) && v > 0) {
+			cpus = v;
+		} else if (strcmp(k, "cpu_quota_us") == 0 && meta_num(&t, &v) && v > 0) {
+			quota = v;
+		} else if (strcmp(k, "cpu_period_us") == 0 && meta_num(&t, &v) && v > 0) {
+			period = v;
+		} else if (strcmp(k, "start_mono_ns") == 0 && meta_num(&t, &v) && v > 0 && v < 9e18) {
+			mf->start_mono_ns = (int64_t)v;
+		} else if (strcmp(k, "end_mono_ns") == 0 && meta_num(&t, &v) && v > 0 && v < 9e18) {
+			mf->end_mono_ns = (int64_t)v;
+		} else if (strcmp(k, "samples_taken") == 0 && meta_num(&t, &v) && v >= 0 && v < 9e18) {
+			mf->samples_taken = (int64_t)v;
 		}
 	}
 	tsv_r_close(&t);
-	if (rank >= 0 && rank < RANKMAP_MAX_RANKS) {
-		struct rinfo *ri;
-
-		if ((size_t)rank >= m->nranks) {
-			size_t n = m->nranks;
-
-			m->ranks = xgrow(m->ranks, &n, (size_t)rank + 1, sizeof *m->ranks);
-			memset(m->ranks + m->nranks, 0, (n - m->nranks) * sizeof *m->ranks);
-			m->nranks = n;
-		}
-		ri = &m->ranks[rank];
-		free(ri->host);
-		ri->host = host;
-		host = NULL;
-		ri->cpu_capacity = capacity;
-		note_rank(m, (int32_t)rank);
-		if (addrs != NULL) {
-			char *s = addrs, *comma;
-
-			for (;;) {
-				struct ep ep;
-				int af;
-				size_t cap = ri->naddrs;
-
-				comma = strchr(s, ',');
-				if (comma)
-					*comma = '\0';
-				memset(&ep, 0, sizeof ep);
-				if (parse_addr(s, &af, ep.addr) && ri->naddrs < 256) {
-					ep.af = (uint8_t)af;
-					ri->addrs = xgrow(ri->addrs, &cap, ri->naddrs + 1, sizeof *ri->addrs);
-					ri->addrs[ri->naddrs++] = ep;
-				}
-				if (!comma)
-					break;
-				s = comma + 1;
-			}
-		}
-	} else if (rc >= 0) {
-		m->st.bad_rows++;
+	if (cap_line > 0)
+		mf->capacity = check_capacity(m, path, cap_line, cap_text, cap, cpus, quota, period);
+	if (mf->end_mono_ns < mf->start_mono_ns) {
+		problem(m, "'%s': end_mono_ns is before start_mono_ns; the run's window is unknown",
+			path);
+		mf->start_mono_ns = mf->end_mono_ns = 0;
 	}
-	free(host);
-	free(addrs);
 	return rc < 0 ? rc : 0;
 }
 
+static void
+metafile_release(struct metafile *mf)
+{
+	free(mf->host);
+	free(mf->addrs);
+}
+
+/* Make mf the meta of its rank (checked by the caller). */
+static void
+commit_meta(struct rankmap *m, struct metafile *mf)
+{
+	struct rinfo *ri;
+	size_t rank = (size_t)mf->rank;
+
+	if (rank >= m->nranks) {
+		size_t n = m->nranks;
+
+		m->ranks = xgrow(m->ranks, &n, rank + 1, sizeof *m->ranks);
+		memset(m->ranks + m->nranks, 0, (n - m->nranks) * sizeof *m->ranks);
+		m->nranks = n;
+	}
+	ri = &m->ranks[rank];
+	free(ri->host);
+	free(ri->meta_path);
+	ri->meta_path = xstrdup(mf->path);
+	ri->host = mf->host;
+	mf->host = NULL;
+	ri->cpu_capacity = mf->capacity;
+	ri->start_mono_ns = mf->start_mono_ns;
+	ri->end_mono_ns = mf->end_mono_ns;
+	ri->samples_taken = mf->samples_taken;
+	note_rank(m, (int32_t)rank);
+	if (mf->addrs != NULL) {
+		char *s = mf->addrs, *comma;
+
+		for (;;) {
+			struct ep ep;
+			int af;
+			size_t cap = ri->naddrs;
+
+			comma = strchr(s, ',');
+			if (comma)
+				*comma = '\0';
+			memset(&ep, 0, sizeof ep);
+			if (parse_addr(s, &af, ep.addr) && ri->naddrs < 256) {
+				ep.af = (uint8_t)af;
+				ri->addrs = xgrow(ri->addrs, &cap, ri->naddrs + 1, sizeof *ri->addrs);
+				ri->addrs[ri->naddrs++] = ep;
+			}
+			if (!comma)
+				break;
+			s = comma + 1;
+		}
+	}
+}
+
+/* Check mf against the run: its rank in [0, nranks), matching its file name, not
+ * already given by another file. True when it may be used. */
+static bool
+meta_fits(struct rankmap *m, const struct metafile *mf)
+{
+	int64_t nranks = m->nranks_run > 0 ? m->nranks_run : RANKMAP_MAX_RANKS;
+	int64_t named = rank_of_name(mf->path);
+
+	if (mf->rank < 0) {
+		if (mf->rank_line > 0)
+			problem(m, "'%s' line %ld: 'rank' is not a rank number; file not used", mf->path,
+				mf->rank_line);
+		else
+			problem(m, "'%s': no 'rank'; file not used", mf->path);
+		return false;
+	}
+	if (mf->rank >= nranks) {
+		problem(m, "'%s' line %ld: rank %" PRId64 " is outside [0, %" PRId64 ")%s; file not "
+			"used", mf->path, mf->rank_line, mf->rank, nranks,
+			m->nranks_run > 0 ? " (nranks of the run)" : "");
+		return false;
+	}
+	if (named >= 0 && named != mf->rank) {
+		problem(m, "'%s' line %ld: rank %" PRId64 " in the file of rank %" PRId64 "; file not "
+			"used", mf->path, mf->rank_line, mf->rank, named);
+		return false;
+	}
+	if ((size_t)mf->rank < m->nranks && m->ranks[mf->rank].meta_path != NULL) {
+		problem(m, "'%s' line %ld: rank %" PRId64 " already has '%s'; file not used",
+			mf->path, mf->rank_line, mf->rank, m->ranks[mf->rank].meta_path);
+		return false;
+	}
+	return true;
+}
+
+int
+rankmap_load_meta(struct rankmap *m, const char *path, struct err *e)
+{
+	struct metafile mf;
+	int rc = read_meta(m, path, &mf, e);
+
+	if (meta_fits(m, &mf))
+		commit_meta(m, &mf);
+	metafile_release(&mf);
+	return rc;
+}
+
+/* The run's nranks from RUN/meta/run.tsv, 0 when unknown. */
+static int64_t
+run_nranks(const char *run_dir)
+{
+	static const char *const req[] = { "key", "value", NULL };
+	char *path = xasprintf("%s/meta/run.tsv", run_dir);
+	struct tsv_r t;
+	struct err fe;
+	int64_t n = 0;
+	int rc;
+
+	if (tsv_r_open(&t, path, "meta", 1, req, &fe) == 0) {
+		while ((rc = tsv_r_next(&t, &fe)) != 0) {
+			if (rc == -E_IO || rc == -E_TRUNC || (rc < 0 && gzr_damage(t.r) != NULL))
+				break;
+			if (rc > 0 && strcmp(tsv_r_str(&t, 0), "nranks") == 0 &&
+			    (tsv_r_i64(&t, 1, &n, &fe) < 0 || n <= 0 || n > RANKMAP_MAX_RANKS))
+				n = 0;
+		}
+		tsv_r_close(&t);
+	}
+	free(path);
+	return n;
+}
+
 static int
-load_dir(struct rankmap *m, const char *dir, const char *suffix_any, bool meta, struct err *e)
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The rank-*.tsv[.gz] files of dir, sorted (so messages come in a stable order). */
+static char **
+rank_files(const char *dir, size_t *n, struct err *e)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	int first = 0;
+	char **v = NULL;
+	size_t cap = 0;
 
-	(void)suffix_any;
-	if (d == NULL)
-		return err_sys(e, E_IO, "cannot open '%s'", dir);
-	while ((de = readdir(d)) != NULL) {
-		char *path;
-		int rc;
-		struct err fe;
-
+	*n = 0;
+	if (d == NULL) {
+		err_sys(e, E_IO, "cannot open '%s'", dir);
+		return NULL;
+	}
+	while ((de = readdir(d)) != NULL && *n < RANKMAP_MAX_RANKS) {
 		if (strncmp(de->d_name, "rank-", 5) != 0 || strstr(de->d_name, ".tsv") == NULL)
 			continue;
-		path = xasprintf("%s/%s", dir, de->d_name);
-		rc = meta ? rankmap_load_meta(m, path, &fe) : rankmap_load_sockets(m, path, &fe);
-		if (rc < 0 && first == 0) {
-			first = rc;
-			if (e != NULL)
-				*e = fe;
-		}
-		free(path);
+		v = xgrow(v, &cap, *n + 1, sizeof *v);
+		v[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
 	}
 	closedir(d);
-	return first;
+	if (*n > 1)
+		qsort(v, *n, sizeof *v, str_cmp);
+	return v;
 }
 
 int
 rankmap_load_run(struct rankmap *m, const char *run_dir, struct err *e)
 {
 	char *sd = xasprintf("%s/sockets", run_dir), *md = xasprintf("%s/meta", run_dir);
-	int r1 = load_dir(m, sd, ".tsv", false, e);
-	struct err e2;
-	int r2 = load_dir(m, md, ".tsv", true, r1 < 0 ? &e2 : e);
+	struct metafile *mfs;
+	char **socks, **metas;
+	size_t nsocks, nmetas, i;
+	int first = 0;
+	struct err fe;
 
+	m->nranks_run = run_nranks(run_dir);
+	metas = rank_files(md, &nmetas, &fe);
+	if (metas == NULL && fe.code != 0)
+		first = fe.code, *e = fe;
+	/* Meta files first: without meta/run.tsv their nranks bound the sockets' ranks. */
+	mfs = xcalloc(nmetas ? nmetas : 1, sizeof *mfs);
+	for (i = 0; i < nmetas; i++) {
+		if (read_meta(m, metas[i], &mfs[i], &fe) < 0 && first == 0)
+			first = fe.code, *e = fe;
+		if (m->nranks_run == 0 && mfs[i].nranks > 0)
+			m->nranks_run = mfs[i].nranks;
+	}
+	for (i = 0; i < nmetas; i++) {
+		/* a rank-N.tsv not named for N is only used when no file named for it exists */
+		int64_t named = rank_of_name(metas[i]);
+
+		if ((named < 0 || named == mfs[i].rank) && meta_fits(m, &mfs[i]))
+			commit_meta(m, &mfs[i]);
+	}
+	for (i = 0; i < nmetas; i++) {
+		int64_t named = rank_of_name(metas[i]);
+
+		if (!(named < 0 || named == mfs[i].rank) && meta_fits(m, &mfs[i]))
+			commit_meta(m, &mfs[i]);
+		metafile_release(&mfs[i]);
+		free(metas[i]);
+	}
+	free(mfs);
+	free(metas);
+	if (nmetas > 0 || m->nranks_run > 0) {
+		int64_t missing = 0, first_missing = -1;
+
+		for (int64_t r = 0; r < m->nranks_run; r++) {
+			if ((size_t)r < m->nranks && m->ranks[r].meta_path != NULL)
+				continue;
+			if (missing++ == 0)
+				first_missing = r;
+		}
+		if (missing > 0)
+			problem(m, "'%s': %" PRId64 " of %" PRId64 " ranks have no usable meta file "
+				"(first: rank %" PRId64 "); their hosts, addresses and CPU capacity are "
+				"unknown", md, missing, m->nranks_run, first_missing);
+	}
+	socks = rank_files(sd, &nsocks, &fe);
+	if (socks == NULL && fe.code != 0 && first == 0)
+		first = fe.code, *e = fe;
+	for (i = 0; i < nsocks; i++) {
+		if (rankmap_load_sockets(m, socks[i], &fe) < 0 && first == 0)
+			first = fe.code, *e = fe;
+		free(socks[i]);
+	}
+	free(socks);
 	free(sd);
 	free(md);
 	sort_eps(m);
-	return r1 < 0 ? r1 : r2;
+	return first;
+}
+
+size_t
+rankmap_problems(const struct rankmap *m, const char *const **msgs)
+{
+	*msgs = (const char *const *)m->problems;
+	return m->nproblems;
+}
+
+const char *
+rankmap_first_bad_socket(const struct rankmap *m)
+{
+	return m->first_bad_socket[0] ? m->first_bad_socket : NULL;
+}
+
+int
+rankmap_run_window(const struct rankmap *m, int32_t rank, int64_t *start_mono_ns,
+		   int64_t *end_mono_ns)
+{
+	if (m == NULL || rank < 0 || (size_t)rank >= m->nranks ||
+	    m->ranks[rank].end_mono_ns <= 0)
+		return -1;
+	*start_mono_ns = m->ranks[rank].start_mono_ns;
+	*end_mono_ns = m->ranks[rank].end_mono_ns;
+	return 0;
+}
+
+int64_t
+rankmap_samples_taken(const struct rankmap *m, int32_t rank)
+{
+	if (m == NULL || rank < 0 || (size_t)rank >= m->nranks || m->ranks[rank].meta_path == NULL)
+		return -1;
+	return m->ranks[rank].samples_taken;
+}
+
+int64_t
+rankmap_nranks(const struct rankmap *m)
+{
+	return m->nranks_run;
 }
 
 int32_t
@@ -319,6 +641,8 @@ rankmap_lookup(const struct rankmap *cm, int af, const uint8_t addr[16], uint16_
 	size_t r, i;
 
 	sort_eps(m);
+	if (m->neps == 0)
+		return -1;	/* bsearch may not be given a NULL array */
 	memset(&key, 0, sizeof key);
 	key.af = (uint8_t)af;
 	memcpy(key.addr, addr, af == AF_INET ? 4 : 16);
@@ -372,8 +696,12 @@ rankmap_free(struct rankmap *m)
 		return;
 	for (i = 0; i < m->nranks; i++) {
 		free(m->ranks[i].host);
+		free(m->ranks[i].meta_path);
 		free(m->ranks[i].addrs);
 	}
+	for (i = 0; i < m->nproblems; i++)
+		free(m->problems[i]);
+	free(m->problems);
 	free(m->ranks);
 	free(m->eps);
 	free(m);

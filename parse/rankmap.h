@@ -12,6 +12,7 @@
 
 #define RANKMAP_MAX_ENDPOINTS (1u << 20)	/* endpoints kept; more are counted */
 #define RANKMAP_MAX_RANKS (1 << 20)		/* highest rank believed + 1 */
+#define RANKMAP_MAX_PROBLEMS 1000		/* problem messages kept; more are counted */
 
 struct rankmap;
 
@@ -22,14 +23,21 @@ struct rankmap_stats {
 	uint64_t conflicts;	/* one endpoint claimed by two ranks (then unknown) */
 	uint64_t over_cap;	/* rows past RANKMAP_MAX_ENDPOINTS */
 	uint64_t file_errors;	/* files that could not be read (warnings) */
+	uint64_t problems;	/* meta values that failed a check (rankmap_problems) */
 };
 
 /* An empty map. Free with rankmap_free. */
 struct rankmap *rankmap_new(void);
-/* Add every RUN/sockets/rank-*.tsv[.gz] and RUN/meta/rank-*.tsv under run_dir. Returns 0,
- * or negative with e naming the first file that failed (the rest were still read). */
+/* Add every RUN/meta/rank-*.tsv and RUN/sockets/rank-*.tsv[.gz] under run_dir. Returns 0,
+ * or negative with e naming the first file that failed (the rest were still read).
+ * The meta files are checked against the run (docs/formats.md): a rank in [0, nranks) of
+ * meta/run.tsv, named like its file, one file per rank, every rank with one, cpu_capacity
+ * in (0, cpus_allowed] and equal to the quota (then the quota's exact value is kept); a file
+ * that fails is not used, and each
+ * failure is a problem (rankmap_problems) naming file and line. */
 int rankmap_load_run(struct rankmap *m, const char *run_dir, struct err *e) WUR;
-/* Add one sockets file / one rank meta file. 0 or negative with e set. */
+/* Add one sockets file / one rank meta file (checked as above, against what is loaded
+ * so far). 0 or negative with e set. */
 int rankmap_load_sockets(struct rankmap *m, const char *path, struct err *e) WUR;
 int rankmap_load_meta(struct rankmap *m, const char *path, struct err *e) WUR;
 /* Add one endpoint by hand (af AF_INET/AF_INET6, addr in network order; a zero address is a
@@ -45,6 +53,17 @@ double rankmap_cpu_capacity(const struct rankmap *m, int32_t rank);
 /* Highest rank seen in any file, -1 if none. */
 int32_t rankmap_max_rank(const struct rankmap *m);
 const struct rankmap_stats *rankmap_stats(const struct rankmap *m);
+/* The problems the checks found, in file order; *msgs borrowed until rankmap_free. */
+size_t rankmap_problems(const struct rankmap *m, const char *const **msgs);
+/* The first bad sockets row's message (file and line), NULL when none. */
+const char *rankmap_first_bad_socket(const struct rankmap *m);
+/* A rank's run on CLOCK_MONOTONIC from its meta file: 0, or -1 when unknown. */
+int rankmap_run_window(const struct rankmap *m, int32_t rank, int64_t *start_mono_ns,
+		       int64_t *end_mono_ns) WUR;
+/* The samples a rank's agent says it took (meta samples_taken), -1 when unknown. */
+int64_t rankmap_samples_taken(const struct rankmap *m, int32_t rank);
+/* nranks of the run (meta/run.tsv, else the rank meta files), 0 when unknown. */
+int64_t rankmap_nranks(const struct rankmap *m);
 void rankmap_free(struct rankmap *m);
 
 #endif

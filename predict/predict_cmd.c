@@ -77,7 +77,7 @@ const char usage_predict[] =
 	"\n"
 	"examples:\n"
 	"  contend predict --list-models\n"
-	"  contend predict traces/stencil-4ws --scenario docs/scenarios/load-one-node.ini\n"
+	"  contend predict traces/stencil-4ws --scenario traces/scenarios/stencil-load-c3ws2.ini\n"
 	"  contend predict RUN --scenario docs/scenarios/slow-link.ini --model p003\n"
 	"  contend predict RUN1 --scenario S.ini --dedicated RUN2 --dedicated RUN3\n"
 	"  contend predict RUN --scenario docs/scenarios/background-queue.ini --model p004\n"
@@ -298,6 +298,8 @@ calibrate(struct calib_opts *o, const char *out)
 	return 0;
 }
 
+static bool profile_partial;	/* the run's stats.tsv says complete partial */
+
 static void
 load_run(struct prof *p, const char *run)
 {
@@ -306,6 +308,19 @@ load_run(struct prof *p, const char *run)
 	if (prof_load(p, run, &e) < 0) {
 		prof_free(p);
 		die("predict: %s", e.msg);
+	}
+	{
+		/* a profile from damaged input: the answer says what it rests on */
+		char *stats = xasprintf("%s/profile/stats.tsv", run), v[16];
+
+		if (tsv_kv_lookup(stats, "stats", "complete", v, sizeof v, &e) == 1 &&
+		    strcmp(v, "yes") != 0) {
+			warnx_("predict: '%s/profile' is partial (parse met damaged or missing input; "
+			       "its warnings are in profile/warnings.tsv): the predictions rest on what "
+			       "parse could read", run);
+			profile_partial = true;
+		}
+		free(stats);
 	}
 	if (p->damaged > 0)
 		warnx_("predict: %ld damaged profile rows skipped; first: %s", p->damaged, p->first_damage);
@@ -348,7 +363,8 @@ cmd_select(const char *run, const char *scen_path, const char *model_name, const
 	load_run(&p, run);
 	T = (double)prof_dedicated_ns(&p);
 	secs(b1, sizeof b1, T);
-	printf("run '%s': %d ranks on %d hosts, dedicated %s (measured)\n", run, p.nranks, prof_nhosts(&p), b1);
+	printf("run '%s': %d ranks on %d hosts, dedicated %s (run time: the longest rank's, from "
+	       "its CPU samples)\n", run, p.nranks, prof_nhosts(&p), b1);
 	if (scen_path != NULL)
 		printf("scenario '%s'%s%s\n", s.path, s.description ? ": " : "", s.description ? s.description : "");
 	for (const struct selector *x = selectors; x->name != NULL && nm < 8; x++) {
@@ -398,7 +414,7 @@ cmd_select(const char *run, const char *scen_path, const char *model_name, const
 		pred_result_free(&rs[i]);
 	prof_free(&p);
 	scen_free(&s);
-	return nok > 0 ? 0 : 1;
+	return nok > 0 && !profile_partial ? 0 : 1;
 }
 
 /* The run's distinct hosts, comma-separated, into out (cut with "..." when long). */
@@ -520,6 +536,41 @@ headline(const struct prof *p, const struct scen *s, const char *errors_path, ch
 	hl_table_free(&t);
 }
 
+/* Warn about every section of s that names a host or rank the run lacks; returns the
+ * number of sections that name the run's hosts or ranks. */
+static int
+scen_sections_used(const struct scen *s, const struct prof *p)
+{
+	char hosts[512];
+	int used = 0;
+
+	host_list(p, hosts, sizeof hosts);
+	for (int i = 0; i < s->nnodes; i++) {
+		const struct scen_node *n = &s->nodes[i];
+
+		if (n->rank < 0 && !prof_has_host(p, n->host))
+			warnx_("predict: '%s' line %d: host '%s' ran no rank of this run (its hosts: %s); "
+			       "the section is ignored", s->path, n->line, n->host, hosts);
+		else if (n->rank >= 0 && prof_rank(p, n->rank) == NULL)
+			warnx_("predict: '%s' line %d: the run has no rank %d; the section is ignored",
+			       s->path, n->line, n->rank);
+		else
+			used++;
+	}
+	for (int i = 0; i < s->nlinks; i++) {
+		const struct scen_link *l = &s->links[i];
+		const char *missing = !prof_has_host(p, l->a) ? l->a : !prof_has_host(p, l->b) ? l->b : NULL;
+
+		if (missing != NULL)
+			warnx_("predict: '%s' line %d: link '%s-%s': host '%s' ran no rank of this run "
+			       "(its hosts: %s); the section is ignored", s->path, l->line, l->a, l->b,
+			       missing, hosts);
+		else
+			used++;
+	}
+	return used;
+}
+
 int
 cmd_predict(int argc, char **argv)
 {
@@ -546,7 +597,7 @@ cmd_predict(int argc, char **argv)
 	};
 	const char *scen_path = NULL, *model_name = NULL, *out = "delaycomm.tsv", *run;
 	bool list = false, select = false, calib = false;
-	const struct model *ms[32];
+	const struct model *ms[32] = { 0 };
 	struct pred_result rs[32];
 	struct scen s;
 	struct prof p;
@@ -635,17 +686,13 @@ cmd_predict(int argc, char **argv)
 		s.delay = SCEN_DELAY_FILE;
 	}
 	load_run(&p, run);
-	for (int i = 0; i < s.nnodes; i++)
-		if (s.nodes[i].rank < 0 && !prof_has_host(&p, s.nodes[i].host)) {
-			char hosts[512];
-
-			host_list(&p, hosts, sizeof hosts);
-			warnx_("predict: '%s' line %d: host '%s' ran no rank of this run (its hosts: %s); "
-			       "the section is ignored", s.path, s.nodes[i].line, s.nodes[i].host, hosts);
-		}
-		else if (s.nodes[i].rank >= 0 && prof_rank(&p, s.nodes[i].rank) == NULL)
-			warnx_("predict: '%s' line %d: the run has no rank %d; the section is ignored", s.path,
-			       s.nodes[i].line, s.nodes[i].rank);
+	if (scen_sections_used(&s, &p) == 0) {
+		warnx_("predict: '%s' changes nothing this run uses (none of its [node], [rank] or "
+		       "[link] sections names the run's hosts or ranks): no prediction", s.path);
+		prof_free(&p);
+		scen_free(&s);
+		return 1;
+	}
 	if (s.measured_ns >= 0) {
 		measured_ns = s.measured_ns;
 	} else if (s.measured_run != NULL) {
@@ -671,7 +718,8 @@ cmd_predict(int argc, char **argv)
 	}
 	headline(&p, &s, errors_path, ded, nded, ms, rs, nm, &hl, hl_detail, sizeof hl_detail);
 	secs(b1, sizeof b1, T);
-	printf("run '%s': %d ranks on %d hosts, dedicated %s (measured)\n", run, p.nranks, prof_nhosts(&p), b1);
+	printf("run '%s': %d ranks on %d hosts, dedicated %s (run time: the longest rank's, from "
+	       "its CPU samples)\n", run, p.nranks, prof_nhosts(&p), b1);
 	printf("scenario '%s'%s%s\n", s.path, s.description ? ": " : "", s.description ? s.description : "");
 	if (measured_ns >= 0) {
 		secs(b1, sizeof b1, (double)measured_ns);
@@ -710,5 +758,5 @@ cmd_predict(int argc, char **argv)
 		pred_result_free(&rs[i]);
 	prof_free(&p);
 	scen_free(&s);
-	return nok > 0 ? 0 : 1;
+	return nok > 0 && !profile_partial ? 0 : 1;
 }

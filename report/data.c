@@ -89,6 +89,30 @@ read_kv(struct rep_run *r, const char *path, const char *fmt, struct rep_kv *kv,
 	return n;
 }
 
+/* profile/warnings.tsv: what parse warned about, the first REP_MAX_WARN kept. */
+static void
+read_warnings(struct rep_run *r)
+{
+	static const char *const cols[] = { "message", NULL };
+	char *path = xasprintf("%s/profile/warnings.tsv", r->dir);
+	struct tsv_r t;
+	struct err e;
+
+	if (exists(path) && tsv_r_open(&t, path, "warnings", 1, cols, &e) == 0) {
+		int c = tsv_r_col(&t, "message");
+
+		while (next_row(r, &t) > 0) {
+			if (r->nwarn < REP_MAX_WARN)
+				snprintf(r->warn[r->nwarn++], sizeof r->warn[0], "%s", tsv_r_str(&t, c));
+			r->warn_total++;
+		}
+		tsv_r_close(&t);
+	} else if (exists(path)) {
+		damage(r, &e);
+	}
+	free(path);
+}
+
 const char *
 rep_kv_get(const struct rep_kv *kv, int n, const char *key)
 {
@@ -513,6 +537,12 @@ rep_run_load(struct rep_run *r, const char *dir, struct err *e)
 	r->have_stats = r->nstats >= 0;
 	if (r->nstats < 0)
 		r->nstats = 0;
+	if (r->have_stats) {
+		const char *v = rep_kv_get(r->stats, r->nstats, "complete");
+
+		r->partial = v != NULL && strcmp(v, "yes") != 0;
+	}
+	read_warnings(r);
 	if (prof_load(&r->prof, r->dir, &pe) == 0) {
 		r->have_prof = true;	/* its own damage count is r->prof.damaged */
 	} else {

@@ -15,6 +15,7 @@
 #include "predict/profile.h"
 
 #define REP_MAX_KV 256		/* key/value rows kept per meta or stats file */
+#define REP_MAX_WARN 5		/* parse warnings kept for the front page */
 #define REP_MAX_NODES 1024	/* node files read from RUN/meta/ */
 #define REP_MAX_MSGS 200000	/* messages kept for the timeline (all are counted) */
 #define REP_MAX_PHASES 1000000	/* phases kept */
@@ -94,6 +95,12 @@ struct rep_run {
 	int nscen;
 	struct rep_scen *scen;		/* owned [nscen], sorted by name */
 	bool have_topo_pdf, have_topo_dot;
+
+	/* What parse said about its input (profile/warnings.tsv, stats.tsv's complete). */
+	bool partial;			/* stats.tsv says complete is not yes */
+	int nwarn;			/* warnings kept, at most REP_MAX_WARN */
+	long warn_total;		/* warnings in the file */
+	char warn[REP_MAX_WARN][300];	/* the first ones */
 
 	long damaged;			/* rows skipped as damaged by this module's readers (the
 					 * profile reader counts its own in prof.damaged) */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#define FRONT_VALUE_MAX 150	/* characters of one value on the page */
+#define FRONT_VALUE_MAX 125	/* characters of one value on the page */
 
 struct front {
 	struct plot *p;
@@ -175,6 +175,30 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 	plot_cmd(p, "unset tics");
 	plot_cmd(p, "unset key");
 
+	if (r->partial || r->warn_total > 0) {
+		/* The numbers below rest on damaged or missing input: say so first, in a box. */
+		double top = f.y + 0.01, bottom;
+
+		f.y -= f.dy * 0.4;
+		snprintf(v, sizeof v, "Warning: this run's profile is %s: parse gave %ld warning%s",
+			 r->partial ? "partial" : "from damaged input", r->warn_total,
+			 r->warn_total == 1 ? "" : "s");
+		plot_cmd(p, "set label %s at screen 0.06,%.4f left font 'Sans Bold,11' tc rgb '#a01010'",
+			 plot_quote(q, sizeof q, v), f.y);
+		f.y -= f.dy * 1.1;
+		for (int i = 0; i < r->nwarn; i++)
+			line(&f, 0.06, i == 0 ? "what parse found" : "", r->warn[i]);
+		if (r->warn_total > r->nwarn) {
+			snprintf(v, sizeof v, "%ld more in profile/warnings.tsv", r->warn_total - r->nwarn);
+			line(&f, 0.06, "", v);
+		}
+		bottom = f.y + f.dy * 0.4;
+		plot_cmd(p, "set object 1 rectangle from screen 0.04,%.4f to screen 0.96,%.4f behind "
+			 "fillcolor rgb '#fde8e6' fillstyle solid 1.0 border lc rgb '#a01010' lw 1.5",
+			 bottom, top);
+		f.y -= f.dy * 0.3;
+	}
+
 	heading(&f, "Run");
 	line(&f, 0.05, "directory", r->dir);
 	line(&f, 0.05, "command", kv(r, "command"));
@@ -202,7 +226,13 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 		snprintf(v, sizeof v, "%.3f s (first to last event in the profile)", (double)(r->t1_ns - r->t0_ns) / 1e9);
 	else
 		snprintf(v, sizeof v, "unknown");
-	line(&f, 0.05, "duration", v);
+	line(&f, 0.05, "job duration", v);
+	if (r->have_prof && prof_dedicated_ns(&r->prof) > 0) {
+		/* the time predict calls dedicated: say it is another measure than the above */
+		snprintf(v, sizeof v, "%.3f s (the longest rank's, from its CPU samples; predict's "
+			 "dedicated time)", (double)prof_dedicated_ns(&r->prof) / 1e9);
+		line(&f, 0.05, "run time", v);
+	}
 	snprintf(v, sizeof v, "contend %.40s (recorded with %.40s), kernel %.80s, MPI %.60s", CONTEND_VERSION,
 		 kv(r, "contend_version"), kv(r, "kernel"), kv(r, "mpi"));
 	line(&f, 0.05, "versions", v);

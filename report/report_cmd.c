@@ -85,7 +85,7 @@ report_one(const struct page_ctx *c, bool png)
 	struct err e;
 
 	if (ensure_dir(figdir) < 0) {
-		warnx_("cannot create '%s': %s", figdir, strerror(errno));
+		warnx_("report: cannot create '%s': %s", figdir, strerror(errno));
 		free(figdir);
 		return 1;
 	}
@@ -123,13 +123,13 @@ report_one(const struct page_ctx *c, bool png)
 			included[i] = 1;
 			paths[ninputs + 1] = pdf;
 			ninputs++;
-			verbose("%s: page '%s' drawn", r->name, pages[i].id);
+			verbose("report: %s: page '%s' drawn", r->name, pages[i].id);
 		} else {
 			if (rc < 0) {
-				warnx_("%s: page '%s' failed: %s", r->name, pages[i].id, whybuf[i]);
+				warnx_("report: %s: page '%s' failed: %s", r->name, pages[i].id, whybuf[i]);
 				failed++;
 			} else {
-				verbose("%s: page '%s' left out: %s", r->name, pages[i].id, whybuf[i]);
+				verbose("report: %s: page '%s' left out: %s", r->name, pages[i].id, whybuf[i]);
 			}
 			left++;
 			why[i] = whybuf[i];
@@ -149,7 +149,7 @@ report_one(const struct page_ctx *c, bool png)
 		plot_init(&p);
 		if (page_front(c, &p, included, why, ew, sizeof ew) < 0 ||
 		    plot_render(&p, pdf, png ? pngp : NULL, &e) < 0) {
-			warnx_("%s: front page failed: %s", r->name, e.msg);
+			warnx_("report: %s: front page failed: %s", r->name, e.msg);
 			plot_release(&p);
 			free(pngp);
 			free(pdf);
@@ -166,10 +166,10 @@ report_one(const struct page_ctx *c, bool png)
 		inputs[i] = paths[i];
 	out = xasprintf("%s/report.pdf", r->dir);
 	if (pdf_join(inputs, ninputs + 1, out, &e) < 0) {
-		warnx_("%s", e.msg);
+		warnx_("report: %s", e.msg);
 		failed++;
 	} else {
-		note("wrote '%s' (%d pages; %d left out, see its front page)", out, ninputs + 1, left);
+		note("report: wrote '%s' (%d pages; %d left out, see its front page)", out, ninputs + 1, left);
 	}
 	for (int i = 0; i <= ninputs; i++)
 		free(paths[i]);
@@ -203,7 +203,7 @@ remove_old_accuracy_figures(const char *figdir)
 			continue;
 		path = xasprintf("%s/%s", figdir, n);
 		if (unlink(path) == 0)
-			verbose("removed the earlier figure '%s'", path);
+			verbose("report: removed the earlier figure '%s'", path);
 		free(path);
 	}
 	closedir(d);
@@ -222,35 +222,35 @@ report_accuracy(const char *dir, const char *out_arg, bool png)
 	struct err e;
 
 	if (acc_load(&d, dir, &e) < 0) {
-		warnx_("%s", e.msg);
+		warnx_("report: %s", e.msg);
 		acc_free(&d);
 		free(sums);
 		return 1;
 	}
 	if (d.damaged > 0)
-		warnx_("'%s': %ld damaged rows skipped (first: %s)", dir, d.damaged, d.first_damage);
+		warnx_("report: '%s': %ld damaged rows skipped (first: %s)", dir, d.damaged, d.first_damage);
 	if (d.inconsistent > 0)
-		warnx_("'%s': %ld rows whose error_pct disagrees with their times, recomputed (first: %s)", dir,
+		warnx_("report: '%s': %ld rows whose error_pct disagrees with their times, recomputed (first: %s)", dir,
 		       d.inconsistent, d.first_inconsistent);
 	if (d.rows_dropped > 0)
-		warnx_("'%s': %ld rows left out: more than %d rows, %d scenarios, %d workloads or %d models", dir,
+		warnx_("report: '%s': %ld rows left out: more than %d rows, %d scenarios, %d workloads or %d models", dir,
 		       d.rows_dropped, ACC_MAX_ROWS, ACC_MAX_SCEN, ACC_MAX_WORK, ACC_MAX_MODEL);
 	if (!d.have_fig3) {
-		warnx_("%s (the Figure 3 page is left out)", d.fig3_why);
+		warnx_("report: %s (the Figure 3 page is left out)", d.fig3_why);
 		status = 1;
 	}
 	nsum = acc_summarize(&d, sums, ACC_MAX_SCEN * ACC_MAX_MODEL);
 	path = xasprintf("%s/summary.tsv", dir);
 	if (acc_write_summary(path, sums, nsum, &e) < 0) {
-		warnx_("%s", e.msg);
+		warnx_("report: %s", e.msg);
 		status = 1;
 	} else {
-		verbose("wrote '%s' (%d rows)", path, nsum);
+		verbose("report: wrote '%s' (%d rows)", path, nsum);
 	}
 	free(path);
 	figdir = xasprintf("%s/figures", dir);
 	if (ensure_dir(figdir) < 0) {
-		warnx_("cannot create '%s': %s", figdir, strerror(errno));
+		warnx_("report: cannot create '%s': %s", figdir, strerror(errno));
 		free(figdir);
 		free(sums);
 		acc_free(&d);
@@ -284,13 +284,13 @@ report_accuracy(const char *dir, const char *out_arg, bool png)
 		plot_release(&p);
 		if (rc > 0) {
 			paths[ninputs++] = pdf;
-			verbose("'%s': page '%s' drawn", dir, stem);
+			verbose("report: '%s': page '%s' drawn", dir, stem);
 		} else {
 			if (rc < 0) {
-				warnx_("'%s': page '%s' failed: %s", dir, stem, why);
+				warnx_("report: '%s': page '%s' failed: %s", dir, stem, why);
 				status = 1;
 			} else {
-				verbose("'%s': page '%s' left out: %s", dir, stem, why);
+				verbose("report: '%s': page '%s' left out: %s", dir, stem, why);
 			}
 			unlink(pdf);	/* no stale figure from an earlier report */
 			unlink(pngp);
@@ -299,7 +299,7 @@ report_accuracy(const char *dir, const char *out_arg, bool png)
 		free(pngp);
 	}
 	if (ninputs == 0) {
-		warnx_("'%s': no page could be drawn", dir);
+		warnx_("report: '%s': no page could be drawn", dir);
 		status = 1;
 	} else {
 		char *out = out_arg != NULL ? xstrdup(out_arg) : xasprintf("%s/accuracy.pdf", dir);
@@ -307,10 +307,10 @@ report_accuracy(const char *dir, const char *out_arg, bool png)
 		for (int i = 0; i < ninputs; i++)
 			inputs[i] = paths[i];
 		if (pdf_join(inputs, ninputs, out, &e) < 0) {
-			warnx_("%s", e.msg);
+			warnx_("report: %s", e.msg);
 			status = 1;
 		} else {
-			note("wrote '%s' (%d pages: %d scenarios, %d workloads, %d models)", out, ninputs, d.nscen,
+			note("report: wrote '%s' (%d pages: %d scenarios, %d workloads, %d models)", out, ninputs, d.nscen,
 			     d.nwork, d.nmodel);
 		}
 		free(out);
@@ -371,7 +371,7 @@ cmd_report(int argc, char **argv)
 		struct err e;
 
 		if (rep_run_load(&runs[i], argv[optind + i], &e) < 0) {
-			warnx_("%s", e.msg);
+			warnx_("report: %s", e.msg);
 			status = 1;
 			continue;
 		}
@@ -380,11 +380,24 @@ cmd_report(int argc, char **argv)
 	for (int i = 0; i < nok; i++) {
 		struct page_ctx c = { all[i], all, nok };
 
+		if (!all[i]->have_stats && !all[i]->have_prof) {
+			warnx_("report: '%s' is not parsed (no profile/): run 'contend parse %s' first",
+			       all[i]->dir, all[i]->dir);
+			status = 1;
+			continue;
+		}
+		if (all[i]->partial || all[i]->warn_total > 0) {
+			warnx_("report: %s: the profile rests on damaged input (%ld parse warning%s; the "
+			       "front page lists them)", all[i]->name, all[i]->warn_total,
+			       all[i]->warn_total == 1 ? "" : "s");
+			status = 1;
+		}
+
 		if (all[i]->damaged > 0)
-			warnx_("%s: %ld damaged rows skipped (first: %s)", all[i]->name, all[i]->damaged,
+			warnx_("report: %s: %ld damaged rows skipped (first: %s)", all[i]->name, all[i]->damaged,
 			       all[i]->first_damage);
 		if (all[i]->have_prof && all[i]->prof.damaged > 0)
-			warnx_("%s: %ld damaged profile rows skipped by the model reader (first: %s)", all[i]->name,
+			warnx_("report: %s: %ld damaged profile rows skipped by the model reader (first: %s)", all[i]->name,
 			       all[i]->prof.damaged, all[i]->prof.first_damage);
 		if (report_one(&c, png) != 0)
 			status = 1;

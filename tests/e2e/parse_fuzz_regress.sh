@@ -1,7 +1,7 @@
 #!/bin/sh
 # parse_fuzz_regress: every input that once crashed (or upset a sanitizer in) a parse fuzz
 # target (tests/fuzz/crashes/fuzz_<t>-*) and its seed corpus (tests/fuzz/corpus/fuzz_<t>/),
-# run again through tests/fuzz/fuzz_<t>.c built with the sanitizers, linked with lib/ and
+# run again through tests/fuzz/fuzz_<t>.c (t: pcap, tcpr, meta, sockets) built with the sanitizers, linked with lib/ and
 # parse/ only (quicker than `make fuzz`, which instruments the whole library).
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -11,7 +11,7 @@ command -v clang >/dev/null 2>&1 || { echo "skipped: clang is not installed"; ex
 out=$TOP/$BUILD/fuzz-regress
 mkdir -p "$out"
 src=$(ls lib/*.c parse/*.c | grep -v '_cmd\.c$')
-for t in pcap tcpr; do
+for t in pcap tcpr meta sockets; do
 	bin=$out/fuzz_$t
 	if ! clang -std=c11 -g -O1 -I. -D_GNU_SOURCE -DCONTEND_VERSION='"test"' \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o "$bin" \

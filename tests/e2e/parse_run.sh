@@ -32,7 +32,7 @@ for r in 0 1 2; do
 		run = 0
 		for (i = 0; i <= 100; i++) {
 			if (i > 0 && (i % 5) < 3) run += 20000000
-			printf "%d\t%.0f\t%d\t%d\tR\t0\t0\t%d\t%d\t0\t0\n", 1000000000 + i * 20000000, t0 - 500000000 + i * 20000000, 100 + r, 100 + r, run, i * 1000
+			printf "%.0f\t%.0f\t%d\t%d\tR\t0\t0\t%d\t%d\t0\t0\n", 1000000000 + i * 20000000, t0 - 500000000 + i * 20000000, 100 + r, 100 + r, run, i * 1000
 		}
 	}' | gzip >"$run/samples/rank-$r.tsv.gz"
 done
@@ -72,7 +72,7 @@ awk -v t0="$t0" 'BEGIN {
 	run = 0
 	for (i = 0; i <= 100; i++) {
 		if (i > 0 && (i % 5) < 3) run += 8000000
-		printf "%d\t%.0f\t100\t100\tR\t0\t0\t%d\t0\t0\t0\n", 1000000000 + i * 20000000, t0 - 500000000 + i * 20000000, run
+		printf "%.0f\t%.0f\t100\t100\tR\t0\t0\t%d\t0\t0\t0\n", 1000000000 + i * 20000000, t0 - 500000000 + i * 20000000, run
 	}
 }' | gzip >"$run/samples/rank-0.tsv.gz"
 busy0() { awk -F'\t' 'NR > 2 && $1 == 0 { print $4 + $5 }' "$1/profile/ranks.tsv"; }

@@ -96,6 +96,26 @@ else
 	fail unknown-host-named "$(printf '%s\n' "$out" | head -n 2)"
 fi
 
+# a [link] to a host the run does not have warns like a [node] does; a scenario that names
+# nothing of the run gives no prediction (no x1.000 as if it were an answer) and exit 1
+cat >"$T/nolink.ini" <<'X'
+[link ws1-c9ws9]
+bandwidth = 1 Mbit/s
+X
+out=$("$CONTEND" predict "$RUN" --scenario "$T/nolink.ini" 2>&1)
+rc=$?
+if printf '%s\n' "$out" | grep -q "line 1: link 'ws1-c9ws9': host 'c9ws9' ran no rank of this run (its hosts: ws1, ws2"; then
+	pass unknown-link-host-named
+else
+	fail unknown-link-host-named "$(printf '%s\n' "$out" | head -n 2)"
+fi
+if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q "changes nothing this run uses" &&
+	! printf '%s\n' "$out" | grep -q 'x1\.000'; then
+	pass changes-nothing
+else
+	fail changes-nothing "exit $rc: $out"
+fi
+
 # bad scenarios: one line naming file, line and key; nothing written
 bad() {	# name, expected message fragment, file body
 	printf '%s\n' "$3" >"$T/$1.ini"

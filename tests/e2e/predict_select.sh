@@ -172,7 +172,11 @@ for run in "$TOP"/traces/*/; do
 			[ -s "$run/profile/ranks.tsv" ] || { fail "trace-$name" "parse failed: $(tail -n 2 "$T/parse.out")"; continue; }
 		fi
 	fi
-	out=$("$CONTEND" predict "$run" --scenario "$T/load.ini" 2>&1); rc=$?
+	# load.ini on the run's own hosts (a scenario naming hosts it lacks predicts nothing)
+	h2=$(awk -F'\t' '!/^#/ && NR > 2 { print $2 }' "$run/profile/ranks.tsv" | sort -u | sed -n 2p)
+	h3=$(awk -F'\t' '!/^#/ && NR > 2 { print $2 }' "$run/profile/ranks.tsv" | sort -u | sed -n 3p)
+	sed "s/^\[node ws3\]/[node ${h3:-$h2}]/; s/^\[node ws2\]/[node $h2]/" "$T/load.ini" >"$T/load-$name.ini"
+	out=$("$CONTEND" predict "$run" --scenario "$T/load-$name.ini" 2>&1); rc=$?
 	ok=1
 	for m in p001 p002 p004; do
 		printf '%s\n' "$out" | grep -q "^$m (paper " || ok=0

@@ -684,6 +684,36 @@ TEST(polling_inside_a_wait_is_idle)
 	rank_cpu_release(&rc);
 }
 
+/* A row whose t_mono_ns lies far outside the rank's run (as in a damaged file) is counted
+ * and skipped; without the window it would end the run 146 years later. */
+TEST(outside_run)
+{
+	double run[10] = { 20, 20, 20, 0, 0, 20, 20, 20, 0, 0 };
+	size_t n;
+	struct srow *rows = one_thread(run, NULL, 10, &n);
+	const char *path = tmp("rank-3.tsv.gz");
+	struct phases_opts o = { .busy_threshold = 0.5, .count_system = true,
+				   .min_mono_ns = MONO0 - 1000 * MS, .max_mono_ns = MONO0 + 1000 * MS };
+	struct rank_cpu rc, all;
+	struct err e = { { 0 }, 0 };
+
+	rows = realloc(rows, (n + 1) * sizeof *rows);
+	rows[n] = rows[n - 1];
+	rows[n].t_ns = ((int64_t)1 << 62) - MONO0;	/* 146 years after boot */
+	rows[n].run_ns += 5 * MS;
+	CHECK(write_rows(path, true, rows, n + 1) == 0);
+	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
+	CHECK(rc.bad_rows == 1 && rc.out_of_run == 1 && rc.rows == n);
+	CHECK(strstr(rc.first_bad, "line 14: t_mono_ns 4611686018427387904 is outside") != NULL);
+	CHECK(rc.elapsed_ns == 200 * MS && rc.n_busy == 2 && rc.n_idle == 2);
+	o.min_mono_ns = o.max_mono_ns = 0;	/* no window: the row is believed */
+	CHECK(phases_from_samples_opt(path, &o, &all, &e) == 0);
+	CHECK(all.bad_rows == 0 && all.elapsed_ns > 1000000 * MS);
+	rank_cpu_release(&rc);
+	rank_cpu_release(&all);
+	free(rows);
+}
+
 int
 main(void)
 {
@@ -703,6 +733,7 @@ main(void)
 	RUN(polling_inside_a_wait_is_idle);
 	RUN(count_wait);
 	RUN(user_alone);
+	RUN(outside_run);
 	{
 		char cmd[600];
 

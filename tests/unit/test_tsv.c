@@ -471,6 +471,24 @@ TEST(cut_gzip)
 	tsv_r_close(&r);
 }
 
+/* tsv_kv_lookup: the last row with the key wins; absent, damaged and foreign files differ. */
+TEST(kv_lookup)
+{
+	const char *path = tmp("stats.tsv");
+	struct err e = { { 0 }, 0 };
+	char v[8];
+
+	CHECK(write_str(path, "# contend-stats 1\nkey\tvalue\nwarnings\t0\ncomplete\tpartial\n"
+			"complete\tyes-but-longer\n") == 0);
+	CHECK(tsv_kv_lookup(path, "stats", "complete", v, sizeof v, &e) == 1);
+	CHECK_STR(v, "yes-but");	/* cut to fit */
+	CHECK(tsv_kv_lookup(path, "stats", "nothing", v, sizeof v, &e) == 0);
+	CHECK(tsv_kv_lookup(path, "meta", "complete", v, sizeof v, &e) == -E_FORMAT);
+	CHECK(tsv_kv_lookup(tmp("absent.tsv"), "stats", "complete", v, sizeof v, &e) == -E_IO);
+	CHECK(write_str(path, "# contend-stats 1\nkey\tvalue\ncomplete\tyes\tthird\n") == 0);
+	CHECK(tsv_kv_lookup(path, "stats", "complete", v, sizeof v, &e) == -E_FORMAT);
+}
+
 int
 main(void)
 {
@@ -486,6 +504,7 @@ main(void)
 	RUN(nul_and_long_lines);
 	RUN(bad_fields);
 	RUN(cut_gzip);
+	RUN(kv_lookup);
 	{
 		char cmd[600];
 
