@@ -34,7 +34,7 @@ else
 	echo "FAIL report_hostile/nothing-executed: $(ls "$tmpd" | grep '^marker' | tr '\n' ' ')"
 fi
 n=$(pdfinfo "$run/report.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
-[ "${n:-0}" -eq 8 ] && echo "PASS report_hostile/pages" || echo "FAIL report_hostile/pages: ${n:-no} pages, expected 8"
+[ "${n:-0}" -eq 9 ] && echo "PASS report_hostile/pages" || echo "FAIL report_hostile/pages: ${n:-no} pages, expected 9"
 [ -s "$run/figures/09-topology.png" ] && echo "PASS report_hostile/topology-png" || echo "FAIL report_hostile/topology-png: not drawn"
 # The names are printed as they are (apostrophes as typographic ones, long names cut) on the
 # front page and the table.
