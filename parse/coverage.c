@@ -149,8 +149,8 @@ void
 cov_note(const struct cov_stats *s, bool see_local, char *out, size_t len)
 {
 	if (s->ranks == 0)
-		snprintf(out, len, "unknown: no rank's node is known (no rank files), so which pairs "
-			 "share a node cannot be told");
+		snprintf(out, len, "unknown: no rank's node is known (no RUN/meta/rank-R.tsv), so "
+			 "whether ranks shared a node cannot be told");
 	else if (s->pairs_local_hidden > 0)
 		snprintf(out, len, "partial: %" PRIu64 " of %" PRIu64 " rank pairs (%.0f %%) share a node; "
 			 "their messages went through shared memory and are not in this trace "
