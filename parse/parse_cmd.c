@@ -111,6 +111,7 @@ struct ctx {
 	uint64_t samples_system_idle;	/* intervals idle only by the user-share weighting */
 	uint64_t samples_utime_ticks, samples_stime_ticks;
 	bool see_local;			/* RUN/meta/run.tsv: collected with --see-local */
+	char launcher[16];		/* RUN/meta/run.tsv's launcher, "" unknown */
 	struct cov_stats cov;		/* which rank pairs the capture could see */
 	char cov_note[COV_NOTE_MAX + 16];
 };
@@ -722,27 +723,48 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 		warn_partial(c, e.msg);
 }
 
-/* RUN/meta/run.tsv says see_local 1: node-local messages were sent over TCP. */
-static bool
-run_see_local(const char *run)
+/* From RUN/meta/run.tsv: see_local (node-local messages were sent over TCP) and the
+ * launcher. An unreadable run.tsv leaves them unknown (the rank map reports damage). */
+static void
+read_run_meta(struct ctx *c, const char *run)
 {
 	static const char *const cols[] = { "key", "value", NULL };
 	char *path = xasprintf("%s/meta/run.tsv", run);
 	struct tsv_r t;
 	struct err e;
-	bool on = false;
 
 	if (tsv_r_open(&t, path, "meta", 1, cols, &e) == 0) {
 		while (tsv_r_next(&t, &e) == 1) {
 			const char *k = tsv_r_str(&t, 0), *v = tsv_r_str(&t, 1);
 
-			if (k != NULL && v != NULL && strcmp(k, "see_local") == 0)
-				on = strcmp(v, "1") == 0;
+			if (k == NULL || v == NULL)
+				continue;
+			if (strcmp(k, "see_local") == 0)
+				c->see_local = strcmp(v, "1") == 0;
+			else if (strcmp(k, "launcher") == 0)
+				snprintf(c->launcher, sizeof c->launcher, "%s", v);
 		}
 		tsv_r_close(&t);
 	}
 	free(path);
-	return on;	/* an unreadable run.tsv was reported by the rank map already */
+}
+
+/* Open MPI may run over UCX (pml ucx): its streams are UCX's, which the MPICH decoder
+ * frames exactly, but Open MPI lays out the UCP tag differently (docs/mpi-decoders.md), so
+ * the ranks, tags and communicators read from it are wrong. Say so. */
+static void
+warn_ompi_ucx(struct ctx *c, const struct flows_stats *s)
+{
+	char *m;
+
+	if (strcmp(c->launcher, "openmpi") != 0 || s->dec_conns[MSG_MPICH] == 0)
+		return;
+	m = xasprintf("an Open MPI run over UCX (pml ucx): %" PRIu64 " UCX streams read with MPICH's "
+		      "tag layout; message sizes and times are right, ranks, tags and communicators "
+		      "are not (docs/mpi-decoders.md; record with '--mca pml ob1' to decode it)",
+		      s->dec_conns[MSG_MPICH]);
+	warn_partial(c, m);
+	free(m);
 }
 
 /* Which rank pairs could be seen and were: c->cov, c->cov_note and coverage.tsv. */
@@ -947,7 +969,7 @@ cmd_parse(int argc, char **argv)
 		samples = list_dir(d, "rank-", ".tsv", &nsamples);
 		free(d);
 		own_lists = true;
-		c.see_local = run_see_local(o.run);
+		read_run_meta(&c, o.run);
 		c.rm = rankmap_new();
 		if (rankmap_load_run(c.rm, o.run, &e) < 0)
 			warn_partial(&c, e.msg);
@@ -998,6 +1020,7 @@ cmd_parse(int argc, char **argv)
 	write_netparams(&c, &np, outdir);
 	write_ranks_links(&c, &np, outdir, quiet);
 	write_coverage(&c, outdir);
+	warn_ompi_ucx(&c, flows_stats(f));
 	write_stats(&c, flows_stats(f), outdir);
 	if (!quiet) {
 		const struct flows_stats *s = flows_stats(f);
