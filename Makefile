@@ -3,7 +3,7 @@
 CC      ?= cc
 BUILD   ?= build
 PREFIX  ?= /usr/local
-PKGS    := libpcap zlib libcgraph libgvc inih
+PKGS    := libpcap zlib libcgraph libgvc inih otf2
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 ifeq ($(CI),true)
@@ -26,7 +26,7 @@ LDFLAGS  += $(LDSAN)
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CPPFLAGS += -DCONTEND_VERSION='"$(VERSION)"'
 
-DIRS    := cli lib collect parse infer predict report testbed
+DIRS    := cli lib collect parse infer predict report export testbed
 LIBSRC  := $(sort $(foreach d,$(DIRS),$(wildcard $(d)/*.c)))
 LIBOBJ  := $(LIBSRC:%.c=$(BUILD)/%.o)
 LIBA    := $(BUILD)/libcontend.a
@@ -45,7 +45,7 @@ BENCHBIN := $(BENCHSRC:bench/%.c=$(BUILD)/bench/%)
 FUZZSRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZBIN := $(FUZZSRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all unit workloads check deps demo install uninstall clean fuzz bench help lint-clang
+.PHONY: all unit workloads check deps demo install uninstall clean fuzz bench help lint-clang deb
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -125,6 +125,10 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/contend
 	install -m 644 docs/contend.1 $(DESTDIR)$(PREFIX)/share/man/man1/contend.1
 
+# A Debian package from a staged tree (debian/mkdeb.sh): $(BUILD)/contend_VERSION_ARCH.deb.
+deb: $(BIN)
+	@sh debian/mkdeb.sh $(BUILD)
+
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/contend $(DESTDIR)$(PREFIX)/share/man/man1/contend.1
 
@@ -140,5 +144,6 @@ help:
 	@echo "make fuzz       build the libFuzzer targets (clang)"
 	@echo "make lint-clang every source through clang's warnings (CI=true: as errors)"
 	@echo "make install    install binary and man page under PREFIX=$(PREFIX)"
+	@echo "make deb        a Debian package, $(BUILD)/contend_$(VERSION)_ARCH.deb (dpkg-deb)"
 
 -include $(LIBOBJ:.o=.d) $(BUILD)/contend.d

@@ -29,7 +29,8 @@ meta_sum() {
 
 # collect_opts VARIANT: the `contend collect` options of a named variant on stdout; status
 # 1 when the variant is not a collect variant.
-#   collect, plain  the defaults (batch capture, plain pcap)
+#   collect, plain  the defaults (batch capture, framed payload, plain pcap)
+#   full            --payload full (every byte of every packet)
 #   batch           --batch, said explicitly
 #   batch1s         --batch-timeout 1s
 #   immed           --immediate
@@ -41,6 +42,7 @@ meta_sum() {
 collect_opts() {
 	case $1 in
 	collect|plain) echo "" ;;
+	full) echo "--payload full" ;;
 	batch) echo "--batch" ;;
 	batch1s) echo "--batch-timeout 1s" ;;
 	immed) echo "--immediate" ;;

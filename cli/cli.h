@@ -24,11 +24,14 @@ int cmd_infer(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_testbed(int argc, char **argv);
+int cmd_trim(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 extern const char usage_collect[], usage_parse[], usage_infer[], usage_predict[],
-	usage_report[], usage_analyze[], usage_testbed[], usage_version[], usage_help[];
+	usage_report[], usage_analyze[], usage_export[], usage_testbed[], usage_trim[],
+	usage_version[], usage_help[];
 
 /* getopt_long for a command: returns the option as getopt does, -1 at the end.
  * Handles -h/--help (prints the usage, exits 0), an unknown option or a missing

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "lib/err.h"
 #include "collect/capture.h"
+#include "export/otf2out.h"
 #include "lib/gzio.h"
 
 const char usage_version[] =
@@ -30,5 +31,6 @@ cmd_version(int argc, char **argv)
 		printf("kernel %s %s %s\n", u.sysname, u.release, u.machine);
 	printf("zlib %s\n", gzio_zlib_version());
 	printf("%s\n", capture_lib_version());
+	printf("%s\n", otf2out_lib_version());
 	return 0;
 }

@@ -26,8 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collect/framecut.h"
 #include "lib/gzio.h"
 #include "lib/xalloc.h"
+#include "parse/pcapin.h"
 
 struct capture {
 	pcap_t *h[CAPTURE_MAX_IFACES];
@@ -36,6 +38,7 @@ struct capture {
 	FILE *file;		/* the pcap byte stream */
 	struct gzw *gz;		/* under file when compressing */
 	pcap_dumper_t *dumper;
+	struct framecut *fc;	/* framed capture: what to keep of each packet; NULL keeps all */
 	int64_t flush_ns;
 	int64_t linger_ns;	/* after a stop request, keep reading this long (batch mode:
 				 * the kernel hands over a partly filled block only at its timeout) */
@@ -48,6 +51,7 @@ struct capture {
 	int linktype;		/* of h[0], kept after the handles close */
 	bool nano;
 	uint64_t packets, bytes;
+	uint64_t wire_bytes;	/* captured bytes before the framed cut */
 	int64_t utime_ns, stime_ns;	/* the thread's own CPU time, set when it ends */
 	bool write_failed;
 	char write_error[ERR_MSG_MAX];
@@ -86,15 +90,34 @@ gz_cookie_close(void *cookie)
 }
 
 static void
-on_packet(u_char *user, const struct pcap_pkthdr *hdr, const u_char *bytes)
+on_packet_written(struct capture *c, const struct pcap_pkthdr *hdr, const u_char *bytes)
 {
-	struct capture *c = (struct capture *)user;
-
 	if (c->write_failed)
 		return;
 	pcap_dump((u_char *)c->dumper, hdr, bytes);
 	c->packets++;
 	c->bytes += hdr->caplen;
+}
+
+static void
+on_packet(u_char *user, const struct pcap_pkthdr *hdr, const u_char *bytes)
+{
+	struct capture *c = (struct capture *)user;
+	struct pcap_pkthdr cut;
+
+	if (c->write_failed)
+		return;
+	c->wire_bytes += hdr->caplen;
+	if (c->fc != NULL) {
+		size_t keep = framecut_keep(c->fc, bytes, hdr->caplen, hdr->len);
+
+		if (keep < hdr->caplen) {
+			cut = *hdr;
+			cut.caplen = (bpf_u_int32)keep;
+			hdr = &cut;
+		}
+	}
+	on_packet_written(c, hdr, bytes);
 }
 
 static void
@@ -319,6 +342,8 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 	if (rc == 0) {
 		c->linktype = pcap_datalink(c->h[0]);
 		c->nano = nano;
+		if (o->framed)
+			c->fc = framecut_new(c->linktype, 0);
 		rc = open_file(c, path, o, e);
 	}
 	if (rc == 0) {
@@ -344,6 +369,7 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 		if (c->gz != NULL)
 			gzw_close(c->gz, NULL);
 		close_handles(c);
+		framecut_free(c->fc);
 		free(c);
 		return rc;
 	}
@@ -396,6 +422,10 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 	}
 	r->packets = c->packets;
 	r->bytes = c->bytes;
+	r->captured_bytes = c->wire_bytes;
+	r->framed = c->fc != NULL;
+	if (c->fc != NULL)
+		framecut_stats(c->fc, &r->fc);
 	r->thread_utime_ns = c->utime_ns;
 	r->thread_stime_ns = c->stime_ns;
 	if (c->write_failed) {
@@ -403,6 +433,7 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 		rc = err_set(e, E_IO, "%s", c->write_error);
 	}
 	close_handles(c);
+	framecut_free(c->fc);
 	free(c);
 	return rc;
 }
@@ -426,6 +457,74 @@ capture_drop_iface(struct capture *c, const char *iface, struct err *e)
 	c->dropped |= 1u << k;
 	atomic_fetch_or(&c->drop_req, 1u << k);
 	return 0;
+}
+
+int
+capture_trim(const char *in, const char *out, bool compress, bool overwrite,
+	     struct framecut_stats *st, struct err *e)
+{
+	struct capture_opts o = { .compress = compress, .overwrite = overwrite };
+	struct capture *c = xcalloc(1, sizeof *c);
+	struct pcapin *pin = pcapin_open(in, e);
+	struct pcapin_pkt pk;
+	pcap_t *dead = NULL;
+	int rc = 0, r;
+
+	memset(st, 0, sizeof *st);
+	if (pin == NULL) {
+		free(c);
+		return -E_FORMAT;
+	}
+	dead = pcap_open_dead_with_tstamp_precision(pcapin_linktype(pin), CAPTURE_DEFAULT_SNAPLEN,
+						     PCAP_TSTAMP_PRECISION_NANO);
+	rc = open_file(c, out, &o, e);
+	if (rc == 0 && (c->dumper = pcap_dump_fopen(dead, c->file)) == NULL)
+		rc = err_set(e, E_IO, "cannot write '%s': %s", out, pcap_geterr(dead));
+	if (rc == 0)
+		c->fc = framecut_new(pcapin_linktype(pin), 0);
+	while (rc == 0 && (r = pcapin_next(pin, &pk, e)) > 0) {
+		struct pcap_pkthdr h;
+
+		h.ts.tv_sec = (time_t)(pk.t_ns / 1000000000);
+		h.ts.tv_usec = (suseconds_t)(pk.t_ns % 1000000000);	/* ns: a nano dumper */
+		h.len = pk.origlen;
+		h.caplen = (bpf_u_int32)framecut_keep(c->fc, pk.data, pk.caplen, pk.origlen);
+		on_packet_written(c, &h, pk.data);
+	}
+	if (rc == 0 && r < 0)
+		rc = r;		/* e says where the input ends; what came before is written */
+	if (c->dumper != NULL) {
+		flush_file(c);
+		pcap_dump_close(c->dumper);
+	} else if (c->file != NULL) {
+		fclose(c->file);
+	}
+	if (c->gz != NULL) {
+		struct err ge;
+
+		if (gzw_close(c->gz, &ge) < 0 && !c->write_failed) {
+			snprintf(c->write_error, sizeof c->write_error, "%s", ge.msg);
+			c->write_failed = true;
+		}
+	}
+	if (c->write_failed && rc == 0)
+		rc = err_set(e, E_IO, "%s", c->write_error);
+	if (c->fc != NULL)
+		framecut_stats(c->fc, st);
+	framecut_free(c->fc);
+	if (dead != NULL)
+		pcap_close(dead);
+	pcapin_close(pin);
+	free(c);
+	return rc;
+}
+
+const char *
+capture_payload_name(const struct capture_opts *o)
+{
+	if (o->framed)
+		return "framed";
+	return o->snaplen >= CAPTURE_DEFAULT_SNAPLEN ? "full" : "cut";
 }
 
 const char *

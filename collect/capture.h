@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collect/framecut.h"
 #include "lib/err.h"
 
 #define CAPTURE_MAX_IFACES 16
@@ -21,7 +22,9 @@
 struct capture_opts {
 	const char *ifaces[CAPTURE_MAX_IFACES];	/* borrowed for the capture's life */
 	size_t nifaces;
-	int snaplen;			/* bytes kept per packet */
+	int snaplen;			/* bytes captured per packet */
+	bool framed;			/* write only what the MPI decoders read of each packet
+					 * (collect/framecut); the rest of a snaplen capture */
 	const char *filter;		/* pcap filter expression; "" keeps everything */
 	int64_t buffer_bytes;		/* kernel buffer per interface */
 	bool compress;			/* gzip the pcap stream */
@@ -36,6 +39,9 @@ struct capture_opts {
 struct capture_result {
 	uint64_t recv, drop, ifdrop;	/* pcap_stats summed over the interfaces */
 	uint64_t packets, bytes;	/* packets and captured bytes written */
+	uint64_t captured_bytes;	/* bytes captured before a framed capture cut them */
+	bool framed;			/* a framed capture: fc holds its counters */
+	struct framecut_stats fc;
 	int linktype;			/* DLT_ value of the file */
 	bool nano;			/* nanosecond timestamps */
 	char stats[512];		/* per interface: "eth0:recv/drop/ifdrop,..." */
@@ -61,6 +67,14 @@ int capture_stop(struct capture *c, struct capture_result *r, struct err *e);
  * the capture thread within one round (at most about 50 ms). Returns 0, or -E_USAGE with
  * e set when iface is not captured or is the last interface still captured. */
 int capture_drop_iface(struct capture *c, const char *iface, struct err *e) WUR;
+/* Write to out (gzip when compress; replaced only when overwrite) what a framed capture
+ * would have kept of the capture in (pcap or pcapng, plain or gzip): the same packets,
+ * each cut to the bytes parse reads. st gets the counters. Returns 0, or negative with e
+ * set; a damaged input still has its packets before the damage written. */
+int capture_trim(const char *in, const char *out, bool compress, bool overwrite,
+		 struct framecut_stats *st, struct err *e) WUR;
+/* What o keeps of each packet: "framed", "full" or "cut" (at o->snaplen). */
+const char *capture_payload_name(const struct capture_opts *o);
 /* A one-line summary of the libpcap in use. */
 const char *capture_lib_version(void);
 

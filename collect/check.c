@@ -238,6 +238,58 @@ count_rank_files(const char *dir)
 	return max + 1;
 }
 
+static void
+add_i64(int64_t *sum, const struct runmeta *m, const char *key)
+{
+	int64_t v;
+
+	if (runmeta_get_i64(m, key, &v) == 0 && v >= 0)
+		*sum += v;
+}
+
+/* A rank's observer and application CPU time. */
+static void
+add_cost(struct check_report *r, const struct runmeta *m)
+{
+	const char *ch = runmeta_get(m, "observer_charged");
+
+	add_i64(&r->observer_cpu_ns, m, "agent_utime_ns");
+	add_i64(&r->observer_cpu_ns, m, "agent_stime_ns");
+	add_i64(&r->app_cpu_ns, m, "app_utime_ns");
+	add_i64(&r->app_cpu_ns, m, "app_stime_ns");
+	if (ch != NULL)
+		r->observer_recorded++;
+	if (ch != NULL && strncmp(ch, "no", 2) != 0)
+		r->observer_charged++;
+}
+
+/* What a node's capture kept. */
+static void
+add_kept(struct check_report *r, const struct runmeta *m)
+{
+	const char *p = runmeta_get(m, "payload");
+	int64_t cap, wr;
+
+	if (p == NULL)
+		p = "full";	/* written before payload was recorded */
+	if (strstr(r->payload, p) == NULL) {
+		size_t n = strlen(r->payload);
+
+		snprintf(r->payload + n, sizeof r->payload - n, "%s%s", n ? "," : "", p);
+	}
+	if (runmeta_get_i64(m, "bytes_written", &wr) == 0 && r->bytes_written >= 0)
+		r->bytes_written += wr;
+	else
+		r->bytes_written = -1;
+	if (runmeta_get_i64(m, "bytes_captured", &cap) == 0 && r->bytes_captured >= 0)
+		r->bytes_captured += cap;
+	else
+		r->bytes_captured = -1;
+	add_i64(&r->framing_lost, m, "framing_lost");
+	add_i64(&r->framing_found, m, "framing_found");
+	add_i64(&r->framing_gave_up, m, "framing_gave_up");
+}
+
 int
 check_run(const char *run, struct check_report *r, struct err *e)
 {
@@ -307,6 +359,7 @@ check_run(const char *run, struct check_report *r, struct err *e)
 				runmeta_get(&m, "error") ? runmeta_get(&m, "error") : "?");
 		if (runmeta_get(&m, "write_error") && strcmp(runmeta_get(&m, "write_error"), "-") != 0)
 			problem(r, "rank %lld: write error: %s", (long long)rank, runmeta_get(&m, "write_error"));
+		add_cost(r, &m);
 		host = runmeta_get(&m, "host");
 		if (host != NULL) {
 			char safe[256];
@@ -372,6 +425,7 @@ check_run(const char *run, struct check_report *r, struct err *e)
 					r->packets += pk;
 					free(cpath);
 				}
+				add_kept(r, &m);
 				if (runmeta_get_i64(&m, "pcap_drop", &drop) == 0 && drop > 0)
 					problem(r, "node '%s': the kernel dropped %lld packets", hosts[i],
 						(long long)drop);

@@ -3,6 +3,7 @@
 #define COLLECT_CHECK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/err.h"
 
@@ -14,6 +15,13 @@ struct check_report {
 	long more_problems;	/* past CHECK_MAX_PROBLEMS */
 	int nranks, nnodes;
 	long files, sample_rows, packets;
+	/* what the observation kept and cost (from the node and rank metadata) */
+	char payload[64];	/* "framed", "full", "cut", a comma list if nodes differ, "" none */
+	int64_t bytes_captured, bytes_written;	/* summed over nodes; -1 when not recorded */
+	int64_t framing_lost, framing_found, framing_gave_up;
+	int64_t observer_cpu_ns, app_cpu_ns;	/* agents' and applications' CPU, summed */
+	int observer_charged;	/* ranks whose agent's CPU came out of the ranks' */
+	int observer_recorded;	/* ranks whose metadata says where their agent ran */
 };
 
 /* Check RUN: meta files, one sample file and socket map per rank, a node meta, node load

@@ -51,10 +51,15 @@ const char usage_collect[] =
 	"                        ifaces, ifaces_dropped, ifaces_why)\n"
 	"      --iface-wait T    how long to wait for the other ranks' files before keeping\n"
 	"                        every interface (default 2s)\n"
-	"  -s, --snaplen N       bytes kept per packet (default 262144: full payload); 256\n"
-	"                        keeps the headers and each segment's start, a fraction of\n"
-	"                        the cost, and parse still rebuilt every message of the\n"
-	"                        workloads in docs/collect.md from it\n"
+	"      --payload WHAT    what the capture keeps of each packet: 'framed' (default)\n"
+	"                        keeps the headers and the MPI headers parse reads (Open MPI\n"
+	"                        ob1/TCP, MPICH ch4:ucx/TCP) and leaves out the message data\n"
+	"                        they skip by length: the same messages as 'full', at a\n"
+	"                        fraction of the cost and disk; where the framing is not\n"
+	"                        known it keeps whole packets until found again (counted in\n"
+	"                        RUN/meta/node-HOST.tsv); 'full' keeps every byte\n"
+	"  -s, --snaplen N       keep only the first N bytes of each packet (64 to 262144)\n"
+	"                        instead: MPI headers past byte N are lost\n"
 	"  -f, --filter EXPR     pcap filter (default '" CAPTURE_DEFAULT_FILTER "';\n"
 	"                        '' keeps everything)\n"
 	"  -z, --compress        write the capture gzip-compressed (RUN/capture/HOST.pcap.gz)\n"
@@ -120,7 +125,8 @@ const char usage_collect[] =
 
 enum {
 	OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN,
-	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_SEE_LOCAL
+	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_PAYLOAD,
+	OPT_SEE_LOCAL
 };
 
 struct opts {
@@ -689,6 +695,44 @@ scan_sockets(struct agent *a, struct sockmap *sm, struct sampler *s, int64_t t_r
 	}
 }
 
+/* Keep the agent (sampler, socket map, capture) off the ranks' CPUs where the node has
+ * spare ones, and record whether its CPU time still comes out of theirs. */
+static void
+place_observer(struct agent *a)
+{
+	char cpus[64];
+	struct cpucap cc;
+	bool spare = cpucap_place_observer(a->env.local_size, cpus, sizeof cpus) == 1;
+
+	cpucap_read(0, &cc);
+	runmeta_set(&a->rank_meta, "observer_cpus", "%s", cpus);
+	if (cc.quota_us > 0)
+		runmeta_set(&a->rank_meta, "observer_charged", "quota: the cgroup's CPU quota counts "
+			    "the agent with the ranks");
+	else if (!spare)
+		runmeta_set(&a->rank_meta, "observer_charged", "shared: every allowed CPU runs a rank");
+	else
+		runmeta_set(&a->rank_meta, "observer_charged", "no: a spare CPU");
+}
+
+/* What a framed capture kept and how often it had to keep whole packets (docs/formats.md). */
+static void
+write_framing_meta(struct runmeta *m, const struct framecut_stats *fc)
+{
+	runmeta_set(m, "framed_packets_cut", "%" PRIu64, fc->cut);
+	runmeta_set(m, "framed_conns", "%" PRIu64, fc->conns);
+	runmeta_set(m, "framed_dirs", "ompi:%" PRIu64 ",mpich:%" PRIu64 ",other:%" PRIu64
+		    ",unknown:%" PRIu64, fc->dirs[WIRE_OMPI], fc->dirs[WIRE_MPICH],
+		    fc->dirs[WIRE_OTHER], fc->dirs[WIRE_UNKNOWN]);
+	runmeta_set(m, "framing_lost", "%" PRIu64, fc->wire.lost);
+	runmeta_set(m, "framing_found", "%" PRIu64, fc->wire.found);
+	runmeta_set(m, "framing_gave_up", "%" PRIu64, fc->wire.gave_up);
+	runmeta_set(m, "framing_lost_bytes", "%" PRIu64, fc->wire.lost_bytes);
+	runmeta_set(m, "framing_holes", "%" PRIu64, fc->holes);
+	runmeta_set(m, "framed_whole_ahead", "%" PRIu64, fc->whole_ahead);
+	runmeta_set(m, "framed_untracked", "%" PRIu64, fc->untracked);
+}
+
 static void
 write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 {
@@ -714,6 +758,7 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 	runmeta_set(&m, "capture_status", "%s", a->cap_status);
 	runmeta_set(&m, "capture", "%s", captured ? strrchr(a->cap_path, '/') + 1 : "-");
 	runmeta_set_i64(&m, "snaplen", a->o->cap.snaplen);
+	runmeta_set(&m, "payload", "%s", capture_payload_name(&a->o->cap));
 	runmeta_set(&m, "filter", "%s", a->o->cap.filter[0] ? a->o->cap.filter : "-");
 	runmeta_set_i64(&m, "buffer_bytes", a->o->cap.buffer_bytes);
 	runmeta_set(&m, "capture_mode", "%s", a->o->cap.batch ? "batch" : "immediate");
@@ -732,6 +777,9 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 		runmeta_set(&m, "pcap_stats", "%s", cr->stats[0] ? cr->stats : "-");
 		runmeta_set(&m, "packets_written", "%" PRIu64, cr->packets);
 		runmeta_set(&m, "bytes_written", "%" PRIu64, cr->bytes);
+		runmeta_set(&m, "bytes_captured", "%" PRIu64, cr->captured_bytes);
+		if (cr->framed)
+			write_framing_meta(&m, &cr->fc);
 		runmeta_set(&m, "capture_write_error", "%s", cr->write_error[0] ? cr->write_error : "-");
 		runmeta_set_i64(&m, "capture_utime_ns", cr->thread_utime_ns);
 		runmeta_set_i64(&m, "capture_stime_ns", cr->thread_stime_ns);
@@ -855,6 +903,7 @@ run_agent(struct opts *o)
 		exit(spawn_errno == ENOENT ? 127 : 126);
 	}
 	runmeta_set_i64(&a->rank_meta, "app_pid", a->app);
+	place_observer(a);
 	if (write_rank_meta(a, &e) < 0)
 		note_write_error(a, e.msg);
 
@@ -1049,6 +1098,36 @@ run_agent(struct opts *o)
 	return agent_exit_code(&x);
 }
 
+/* What the observation kept and what it cost, for a reader judging how much it disturbed
+ * the run (docs/collect.md). */
+static void
+print_cost(const struct check_report *r)
+{
+	if (r->payload[0] != '\0') {
+		printf("capture kept: %s", r->payload);
+		if (r->bytes_written >= 0 && r->bytes_captured > 0)
+			printf(", %.1f MB written of %.1f MB captured (%.2f %%)",
+			       (double)r->bytes_written / 1e6, (double)r->bytes_captured / 1e6,
+			       100.0 * (double)r->bytes_written / (double)r->bytes_captured);
+		else if (r->bytes_written >= 0)
+			printf(", %.1f MB written", (double)r->bytes_written / 1e6);
+		if (strstr(r->payload, "framed") != NULL)
+			printf("; framing lost %" PRId64 ", found again %" PRId64 ", given up %" PRId64,
+			       r->framing_lost, r->framing_found, r->framing_gave_up);
+		printf("\n");
+	}
+	if (r->app_cpu_ns > 0) {
+		printf("observer CPU: %.3f s (agents and captures), %.2f %% of the applications' "
+		       "%.3f s", (double)r->observer_cpu_ns / 1e9,
+		       100.0 * (double)r->observer_cpu_ns / (double)r->app_cpu_ns,
+		       (double)r->app_cpu_ns / 1e9);
+		if (r->observer_recorded > 0)
+			printf("; taken from the ranks' CPU on %d of %d ranks (observer_charged)",
+			       r->observer_charged, r->observer_recorded);
+		printf("\n");
+	}
+}
+
 static int
 run_check(const char *run)
 {
@@ -1067,6 +1146,7 @@ run_check(const char *run)
 	printf("%s: %d ranks, %d nodes, %ld files checked, %ld sample rows, %ld packets, %zu problems\n",
 	       run, r.nranks, r.nnodes, r.files, r.sample_rows, r.packets,
 	       r.nproblems + (size_t)r.more_problems);
+	print_cost(&r);
 	rc = r.nproblems > 0 ? 1 : 0;
 	check_report_release(&r);
 	return rc;
@@ -1094,6 +1174,7 @@ cmd_collect(int argc, char **argv)
 		{ "immediate", no_argument, NULL, OPT_IMMEDIATE },
 		{ "batch-timeout", required_argument, NULL, OPT_BATCH_TIMEOUT },
 		{ "iface-wait", required_argument, NULL, OPT_IFACE_WAIT },
+		{ "payload", required_argument, NULL, OPT_PAYLOAD },
 		{ "see-local", no_argument, NULL, OPT_SEE_LOCAL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1106,6 +1187,7 @@ cmd_collect(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.interval_ns = 20000000;
 	o.cap.snaplen = CAPTURE_DEFAULT_SNAPLEN;
+	o.cap.framed = true;	/* docs/collect.md, "What the capture keeps" */
 	o.cap.filter = CAPTURE_DEFAULT_FILTER;
 	o.cap.buffer_bytes = CAPTURE_DEFAULT_BUFFER;
 	o.cap.flush_ns = 500000000;
@@ -1129,7 +1211,19 @@ cmd_collect(int argc, char **argv)
 				die_usage("collect: at most %d --iface options", CAPTURE_MAX_IFACES);
 			o.cap.ifaces[o.cap.nifaces++] = optarg;
 			break;
-		case 's': o.cap.snaplen = (int)cli_i64(optarg, "--snaplen", 64, 262144); break;
+		case 's':
+			o.cap.snaplen = (int)cli_i64(optarg, "--snaplen", 64, 262144);
+			o.cap.framed = false;
+			break;
+		case OPT_PAYLOAD:
+			if (strcmp(optarg, "framed") == 0)
+				o.cap.framed = true;
+			else if (strcmp(optarg, "full") == 0)
+				o.cap.framed = false;
+			else
+				die_usage("collect: option '--payload': use 'framed' or 'full'");
+			o.cap.snaplen = CAPTURE_DEFAULT_SNAPLEN;
+			break;
 		case 'f': o.cap.filter = optarg; break;
 		case 'z': o.cap.compress = true; break;
 		case 'B':

@@ -5,6 +5,7 @@
  * samples, and whoever reads them needs the fraction to call an interval busy. */
 #include "collect/cpucap.h"
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -165,4 +166,39 @@ cpucap_read(pid_t pid, struct cpucap *out)
 		if (out->capacity_cpus == 0 || q < out->capacity_cpus)
 			out->capacity_cpus = q;
 	}
+}
+
+int
+cpucap_place_observer(int local_ranks, char *cpus, size_t cpuslen)
+{
+	cpu_set_t set, one;
+	int n, last = -1;
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(cpus, cpuslen, "-");
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 0;
+	n = CPU_COUNT(&set);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			last = c;
+	if (local_ranks <= 0 || n <= local_ranks || last < 0) {
+		snprintf(cpus, cpuslen, "shared:%d", n);
+		return 0;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(last, &one);
+	d = opendir("/proc/self/task");
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid > 0)
+			(void)sched_setaffinity(tid, sizeof one, &one);
+	}
+	closedir(d);
+	snprintf(cpus, cpuslen, "%d", last);
+	return 1;
 }

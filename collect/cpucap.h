@@ -2,6 +2,7 @@
 #ifndef COLLECT_CPUCAP_H
 #define COLLECT_CPUCAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -19,5 +20,15 @@ struct cpucap {
  * under /sys/fs/cgroup, taking the tightest quota of the cgroup and its ancestors.
  * Never fails: what cannot be read stays unknown (see the fields). */
 void cpucap_read(pid_t pid, struct cpucap *out);
+
+/* Where the observer (every thread of the calling process) runs, so that its CPU does not
+ * come out of the ranks' where the node has cores to spare: with more CPUs allowed than
+ * local_ranks (the node's ranks, > 0), the process moves to the last allowed CPU, which
+ * the launchers' by-core mappings give to a rank last. Call it after the application was
+ * started, which keeps the mask it inherited. Writes the CPUs the observer may use to
+ * cpus and returns 1 when they are spare ones; 0 when it shares the ranks' CPUs (every
+ * allowed CPU runs a rank, or local_ranks is unknown); either way a cgroup CPU quota
+ * still counts the observer with the ranks (the caller says so). */
+int cpucap_place_observer(int local_ranks, char *cpus, size_t cpuslen);
 
 #endif

@@ -24,6 +24,8 @@ struct slot {
 	pid_t pid, tid;
 	int fd_stat, fd_sched, fd_status, fd_children;	/* kept open; -1 when closed */
 	unsigned gen;				/* last sample that saw it */
+	unsigned status_gen;			/* sample that last read status, 0 never */
+	uint64_t vcsw, ivcsw;			/* from that read */
 };
 
 struct sampler {
@@ -294,9 +296,17 @@ read_task(struct sampler *s, struct slot *sl)
 	if (sl->fd_sched >= 0 && pread_all(sl->fd_sched, buf, sizeof buf) > 0 &&
 	    sampler_parse_schedstat(buf, &t.run_ns, &t.wait_ns) < 0)
 		s->read_errors++;
-	if (sl->fd_status >= 0 && pread_all(sl->fd_status, buf, sizeof buf) > 0 &&
-	    sampler_parse_status(buf, &t.vcsw, &t.ivcsw) < 0)
-		s->read_errors++;
+	/* status costs several times stat and schedstat together: its switch counts are
+	 * refreshed every SAMPLER_STATUS_EVERY samples and repeated in between */
+	if (sl->fd_status >= 0 &&
+	    (sl->status_gen == 0 || s->gen - sl->status_gen >= SAMPLER_STATUS_EVERY)) {
+		if (pread_all(sl->fd_status, buf, sizeof buf) > 0 &&
+		    sampler_parse_status(buf, &sl->vcsw, &sl->ivcsw) < 0)
+			s->read_errors++;
+		sl->status_gen = s->gen;
+	}
+	t.vcsw = sl->vcsw;
+	t.ivcsw = sl->ivcsw;
 	s->tasks = xgrow(s->tasks, &s->tasks_cap, s->ntasks + 1, sizeof *s->tasks);
 	s->tasks[s->ntasks++] = t;
 }

@@ -4,8 +4,10 @@
  * descendant (found through /proc/PID/task/TID/children): state, utime and stime in
  * clock ticks (/proc/PID/task/TID/stat), run and run-queue-wait nanoseconds
  * (/proc/PID/task/TID/schedstat), voluntary and involuntary context switches
- * (/proc/PID/task/TID/status). Files of known threads are kept open and re-read with
- * pread, so a sample costs a few reads per thread. */
+ * (/proc/PID/task/TID/status, read every SAMPLER_STATUS_EVERY samples: it costs about
+ * four times stat and schedstat together; the counts are repeated in between). Files of
+ * known threads are kept open and re-read with pread, so a sample costs a few reads per
+ * thread. */
 #ifndef COLLECT_SAMPLER_H
 #define COLLECT_SAMPLER_H
 
@@ -16,6 +18,8 @@
 
 #include "lib/err.h"
 #include "lib/tsv.h"
+
+#define SAMPLER_STATUS_EVERY 10u	/* samples between two reads of a thread's status */
 
 /* Columns of RUN/samples/rank-<R>.tsv.gz (format "samples" v1) and of
  * RUN/samples/node-<host>.tsv.gz (format "nodeload" v1), NULL-terminated. */

@@ -16,11 +16,6 @@
 /* The MPI decoders tried on each connection, in order (parse/ompi.c, parse/mpich.c). */
 const struct decoder *const flows_mpi_decoders[] = { &dec_ompi, &dec_mpich, NULL };
 
-struct fkey {			/* a connection's two ends, in canonical order */
-	uint8_t addr[2][16];	/* first: key_hash reads them as aligned words */
-	uint16_t port[2];
-	uint8_t af;
-};
 
 enum cstate {
 	CS_PENDING,		/* collecting first bytes to choose a decoder */
@@ -33,6 +28,7 @@ struct pend {			/* bytes (or a gap) received before the decoder was chosen */
 	struct pend *next;
 	int dir;
 	bool gap;
+	bool cut;			/* the gap is a cut made by the capture on purpose */
 	uint64_t n;
 	int64_t t_ns;
 	uint8_t data[];
@@ -48,7 +44,7 @@ struct conn {
 	struct conn *hnext;		/* hash chain */
 	struct conn *lnext, *lprev;	/* closed list, oldest first */
 	struct flows *f;
-	struct fkey key;
+	struct pkt_key key;
 	int key_init;			/* which key end is the initiator */
 	struct flows_conn info;
 	struct tcpr_dir td[2];		/* by direction (0: initiator -> acceptor) */
@@ -71,7 +67,7 @@ struct conn {
 
 struct seen {			/* a connection parsed from an earlier capture */
 	struct seen *next;
-	struct fkey key;
+	struct pkt_key key;
 	uint32_t isn;
 	bool has_isn;
 	int capture;
@@ -92,50 +88,6 @@ struct flows {
 	int next_idx;			/* next connection index */
 	int64_t last_t_ns;
 };
-
-/* A 64-bit mix of the key (called once per packet, so it must be cheap). It reads the
- * fields, not the struct's bytes: the key was just written piecewise by make_key, and
- * loads that straddle those stores would stall. */
-static uint64_t
-key_hash(const struct fkey *k)
-{
-	uint64_t w[4], h = 0x9E3779B97F4A7C15ULL;
-	int i;
-
-	memcpy(w, k->addr, sizeof w);
-	for (i = 0; i < 4; i++)
-		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
-	h ^= (uint64_t)k->port[0] << 24 ^ (uint64_t)k->port[1] << 8 ^ k->af;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 31);
-}
-
-static int
-end_cmp(const uint8_t a[16], uint16_t pa, const uint8_t b[16], uint16_t pb)
-{
-	int c = memcmp(a, b, 16);
-
-	if (c)
-		return c;
-	return pa < pb ? -1 : pa > pb;
-}
-
-/* Canonical key of p; *src_end is the key end that sent p. */
-static void
-make_key(const struct pkt *p, struct fkey *k, int *src_end)
-{
-	memset(k, 0, sizeof *k);
-	k->af = (uint8_t)p->af;
-	if (end_cmp(p->src, p->sport, p->dst, p->dport) <= 0) {
-		memcpy(k->addr[0], p->src, 16), k->port[0] = p->sport;
-		memcpy(k->addr[1], p->dst, 16), k->port[1] = p->dport;
-		*src_end = 0;
-	} else {
-		memcpy(k->addr[0], p->dst, 16), k->port[0] = p->dport;
-		memcpy(k->addr[1], p->src, 16), k->port[1] = p->sport;
-		*src_end = 1;
-	}
-}
 
 struct flows *
 flows_new(const struct flows_config *cfg, const struct flows_cb *cb)
@@ -222,6 +174,8 @@ free_pending(struct conn *c)
 }
 
 /* Choose what the connection is, once enough first bytes are in (or when forced). */
+static void dec_missing(struct conn *c, int dir, bool cut, uint64_t n, int64_t t_ns);
+
 static void
 choose(struct flows *f, struct conn *c, bool force)
 {
@@ -274,7 +228,7 @@ choose(struct flows *f, struct conn *c, bool force)
 	c->state = CS_DECODING;
 	for (p = c->pend; p != NULL; p = p->next) {
 		if (p->gap) {
-			c->dec->gap(c->ds, p->dir, p->n, p->t_ns);
+			dec_missing(c, p->dir, p->cut, p->n, p->t_ns);
 		} else {
 			f->st.dec_bytes[c->dec_idx] += p->n;
 			c->dec->data(c->ds, p->dir, p->data, (size_t)p->n, p->t_ns);
@@ -284,13 +238,14 @@ choose(struct flows *f, struct conn *c, bool force)
 }
 
 static void
-pend_add(struct conn *c, int dir, bool gap, const uint8_t *p, uint64_t n, int64_t t_ns)
+pend_add(struct conn *c, int dir, bool gap, bool cut, const uint8_t *p, uint64_t n, int64_t t_ns)
 {
 	struct pend *e = xmalloc(sizeof *e + (gap ? 0 : (size_t)n));
 
 	e->next = NULL;
 	e->dir = dir;
 	e->gap = gap;
+	e->cut = cut;
 	e->n = n;
 	e->t_ns = t_ns;
 	if (!gap) {
@@ -322,7 +277,7 @@ side_data(void *ctx, const uint8_t *p, size_t n, int64_t t_ns)
 
 		memcpy(c->prefix[s->dir] + c->prefix_len[s->dir], p, k);
 		c->prefix_len[s->dir] += k;
-		pend_add(c, s->dir, false, p, n, t_ns);
+		pend_add(c, s->dir, false, false, p, n, t_ns);
 		choose(f, c, false);
 		break;
 	}
@@ -331,20 +286,31 @@ side_data(void *ctx, const uint8_t *p, size_t n, int64_t t_ns)
 	}
 }
 
+/* A decoder's view of missing bytes: a cut made on purpose goes to its skip() when it has
+ * one (it may skip bytes it did not need), anything else is a gap. */
 static void
-side_gap(void *ctx, uint64_t n, int64_t t_ns)
+dec_missing(struct conn *c, int dir, bool cut, uint64_t n, int64_t t_ns)
 {
-	struct side *s = ctx;
+	if (cut && c->dec->skip != NULL)
+		c->dec->skip(c->ds, dir, n, t_ns);
+	else
+		c->dec->gap(c->ds, dir, n, t_ns);
+}
+
+static void
+side_missing(struct side *s, bool cut, uint64_t n, int64_t t_ns)
+{
 	struct conn *c = s->c;
 
-	c->info.gap_bytes[s->dir] += n;
+	if (!cut)
+		c->info.gap_bytes[s->dir] += n;
 	switch (c->state) {
 	case CS_DECODING:
-		c->dec->gap(c->ds, s->dir, n, t_ns);
+		dec_missing(c, s->dir, cut, n, t_ns);
 		break;
 	case CS_PENDING:
 		/* the first bytes are not all there: decide on what we have */
-		pend_add(c, s->dir, true, NULL, n, t_ns);
+		pend_add(c, s->dir, true, cut, NULL, n, t_ns);
 		choose(c->f, c, true);
 		break;
 	case CS_LAUNCHER:
@@ -355,12 +321,24 @@ side_gap(void *ctx, uint64_t n, int64_t t_ns)
 	}
 }
 
+static void
+side_gap(void *ctx, uint64_t n, int64_t t_ns)
+{
+	side_missing(ctx, false, n, t_ns);
+}
+
+static void
+side_cut(void *ctx, uint64_t n, int64_t t_ns)
+{
+	side_missing(ctx, true, n, t_ns);
+}
+
 /* ---- the table ---- */
 
 static struct conn **
-find_slot(struct flows *f, const struct fkey *k)
+find_slot(struct flows *f, const struct pkt_key *k)
 {
-	struct conn **pp = &f->tab[key_hash(k) & (f->nbuckets - 1)];
+	struct conn **pp = &f->tab[pkt_key_hash(k) & (f->nbuckets - 1)];
 
 	while (*pp != NULL && memcmp(&(*pp)->key, k, sizeof *k) != 0)
 		pp = &(*pp)->hnext;
@@ -368,11 +346,11 @@ find_slot(struct flows *f, const struct fkey *k)
 }
 
 static bool
-seen_before(const struct flows *f, const struct fkey *k, bool has_isn, uint32_t isn)
+seen_before(const struct flows *f, const struct pkt_key *k, bool has_isn, uint32_t isn)
 {
 	const struct seen *s;
 
-	for (s = f->seen[key_hash(k) & (f->nbuckets - 1)]; s != NULL; s = s->next) {
+	for (s = f->seen[pkt_key_hash(k) & (f->nbuckets - 1)]; s != NULL; s = s->next) {
 		if (s->capture >= f->capture || memcmp(&s->key, k, sizeof *k) != 0)
 			continue;
 		if (s->has_isn && has_isn && s->isn != isn)
@@ -394,7 +372,7 @@ remember(struct flows *f, const struct conn *c)
 	s->isn = c->syn_isn;
 	s->has_isn = c->info.saw_syn;
 	s->capture = f->capture;
-	b = &f->seen[key_hash(&c->key) & (f->nbuckets - 1)];
+	b = &f->seen[pkt_key_hash(&c->key) & (f->nbuckets - 1)];
 	s->next = *b;
 	*b = s;
 	f->nseen++;
@@ -473,7 +451,7 @@ conn_forget(struct flows *f, struct conn *c)
 }
 
 static struct conn *
-conn_new(struct flows *f, const struct fkey *k, const struct pkt *p, int src_end, int64_t t_ns)
+conn_new(struct flows *f, const struct pkt_key *k, const struct pkt *p, int src_end, int64_t t_ns)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
 	int init_end, d;
@@ -513,6 +491,7 @@ conn_new(struct flows *f, const struct fkey *k, const struct pkt *p, int src_end
 		c->side[d].dir = d;
 		c->out[d].data = side_data;
 		c->out[d].gap = side_gap;
+		c->out[d].cut = side_cut;
 		c->out[d].ctx = &c->side[d];
 	}
 	c->pend_tail = &c->pend;
@@ -530,7 +509,7 @@ conn_new(struct flows *f, const struct fkey *k, const struct pkt *p, int src_end
 void
 flows_tcp(struct flows *f, const struct pkt *p, int64_t t_ns, uint32_t origlen)
 {
-	struct fkey k;
+	struct pkt_key k;
 	struct conn **slot, *c;
 	int src_end, dir;
 	bool syn_only = (p->flags & (PKT_TCP_SYN | PKT_TCP_ACK)) == PKT_TCP_SYN;
@@ -540,7 +519,7 @@ flows_tcp(struct flows *f, const struct pkt *p, int64_t t_ns, uint32_t origlen)
 	while (f->lhead != NULL && t_ns - f->lhead->t_closed_ns > LINGER_NS)
 		conn_forget(f, f->lhead);
 	f->st.tcp_payload_bytes += p->payload_wire;
-	make_key(p, &k, &src_end);
+	pkt_key_make(p, &k, &src_end);
 	slot = find_slot(f, &k);
 	c = *slot;
 	if (c != NULL && syn_only) {

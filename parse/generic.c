@@ -123,6 +123,16 @@ generic_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 	m->flags |= MSG_F_GAP;
 }
 
+/* Bytes a capture left out on purpose: their length is all this decoder reads. */
+static void
+generic_skip(void *state, int dir, uint64_t n, int64_t t_ns)
+{
+	struct msg *m = run_for(state, dir & 1, t_ns);
+
+	m->bytes += n;
+	m->wire_bytes += n;
+}
+
 static void
 generic_close(void *state, int64_t t_ns)
 {
@@ -148,6 +158,7 @@ const struct decoder dec_generic = {
 	.open = generic_open,
 	.data = generic_data,
 	.gap = generic_gap,
+	.skip = generic_skip,
 	.close = generic_close,
 	.ranks = generic_ranks,
 };

@@ -25,7 +25,7 @@
 #include "lib/xalloc.h"
 
 #define UCT_MAGIC UINT64_C(0xCAFEBABE12345678)
-#define MAGIC_LEN 8
+#define MAGIC_LEN MPICH_MAGIC_LEN
 #define AM_HDR_LEN 5		/* uct_tcp_am_hdr_t, packed */
 #define HDR_MAX (AM_HDR_LEN + 64)
 
@@ -620,17 +620,17 @@ record_start(struct mpich *u, int d)
 	ud->st = US_BODY;
 }
 
-/* Header bytes the record collected in ud->hdr needs: > hlen for more, 0 when complete,
- * -1 when it is not a record we accept. */
+/* Header bytes the record whose first hlen bytes are hdr needs: > hlen for more, 0 when
+ * complete, -1 when it is not a record we accept. */
 static int
-hdr_need(const struct udir *ud)
+record_need(const uint8_t *hdr, size_t hlen)
 {
-	struct rd r = rd_make(ud->hdr, ud->hlen);
+	struct rd r = rd_make(hdr, hlen);
 	uint8_t id;
 	uint32_t len;
 	int hl;
 
-	if (ud->hlen < AM_HDR_LEN)
+	if (hlen < AM_HDR_LEN)
 		return AM_HDR_LEN;
 	id = rd_u8(&r);
 	len = rd_le32(&r);
@@ -644,7 +644,7 @@ hdr_need(const struct udir *ud)
 			return -1;
 		hl = (int)len;
 	}
-	if ((size_t)(AM_HDR_LEN + hl) > ud->hlen)
+	if ((size_t)(AM_HDR_LEN + hl) > hlen)
 		return AM_HDR_LEN + hl;
 	if (id == AM_TCP_PUT_REQ) {
 		uint64_t length;
@@ -655,6 +655,50 @@ hdr_need(const struct udir *ud)
 			return -1;	/* absurd length: counted, framing searched again */
 	}
 	return 0;
+}
+
+static int
+hdr_need(const struct udir *ud)
+{
+	return record_need(ud->hdr, ud->hlen);
+}
+
+int
+mpich_record(const uint8_t *p, size_t n, uint64_t *total, uint64_t *keep)
+{
+	size_t h = AM_HDR_LEN;
+	struct rd r;
+	uint8_t id;
+	uint32_t len;
+
+	for (;;) {
+		int need;
+
+		if (h > n)
+			return (int)h;
+		need = record_need(p, h);
+		if (need < 0)
+			return -1;
+		if (need == 0)
+			break;
+		h = (size_t)need;
+	}
+	r = rd_make(p, h);
+	id = rd_u8(&r);
+	len = rd_le32(&r);
+	*total = AM_HDR_LEN + (uint64_t)len;
+	if (id == AM_TCP_PUT_REQ) {	/* the raw data follows, not counted in len */
+		rd_skip(&r, 8);
+		*total += rd_le64(&r);
+	}
+	*keep = h;
+	return 0;
+}
+
+bool
+mpich_record_plausible(const uint8_t *p, size_t n)
+{
+	return n >= RECORD_MIN && record_ok(p, n);
 }
 
 static size_t
@@ -819,25 +863,32 @@ mpich_data(void *state, int dir, const uint8_t *p, size_t n, int64_t t_ns)
 	feed(u, dir, p, n, t_ns);
 }
 
+/* n bytes of direction dir missing: not captured (a gap: the messages it touches are
+ * flagged, the framing is searched for again past the body), or left out on purpose by
+ * the capture (cut): inside the current record's body or PUT data, whose length its header
+ * gave, they are data not needed. */
 static void
-mpich_gap(void *state, int dir, uint64_t n, int64_t t_ns)
+missing(struct mpich *u, int dir, uint64_t n, int64_t t_ns, bool cut)
 {
-	struct mpich *u = state;
 	struct udir *ud;
 
 	if ((dir != 0 && dir != 1) || n == 0)
 		return;
 	ud = &u->d[dir];
-	u->st->gaps++;
+	if (cut && (ud->st != US_BODY || n > ud->body_left))
+		cut = false;	/* not where the capture leaves bytes out: damage */
+	if (!cut)
+		u->st->gaps++;
 	ud->t_last_ns = t_ns;
 	if (ud->st == US_DEAD)
 		return;
 	if (ud->st == US_BODY && n <= ud->body_left) {
 		if (ud->cur >= 0 && ud->pend[ud->cur].used) {
 			ud->pend[ud->cur].got_bytes += n;
-			ud->pend[ud->cur].flags |= MSG_F_GAP;
+			if (!cut)
+				ud->pend[ud->cur].flags |= MSG_F_GAP;
 		}
-		if (ud->eager_now)
+		if (ud->eager_now && !cut)
 			ud->now.flags |= MSG_F_GAP;
 		ud->body_left -= n;
 		if (ud->body_left == 0)
@@ -848,6 +899,18 @@ mpich_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 		ud->pend[ud->cur].flags |= MSG_F_GAP;
 	lose_framing(u, dir);
 	ud->next_flags |= MSG_F_GAP;
+}
+
+static void
+mpich_gap(void *state, int dir, uint64_t n, int64_t t_ns)
+{
+	missing(state, dir, n, t_ns, false);
+}
+
+static void
+mpich_skip(void *state, int dir, uint64_t n, int64_t t_ns)
+{
+	missing(state, dir, n, t_ns, true);
 }
 
 static void
@@ -914,6 +977,7 @@ const struct decoder dec_mpich = {
 	.open = mpich_open,
 	.data = mpich_data,
 	.gap = mpich_gap,
+	.skip = mpich_skip,
 	.close = mpich_close,
 	.ranks = mpich_ranks,
 };

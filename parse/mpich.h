@@ -11,10 +11,13 @@
 #ifndef PARSE_MPICH_H
 #define PARSE_MPICH_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "parse/msg.h"
 
+#define MPICH_MAGIC_LEN 8	/* the initiator's UCT magic, first on its stream */
 #define MPICH_AM_MAX (16u << 20)	/* largest UCT active message length believed, bytes */
 #define MPICH_MSG_MAX (UINT64_C(1) << 40)	/* largest message / PUT length believed */
 #define MPICH_SCAN_MAX (UINT64_C(16) << 20)	/* bytes searched for a record before giving up */
@@ -25,5 +28,13 @@
  * values), addr network order (4 or 16 bytes used), port host order. state is a dec_mpich
  * state, valid until close. Returns 0, or -1 when none was seen. */
 int mpich_listener(void *state, int dir, int *af, uint8_t addr[16], uint16_t *port);
+
+/* The framing of the UCT TCP record whose first bytes are p[0..n), for a capture that keeps
+ * only what this decoder reads: 0 with *total (wire bytes of the record, header and a PUT
+ * request's raw data included) and *keep (its first bytes the decoder reads) set; > 0, the
+ * bytes needed to tell, when n is short; -1 when p does not start a record it accepts. */
+int mpich_record(const uint8_t *p, size_t n, uint64_t *total, uint64_t *keep);
+/* Does p[0..n) start a believable record (the test this decoder resynchronises on)? */
+bool mpich_record_plausible(const uint8_t *p, size_t n);
 
 #endif

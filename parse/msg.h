@@ -96,6 +96,10 @@ struct decoder {
 	void (*data)(void *state, int dir, const uint8_t *p, size_t n, int64_t t_ns);
 	/* n bytes of direction dir are missing here (capture cut or loss). */
 	void (*gap)(void *state, int dir, uint64_t n, int64_t t_ns);
+	/* n bytes of direction dir were left out on purpose by the capture (a framed capture
+	 * keeps only the bytes the decoders read): skipped silently where the decoder did not
+	 * need them, else handled as a gap. NULL: always a gap. */
+	void (*skip)(void *state, int dir, uint64_t n, int64_t t_ns);
 	/* The connection ended (FIN, RST, end of capture): emit what is pending, free state. */
 	void (*close)(void *state, int64_t t_ns);
 	/* The world ranks the decoder learned for each end (-1 unknown); may be NULL. */

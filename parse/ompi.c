@@ -27,7 +27,7 @@
 #include "lib/rd.h"
 #include "lib/xalloc.h"
 
-#define HS_LEN 24		/* mca_btl_tcp_endpoint_hs_msg_t */
+#define HS_LEN OMPI_HS_LEN
 #define BTL_HDR_LEN 8		/* mca_btl_tcp_hdr_t */
 #define BTL_SEND 1
 #define BTL_PUT 2
@@ -504,18 +504,18 @@ frame_start(struct ompi *o, int d)
 	od->st = OS_BODY;
 }
 
-/* How many header bytes the frame collected in od->hdr needs: > hlen to read more, 0 when
- * it is complete, -1 when it is not a frame we accept. */
+/* How many header bytes the frame whose first hlen bytes are hdr needs: > hlen to read
+ * more, 0 when it is complete, -1 when it is not a frame we accept. */
 static int
-hdr_need(const struct odir *od)
+frame_need(const uint8_t *hdr, size_t hlen)
 {
-	struct rd r = rd_make(od->hdr, od->hlen);
+	struct rd r = rd_make(hdr, hlen);
 	uint8_t tag, type;
 	uint16_t count;
 	uint32_t size;
 	int hl;
 
-	if (od->hlen < BTL_HDR_LEN)
+	if (hlen < BTL_HDR_LEN)
 		return BTL_HDR_LEN;
 	tag = rd_u8(&r);
 	type = rd_u8(&r);
@@ -527,7 +527,7 @@ hdr_need(const struct odir *od)
 		if (tag != BTL_TAG_BTL || count < 1 || count > PUT_SEGS_MAX)
 			return -1;
 		hl = BTL_HDR_LEN + SEG_LEN * count;
-		return (size_t)hl > od->hlen ? hl : 0;
+		return (size_t)hl > hlen ? hl : 0;
 	}
 	if (type != BTL_SEND || count != 0)
 		return -1;
@@ -538,11 +538,64 @@ hdr_need(const struct odir *od)
 		return 0;	/* RGET/NACK/GET: unused over TCP, skipped */
 	if (size < (uint32_t)hl)
 		return -1;
-	if (od->hlen == BTL_HDR_LEN)
+	if (hlen == BTL_HDR_LEN)
 		return BTL_HDR_LEN + 1;
-	if (od->hdr[BTL_HDR_LEN] != tag)
+	if (hdr[BTL_HDR_LEN] != tag)
 		return -1;
-	return (size_t)(BTL_HDR_LEN + hl) > od->hlen ? BTL_HDR_LEN + hl : 0;
+	return (size_t)(BTL_HDR_LEN + hl) > hlen ? BTL_HDR_LEN + hl : 0;
+}
+
+static int
+hdr_need(const struct odir *od)
+{
+	return frame_need(od->hdr, od->hlen);
+}
+
+/* Wire bytes of the frame whose complete BTL header is hdr[0..8). */
+static uint64_t
+frame_total(const uint8_t *hdr)
+{
+	struct rd r = rd_make(hdr, BTL_HDR_LEN);
+	uint8_t type;
+	uint16_t count;
+	uint32_t size;
+
+	rd_skip(&r, 1);
+	type = rd_u8(&r);
+	count = rd_le16(&r);
+	size = rd_le32(&r);
+	return type == BTL_PUT ? BTL_HDR_LEN + (uint64_t)SEG_LEN * count + size
+			       : BTL_HDR_LEN + (uint64_t)size;
+}
+
+int
+ompi_frame(const uint8_t *p, size_t n, uint64_t *total, uint64_t *keep)
+{
+	size_t h = BTL_HDR_LEN;
+
+	for (;;) {
+		int need;
+
+		if (h > n)
+			return (int)h;
+		need = frame_need(p, h);
+		if (need < 0)
+			return -1;
+		if (need == 0)
+			break;
+		h = (size_t)need;
+	}
+	*total = frame_total(p);
+	if (*total < h)
+		return -1;
+	*keep = h;
+	return 0;
+}
+
+bool
+ompi_frame_plausible(const uint8_t *p, size_t n)
+{
+	return n >= SCAN_MIN && send_frame_ok(p, n);
 }
 
 /* Framing of direction d was lost at least scanned_bytes ago: give up past the cap. */
@@ -746,34 +799,31 @@ ompi_data(void *state, int dir, const uint8_t *p, size_t n, int64_t t_ns)
 static int64_t
 hdr_frame_left(const struct odir *od)
 {
-	struct rd r = rd_make(od->hdr, od->hlen);
-	uint8_t type;
-	uint16_t count;
-	uint32_t size;
 	uint64_t total;
 
 	if (od->hlen < BTL_HDR_LEN || hdr_need(od) <= 0)
 		return -1;
-	rd_skip(&r, 1);
-	type = rd_u8(&r);
-	count = rd_le16(&r);
-	size = rd_le32(&r);
-	total = type == BTL_PUT ? BTL_HDR_LEN + (uint64_t)SEG_LEN * count + size
-				: BTL_HDR_LEN + (uint64_t)size;
+	total = frame_total(od->hdr);
 	return total > od->hlen ? (int64_t)(total - od->hlen) : -1;
 }
 
+/* n bytes of direction dir missing: not captured (a gap: the messages it touches are
+ * flagged, a frame whose header was cut is skipped by its length, the framing is searched
+ * for again past what the headers told), or left out on purpose by the capture (cut):
+ * inside the current frame's body, whose size its header gave, they are data not needed. */
 static void
-ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
+missing(struct ompi *o, int dir, uint64_t n, int64_t t_ns, bool cut)
 {
-	struct ompi *o = state;
 	struct odir *od;
 	int64_t left;
 
 	if ((dir != 0 && dir != 1) || n == 0)
 		return;
 	od = &o->d[dir];
-	o->st->gaps++;
+	if (cut && (od->st != OS_BODY || n > od->body_left))
+		cut = false;	/* not where the capture leaves bytes out: damage */
+	if (!cut)
+		o->st->gaps++;
 	od->t_last_ns = t_ns;
 	if (od->st == OS_DEAD)
 		return;
@@ -800,9 +850,10 @@ ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 
 		if (od->kind == FK_DATA && od->cur >= 0 && od->pend[od->cur].used) {
 			od->pend[od->cur].got_bytes += k;
-			od->pend[od->cur].flags |= MSG_F_GAP;
+			if (!cut)
+				od->pend[od->cur].flags |= MSG_F_GAP;
 		}
-		if (od->eager)
+		if (od->eager && !cut)
 			od->next_flags |= MSG_F_GAP;
 		od->body_left -= k;
 		n -= k;
@@ -815,6 +866,18 @@ ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
 	od->eager = false;
 	lose_framing(o, dir);
 	od->next_flags |= MSG_F_GAP;
+}
+
+static void
+ompi_gap(void *state, int dir, uint64_t n, int64_t t_ns)
+{
+	missing(state, dir, n, t_ns, false);
+}
+
+static void
+ompi_skip(void *state, int dir, uint64_t n, int64_t t_ns)
+{
+	missing(state, dir, n, t_ns, true);
 }
 
 static void
@@ -866,6 +929,7 @@ const struct decoder dec_ompi = {
 	.open = ompi_open,
 	.data = ompi_data,
 	.gap = ompi_gap,
+	.skip = ompi_skip,
 	.close = ompi_close,
 	.ranks = ompi_ranks,
 };

@@ -346,3 +346,45 @@ pkt_kind_name(enum pkt_kind k)
 	}
 	return "?";
 }
+
+/* It reads the fields, not the struct's bytes: the key was just written piecewise by
+ * pkt_key_make, and loads that straddle those stores would stall. */
+uint64_t
+pkt_key_hash(const struct pkt_key *k)
+{
+	uint64_t w[4], h = 0x9E3779B97F4A7C15ULL;
+	int i;
+
+	memcpy(w, k->addr, sizeof w);
+	for (i = 0; i < 4; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+	h ^= (uint64_t)k->port[0] << 24 ^ (uint64_t)k->port[1] << 8 ^ k->af;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 31);
+}
+
+static int
+end_cmp(const uint8_t a[16], uint16_t pa, const uint8_t b[16], uint16_t pb)
+{
+	int c = memcmp(a, b, 16);
+
+	if (c)
+		return c;
+	return pa < pb ? -1 : pa > pb;
+}
+
+void
+pkt_key_make(const struct pkt *p, struct pkt_key *k, int *src_end)
+{
+	memset(k, 0, sizeof *k);
+	k->af = (uint8_t)p->af;
+	if (end_cmp(p->src, p->sport, p->dst, p->dport) <= 0) {
+		memcpy(k->addr[0], p->src, 16), k->port[0] = p->sport;
+		memcpy(k->addr[1], p->dst, 16), k->port[1] = p->dport;
+		*src_end = 0;
+	} else {
+		memcpy(k->addr[0], p->dst, 16), k->port[0] = p->dport;
+		memcpy(k->addr[1], p->src, 16), k->port[1] = p->sport;
+		*src_end = 1;
+	}
+}

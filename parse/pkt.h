@@ -53,4 +53,17 @@ enum pkt_kind pkt_decode(int linktype, const uint8_t *p, size_t caplen, size_t o
 			 struct pkt *out);
 const char *pkt_kind_name(enum pkt_kind k);
 
+/* A connection's two ends in canonical order (the lower address and port first), the same
+ * for both directions. */
+struct pkt_key {
+	uint8_t addr[2][16];	/* first: pkt_key_hash reads them as aligned words */
+	uint16_t port[2];
+	uint8_t af;
+};
+
+/* The key of p's connection; *src_end is the key end (0 or 1) that sent p. */
+void pkt_key_make(const struct pkt *p, struct pkt_key *k, int *src_end);
+/* A 64-bit mix of the key (called once per packet, so it must be cheap). */
+uint64_t pkt_key_hash(const struct pkt_key *k);
+
 #endif

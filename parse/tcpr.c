@@ -56,6 +56,22 @@ emit_gap(struct tcpr_dir *d, uint64_t n, int64_t t_ns, const struct tcpr_out *ou
 	out->gap(out->ctx, n, t_ns);
 }
 
+/* n bytes the capture cut on purpose (snaplen, or a framed capture's skipped payload). */
+static void
+emit_cut(struct tcpr_dir *d, uint64_t n, int64_t t_ns, const struct tcpr_out *out,
+	 struct tcpr_stats *st)
+{
+	if (n == 0)
+		return;
+	if (out->cut == NULL) {
+		emit_gap(d, n, t_ns, out, st);
+		return;
+	}
+	st->cut_bytes += n;
+	d->next += n;
+	out->cut(out->ctx, n, t_ns);
+}
+
 static void
 emit_data(struct tcpr_dir *d, const uint8_t *p, size_t n, int64_t t_ns, const struct tcpr_out *out,
 	  struct tcpr_stats *st)
@@ -77,7 +93,7 @@ drain(struct tcpr_dir *d, const struct tcpr_out *out, struct tcpr_stats *st)
 		d->held_bytes -= s->len;
 		d->held_segs--;
 		if (s->missing)
-			emit_gap(d, s->len, s->t_ns, out, st);
+			emit_cut(d, s->len, s->t_ns, out, st);
 		else
 			emit_data(d, s->data, s->len, s->t_ns, out, st);
 		free(s);
@@ -252,7 +268,7 @@ tcpr_dir_segment(struct tcpr_dir *d, uint32_t seq, uint8_t flags, const uint8_t 
 		emit_data(d, p, n, t_ns, out, st);
 		p = adv(p, n), caplen -= n, wirelen -= n, off += n;
 		if (caplen == 0 && wirelen > 0 && d->head == NULL) {
-			emit_gap(d, wirelen, t_ns, out, st);	/* the snaplen cut */
+			emit_cut(d, wirelen, t_ns, out, st);	/* the snaplen cut */
 			return;
 		}
 		if (wirelen == 0) {
@@ -286,7 +302,7 @@ tcpr_dir_segment(struct tcpr_dir *d, uint32_t seq, uint8_t flags, const uint8_t 
 		st->cap_hits++;
 		emit_gap(d, off - d->next, t_ns, out, st);
 		emit_data(d, p, caplen, t_ns, out, st);
-		emit_gap(d, wirelen - caplen, t_ns, out, st);
+		emit_cut(d, wirelen - caplen, t_ns, out, st);
 		return;
 	}
 	{

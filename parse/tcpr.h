@@ -6,7 +6,7 @@
  * overlaps (the first copy wins; differing bytes in an overlap are counted), sequence
  * wraparound at 2^32 (offsets are 64-bit), a capture that starts mid-connection (the first
  * segment seen sets the origin), FIN and RST, and snaplen-cut segments (the missing tail
- * is delivered as a gap). Holes never filled (capture loss) are delivered as gaps when the
+ * is delivered through cut(), or as a gap without one). Holes never filled (capture loss) are delivered as gaps when the
  * peer acknowledges past them (tcpr_dir_ack), the buffered bytes reach the cap, or the
  * direction is flushed.
  *
@@ -24,6 +24,9 @@
 struct tcpr_out {
 	void (*data)(void *ctx, const uint8_t *p, size_t n, int64_t t_ns);
 	void (*gap)(void *ctx, uint64_t n, int64_t t_ns);
+	/* n bytes the capture did not keep on purpose (a snaplen or a framed capture cut the
+	 * segment); NULL: delivered through gap. */
+	void (*cut)(void *ctx, uint64_t n, int64_t t_ns);
 	void *ctx;
 };
 
@@ -38,6 +41,7 @@ struct tcpr_stats {
 	uint64_t gaps;			/* gaps delivered */
 	uint64_t gap_bytes;		/* bytes in those gaps */
 	uint64_t cut_segs;		/* segments cut by the snaplen */
+	uint64_t cut_bytes;		/* bytes of those cut tails delivered through cut() */
 	uint64_t cap_hits;		/* times a per-direction cap forced a gap */
 	uint64_t acked_holes;		/* holes given up because the peer acknowledged past them */
 	uint64_t after_fin_bytes;	/* payload past a FIN, ignored */

@@ -392,23 +392,43 @@ read_topology(struct prof *p, const char *path, struct err *e)
 
 static const char *const msg_cols[] = { "t_first_ns", "src", "dst", "bytes", NULL };
 
+/* The index + 1 of a tag_name in p->names, added when new; 0 for "-", "" and past the cap. */
+static uint8_t
+name_index(struct prof *p, const char *name)
+{
+	if (name[0] == '\0' || strcmp(name, "-") == 0 || strlen(name) >= sizeof p->names[0])
+		return 0;
+	for (int i = 0; i < p->nnames; i++)
+		if (strcmp(p->names[i], name) == 0)
+			return (uint8_t)(i + 1);
+	if (p->nnames == PROF_MAX_NAMES)
+		return 0;
+	snprintf(p->names[p->nnames], sizeof p->names[0], "%s", name);
+	return (uint8_t)++p->nnames;
+}
+
 static int
 read_messages(struct prof *p, const char *path, struct err *e)
 {
 	struct tsv_r t;
-	int it, il, is, id, ib;
+	int it, il, is, id, ib, itag, icid, iname, iproto;
 	size_t cap = 0;
 	int rc;
 
 	if ((rc = tsv_r_open(&t, path, "messages", 1, msg_cols, e)) < 0)
 		return rc;
 	it = tsv_r_col(&t, "t_first_ns");
-	il = tsv_r_col(&t, "t_last_ns");	/* optional: -1 when absent */
+	il = tsv_r_col(&t, "t_last_ns");	/* optional: -1 when absent, as the next four */
+	itag = tsv_r_col(&t, "tag");
+	icid = tsv_r_col(&t, "cid");
+	iname = tsv_r_col(&t, "tag_name");
+	iproto = tsv_r_col(&t, "proto");
 	is = tsv_r_col(&t, "src");
 	id = tsv_r_col(&t, "dst");
 	ib = tsv_r_col(&t, "bytes");
 	while ((rc = next_row(p, &t, e)) == 1) {
-		int64_t tns, tlast, src, dst, bytes;
+		int64_t tns, tlast, src, dst, bytes, tag = 0, cid = -1;
+		bool have_tag;
 		struct err fe;
 
 		if (tsv_r_i64(&t, it, &tns, &fe) < 0 || tsv_r_i64(&t, is, &src, &fe) < 0 ||
@@ -425,13 +445,23 @@ read_messages(struct prof *p, const char *path, struct err *e)
 		/* the last byte's time only widens the message; a bad one is not worth the row */
 		if (il < 0 || tsv_r_i64(&t, il, &tlast, &fe) < 0 || tlast < tns)
 			tlast = tns;
+		/* tag and communicator are labels: an unknown or bad one leaves the message */
+		have_tag = itag >= 0 && tsv_r_i64(&t, itag, &tag, &fe) == 0 && tag >= INT32_MIN &&
+			   tag <= INT32_MAX;
+		if (icid < 0 || tsv_r_i64(&t, icid, &cid, &fe) < 0 || cid < -1 || cid > INT32_MAX)
+			cid = -1;
 		if (p->nmsgs == PROF_MAX_MSGS) {
 			p->capped++;
 			continue;
 		}
 		p->msgs = xgrow(p->msgs, &cap, (size_t)p->nmsgs + 1, sizeof *p->msgs);
-		p->msgs[p->nmsgs++] = (struct prof_msg){ .t_ns = tns, .t_last_ns = tlast, .src = (int32_t)src,
-							 .dst = (int32_t)dst, .bytes = bytes };
+		p->msgs[p->nmsgs++] = (struct prof_msg){
+			.t_ns = tns, .t_last_ns = tlast, .src = (int32_t)src, .dst = (int32_t)dst,
+			.bytes = bytes, .tag = have_tag ? (int32_t)tag : 0, .cid = (int32_t)cid,
+			.have_tag = have_tag,
+			.ctrl = iproto >= 0 && strcmp(tsv_r_str(&t, iproto), "ctrl") == 0,
+			.name = iname >= 0 ? name_index(p, tsv_r_str(&t, iname)) : 0,
+		};
 	}
 	tsv_r_close(&t);
 	p->have_msgs = rc >= 0;
@@ -444,12 +474,13 @@ static int
 read_phases(struct prof *p, const char *path, struct err *e)
 {
 	struct tsv_r t;
-	int ir, ik, i0, i1;
-	size_t cap = 0;
+	int ir, ik, i0, i1, irun;
+	size_t cap = 0, icap = 0;
 	int rc;
 
 	if ((rc = tsv_r_open(&t, path, "phases", 1, phase_cols, e)) < 0)
 		return rc;
+	irun = tsv_r_col(&t, "run_ns");	/* optional */
 	ir = tsv_r_col(&t, "rank");
 	ik = tsv_r_col(&t, "kind");
 	i0 = tsv_r_col(&t, "t_start_ns");
@@ -457,8 +488,9 @@ read_phases(struct prof *p, const char *path, struct err *e)
 	p->t_phase0_ns = INT64_MAX;
 	p->t_phase1_ns = INT64_MIN;
 	while ((rc = next_row(p, &t, e)) == 1) {
-		int64_t rank, t0, t1;
+		int64_t rank, t0, t1, run;
 		const char *kind;
+		struct prof_busy ph;
 		bool busy;
 		struct err fe;
 
@@ -479,15 +511,20 @@ read_phases(struct prof *p, const char *path, struct err *e)
 			p->t_phase0_ns = t0;
 		if (t1 > p->t_phase1_ns)
 			p->t_phase1_ns = t1;
-		if (!busy)
-			continue;
-		if (p->nbusy == PROF_MAX_BUSY) {
+		if (irun < 0 || tsv_r_i64(&t, irun, &run, &fe) < 0 || run < 0)
+			run = -1;
+		ph = (struct prof_busy){ .rank = (int32_t)rank, .t_start_ns = t0, .t_end_ns = t1, .run_ns = run };
+		if ((busy ? p->nbusy : p->nidle) == PROF_MAX_BUSY) {
 			p->capped++;
 			continue;
 		}
-		p->busy = xgrow(p->busy, &cap, (size_t)p->nbusy + 1, sizeof *p->busy);
-		p->busy[p->nbusy++] = (struct prof_busy){ .rank = (int32_t)rank, .t_start_ns = t0,
-							  .t_end_ns = t1 };
+		if (busy) {
+			p->busy = xgrow(p->busy, &cap, (size_t)p->nbusy + 1, sizeof *p->busy);
+			p->busy[p->nbusy++] = ph;
+		} else {
+			p->idle = xgrow(p->idle, &icap, (size_t)p->nidle + 1, sizeof *p->idle);
+			p->idle[p->nidle++] = ph;
+		}
 	}
 	tsv_r_close(&t);
 	if (p->t_phase0_ns == INT64_MAX)
@@ -581,6 +618,7 @@ prof_free(struct prof *p)
 	free(p->topo);
 	free(p->msgs);
 	free(p->busy);
+	free(p->idle);
 	memset(p, 0, sizeof *p);
 }
 

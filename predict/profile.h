@@ -21,7 +21,7 @@
 #define PROF_MAX_TOPO 65536	/* rows in topology.tsv */
 #define PROF_HOST_MAX 128	/* bytes in a host name */
 #define PROF_MAX_MSGS (1L << 24)	/* rows of messages.tsv kept */
-#define PROF_MAX_BUSY (1L << 24)	/* busy rows of phases.tsv kept */
+#define PROF_MAX_BUSY (1L << 24)	/* busy rows of phases.tsv kept, and idle rows */
 
 /* One row of ranks.tsv: paper 003's Figure 3 for one rank. */
 struct prof_rank {
@@ -59,19 +59,27 @@ struct prof_topo {
 	double cap_tps;		/* NAN unknown */
 };
 
-/* One row of messages.tsv, the fields the models use. */
+#define PROF_MAX_NAMES 64	/* distinct tag_name values kept (collectives), more are "other" */
+
+/* One row of messages.tsv, the fields the models and export use. */
 struct prof_msg {
 	int64_t t_ns;		/* t_first_ns: capture time of its first byte */
 	int64_t t_last_ns;	/* capture time of its last byte (t_ns when the file has no
 				 * t_last_ns column or the value is bad) */
 	int32_t src, dst;	/* world ranks, -1 unknown */
 	int64_t bytes;		/* user payload bytes */
+	int32_t tag;		/* MPI tag, meaningful when have_tag */
+	int32_t cid;		/* communicator context id, -1 unknown */
+	bool have_tag;		/* the file gave a tag */
+	bool ctrl;		/* proto "ctrl": a protocol record, not a user message */
+	uint8_t name;		/* tag_name as p->names[name - 1], 0 none */
 };
 
-/* One busy row of phases.tsv. */
+/* One busy (or idle) row of phases.tsv. */
 struct prof_busy {
 	int32_t rank;
 	int64_t t_start_ns, t_end_ns;
+	int64_t run_ns;		/* CPU time of the rank's threads in the phase, -1 unknown */
 };
 
 struct prof {
@@ -94,6 +102,10 @@ struct prof {
 	bool have_phases;		/* phases.tsv read */
 	long nbusy;
 	struct prof_busy *busy;		/* owned, busy phases in file order */
+	long nidle;
+	struct prof_busy *idle;		/* owned, idle phases in file order (same cap) */
+	int nnames;
+	char names[PROF_MAX_NAMES][24];	/* tag_name values met in messages.tsv */
 	int64_t t_phase0_ns, t_phase1_ns;	/* earliest start, latest end of any phase (busy or
 						 * idle); 0 without phases */
 	long capped;			/* messages and phases past their caps, not kept */

@@ -111,6 +111,16 @@ kv_i64(const struct rep_kv *kv, int n, const char *key)
 	return *end == '\0' && x >= 0 ? (int64_t)x : -1;
 }
 
+/* Add a non-negative metadata number to *sum. */
+static void
+add_ns(int64_t *sum, const struct rep_kv *kv, int n, const char *key)
+{
+	int64_t v = kv_i64(kv, n, key);
+
+	if (v > 0)
+		*sum += v;
+}
+
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -171,12 +181,12 @@ read_meta(struct rep_run *r)
 	names = list_dir(mdir, "rank-", ".tsv", 1 << 20, &n);
 	r->nrank_meta = n;
 	for (int i = 0; i < n; i++) {
-		struct rep_kv kv[64];
+		struct rep_kv kv[REP_MAX_KV];
 		int m;
 		int64_t s, en;
 
 		path = xasprintf("%s/%s", mdir, names[i]);
-		m = read_kv(r, path, "meta", kv, 64);
+		m = read_kv(r, path, "meta", kv, REP_MAX_KV);
 		free(path);
 		if (m <= 0)
 			continue;
@@ -186,19 +196,23 @@ read_meta(struct rep_run *r)
 			r->start_real_ns = s;
 		if (en > 0 && en > r->end_real_ns)
 			r->end_real_ns = en;
+		add_ns(&r->observer_cpu_ns, kv, m, "agent_utime_ns");
+		add_ns(&r->observer_cpu_ns, kv, m, "agent_stime_ns");
+		add_ns(&r->app_cpu_ns, kv, m, "app_utime_ns");
+		add_ns(&r->app_cpu_ns, kv, m, "app_stime_ns");
 	}
 	free_list(names, n);
 
 	names = list_dir(mdir, "node-", ".tsv", REP_MAX_NODES, &n);
 	r->nodes = xcalloc((size_t)n + 1, sizeof *r->nodes);
 	for (int i = 0; i < n; i++) {
-		struct rep_kv kv[64];
+		struct rep_kv kv[REP_MAX_KV];
 		struct rep_node *nd = &r->nodes[r->nnodes];
-		const char *h;
+		const char *h, *pl;
 		int m;
 
 		path = xasprintf("%s/%s", mdir, names[i]);
-		m = read_kv(r, path, "meta", kv, 64);
+		m = read_kv(r, path, "meta", kv, REP_MAX_KV);
 		free(path);
 		if (m <= 0)
 			continue;
@@ -207,6 +221,12 @@ read_meta(struct rep_run *r)
 		nd->pcap_recv = kv_i64(kv, m, "pcap_recv");
 		nd->pcap_drop = kv_i64(kv, m, "pcap_drop");
 		nd->pcap_ifdrop = kv_i64(kv, m, "pcap_ifdrop");
+		pl = rep_kv_get(kv, m, "payload");
+		snprintf(nd->payload, sizeof nd->payload, "%.15s", pl ? pl : "full");
+		nd->bytes_captured = kv_i64(kv, m, "bytes_captured");
+		nd->bytes_written = kv_i64(kv, m, "bytes_written");
+		nd->framing_lost = kv_i64(kv, m, "framing_lost");
+		nd->framing_gave_up = kv_i64(kv, m, "framing_gave_up");
 		r->nnodes++;
 	}
 	free_list(names, n);

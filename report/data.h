@@ -31,6 +31,9 @@ struct rep_kv {
 struct rep_node {		/* RUN/meta/node-<host>.tsv */
 	char host[128];
 	int64_t pcap_recv, pcap_drop, pcap_ifdrop;	/* -1 unknown */
+	char payload[16];		/* what the capture kept: framed, full, cut */
+	int64_t bytes_captured, bytes_written;	/* -1 unknown */
+	int64_t framing_lost, framing_gave_up;	/* framed captures; -1 unknown */
 };
 
 struct rep_msg {		/* one message of messages.tsv */
@@ -73,6 +76,7 @@ struct rep_run {
 	struct rep_node *nodes;		/* owned [nnodes] */
 	int nrank_meta;			/* meta/rank-*.tsv files found */
 	int64_t start_real_ns, end_real_ns;	/* from the rank meta files, -1 unknown */
+	int64_t observer_cpu_ns, app_cpu_ns;	/* agents' and applications' CPU, summed */
 
 	bool have_prof;			/* ranks.tsv read (links, netparams optional: prof.have_*) */
 	struct prof prof;

@@ -119,6 +119,45 @@ hosts_line(const struct rep_run *r, char *dst, size_t cap)
 	}
 }
 
+/* What the observation kept and cost: how much a reader should trust that it did not
+ * disturb the run (docs/collect.md). */
+static void
+observation_lines(struct front *f, const struct rep_run *r)
+{
+	char v[512], kinds[64] = "";
+	int64_t cap = 0, wr = 0, gave_up = 0;
+	bool sizes = r->nnodes > 0;
+
+	for (int i = 0; i < r->nnodes; i++) {
+		const struct rep_node *n = &r->nodes[i];
+		size_t k = strlen(kinds);
+
+		if (strstr(kinds, n->payload) == NULL)
+			snprintf(kinds + k, sizeof kinds - k, "%s%s", k ? "," : "", n->payload);
+		if (n->bytes_captured < 0 || n->bytes_written < 0)
+			sizes = false;
+		cap += n->bytes_captured;
+		wr += n->bytes_written;
+		gave_up += n->framing_gave_up > 0 ? n->framing_gave_up : 0;
+	}
+	if (kinds[0] != '\0') {
+		if (sizes && cap > 0)
+			snprintf(v, sizeof v, "%s: %.1f MB written of %.1f MB captured (%.2f %%)%s", kinds,
+				 (double)wr / 1e6, (double)cap / 1e6, 100.0 * (double)wr / (double)cap,
+				 strstr(kinds, "framed") && gave_up > 0 ? "; framing given up on some streams" : "");
+		else
+			snprintf(v, sizeof v, "%s", kinds);
+		line(f, 0.05, "capture kept", v);
+	}
+	if (r->app_cpu_ns > 0) {
+		snprintf(v, sizeof v, "%.3f s, %.2f %% of the applications' %.3f s (agents and captures)",
+			 (double)r->observer_cpu_ns / 1e9,
+			 100.0 * (double)r->observer_cpu_ns / (double)r->app_cpu_ns,
+			 (double)r->app_cpu_ns / 1e9);
+		line(f, 0.05, "observer CPU", v);
+	}
+}
+
 int
 page_front(const struct page_ctx *c, struct plot *p, const int *included, const char *const *why,
 	   char *err_why, size_t err_cap)
@@ -186,6 +225,7 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 		snprintf(v, sizeof v, "%d more nodes in meta/", r->nnodes - 6);
 		line(&f, 0.05, "", v);
 	}
+	observation_lines(&f, r);
 	if (r->have_stats) {
 		const char *cov = rep_kv_get(r->stats, r->nstats, "coverage_note");
 

@@ -48,7 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tcpr_dir d;
 	struct tcpr_stats st;
 	struct sinkst s = { 0, 0 };
-	struct tcpr_out out = { on_data, on_gap, &s };
+	struct tcpr_out out = { on_data, on_gap, NULL, &s };
 	uint32_t base = rd_be32(&r);	/* the first sequence number: exercises the wrap */
 	int64_t t = 0;
 

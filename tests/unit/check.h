@@ -81,6 +81,21 @@ check_tmpdir(void)
 	return check_dir_;
 }
 
+/* Write text to dir/name (created or truncated); exits 2 when it cannot. */
+static inline void
+check_put(const char *dir, const char *name, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
 static int
 check_rm_(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {

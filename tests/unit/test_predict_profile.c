@@ -12,17 +12,7 @@ static char run[256];
 static void
 put(const char *name, const char *text)
 {
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", run, name);
-	f = fopen(path, "w");
-	if (f == NULL) {
-		perror(path);
-		exit(2);
-	}
-	fputs(text, f);
-	fclose(f);
+	check_put(run, name, text);
 }
 
 #define RANKS_HDR "# contend-ranks 1\nrank\thost\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tn_busy\tn_idle\tcpu_pct\trun_ns\twait_ns\tmsgs_sent\tbytes_sent\tmsgs_recv\tbytes_recv\n"
@@ -94,6 +84,36 @@ TEST(missing_and_broken)
 	prof_free(&p);
 }
 
+/* The labels export needs: tag, communicator, collective name, ctrl records, idle phases. */
+TEST(message_labels_and_idle_phases)
+{
+	struct prof p;
+	struct err e;
+
+	put("profile/ranks.tsv", RANKS_HDR "0\tws1\t35\t80\t5\t15\t3\t5\t1\t1\t85\t1\t0\t1\t1\t1\t1\n");
+	put("profile/messages.tsv", "# contend-messages 1\n"
+	    "t_first_ns\tt_last_ns\tsrc\tdst\tcid\ttag\ttag_name\tbytes\tproto\n"
+	    "10\t20\t0\t1\t0\t7\t-\t100\teager\n"
+	    "30\t40\t1\t0\t2\t-12\tallreduce\t8\teager\n"
+	    "50\t60\t1\t0\tx\t-\tallreduce\t0\tctrl\n"		/* bad cid, no tag: kept */
+	    "70\t80\t1\t0\t0\t99999999999\tbcast\t1\teager\n");	/* tag out of range */
+	put("profile/phases.tsv", "# contend-phases 1\nrank\tkind\tt_start_ns\tt_end_ns\trun_ns\twait_ns\n"
+	    "0\tbusy\t0\t10\t9\t0\n0\tidle\t10\t30\t-\t0\n0\tbusy\t30\t40\t8\t0\n");
+	CHECK(prof_load(&p, run, &e) == 0);
+	CHECK(p.nmsgs == 4);
+	if (p.nmsgs == 4) {
+		CHECK(p.msgs[0].have_tag && p.msgs[0].tag == 7 && p.msgs[0].cid == 0 && p.msgs[0].name == 0);
+		CHECK(p.msgs[1].have_tag && p.msgs[1].tag == -12 && p.msgs[1].cid == 2 && p.msgs[1].name == 1);
+		CHECK(!p.msgs[2].have_tag && p.msgs[2].cid == -1 && p.msgs[2].ctrl && p.msgs[2].name == 1);
+		CHECK(!p.msgs[3].have_tag && p.msgs[3].name == 2 && !p.msgs[3].ctrl);
+	}
+	CHECK(p.nnames == 2 && strcmp(p.names[0], "allreduce") == 0 && strcmp(p.names[1], "bcast") == 0);
+	CHECK(p.nbusy == 2 && p.nidle == 1);
+	if (p.nbusy == 2 && p.nidle == 1)
+		CHECK(p.busy[1].run_ns == 8 && p.idle[0].run_ns == -1 && p.idle[0].t_end_ns == 30);
+	prof_free(&p);
+}
+
 int
 main(void)
 {
@@ -104,5 +124,6 @@ main(void)
 	mkdir(prof, 0755);
 	RUN(good_and_damaged_rows);
 	RUN(missing_and_broken);
+	RUN(message_labels_and_idle_phases);
 	return check_done();
 }

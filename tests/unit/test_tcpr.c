@@ -44,7 +44,7 @@ g_gap(void *ctx, uint64_t n, int64_t t_ns)
 
 static struct got G;
 static struct tcpr_stats ST;
-static struct tcpr_out OUT = { g_data, g_gap, &G };
+static struct tcpr_out OUT = { g_data, g_gap, NULL, &G };
 
 static void
 reset(struct tcpr_dir *d, size_t max_buf, size_t max_segs)

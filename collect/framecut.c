@@ -1,0 +1,217 @@
+/* framecut: per-packet keep lengths for a framed capture (see framecut.h). */
+#include "collect/framecut.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+#include "parse/pkt.h"
+#include "parse/tcpr.h"
+
+struct fdir {
+	struct tcpr_dir td;
+	struct wire_dir wd;
+	bool started;		/* wd set up (first segment with data or SYN seen) */
+	bool fin;
+};
+
+struct fconn {
+	struct fconn *next;	/* hash chain */
+	struct pkt_key key;
+	struct fdir d[2];	/* by key end that sends */
+	int syn_end;		/* key end whose SYN (without ACK) was seen, -1 none */
+};
+
+/* What the reassembly delivers while one packet is judged. */
+struct judge {
+	struct framecut *f;
+	struct fdir *fd;
+	int64_t cur;		/* stream offset of the next byte delivered */
+	int64_t lo, hi;		/* the packet's payload, as stream offsets */
+	int64_t keep_hi;	/* end of the packet's last byte to keep */
+};
+
+struct framecut {
+	int linktype;
+	size_t max_conns, nconns, nbuckets;
+	struct fconn **tab;
+	struct framecut_stats st;
+	struct tcpr_stats tst;
+};
+
+struct framecut *
+framecut_new(int linktype, size_t max_conns)
+{
+	struct framecut *f = xcalloc(1, sizeof *f);
+
+	f->linktype = linktype;
+	f->max_conns = max_conns ? max_conns : FRAMECUT_MAX_CONNS;
+	f->nbuckets = 1024;
+	while (f->nbuckets < f->max_conns)
+		f->nbuckets <<= 1;
+	f->tab = xcalloc(f->nbuckets, sizeof *f->tab);
+	return f;
+}
+
+static void
+on_data(void *ctx, const uint8_t *p, size_t n, int64_t t_ns)
+{
+	struct judge *j = ctx;
+	size_t k = wire_feed(&j->fd->wd, p, n, &j->f->st.wire);
+	int64_t end = j->cur + (int64_t)k;
+
+	(void)t_ns;
+	if (k > 0 && j->cur < j->hi && end > j->lo && end > j->keep_hi)
+		j->keep_hi = end < j->hi ? end : j->hi;
+	j->cur += (int64_t)n;
+}
+
+static void
+on_gap(void *ctx, uint64_t n, int64_t t_ns)
+{
+	struct judge *j = ctx;
+
+	(void)t_ns;
+	j->f->st.holes++;
+	wire_gap(&j->fd->wd, n, &j->f->st.wire);
+	j->cur += (int64_t)n;
+}
+
+static void
+count_dirs(struct framecut_stats *st, const struct fconn *c)
+{
+	for (int d = 0; d < 2; d++)
+		if (c->d[d].started)
+			st->dirs[c->d[d].wd.proto]++;
+}
+
+static struct fconn **
+find(struct framecut *f, const struct pkt_key *k)
+{
+	struct fconn **pp = &f->tab[pkt_key_hash(k) & (f->nbuckets - 1)];
+
+	while (*pp != NULL && memcmp(&(*pp)->key, k, sizeof *k) != 0)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static void
+drop(struct framecut *f, struct fconn **pp)
+{
+	struct fconn *c = *pp;
+
+	count_dirs(&f->st, c);
+	*pp = c->next;
+	tcpr_dir_release(&c->d[0].td);
+	tcpr_dir_release(&c->d[1].td);
+	free(c);
+	f->nconns--;
+}
+
+size_t
+framecut_keep(struct framecut *f, const uint8_t *p, size_t caplen, size_t origlen)
+{
+	struct pkt pk;
+	struct pkt_key k;
+	struct fconn **pp, *c;
+	struct fdir *fd;
+	struct judge j;
+	struct tcpr_out out = { on_data, on_gap, NULL, &j };
+	size_t hdr, keep;
+	int src;
+	bool syn;
+
+	f->st.packets++;
+	f->st.bytes_in += caplen;
+	if (pkt_decode(f->linktype, p, caplen, origlen, &pk) != PKT_TCP ||
+	    pk.payload_len < pk.payload_wire) {
+		f->st.bytes_kept += caplen;	/* not TCP, or cut already: as it is */
+		return caplen;
+	}
+	hdr = (size_t)(pk.payload - p);
+	syn = (pk.flags & PKT_TCP_SYN) != 0;
+	keep = hdr + pk.payload_len;
+	if (pk.payload_len == 0 && !syn && !(pk.flags & (PKT_TCP_FIN | PKT_TCP_RST)))
+		goto done;	/* a bare ACK: nothing to judge */
+	pkt_key_make(&pk, &k, &src);
+	pp = find(f, &k);
+	c = *pp;
+	if (c == NULL) {
+		if (pk.payload_len == 0 && !syn)
+			goto done;	/* a FIN or RST of a connection not followed */
+		if (f->nconns >= f->max_conns) {
+			f->st.untracked++;
+			goto done;
+		}
+		c = xcalloc(1, sizeof *c);
+		c->key = k;
+		c->syn_end = -1;
+		tcpr_dir_init(&c->d[0].td, FRAMECUT_HOLD_BYTES, FRAMECUT_HOLD_SEGS);
+		tcpr_dir_init(&c->d[1].td, FRAMECUT_HOLD_BYTES, FRAMECUT_HOLD_SEGS);
+		*pp = c;
+		f->nconns++;
+		f->st.conns++;
+	}
+	if (syn && !(pk.flags & PKT_TCP_ACK))
+		c->syn_end = src;
+	fd = &c->d[src];
+	if (!fd->started && (syn || pk.payload_len > 0)) {
+		fd->started = true;
+		wire_init(&fd->wd, syn, c->syn_end >= 0 && c->syn_end != src, &f->st.wire);
+	}
+	memset(&j, 0, sizeof j);
+	j.f = f;
+	if (c->d[!src].td.started && (pk.flags & PKT_TCP_ACK)) {
+		/* holes the peer acknowledged are not coming: the other direction goes on */
+		j.fd = &c->d[!src];
+		j.cur = (int64_t)j.fd->td.next;
+		tcpr_dir_ack(&j.fd->td, pk.ack, 0, &out, &f->tst);
+	}
+	j.fd = fd;
+	j.cur = (int64_t)fd->td.next;
+	j.lo = fd->td.started ? tcpr_dir_offset(&fd->td, pk.seq + (syn ? 1 : 0)) : 0;
+	j.hi = j.lo + (int64_t)pk.payload_len;
+	j.keep_hi = j.lo;
+	tcpr_dir_segment(&fd->td, pk.seq, pk.flags, pk.payload, pk.payload_len, pk.payload_len, 0,
+			 &out, &f->tst);
+	if (pk.payload_len > 0) {
+		if ((int64_t)fd->td.next < j.hi) {
+			f->st.whole_ahead++;	/* held ahead of a hole: not judged yet */
+		} else {
+			keep = hdr + (size_t)(j.keep_hi - j.lo);
+		}
+	}
+	if (pk.flags & PKT_TCP_FIN)
+		fd->fin = true;
+	if ((pk.flags & PKT_TCP_RST) || (c->d[0].fin && c->d[1].fin))
+		drop(f, find(f, &k));
+done:
+	if (keep > caplen)
+		keep = caplen;
+	if (keep < caplen)
+		f->st.cut++;
+	f->st.bytes_kept += keep;
+	return keep;
+}
+
+void
+framecut_stats(const struct framecut *f, struct framecut_stats *out)
+{
+	*out = f->st;
+	for (size_t b = 0; b < f->nbuckets; b++)
+		for (const struct fconn *c = f->tab[b]; c != NULL; c = c->next)
+			count_dirs(out, c);
+}
+
+void
+framecut_free(struct framecut *f)
+{
+	if (f == NULL)
+		return;
+	for (size_t b = 0; b < f->nbuckets; b++)
+		while (f->tab[b] != NULL)
+			drop(f, &f->tab[b]);
+	free(f->tab);
+	free(f);
+}
