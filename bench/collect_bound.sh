@@ -50,7 +50,7 @@ testbed_ensure "$INST" "$T"
 hosts=$("$CONTEND" testbed --instance "$INST" status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/ { print $2 }')
 nws=$(echo "$hosts" | wc -w)
 [ "$nws" -ge 2 ] || { echo "testbed $INST has $nws workstations" >&2; exit 1; }
-launch() { "$CONTEND" testbed --instance "$INST" mpirun -np "$nws" -- "$@"; }
+launch() { "$CONTEND" testbed --instance "$INST" mpirun --tcp -np "$nws" -- "$@"; }
 
 # Start tcpdump in every workstation; wait until each is capturing.
 tcpd_start() {	# tcpd_start EXTRA-OPTIONS...

@@ -43,7 +43,7 @@ if [ -z "$run" ]; then
 	tb up -n 4 --routed --uplink 2=50mbit >"$work/up.log" 2>&1 ||
 		{ echo "infer_passive: testbed: $(tail -n 1 "$work/up.log")" >&2; exit 1; }
 	run=$work/run
-	tb mpirun -np 4 -- "$PWD/$CONTEND" collect -q -o "$run" -- "$PWD/$farm" -a -n 30 -c 40 -v 0.9 -m 4M -q \
+	tb mpirun --tcp -np 4 -- "$PWD/$CONTEND" collect -q -o "$run" -- "$PWD/$farm" -a -n 30 -c 40 -v 0.9 -m 4M -q \
 		>"$work/record.log" 2>&1 || { echo "infer_passive: recording failed: $(tail -n 1 "$work/record.log")" >&2; exit 1; }
 	tb down >/dev/null 2>&1
 	trap - EXIT INT TERM

@@ -27,10 +27,10 @@ one() {	# one IMPL SNAPLEN OUT WORKLOAD ARGS...
 	shift 3
 	rm -rf "$out"
 	if [ "$impl" = ompi ]; then
-		"$CONTEND" testbed --instance "$INST" mpirun -np 3 -- \
+		"$CONTEND" testbed --instance "$INST" mpirun --tcp -np 3 -- \
 			"$CONTEND" collect -q --snaplen "$sn" -o "$out" -- "$B/workloads/ompi/$@" -q </dev/null >/dev/null 2>&1
 	else
-		timeout -k 5 40 "$CONTEND" testbed --instance "$INST" mpirun --mpich -np 3 -- \
+		timeout -k 5 40 "$CONTEND" testbed --instance "$INST" mpirun --mpich --tcp -np 3 -- \
 			"$CONTEND" collect -q --snaplen "$sn" -o "$out" -- "$B/workloads/mpich/$@" -q </dev/null >/dev/null 2>&1
 	fi
 	"$CONTEND" parse -q "$out" >/dev/null 2>&1

@@ -128,7 +128,7 @@ record() {	# name workload
 	r=$OUT/$1
 	rm -rf "$r"
 	# shellcheck disable=SC2046
-	$TB mpirun -np "$NWS" -- "$CONTEND" collect -q -o "$r" -- "$B/workloads/ompi/$2" $(args_of "$2") -q \
+	$TB mpirun --tcp -np "$NWS" -- "$CONTEND" collect -q -o "$r" -- "$B/workloads/ompi/$2" $(args_of "$2") -q \
 		>"$r.out" 2>&1 || { echo "run '$1' failed: $(tail -n 2 "$r.out")" >&2; return 1; }
 	"$CONTEND" parse -b "$(awk -v p="$PCT" 'BEGIN { print p / 200 }')" "$r" >"$r.parse" 2>&1
 	# predict reads lat_ns as integer nanoseconds (docs/formats.md); round what parse wrote

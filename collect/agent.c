@@ -337,6 +337,30 @@ agent_signals_terminating(void)
 }
 
 int
+agent_see_local_env(char *out, size_t outlen, struct err *e)
+{
+	static const char *const vars[][2] = {
+		{ "OMPI_MCA_btl", "tcp,self" },
+		{ "UCX_TLS", "tcp,self" },
+		{ "MPIR_CVAR_NOLOCAL", "1" },
+	};
+	size_t off = 0;
+
+	if (outlen > 0)
+		out[0] = '\0';
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		int w;
+
+		if (setenv(vars[i][0], vars[i][1], 1) != 0)
+			return err_sys(e, E_IO, "cannot set %s in the environment", vars[i][0]);
+		w = snprintf(out + off, outlen - off, "%s%s=%s", off ? " " : "", vars[i][0], vars[i][1]);
+		if (w > 0 && (size_t)w < outlen - off)
+			off += (size_t)w;
+	}
+	return 0;
+}
+
+int
 agent_spawn(char *const *argv, pid_t *pid, int *errno_out, struct err *e)
 {
 	/* posix_spawn (vfork-like in glibc) rather than fork: the agent may hold a large

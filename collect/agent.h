@@ -17,6 +17,7 @@
 #define COLLECT_AGENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -67,6 +68,16 @@ void agent_signals_install(void);
 void agent_signals_forwarded(char *out, size_t outlen);
 /* True once any terminating signal (HUP INT QUIT TERM) reached the agent. */
 bool agent_signals_terminating(void);
+
+/* The MPI settings that send messages between ranks of one node over TCP instead of shared
+ * memory, each in the libraries' documented configuration variables:
+ *   Open MPI (ob1)  OMPI_MCA_btl=tcp,self          the TCP BTL for every peer, no vader/sm
+ *   UCX (MPICH ch4:ucx, Open MPI's pml ucx)  UCX_TLS=tcp,self   no shared-memory transports
+ *   MPICH           MPIR_CVAR_NOLOCAL=1             every rank treated as on another node
+ * Sets them in this process's environment (replacing values the launcher passed), for the
+ * child agent_spawn starts, and writes "NAME=VALUE ..." into out. Returns 0, or -E_IO with e
+ * set when setenv fails. */
+int agent_see_local_env(char *out, size_t outlen, struct err *e) WUR;
 
 /* Start argv[0] (searched in PATH) with argv, the agent's environment and standard
  * streams. Returns 0 with *pid set, or -E_IO with e set when it cannot be executed

@@ -74,6 +74,13 @@ const char usage_collect[] =
 	"      --immediate       libpcap immediate mode instead: a wake-up per packet, which\n"
 	"                        costs the job more CPU (docs/collect.md)\n"
 	"      --sockets T       socket map scan interval (default 250ms)\n"
+	"      --see-local       have the MPI send messages between ranks of one node over TCP\n"
+	"                        (they go through shared memory by default, which no capture\n"
+	"                        sees), and capture loopback too, so that every message is in\n"
+	"                        the trace: sets OMPI_MCA_btl=tcp,self, UCX_TLS=tcp,self and\n"
+	"                        MPIR_CVAR_NOLOCAL=1 for APP (Open MPI, UCX, MPICH). Node-local\n"
+	"                        messages get slower (docs/collect.md, \"Seeing node-local\n"
+	"                        messages\"); RUN/meta/run.tsv says see_local 1\n"
 	"      --no-capture      CPU samples only\n"
 	"      --require-capture fail (before starting APP) when packets cannot be captured\n"
 	"      --force           overwrite an earlier run in RUN\n"
@@ -112,12 +119,14 @@ const char usage_collect[] =
 	"  mpirun -np 4 --host ws1,ws2 contend collect -o run1 -- ./stencil 1000\n"
 	"  mpiexec.mpich -n 4 contend collect -o run2 --compress -- ./farm\n"	"  mpirun -np 8 contend collect -o run4 --compress-level 1 -- ./alltoall\n"
 	"  mpirun -np 4 contend collect -o run5 --iface eth1 -- ./app   # only eth1\n"
+	"  mpirun -np 16 --host n1,n2 contend collect --see-local -o run6 -- ./app\n"
 	"  srun -n 8 contend collect -o run3 -- ./app\n"
 	"  contend collect --check run1\n";
 
 enum {
 	OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN,
-	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_PAYLOAD
+	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_PAYLOAD,
+	OPT_SEE_LOCAL
 };
 
 struct opts {
@@ -125,6 +134,8 @@ struct opts {
 	int64_t interval_ns;
 	struct capture_opts cap;
 	bool no_capture, require_capture, force;
+	bool see_local;		/* node-local messages over TCP, loopback captured */
+	char see_local_env[256];	/* what --see-local set for the application, "" without it */
 	int64_t sockets_ns;
 	int64_t drain_ns;
 	int64_t iface_wait_ns;	/* how long default interfaces wait for the peers' addresses */
@@ -246,6 +257,8 @@ fill_common_meta(struct agent *a, struct runmeta *m)
 		runmeta_set(m, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
 	runmeta_set_i64(m, "clk_tck", sysconf(_SC_CLK_TCK));
 	runmeta_set(m, "clock", "CLOCK_MONOTONIC and CLOCK_REALTIME");
+	runmeta_set_i64(m, "see_local", a->o->see_local);
+	runmeta_set(m, "see_local_env", "%s", a->o->see_local ? a->o->see_local_env : "-");
 }
 
 static int
@@ -313,6 +326,7 @@ rank_meta_start(struct agent *a)
 	runmeta_set(m, "samples", "samples/rank-%d.tsv.gz", a->env.rank);
 	runmeta_set(m, "sockets", "sockets/rank-%d.tsv", a->env.rank);
 	runmeta_set(m, "how_ended", "running");
+	runmeta_set_i64(m, "see_local", a->o->see_local);
 	{
 		/* The application inherits the agent's affinity and cgroups. */
 		struct cpucap cc;
@@ -360,7 +374,7 @@ narrow_ifaces(struct agent *a, bool final)
 {
 	bool keep[CAPTURE_MAX_IFACES] = { false };
 	int want = a->env.size - 1, seen = 0, remote = 0, routed = 0;
-	bool shared = a->env.local_size != 1;
+	bool shared = a->env.local_size != 1 || a->o->see_local;
 	size_t nkept = 0;
 
 	for (int r = 0; r < a->env.size; r++) {
@@ -435,7 +449,7 @@ start_capture(struct agent *a)
 		 co.compress ? ".gz" : "");
 	if (co.nifaces == 0) {
 		bool all_local = a->env.size > 0 && a->env.local_size == a->env.size;
-		bool shared = a->env.local_size != 1;
+		bool shared = a->env.local_size != 1 || a->o->see_local;
 
 		n = capture_pick_ifaces(all_local, shared, names, CAPTURE_MAX_IFACES, &e);
 		if (n <= 0) {
@@ -822,6 +836,8 @@ run_agent(struct opts *o)
 
 	memset(a, 0, sizeof *a);
 	a->o = o;
+	if (o->see_local && agent_see_local_env(o->see_local_env, sizeof o->see_local_env, &e) < 0)
+		die("collect: --see-local: %s; not starting '%s'", e.msg, o->argv[0]);
 	a->start_real_ns = agent_real_ns();
 	a->start_mono_ns = agent_mono_ns();
 	if (agent_env_detect(&a->env, &e) < 0)
@@ -1159,6 +1175,7 @@ cmd_collect(int argc, char **argv)
 		{ "batch-timeout", required_argument, NULL, OPT_BATCH_TIMEOUT },
 		{ "iface-wait", required_argument, NULL, OPT_IFACE_WAIT },
 		{ "payload", required_argument, NULL, OPT_PAYLOAD },
+		{ "see-local", no_argument, NULL, OPT_SEE_LOCAL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -1240,6 +1257,7 @@ cmd_collect(int argc, char **argv)
 			if (o.iface_wait_ns < 0 || o.iface_wait_ns > 60 * (int64_t)1000000000)
 				die_usage("collect: option '--iface-wait': use 0 to 60s");
 			break;
+		case OPT_SEE_LOCAL: o.see_local = true; break;
 		case OPT_NO_CAPTURE: o.no_capture = true; break;
 		case OPT_REQUIRE: o.require_capture = true; break;
 		case OPT_FORCE: o.force = true; break;
@@ -1260,5 +1278,17 @@ cmd_collect(int argc, char **argv)
 	if (o.no_capture && o.require_capture)
 		die_usage("collect: --no-capture and --require-capture contradict each other");
 	o.argv = argv + optind;
+	if (o.see_local && o.cap.nifaces > 0) {
+		/* the node-local messages travel through loopback: named interfaces get it too */
+		bool lo = false;
+
+		for (size_t i = 0; i < o.cap.nifaces; i++)
+			lo |= strcmp(o.cap.ifaces[i], "lo") == 0 || strcmp(o.cap.ifaces[i], "any") == 0;
+		if (!lo && o.cap.nifaces >= CAPTURE_MAX_IFACES)
+			die_usage("collect: --see-local needs 'lo' among at most %d --iface options",
+				  CAPTURE_MAX_IFACES);
+		if (!lo)
+			o.cap.ifaces[o.cap.nifaces++] = "lo";
+	}
 	return run_agent(&o);
 }

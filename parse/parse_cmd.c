@@ -19,6 +19,7 @@
 #include "lib/fsutil.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "parse/coverage.h"
 #include "parse/flows.h"
 #include "parse/generic.h"
 #include "parse/msg.h"
@@ -40,11 +41,16 @@ const char usage_parse[] =
 	"can be parsed with --pcap.\n"
 	"\n"
 	"Writes messages.tsv, phases.tsv, ranks.tsv, links.tsv, conns.tsv, netparams.tsv,\n"
-	"warnings.tsv and stats.tsv (docs/formats.md) and prints the per-rank table (busy and\n"
-	"idle: mean phase lengths). Damaged input (a cut or damaged capture or samples file, a\n"
-	"bad sample row, a rank meta value that fails its checks, a missing piece of RUN) is\n"
-	"reported on stderr with its file and line or byte; everything read before it is still\n"
-	"used and written, stats.tsv says complete partial, and the exit status is 1.\n"
+	"warnings.tsv, coverage.tsv and stats.tsv (docs/formats.md) and prints the per-rank\n"
+	"table (busy and idle: mean phase lengths) and the run's coverage: how many rank pairs\n"
+	"share a node and whether their messages were captured (ranks of one node talk\n"
+	"through shared memory unless the MPI was told to use TCP, e.g. with collect\n"
+	"--see-local; such messages are not in the trace). Damaged input (a cut or damaged\n"
+	"capture or samples file, a bad sample row, a rank meta value that fails its checks,\n"
+	"a missing piece of RUN) is reported on stderr with its file and line or byte;\n"
+	"everything read before it is still used and written, stats.tsv says complete\n"
+	"partial, and the exit status is 1. So is an Open MPI run over UCX (pml ucx), whose\n"
+	"ranks and tags are not decoded.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output DIR        where to write (default RUN/profile)\n"
@@ -128,6 +134,10 @@ struct ctx {
 	size_t ntimes;			/* entries of times */
 	uint64_t nevents;		/* times kept, all ranks */
 	uint64_t events_capped;		/* times past PARSE_MAX_EVENTS, not kept */
+	bool see_local;			/* RUN/meta/run.tsv: collected with --see-local */
+	char launcher[16];		/* RUN/meta/run.tsv's launcher, "" unknown */
+	struct cov_stats cov;		/* which rank pairs the capture could see */
+	char cov_note[COV_NOTE_MAX + 16];
 };
 
 static const char *const msg_cols[] = { "t_first_ns", "t_last_ns", "src", "dst", "cid", "comm_src",
@@ -658,6 +668,21 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 		w_kv_u(&t, "sockmap_cap_hits", r->over_cap);
 		w_kv_u(&t, "meta_problems", r->problems);
 	}
+	w_kv_u(&t, "coverage_ranks", c->cov.ranks);
+	w_kv_u(&t, "coverage_hosts", c->cov.hosts);
+	w_kv_u(&t, "pairs", c->cov.pairs);
+	w_kv_u(&t, "pairs_remote", c->cov.pairs_remote);
+	w_kv_u(&t, "pairs_remote_seen", c->cov.pairs_remote_seen);
+	w_kv_u(&t, "pairs_local", c->cov.pairs_local);
+	w_kv_u(&t, "pairs_local_seen", c->cov.pairs_local_seen);
+	w_kv_u(&t, "pairs_local_hidden", c->cov.pairs_local_hidden);
+	w_kv_u(&t, "msgs_remote", c->cov.msgs_remote);
+	w_kv_u(&t, "msgs_local", c->cov.msgs_local);
+	w_kv_u(&t, "msgs_unplaced", c->cov.msgs_unplaced);
+	w_kv_u(&t, "see_local", c->see_local);
+	w_kv_s(&t, "local_path", c->cov.local_path);
+	w_kv_s(&t, "coverage", c->cov.coverage);
+	w_kv_s(&t, "coverage_note", c->cov_note);
 	w_kv_u(&t, "warnings", (uint64_t)c->warnings);
 	/* Last, so that a stats.tsv cut short has no verdict: "yes" only when nothing was
 	 * damaged or missing; later stages treat anything else as partial. */
@@ -869,6 +894,99 @@ write_ranks_links(struct ctx *c, const struct netparams *np, const char *outdir,
 		warn_partial(c, e.msg);
 }
 
+/* From RUN/meta/run.tsv: see_local (node-local messages were sent over TCP) and the
+ * launcher. An unreadable run.tsv leaves them unknown (the rank map reports damage). */
+static void
+read_run_meta(struct ctx *c, const char *run)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	char *path = xasprintf("%s/meta/run.tsv", run);
+	struct tsv_r t;
+	struct err e;
+
+	if (tsv_r_open(&t, path, "meta", 1, cols, &e) == 0) {
+		while (tsv_r_next(&t, &e) == 1) {
+			const char *k = tsv_r_str(&t, 0), *v = tsv_r_str(&t, 1);
+
+			if (k == NULL || v == NULL)
+				continue;
+			if (strcmp(k, "see_local") == 0)
+				c->see_local = strcmp(v, "1") == 0;
+			else if (strcmp(k, "launcher") == 0)
+				snprintf(c->launcher, sizeof c->launcher, "%s", v);
+		}
+		tsv_r_close(&t);
+	}
+	free(path);
+}
+
+/* Open MPI may run over UCX (pml ucx): its streams are UCX's, which the MPICH decoder
+ * frames exactly, but Open MPI lays out the UCP tag differently (docs/mpi-decoders.md), so
+ * the ranks, tags and communicators read from it are wrong. Say so. */
+static void
+warn_ompi_ucx(struct ctx *c, const struct flows_stats *s)
+{
+	char *m;
+
+	if (strcmp(c->launcher, "openmpi") != 0 || s->dec_conns[MSG_MPICH] == 0)
+		return;
+	m = xasprintf("an Open MPI run over UCX (pml ucx): %" PRIu64 " UCX streams read with MPICH's "
+		      "tag layout; message sizes and times are right, ranks, tags and communicators "
+		      "are not (docs/mpi-decoders.md; record with '--mca pml ob1' to decode it)",
+		      s->dec_conns[MSG_MPICH]);
+	warn_partial(c, m);
+	free(m);
+}
+
+/* Which rank pairs could be seen and were: c->cov, c->cov_note and coverage.tsv. */
+static void
+write_coverage(struct ctx *c, const char *outdir)
+{
+	static const char *const cols[] = { "rank0", "rank1", "host0", "host1", "node", "msgs", "state",
+		NULL };
+	int32_t nranks = c->rm ? rankmap_max_rank(c->rm) + 1 : 0;
+	const char **host;
+	struct rollup_link **lv = rollup_links_sorted(&c->prof);
+	struct cov_link *links = xmallocarray(c->prof.nlinks ? c->prof.nlinks : 1, sizeof *links);
+	struct cov_pair *rows;
+	size_t nrows;
+	struct tsv_w t;
+	struct err e;
+
+	if (nranks < 0)
+		nranks = 0;
+	host = xcalloc(nranks > 0 ? (size_t)nranks : 1, sizeof *host);
+	for (int32_t r = 0; r < nranks; r++)
+		host[r] = rankmap_host(c->rm, r);
+	for (size_t i = 0; i < c->prof.nlinks; i++)
+		links[i] = (struct cov_link){ lv[i]->src, lv[i]->dst, lv[i]->msgs };
+	cov_compute(nranks, host, links, c->prof.nlinks, c->see_local, &c->cov, &rows, &nrows);
+	cov_note(&c->cov, c->see_local, c->cov_note, sizeof c->cov_note);
+	if (open_out(&t, outdir, "coverage.tsv", "coverage", cols, &e) < 0) {
+		warn_partial(c, e.msg);
+	} else {
+		if (tsv_w_comment(&t, &e, "%s", c->cov_note) < 0)
+			c->write_failed = true;
+		for (size_t i = 0; i < nrows; i++) {
+			tsv_w_i64(&t, rows[i].r0);
+			tsv_w_i64(&t, rows[i].r1);
+			tsv_w_str(&t, host[rows[i].r0]);
+			tsv_w_str(&t, host[rows[i].r1]);
+			tsv_w_str(&t, rows[i].same_node ? "same" : "other");
+			tsv_w_u64(&t, rows[i].msgs);
+			tsv_w_str(&t, cov_state_name(rows[i].state));
+			if (tsv_w_end(&t, &e) < 0)
+				c->write_failed = true;
+		}
+		if (tsv_w_close(&t, &e) < 0)
+			warn_partial(c, e.msg);
+	}
+	free(rows);
+	free(links);
+	free(host);
+	free(lv);
+}
+
 static double
 parse_rate(const char *arg, const char *opt)
 {
@@ -1036,6 +1154,7 @@ cmd_parse(int argc, char **argv)
 		samples = list_dir(d, "rank-", ".tsv", &nsamples);
 		free(d);
 		own_lists = true;
+		read_run_meta(&c, o.run);
 		c.rm = rankmap_new();
 		if (rankmap_load_run(c.rm, o.run, &e) < 0)
 			warn_partial(&c, e.msg);
@@ -1099,7 +1218,9 @@ cmd_parse(int argc, char **argv)
 	rollup_netparams(&c.prof, o.lat_ns, o.bw_Bps, &np);
 	write_netparams(&c, &np, outdir);
 	write_ranks_links(&c, &np, outdir, quiet);
-	write_warnings(&c, outdir);
+	write_coverage(&c, outdir);
+	warn_ompi_ucx(&c, flows_stats(f));
+	write_warnings(&c, outdir);	/* after the last warning */
 	write_stats(&c, flows_stats(f), outdir);
 	if (!quiet) {
 		const struct flows_stats *s = flows_stats(f);
@@ -1114,6 +1235,7 @@ cmd_parse(int argc, char **argv)
 		       s->launcher_conns[LAUNCH_ORTE_OOB] + s->launcher_conns[LAUNCH_PMIX] +
 		       s->launcher_conns[LAUNCH_HYDRA],
 		       s->dec[0].msgs + s->dec[1].msgs + s->dec[2].msgs, s->tcp.gaps, s->tcp.retrans_segs);
+		printf("coverage %s\n", c.cov_note);
 	}
 	rc = c.warnings ? 1 : 0;
 	if (c.write_failed) {

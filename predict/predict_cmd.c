@@ -328,6 +328,15 @@ load_run(struct prof *p, const char *run)
 		warnx_("predict: %ld profile files end early; their rows before the cut are used", p->truncated);
 	if (p->capped > 0)
 		warnx_("predict: %ld messages or phases past the caps were not used", p->capped);
+	/* Messages between ranks of one node that never reached an interface are missing from
+	 * the profile: the message-driven models and the replay see only the others. */
+	if (strcmp(p->coverage, "partial") == 0) {
+		const char *why = strstr(p->coverage_note, ": ");
+
+		printf("note: a partial trace: %s; the models and the replay use the captured "
+		       "messages only, so the waits of ranks sharing a node on each other come from "
+		       "their CPU phases alone\n", why ? why + 2 : p->coverage_note);
+	}
 }
 
 /* --select: every selector (or the one named), ranked rows, RUN/predict/select-<name>.tsv. */

@@ -292,6 +292,31 @@ read_netparams(struct prof *p, const char *path, struct err *e)
 	return rc < 0 ? rc : 0;
 }
 
+/* coverage and coverage_note of stats.tsv: whether the trace holds every rank pair's
+ * messages. Other keys are parse's own business. */
+static int
+read_coverage(struct prof *p, const char *path, struct err *e)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	struct tsv_r t;
+	int rc;
+
+	if ((rc = tsv_r_open(&t, path, "stats", 1, cols, e)) < 0)
+		return rc;
+	while ((rc = next_row(p, &t, e)) == 1) {
+		const char *k = tsv_r_str(&t, 0), *v = tsv_r_str(&t, 1);
+
+		if (k == NULL || v == NULL)
+			continue;
+		if (strcmp(k, "coverage") == 0)
+			snprintf(p->coverage, sizeof p->coverage, "%s", v);
+		else if (strcmp(k, "coverage_note") == 0)
+			snprintf(p->coverage_note, sizeof p->coverage_note, "%s", v);
+	}
+	tsv_r_close(&t);
+	return rc < 0 ? rc : 0;
+}
+
 static int
 read_topology(struct prof *p, const char *path, struct err *e)
 {
@@ -556,6 +581,12 @@ prof_load(struct prof *p, const char *run, struct err *e)
 	path = xasprintf("%s/profile/netparams.tsv", run);
 	if (exists(path))
 		rc = read_netparams(p, path, e);
+	free(path);
+	if (rc < 0)
+		return rc;
+	path = xasprintf("%s/profile/stats.tsv", run);
+	if (exists(path))
+		rc = read_coverage(p, path, e);
 	free(path);
 	if (rc < 0)
 		return rc;

@@ -112,6 +112,8 @@ struct prof {
 	long damaged;			/* rows skipped as damaged or implausible */
 	long truncated;			/* files that ended early */
 	char first_damage[ERR_MSG_MAX];	/* the first damaged row's message */
+	char coverage[16];		/* stats.tsv: "full", "partial", "unknown"; "" when absent */
+	char coverage_note[256];	/* stats.tsv's coverage_note, "" when absent */
 };
 
 /* Read RUN's profile into *p. Returns 0, or negative with e set when ranks.tsv is missing,

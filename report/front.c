@@ -257,6 +257,11 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 	}
 	observation_lines(&f, r);
 	if (r->have_stats) {
+		const char *cov = rep_kv_get(r->stats, r->nstats, "coverage_note");
+
+		line(&f, 0.05, "coverage", cov ? cov : "not in profile/stats.tsv (parsed by an older contend)");
+	}
+	if (r->have_stats) {
 		size_t o = 0;
 		int shown = 0;
 

@@ -39,8 +39,10 @@ const char usage_testbed[] =
 	"  load WS [--cpu N] [--comm PEER [--duty F] [--period T]]   start competing load in WS\n"
 	"  unload [WS]                stop the competing load (of WS, or all)\n"
 	"  exec WS -- CMD [ARGS]      run a command inside a workstation\n"
-	"  mpirun [--mpich] [-np N] [--hosts WS,WS] -- [LAUNCHER OPTIONS] APP [ARGS]\n"
+	"  mpirun [--mpich] [--tcp] [-np N] [--hosts WS,WS] -- [LAUNCHER OPTIONS] APP [ARGS]\n"
 	"                             run an MPI job across the workstations (Open MPI, or MPICH)\n"
+	"                             with the MPI's own defaults (ranks of one workstation talk\n"
+	"                             through shared memory); --tcp: every message over TCP\n"
 	"  rsh [OPTIONS] WS CMD...    the launchers' remote shell: run CMD with /bin/sh -c in WS\n"
 	"\n"
 	"WS is a workstation: c<K>ws<i>, ws<i>, <i> or its address; 'all' in up's WS=VALUE.\n"
@@ -901,10 +903,11 @@ sub_mpirun(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' }, { "instance", required_argument, NULL, 'I' },
 		{ "mpich", no_argument, NULL, 'M' }, { "np", required_argument, NULL, 'n' },
+		{ "tcp", no_argument, NULL, 'T' },
 		{ "hosts", required_argument, NULL, 'H' }, { "verbose", no_argument, NULL, 'v' }, { 0 },
 	};
 	struct tb_conf conf;
-	bool mpich = false, verb = false;
+	bool mpich = false, verb = false, tcp = false;
 	const char *hostsarg = NULL;
 	long np = 0;
 	int c, nhosts = 0;
@@ -920,13 +923,14 @@ sub_mpirun(int argc, char **argv)
 		switch (c) {
 		case 'I': instance = (int)cli_i64(optarg, "--instance", 0, TB_MAX_INSTANCE); break;
 		case 'M': mpich = true; break;
+		case 'T': tcp = true; break;
 		case 'n': np = (long)cli_i64(optarg, "-np", 1, 4096); break;
 		case 'H': hostsarg = optarg; break;
 		default: verb = true; break;
 		}
 	}
 	if (optind >= argc)
-		die_usage("usage: contend testbed mpirun [--mpich] [-np N] [--hosts WS,WS] -- APP [ARGS]");
+		die_usage("usage: contend testbed mpirun [--mpich] [--tcp] [-np N] [--hosts WS,WS] -- APP [ARGS]");
 	need(false);
 	load_conf(&conf);
 	if (hostsarg != NULL) {
@@ -976,23 +980,33 @@ sub_mpirun(int argc, char **argv)
 	if (optind >= argc)
 		die_usage("testbed mpirun: no program to run after '--'");
 	av = xcalloc((size_t)(argc - optind) + 48, sizeof *av);
+	/* The MPI's own transport choice unless --tcp: users' jobs move the messages between
+	 * ranks of one node through shared memory, and the tests should see what they get.
+	 * UCX cannot be left to itself: it tells machines apart by the kernel's identity, which
+	 * every workstation shares, and would reach the other workstations through shared
+	 * memory; so MPICH's UCX keeps to TCP, and its node-local messages go over TCP too. */
 	if (mpich) {
 		const char *fixed[] = { "mpiexec.mpich", "-iface", br, "-launcher", "rsh", "-launcher-exec",
 					agent, "-hosts", hosts, "-n", npbuf, "-genv", "UCX_TLS", "tcp,self",
 					"-genv", "UCX_NET_DEVICES", "eth0", NULL };
+		const char *tcp_only[] = { "-genv", "MPIR_CVAR_NOLOCAL", "1", NULL };
 
 		for (int k = 0; fixed[k] != NULL; k++)
 			av[n++] = fixed[k];
+		for (int k = 0; tcp && tcp_only[k] != NULL; k++)
+			av[n++] = tcp_only[k];
 	} else {
 		const char *fixed[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
 					"--map-by", "node", "-np", npbuf, "--host", hosts,
 					"--mca", "plm_rsh_agent", agent, "--mca", "plm_rsh_no_tree_spawn", "1",
-					"--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
 					"--mca", "btl_tcp_if_include", net, "--mca", "oob_tcp_if_include", net,
 					NULL };
+		const char *tcp_only[] = { "--mca", "pml", "ob1", "--mca", "btl", "tcp,self", NULL };
 
 		for (int k = 0; fixed[k] != NULL; k++)
 			av[n++] = fixed[k];
+		for (int k = 0; tcp && tcp_only[k] != NULL; k++)
+			av[n++] = tcp_only[k];
 	}
 	for (int k = optind; k < argc; k++)
 		av[n++] = argv[k];
