@@ -64,15 +64,15 @@ done
 grep -q "^node0 *\|^ *0 node0" "$tmp/out" && ok summary || ko summary "no row for rank 0 on stdout"
 
 # 2b. a node under a CPU quota (collect's cpu_capacity 0.5): a rank computing flat out runs
-# only 8 ms of each 20 ms sample; the default busy threshold is scaled by the capacity, so
+# only 8 ms of each 20 ms sample, in user mode (so it is not taken for polling); the default busy threshold is scaled by the capacity, so
 # those intervals are busy (about 60 %), and without the capacity they are not
 cp "$run/samples/rank-0.tsv.gz" "$tmp/rank0.keep"
 awk -v t0="$t0" 'BEGIN {
 	printf "# contend-samples 1\nt_mono_ns\tt_real_ns\tpid\ttid\tstate\tutime_ticks\tstime_ticks\trun_ns\twait_ns\tvcsw\tivcsw\n"
-	run = 0
+	run = 0; ut = 0
 	for (i = 0; i <= 100; i++) {
-		if (i > 0 && (i % 5) < 3) run += 8000000
-		printf "%.0f\t%.0f\t100\t100\tR\t0\t0\t%d\t0\t0\t0\n", 1000000000 + i * 20000000, t0 - 500000000 + i * 20000000, run
+		if (i > 0 && (i % 5) < 3) { run += 8000000; ut += 1 }	# computing: user time
+		printf "%.0f\t%.0f\t100\t100\tR\t%d\t0\t%d\t0\t0\t0\n", 1000000000 + i * 20000000, t0 - 500000000 + i * 20000000, ut, run
 	}
 }' | gzip >"$run/samples/rank-0.tsv.gz"
 busy0() { awk -F'\t' 'NR > 2 && $1 == 0 { print $4 + $5 }' "$1/profile/ranks.tsv"; }
