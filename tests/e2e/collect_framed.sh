@@ -30,9 +30,12 @@ if ! "$CONTEND" testbed --instance "$INST" up -n 3 >"$T/tb.log" 2>&1; then
 fi
 up=1
 
-tcpd_start() {	# a full capture in each workstation, stopped by its recorded PID
+# a full capture in each workstation, stopped by its recorded PID; in immediate mode, so
+# that the last packets are not left in a block the kernel has not handed over yet
+tcpd_start() {
 	for w in 1 2 3; do
 		"$CONTEND" testbed --instance "$INST" exec "ws$w" -- tcpdump -i eth0 -s 0 -B 32768 -U \
+			--immediate-mode \
 			-w "$T/full-ws$w.pcap" 'tcp and not port 22 and not port 2049' 2>"$T/tcpd$w.err" &
 		tcpd_pids="$tcpd_pids $!"
 	done
@@ -45,7 +48,7 @@ tcpd_start() {	# a full capture in each workstation, stopped by its recorded PID
 	done
 }
 tcpd_stop() {
-	sleep 0.3
+	sleep 1
 	for p in $tcpd_pids; do kill -INT "$p" 2>/dev/null; done
 	for p in $tcpd_pids; do wait "$p" 2>/dev/null; done
 	tcpd_pids=""
