@@ -17,20 +17,7 @@ INST=${TESTBED_E2E_INSTANCE:-15}
 KEEP=${EXPLAIN_E2E_KEEP:-}
 E2E_NAME=explain
 . "$TOP/tests/e2e/checks.inc"
-if [ -n "$KEEP" ]; then
-	T=$KEEP
-	mkdir -p "$T" || exit 1
-else
-	T=$(mktemp -d /tmp/contend-e2e-explain.XXXXXX)
-fi
-TB="$CONTEND testbed --instance $INST"
-up=0
-cleanup() {
-	[ $up -eq 1 ] && $TB down >/dev/null 2>&1
-	[ -n "$KEEP" ] || rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+e2e_workdir "$KEEP" explain
 
 [ "$(id -u)" = 0 ] || { echo "skipped: not root"; exit 77; }
 [ -x "$CONTEND" ] || { echo "skipped: no $CONTEND"; exit 77; }

@@ -24,20 +24,8 @@ PCT=100		# capacity of each workstation, % of a core
 CMS=50		# CPU ms per iteration
 ITERS=30	# iterations
 KEEP=${PREDICT_E2E_KEEP:-}
-if [ -n "$KEEP" ]; then
-	T=$KEEP
-	mkdir -p "$T" || exit 1
-else
-	T=$(mktemp -d /tmp/contend-e2e-predtb.XXXXXX)
-fi
-TB="$CONTEND testbed --instance $INST"
-up=0
-cleanup() {
-	[ $up -eq 1 ] && $TB down >/dev/null 2>&1
-	[ -n "$KEEP" ] || rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$TOP/tests/e2e/checks.inc"
+e2e_workdir "$KEEP" predtb
 
 pass() { echo "PASS e2e/predict_testbed/$1"; }
 fail() { echo "FAIL e2e/predict_testbed/$1: $2"; }
