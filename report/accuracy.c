@@ -13,7 +13,7 @@
 
 /* Fill patterns for the predicted bars that stay apart in black and white (dedicated is a
  * light solid grey, measured a dark one). */
-static const int model_fills[ACC_MAX_MODEL] = { 4, 1, 5, 2, 6, 7 };
+static const int model_fills[ACC_MAX_MODEL] = { 4, 1, 5, 2, 6, 7, 0 };
 
 /* ---------------------------------------------------------------- reading */
 

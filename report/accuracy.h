@@ -20,7 +20,7 @@
 #define ACC_MAX_FIG3 64		/* rows kept from fig3.tsv */
 #define ACC_MAX_SCEN 16		/* scenarios (one chart page each) */
 #define ACC_MAX_WORK 24		/* workloads (bar groups per chart) */
-#define ACC_MAX_MODEL 6		/* models (predicted bars per group) */
+#define ACC_MAX_MODEL 7		/* models (predicted bars per group): six and contend's pick */
 #define ACC_NAME_MAX 64		/* workload, scenario and model names, NUL included */
 #define ACC_ERR_TOL_PCT 0.06	/* error_pct may differ this much from the recomputed error
 				 * (the file prints one decimal) */
