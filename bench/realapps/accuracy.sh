@@ -1,0 +1,470 @@
+#!/bin/sh
+# bench/realapps/accuracy.sh: how close `contend predict` comes on third-party MPI programs.
+# For every program, layout and MPI, R alternated rounds; each round runs the dedicated
+# program under `contend collect` (its defaults), the bare program (the observer's own
+# effect) and every scenario for real, in an order reversed every other round so that drift
+# and other work on the machine hit every condition alike. Then each dedicated run is parsed,
+# the median one is predicted under every scenario (the other dedicated runs given with
+# --dedicated), and every model's number and the headline answer are set against the
+# measured median. The headline's interval is scored leave-one-program-out: the error table
+# it is built from holds the other programs' cells only (docs/validation.md).
+#
+# Writes into RESULTS: accuracy.md (the tables, the summary, machine and commands),
+# accuracy-raw.tsv (one row per cell and model, with the headline's interval), runs.tsv
+# (every timed run), accuracy.tsv (the contend-accuracy error table `contend predict` loads
+# from bench/results/realapps/, with a kind column), fig3.tsv, scenario-*.ini and the Figure
+# 4-style chart accuracy.pdf and summary.tsv from `contend report --accuracy`.
+#
+# Usage: sh bench/realapps/accuracy.sh [-S] [-r R] [-o RESULTS] [-k DIR] [-q]
+#   -r R        alternated rounds (default 3)
+#   -o RESULTS  results directory (default bench/results/realapps; for -S a directory
+#               under /tmp, printed at the end)
+#   -S          the small form of make check: lu, 4x1, Open MPI, short inputs, one round,
+#               scenarios cpu1 and link (PROGS, LAYOUTS, MPIS, SCENARIOS still apply)
+#   -k DIR      keep every run (captures, profiles, predictions) in DIR
+#   -q          print only the tables and errors
+# Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
+# supported), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
+# "cpu1 cpu2 link both agg"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
+# LOADED, TIMEOUT as for run.sh.
+# Exit: 0 every cell has its numbers, 1 something failed (said on stderr), 2 usage, 77 a
+# package or the testbed is missing (the line says which).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+B=$TOP/${BUILD:-build}
+case ${BUILD:-build} in /*) B=$BUILD ;; esac
+export CONTEND=${CONTEND:-$B/contend}
+export INSTANCE=${INSTANCE:-15}
+INST=$INSTANCE
+PCT=${PCT:-50}
+LINK=${LINK:-100mbit}
+LOADED=${LOADED:-2}
+export PCT LINK LOADED
+RUNSH=$TOP/bench/realapps/run.sh
+R=3 RES="" SMALL=0 KEEPDIR="" QUIET=0
+CMDLINE="sh bench/realapps/accuracy.sh $*"
+usage() { sed -n '/^# Usage:/,/^# Exit:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while getopts r:o:Sk:qh c; do
+	case $c in
+	r) R=$OPTARG ;;
+	o) RES=$OPTARG ;;
+	S) SMALL=1 ;;
+	k) KEEPDIR=$OPTARG ;;
+	q) QUIET=1 ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage
+case $R in '' | *[!0-9]* | 0) echo "realapps-accuracy: -r must be a positive count" >&2; exit 2 ;; esac
+if [ $SMALL -eq 1 ]; then
+	R=1
+	PROGS=${PROGS:-lu} LAYOUTS=${LAYOUTS:-4x1} MPIS=${MPIS:-ompi} SCENARIOS=${SCENARIOS:-cpu1 link}
+	SMALLOPT=--small
+else
+	SMALLOPT=""
+fi
+PROGS=${PROGS:-lammps lu qr mpb fel garli}
+LAYOUTS=${LAYOUTS:-4x1}
+MPIS=${MPIS:-ompi mpich}
+SCENARIOS=${SCENARIOS:-cpu1 cpu2 link both agg}
+for sc in $SCENARIOS; do
+	case $sc in cpu1 | cpu2 | link | both | agg) ;;
+	*) echo "realapps-accuracy: unknown scenario '$sc' (cpu1 cpu2 link both agg)" >&2; exit 2 ;; esac
+done
+for l in $LAYOUTS; do
+	case $l in 4x1 | 4x2) ;; *) echo "realapps-accuracy: unknown layout '$l' (4x1, 4x2)" >&2; exit 2 ;; esac
+done
+# The cells' program sets: PROG:LAYOUT:MPI
+SETS=""
+for p in $PROGS; do
+	case $p in lammps | lu | qr | mpb | fel | garli) ;;
+	*) echo "realapps-accuracy: unknown program '$p' (run.sh --list)" >&2; exit 2 ;; esac
+	for l in $LAYOUTS; do
+		for m in $MPIS; do
+			case $m:$p in ompi:* | mpich:lu | mpich:qr) SETS="$SETS $p:$l:$m" ;;
+			mpich:*) ;;
+			*) echo "realapps-accuracy: unknown MPI '$m' (ompi, mpich)" >&2; exit 2 ;; esac
+		done
+	done
+done
+[ -n "$SETS" ] || { echo "realapps-accuracy: no program set to run" >&2; exit 2; }
+[ -x "$CONTEND" ] || { echo "realapps-accuracy: no $CONTEND (make)" >&2; exit 1; }
+say() { [ $QUIET -eq 1 ] || echo "realapps-accuracy: $*" >&2; }
+
+if [ -n "$KEEPDIR" ]; then
+	mkdir -p "$KEEPDIR" || exit 1
+	W=$(cd "$KEEPDIR" && pwd)
+else
+	W=$(mktemp -d "${TMPDIR:-/tmp}/contend-realapps-acc.XXXXXX") || exit 1
+fi
+[ -n "$RES" ] || { if [ $SMALL -eq 1 ]; then RES=$W/results; else RES=$TOP/bench/results/realapps; fi; }
+mkdir -p "$RES" || exit 1
+RES=$(cd "$RES" && pwd)
+TB="$CONTEND testbed --instance $INST"
+cleanup() {
+	$TB unload >/dev/null 2>&1
+	$TB down >/dev/null 2>&1
+	[ -n "$KEEPDIR" ] || [ $SMALL -eq 1 ] || rm -rf "$W"
+	[ -n "$KEEPDIR" ] || [ $SMALL -eq 0 ] || find "$W" -mindepth 1 -maxdepth 1 ! -name results -exec rm -rf {} +
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+T0=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run
+: >"$RUNS"
+fail=0
+
+# One timed run: set condition round order; appends to RUNS. Returns run.sh's status.
+one() {
+	p=${1%%:*} rest=${1#*:}
+	l=${rest%%:*} m=${rest#*:}
+	tag=$(echo "$1" | tr : -)
+	opt=""
+	case $2 in
+	ded) opt="--collect '' --run $W/$tag-ded-$3" ;;
+	bare) ;;
+	*) opt="--scenario $2" ;;
+	esac
+	# shellcheck disable=SC2086
+	out=$(eval sh "\"$RUNSH\"" "$p" "$l" "$m" $opt $SMALLOPT 2>"$W/run.err")
+	rc=$?
+	[ $rc -eq 77 ] && { echo "$out" | grep 'skipped:'; exit 77; }
+	wall=$(echo "$out" | sed -n 's/.* wall_s=\([^ ]*\).*/\1/p')
+	own=$(echo "$out" | sed -n 's/.* own_s=\([^ ]*\).*/\1/p')
+	ex=$(echo "$out" | sed -n 's/.* exit=\([^ ]*\).*/\1/p')
+	if [ $rc -ne 0 ] || [ -z "$wall" ]; then
+		echo "realapps-accuracy: $tag $2 round $3 failed: $(tail -n 3 "$W/run.err" | tr '\n' ' ')" >&2
+		return 1
+	fi
+	run=-
+	[ "$2" = ded ] && run=$W/$tag-ded-$3
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$3" "$4" "$2" "$wall" "${own:--}" "${ex:--}" "$run" >>"$RUNS"
+	say "$tag $2 round $3: wall $wall s, own ${own:--} s"
+	return 0
+}
+
+# The runs: every round, each set, every condition; the order reverses every other round.
+CONDS="ded bare $SCENARIOS"
+RCONDS=$(echo "$CONDS" | awk '{ for (i = NF; i >= 1; i--) printf "%s%s", $i, i > 1 ? " " : "" }')
+round=1
+while [ $round -le "$R" ]; do
+	for set in $SETS; do
+		if [ $((round % 2)) -eq 1 ]; then order=$CONDS; else order=$RCONDS; fi
+		k=1
+		for cond in $order; do
+			one "$set" "$cond" "$round" "$k" || fail=1
+			k=$((k + 1))
+		done
+	done
+	round=$((round + 1))
+done
+
+# Parse every dedicated run (parse's defaults); keep its exec time (the longest rank's).
+exec_ns() {
+	awk -F'\t' 'NR > 2 && $1 !~ /^#/ && $3 + 0 > m { m = $3 + 0 } END { if (m > 0) printf "%.0f\n", m }' \
+		"$1/profile/ranks.tsv" 2>/dev/null
+}
+DED=$W/ded.txt	# set round wall_ns exec_ns run
+: >"$DED"
+awk -F'\t' '$4 == "ded" { print $1, $2, $5, $8 }' "$RUNS" | while read -r tag rd wall run; do
+	"$CONTEND" parse -q "$run" </dev/null >"$run.parse" 2>&1
+	t=$(exec_ns "$run")
+	# a partial parse (an MPICH job ended after its last line) still writes its profile
+	if [ -z "$t" ]; then
+		echo "realapps-accuracy: parse of $tag round $rd gave no exec time: $(tail -n 1 "$run.parse")" >&2
+		continue
+	fi
+	[ -n "$KEEPDIR" ] || rm -rf "$run/capture"
+	echo "$tag $rd $(awk -v w="$wall" 'BEGIN { printf "%.0f", w * 1e9 }') $t $run" >>"$DED"
+done
+
+ws() { echo "c${INST}ws$1"; }
+rate_ini() { echo "$1" | sed 's/gbit$/ Gbit\/s/; s/mbit$/ Mbit\/s/; s/kbit$/ kbit\/s/'; }
+# The scenario given to predict: what run.sh's real run of the condition had.
+scenario_ini() {	# scenario bw_Bps
+	WS=$(ws "$LOADED")
+	echo "[scenario]"
+	case $1 in
+	cpu1) echo "description = one CPU-bound competitor on $WS" ;;
+	cpu2) echo "description = two CPU-bound competitors on $WS" ;;
+	link) echo "description = $WS's link at $(rate_ini "$LINK")" ;;
+	both) echo "description = one CPU-bound competitor on $WS and its link at $(rate_ini "$LINK")" ;;
+	agg) echo "description = a serial competitor on $(ws 1), a parallel one (bulk transfers half the time) on $(ws 3) and $(ws 4)" ;;
+	esac
+	case $1 in
+	cpu1 | both) printf '[node %s]\ncpu_procs = 1\n' "$WS" ;;
+	cpu2) printf '[node %s]\ncpu_procs = 2\n' "$WS" ;;
+	agg)
+		printf '[node %s]\ncpu_procs = 1\n' "$(ws 1)"
+		for h in "$(ws 3)" "$(ws 4)"; do
+			printf '[node %s]\ncomm_procs = 1\ncomm_fraction = 0.5\ncompute_fraction = 0\ncomm_bandwidth = %s B/s\n' "$h" "$2"
+		done ;;
+	esac
+	case $1 in
+	link | both)
+		for i in 1 2 3 4; do
+			[ $i -ne "$LOADED" ] && printf '[link %s-%s]\nbandwidth = %s\n' "$WS" "$(ws $i)" "$(rate_ini "$LINK")"
+		done ;;
+	esac
+}
+
+# Stats of a list of numbers on stdin: "median min max n" (median of an even count: the mean
+# of the middle two).
+stats() {
+	sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit 1
+		printf "%.0f %.0f %.0f %d\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR], NR }'
+}
+
+# Pass 1: every model's number and the headline's pick, from an empty error table (the
+# numbers do not depend on it; the intervals come in pass 2).
+EMPTY=$W/empty-errors.tsv
+printf '# contend-accuracy 1\nworkload\tscenario\tmodel\tpredicted_ns\tmeasured_min_ns\tmeasured_max_ns\tkind\n' >"$EMPTY"
+CELLS=$W/cells.txt	# tag prog kind scen med min max n ded_wall_ns offset_ns base desc
+: >"$CELLS"
+PRED=$W/pred.txt	# tag scen model predicted_wall_ns | n/a
+: >"$PRED"
+FIG3=$RES/fig3.tsv
+printf '# contend-fig3 1\nworkload\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tlink_msgs\tlink_avg_bytes\tranks\n' >"$FIG3"
+SPREAD=$W/spread.txt	# tag ded_med ded_min ded_max n bare_med bare_min bare_max n exec_med
+: >"$SPREAD"
+rm -f "$RES"/scenario-*.ini
+predict_cell() {	# base ini errors others... -> the predict TSV's path, or nothing
+	b=$1 i=$2 e=$3
+	shift 3
+	dopt=""
+	for o in "$@"; do dopt="$dopt --dedicated $o"; done
+	# shellcheck disable=SC2086
+	"$CONTEND" predict "$b" --scenario "$i" --errors "$e" $dopt </dev/null >"$i.$(basename "$e").out" 2>&1
+	n=$(basename "$i" .ini)
+	[ -f "$b/predict/$n.tsv" ] && echo "$b/predict/$n.tsv"
+}
+for set in $SETS; do
+	tag=$(echo "$set" | tr : -)
+	prog=${set%%:*}
+	# the base: the dedicated run of median exec time (the lower median); the others widen
+	base=$(awk -v t="$tag" '$1 == t { print $4, $5 }' "$DED" | sort -n | awk '{ a[NR] = $2 } END { if (NR) print a[int((NR + 1) / 2)] }')
+	[ -n "$base" ] || { echo "realapps-accuracy: $tag: no parsed dedicated run" >&2; fail=1; continue; }
+	others=$(awk -v t="$tag" -v b="$base" '$1 == t && $5 != b { print $5 }' "$DED")
+	echo "$base $others" >"$W/$tag.dedruns"
+	bline=$(awk -v t="$tag" -v b="$base" '$1 == t && $5 == b { print $3, $4 }' "$DED")
+	offset=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }')
+	dstat=$(awk -F'\t' -v t="$tag" '$1 == t && $4 == "ded" { printf "%.0f\n", $5 * 1e9 }' "$RUNS" | stats)
+	bstat=$(awk -F'\t' -v t="$tag" '$1 == t && $4 == "bare" { printf "%.0f\n", $5 * 1e9 }' "$RUNS" | stats)
+	emed=$(awk -v t="$tag" '$1 == t { print $4 }' "$DED" | stats | cut -d' ' -f1)
+	echo "$tag ${dstat:-- - - 0} ${bstat:-- - - 0} ${emed:--}" >>"$SPREAD"
+	awk -F'\t' -v wl="$tag" '
+		FNR == 1 { f++ } FNR <= 2 || /^#/ { next }
+		f == 1 { n++; if ($3 > ex) ex = $3; cp += $4; cm += $5; id += $6
+			if ($7 >= 0) { bu += $7; nb++ } if ($8 >= 0) { il += $8; ni++ } }
+		f == 2 && $3 + 0 > lm { lm = $3 + 0; la = $5 + 0 }
+		END { if (!n) exit 1
+			printf "%s\t%.0f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d\t%.0f\t%d\n", wl, ex, cp / n, cm / n, id / n,
+				nb ? bu / nb : -1, ni ? il / ni : -1, lm, la, n }' \
+		"$base/profile/ranks.tsv" "$base/profile/links.tsv" >>"$FIG3" 2>/dev/null
+	bw=$(awk -F'\t' '$1 == "bw_Bps" { printf "%.0f", $2 }' "$base/profile/netparams.tsv" 2>/dev/null)
+	for sc in $SCENARIOS; do
+		mstat=$(awk -F'\t' -v t="$tag" -v s="$sc" '$1 == t && $4 == s { printf "%.0f\n", $5 * 1e9 }' "$RUNS" | stats)
+		[ -n "$mstat" ] || { echo "realapps-accuracy: $tag $sc: no measured run" >&2; fail=1; continue; }
+		ini=$W/$tag-$sc.ini
+		scenario_ini "$sc" "${bw:-125000000}" >"$ini"
+		cp "$ini" "$RES/scenario-$tag-$sc.ini"
+		# shellcheck disable=SC2086
+		tsv=$(predict_cell "$base" "$ini" "$EMPTY" $others)
+		[ -n "$tsv" ] || { echo "realapps-accuracy: predict $tag $sc: $(tail -n 1 "$ini.$(basename "$EMPTY").out")" >&2; fail=1; continue; }
+		cp "$tsv" "$W/$tag-$sc.pass1.tsv"
+		kind=$(awk -F'\t' '$3 == "headline" && $4 != "none" { split($10, a, " "); print a[1]; exit }' "$tsv")
+		desc=$(sed -n 's/^description = //p' "$ini")
+		echo "$tag $prog ${kind:--} $sc $mstat $(echo "$dstat" | cut -d' ' -f1) $offset $base $desc" >>"$CELLS"
+		# every model's number in wall terms (+ offset: mpirun's start and end around the
+		# ranks), and the headline's ("contend")
+		awk -F'\t' -v t="$tag" -v s="$sc" -v off="$offset" '
+			NR <= 2 || /^#/ || $1 == "-" { next }
+			$3 == "n/a" { print t, s, $1, "n/a"; next }
+			$3 == "total" && $4 == "total" && $5 + 0 > 0 { printf "%s %s %s %.0f\n", t, s, $1, $5 + off }
+			$3 == "headline" && $4 == "predicted" && $5 + 0 > 0 { printf "%s %s contend %.0f\n", t, s, $5 + off }' \
+			"$tsv" >>"$PRED"
+	done
+done
+
+# The error table predict loads: every model's cells, wall terms, the program's kind.
+ACC=$RES/accuracy.tsv
+acc_table() {	# [program to leave out]
+	printf '# contend-accuracy 1\nworkload\tscenario\tmodel\tdedicated_ns\tpredicted_ns\tmeasured_ns\tmeasured_min_ns\tmeasured_max_ns\treps\terror_pct\tdescription\tkind\n'
+	awk -v out="${1:-}" '
+		FNR == NR { c = $1 " " $4; prog[c] = $2; kind[c] = $3; med[c] = $5; mn[c] = $6; mx[c] = $7; n[c] = $8
+			ded[c] = $9; d = ""; for (i = 12; i <= NF; i++) d = d (i > 12 ? " " : "") $i; desc[c] = d; next }
+		$4 == "n/a" { next }
+		{ c = $1 " " $2; if (!(c in med) || prog[c] == out) next
+		  printf "%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%+.1f\t%s\t%s\n", $1, $2, $3, ded[c] + 0, $4,
+			med[c], mn[c], mx[c], n[c], 100 * ($4 - med[c]) / med[c], desc[c], kind[c] }' "$CELLS" "$PRED"
+}
+acc_table >"$ACC"
+
+# Pass 2: the headline's interval, leave-one-program-out: each program's cells are predicted
+# with an error table of the other programs' cells only.
+HL=$W/hl.txt	# tag scen lo_wall hi_wall pred_wall
+: >"$HL"
+for p in $(awk '{ print $2 }' "$CELLS" | sort -u); do
+	acc_table "$p" >"$W/lopo-$p.tsv"
+	awk -v p="$p" '$2 == p { print $1, $4, $10, $11 }' "$CELLS" | while read -r tag sc off base; do
+		# shellcheck disable=SC2046
+		tsv=$(predict_cell "$base" "$W/$tag-$sc.ini" "$W/lopo-$p.tsv" $(cut -d' ' -f2- "$W/$tag.dedruns"))
+		[ -n "$tsv" ] || { echo "realapps-accuracy: predict $tag $sc (leave $p out) failed" >&2; continue; }
+		cp "$tsv" "$W/$tag-$sc.lopo.tsv"
+		awk -F'\t' -v t="$tag" -v s="$sc" -v off="$off" '
+			$3 == "headline" && $5 + 0 > 0 { v[$4] = $5 + off }
+			END { if (("lo" in v) && ("hi" in v) && ("predicted" in v))
+				printf "%s %s %.0f %.0f %.0f\n", t, s, v["lo"], v["hi"], v["predicted"] }' "$tsv" >>"$HL"
+	done
+done
+
+# The raw table: one row per cell and model (the headline as "contend", with its interval).
+RAW=$RES/accuracy-raw.tsv
+{
+	printf '# contend-realapps-accuracy 1\n'
+	printf 'prog\tlayout\tmpi\tkind\tscenario\tmodel\tdedicated_ns\tpredicted_ns\tmeasured_ns\tmeasured_min_ns\tmeasured_max_ns\treps\terror_pct\tlo_ns\thi_ns\tinside\twidth_pct\n'
+	awk -v OFS='\t' -v cells="$CELLS" -v hlf="$HL" '
+		FILENAME == cells { c = $1 " " $4; kind[c] = $3; med[c] = $5; mn[c] = $6; mx[c] = $7; n[c] = $8; ded[c] = $9; next }
+		FILENAME == hlf { c = $1 " " $2; lo[c] = $3; hi[c] = $4; next }
+		{ c = $1 " " $2; if (!(c in med)) next
+		  split($1, a, "-")
+		  if ($4 == "n/a") { print a[1], a[2], a[3], kind[c], $2, $3, ded[c], "n/a", med[c], mn[c], mx[c], n[c], "-", "-", "-", "-", "-"; next }
+		  e = sprintf("%+.2f", 100 * ($4 - med[c]) / med[c])
+		  if ($3 == "contend" && (c in lo))
+			print a[1], a[2], a[3], kind[c], $2, $3, ded[c], $4, med[c], mn[c], mx[c], n[c], e, lo[c], hi[c],
+				(lo[c] <= med[c] && med[c] <= hi[c]) ? "yes" : "no", sprintf("%.2f", 100 * (hi[c] - lo[c]) / $4)
+		  else
+			print a[1], a[2], a[3], kind[c], $2, $3, ded[c], $4, med[c], mn[c], mx[c], n[c], e, "-", "-", "-", "-" }' \
+		"$CELLS" "$HL" "$PRED"
+} >"$RAW"
+{
+	printf '# contend-realapps-runs 1\nset\tround\torder\tcondition\twall_s\town_s\texit\n'
+	cut -f1-7 "$RUNS"
+} >"$RES/runs.tsv"
+
+# Figure 4 through contend report (and summary.tsv).
+"$CONTEND" report --accuracy "$RES" -q >"$W/report.log" 2>&1 ||
+	{ echo "realapps-accuracy: contend report --accuracy failed: $(tail -n 1 "$W/report.log")" >&2; fail=1; }
+
+# Every cell must have the headline with its interval.
+ncell=$(wc -l <"$CELLS")
+nhl=$(awk -F'\t' 'NR > 2 && $6 == "contend" && $16 != "-"' "$RAW" | wc -l)
+[ "$ncell" -gt 0 ] && [ "$nhl" -eq "$ncell" ] ||
+	{ echo "realapps-accuracy: $nhl of $ncell cells have the headline and its interval" >&2; fail=1; }
+
+MODELS="contend replay p003 p000 p001 p002 p004"
+# The summary, one line per scenario: average |error| of the headline and each model (cells
+# with a number), the largest headline cell, coverage and median width.
+summary() {
+	awk -F'\t' -v models="$MODELS" '
+		NR <= 2 || $8 == "n/a" { next }
+		{ s = $5; m = $6; e = $13 + 0; if (e < 0) e = -e
+		  if (!(s in seen)) { seen[s] = 1; order[++ns] = s }
+		  sum[s, m] += e; cnt[s, m]++
+		  if (m == "contend") {
+			if (e >= big[s]) { big[s] = e; bigc[s] = $1 " " $2 " " $3 " " $13 "%" }
+			cov[s] += $16 == "yes"; ncov[s]++; w[s, ncov[s]] = $17 + 0
+			allcov += $16 == "yes"; nall++; aw[nall] = $17 + 0 } }
+		function med(a, k, n,   i, j, t, v) { for (i = 1; i <= n; i++) v[i] = (k == "" ? a[i] : a[k, i])
+			for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+			return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+		END { nm = split(models, M, " ")
+			printf "| scenario |"; for (i = 1; i <= nm; i++) printf " %s |", M[i]
+			printf " largest headline cell | inside the interval | median width |\n|---|"
+			for (i = 1; i <= nm + 3; i++) printf "---|"; printf "\n"
+			for (k = 1; k <= ns; k++) { s = order[k]; printf "| %s |", s
+				for (i = 1; i <= nm; i++) printf " %s |", cnt[s, M[i]] ? sprintf("%.1f %% (%d)", sum[s, M[i]] / cnt[s, M[i]], cnt[s, M[i]]) : "-"
+				printf " %s | %d of %d (%.0f %%) | %.1f %% |\n", bigc[s], cov[s], ncov[s], ncov[s] ? 100 * cov[s] / ncov[s] : 0, med(w, s, ncov[s]) }
+			if (nall) printf "\nall cells: the measured median inside the headline interval in %d of %d (%.0f %%), median width %.1f %% of the prediction\n", allcov, nall, 100 * allcov / nall, med(aw, "", nall) }' "$RAW"
+}
+
+# One table per scenario: measured median (spread), every model's error, the headline with
+# its interval.
+scen_table() {	# scenario
+	awk -F'\t' -v sc="$1" -v models="$MODELS" '
+		NR <= 2 || $5 != sc { next }
+		{ c = $1 " " $2 " " $3; if (!(c in seen)) { seen[c] = 1; order[++n] = c; kind[c] = $4
+			meas[c] = sprintf("%.2f (%.2f-%.2f, %d)", $9 / 1e9, $10 / 1e9, $11 / 1e9, $12); ded[c] = sprintf("%.2f", $7 / 1e9) }
+		  err[c, $6] = $8 == "n/a" ? "n/a" : $13 "%"
+		  if ($6 == "contend") hl[c] = sprintf("%.2f [%.2f, %.2f] %s, %s %%", $8 / 1e9, $14 / 1e9, $15 / 1e9, $16 == "yes" ? "in" : "out", $17) }
+		END { nm = split(models, M, " ")
+			printf "| program | layout | MPI | kind | dedicated s | measured s (min-max, n) | headline s [interval], measured in?, width |"
+			for (i = 1; i <= nm; i++) printf " %s |", M[i]; printf "\n|"
+			for (i = 1; i <= nm + 7; i++) printf "---|"; printf "\n"
+			for (k = 1; k <= n; k++) { c = order[k]; split(c, a, " ")
+				printf "| %s | %s | %s | %s | %s | %s | %s |", a[1], a[2], a[3], kind[c], ded[c], meas[c], (c in hl) ? hl[c] : "-"
+				for (i = 1; i <= nm; i++) printf " %s |", ((c SUBSEP M[i]) in err) ? err[c, M[i]] : "-"
+				printf "\n" } }' "$RAW"
+}
+
+{
+	echo "# contend predict on third-party MPI programs"
+	echo
+	echo "Written by \`$CMDLINE\` ($(date -u '+%Y-%m-%d %H:%M UTC'), $(( $(date +%s) - T0 )) s); the method is in"
+	echo "[docs/validation.md](../../../docs/validation.md) (\"bench/realapps: accuracy on third-party"
+	echo "programs\"). Chart: [accuracy.pdf](accuracy.pdf) (paper 003 Figure 4 style, one page per"
+	echo "scenario); raw: [accuracy-raw.tsv](accuracy-raw.tsv), every run in [runs.tsv](runs.tsv)."
+	echo
+	echo "Times are wall-clock seconds of the whole job. Measured: the median of the alternated"
+	echo "runs (fastest-slowest, n). A model's prediction is of the ranks' run time; the job's"
+	echo "wall time adds mpirun's start and end, taken from the dedicated run the prediction came"
+	echo "from (its wall time minus its longest rank's exec time) and added to every model's"
+	echo "number and interval. Error = (predicted - measured median) / measured median. contend:"
+	echo "the headline answer \`contend predict\` leads with (the scope rules' pick); its interval"
+	echo "is built from an error table of the *other* programs only (leave one program out), so"
+	echo "the coverage below is not scored on the cells the interval was fitted on."
+	echo
+	echo "## The dedicated runs"
+	echo
+	echo "| set | dedicated under collect s (min-max, n) | bare s (min-max, n) | observer's effect | ranks' exec s (median) |"
+	echo "|---|---|---|---|---|"
+	awk '{ printf "| %s | %s | %s | %s | %s |\n", $1,
+		$2 == "-" ? "-" : sprintf("%.2f (%.2f-%.2f, %d)", $2 / 1e9, $3 / 1e9, $4 / 1e9, $5),
+		$6 == "-" ? "-" : sprintf("%.2f (%.2f-%.2f, %d)", $6 / 1e9, $7 / 1e9, $8 / 1e9, $9),
+		$2 == "-" || $6 == "-" ? "-" : sprintf("%+.1f %%", 100 * ($2 - $6) / $6),
+		$10 == "-" ? "-" : sprintf("%.2f", $10 / 1e9) }' "$SPREAD"
+	echo
+	for sc in $SCENARIOS; do
+		echo "## $sc: $(sed -n 's/^description = //p' "$W/$(echo "$SETS" | awk '{ print $1 }' | tr : -)-$sc.ini" 2>/dev/null)"
+		echo
+		scen_table "$sc"
+		echo
+	done
+	echo "## Summary"
+	echo
+	echo "Average |error| per scenario over the cells where the model gives a number (n); the"
+	echo "headline's interval coverage, leave-one-program-out."
+	echo
+	summary
+	echo
+	echo "## Machine and commands"
+	echo
+	echo '```'
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(( $(date +%s) - T0 )) s"
+	echo "command: $CMDLINE"
+	echo "environment: PROGS=\"$PROGS\" LAYOUTS=\"$LAYOUTS\" MPIS=\"$MPIS\" SCENARIOS=\"$SCENARIOS\" INSTANCE=$INST PCT=$PCT LINK=$LINK LOADED=$LOADED"
+	echo "contend: $("$CONTEND" version 2>/dev/null | head -n 1)"
+	echo "kernel: $(uname -sr)"
+	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores"
+	echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+	echo "mpi: $(mpirun --version 2>/dev/null | head -n 1); $(mpiexec.mpich --version 2>/dev/null | sed -n 's/^Version: *//p' | head -n 1 | sed 's/^/MPICH /')"
+	echo "machine load (1, 5, 15 min): before $LOAD0, after $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "testbed: 4 workstations at $PCT % of a core each (run.sh); the loaded one $(ws "$LOADED"), link cap $LINK"
+	echo "rounds: $R, conditions per round: $CONDS (reversed every other round)"
+	echo "runs: sh bench/realapps/run.sh PROG LAYOUT MPI [--collect '' --run DIR | --scenario S]${SMALLOPT:+ --small}"
+	echo "parse: contend parse -q DIR (defaults)"
+	echo "predict: contend predict MEDIAN_DEDICATED --scenario scenario-SET-S.ini --dedicated OTHER... --errors TABLE"
+	echo "  numbers: TABLE empty; intervals: TABLE = these cells without the program's own (leave one out)"
+	echo "report: contend report --accuracy $RES"
+	echo '```'
+} >"$RES/accuracy.md"
+
+if [ $QUIET -eq 0 ] || [ $fail -eq 0 ]; then
+	for sc in $SCENARIOS; do echo "$sc:"; scen_table "$sc"; done
+	summary
+fi
+say "results in $RES ($(( $(date +%s) - T0 )) s)"
+exit $fail

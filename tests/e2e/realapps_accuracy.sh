@@ -1,0 +1,78 @@
+#!/bin/sh
+# realapps_accuracy: bench/realapps/accuracy.sh in its small form (ScaLAPACK's LU test from
+# Debian's scalapack-mpi-test, short inputs, Open MPI, one round, scenarios cpu1 and link)
+# produces every number finite: the measured medians and spreads, every model's prediction
+# or its "n/a", the errors, the headline with an interval that holds it, coverage and width,
+# the summary, the chart; and `contend predict` takes the error table it writes. Instance
+# 16 (REALAPPS_E2E_INSTANCE); the benchmark brings its testbed down.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+CONTEND=${CONTEND:-$TOP/$BUILD/contend}
+INST=${REALAPPS_E2E_INSTANCE:-16}
+E2E_NAME=realapps_accuracy
+. "$TOP/tests/e2e/checks.inc"
+e2e_workdir "" realapps-acc
+
+[ "$(id -u)" = 0 ] || { echo "skipped: not root"; exit 77; }
+[ -x "$CONTEND" ] || { echo "skipped: no $CONTEND"; exit 77; }
+[ -x /usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/xdlu ] ||
+	{ echo "skipped: no scalapack-mpi-test (sh bench/realapps/setup.sh)"; exit 77; }
+$TB check >"$T/check" 2>&1 || { echo "skipped: $(tail -n 1 "$T/check")"; exit 77; }
+
+t0=$(date +%s)
+INSTANCE=$INST BUILD=$BUILD CONTEND=$CONTEND timeout -k 10 300 \
+	sh "$TOP/bench/realapps/accuracy.sh" -S -q -o "$T/res" -k "$T/keep" >"$T/out" 2>"$T/err"
+rc=$?
+secs=$(( $(date +%s) - t0 ))
+# A skip inside (a package gone between the checks above and the run) is a skip here too.
+if grep -q 'skipped:' "$T/out"; then echo "skipped: $(grep -m 1 'skipped:' "$T/out" | sed 's/.*skipped: *//')"; exit 77; fi
+check exit "[ $rc -eq 0 ]" "accuracy.sh -S exit $rc: $(tail -n 3 "$T/err" | tr '\n' ' ')"
+check under-5-min "[ $secs -lt 300 ]" "took $secs s"
+
+RAW=$T/res/accuracy-raw.tsv
+num='^[+-]?[0-9]+(\.[0-9]+)?$'
+for sc in cpu1 link; do
+	hl=$(awk -F'\t' -v s="$sc" 'NR > 2 && $1 == "lu" && $5 == s && $6 == "contend"' "$RAW" 2>/dev/null)
+	check "$sc-headline-row" "[ -n \"\$hl\" ]" "no headline row for lu $sc in accuracy-raw.tsv"
+	[ -n "$hl" ] || continue
+	bad=$(echo "$hl" | awk -F'\t' -v re="$num" '{
+		for (i = 7; i <= 15; i++) if ($i !~ re) print "column " i " " $i
+		if ($16 != "yes" && $16 != "no") print "inside " $16
+		if ($17 !~ re || $17 < 0) print "width " $17
+		if (!($10 <= $9 && $9 <= $11)) print "median outside min-max"
+		if (!($14 <= $8 && $8 <= $15)) print "prediction outside its interval"
+		if ($13 + 0 != 0 && ($13 > 0) != ($8 > $9)) print "error sign"
+	}' | tr '\n' ' ')
+	check "$sc-headline-finite" "[ -z \"\$bad\" ]" "$bad"
+	# every model: a finite number and error, or n/a; the replay gives one
+	bad=$(awk -F'\t' -v s="$sc" -v re="$num" 'NR > 2 && $5 == s && $6 != "contend" {
+		if ($8 == "n/a") { if ($13 != "-") print $6 " n/a with an error"; next }
+		if ($8 !~ re || $8 <= 0 || $13 !~ re) print $6 " " $8 " " $13 }' "$RAW" | tr '\n' ' ')
+	check "$sc-models-finite" "[ -z \"\$bad\" ]" "$bad"
+	n=$(awk -F'\t' -v s="$sc" 'NR > 2 && $5 == s && $6 == "replay" && $8 != "n/a"' "$RAW" | wc -l)
+	check "$sc-replay" "[ $n -eq 1 ]" "no replay number for $sc"
+done
+md=$T/res/accuracy.md
+check summary "grep -q 'inside the headline interval in [0-9]* of 2 ([0-9]* %), median width [0-9.]* %' \"$md\"" \
+	"no coverage line in accuracy.md"
+for sc in cpu1 link; do
+	line=$(awk -v s="| $sc |" 'index($0, s) == 1' "$md")
+	check "$sc-summary-row" "echo \"\$line\" | grep -Eq '^\\| $sc \\| [0-9.]+ % \\(1\\) \\|.* [0-9] of 1 '" \
+		"summary row: ${line:-none}"
+done
+check no-nan "! grep -Eiq 'nan|inf\\b' \"$RAW\" \"$md\"" "a nan or inf in the tables"
+check machine "grep -q '^machine load (1, 5, 15 min): before [0-9]' \"$md\" && grep -q '^command: ' \"$md\"" \
+	"no machine load or command in accuracy.md"
+check chart "[ -s \"$T/res/accuracy.pdf\" ] && [ -s \"$T/res/summary.tsv\" ]" "no accuracy.pdf or summary.tsv"
+
+# predict loads the error table: its interval then rests on the table's cells
+ded=$(ls -d "$T/keep"/lu-4x1-ompi-ded-1 2>/dev/null)
+if [ -n "$ded" ]; then
+	"$CONTEND" predict "$ded" --scenario "$T/res/scenario-lu-4x1-ompi-cpu1.ini" --errors "$T/res/accuracy.tsv" \
+		>"$T/pred" 2>&1
+	check errors-table "grep -q 'errors from: .*accuracy.tsv' \"$T/pred\" && grep -Eq 'error on [1-9][0-9]* measured cell' \"$T/pred\"" \
+		"predict --errors accuracy.tsv: $(grep -E 'errors from|interval from' "$T/pred" | tr '\n' ' ')"
+else
+	fail errors-table "no kept dedicated run"
+fi
