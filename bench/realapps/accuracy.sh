@@ -26,7 +26,8 @@
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
 # supported), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
 # "cpu1 cpu2 link both agg"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
-# LOADED, TIMEOUT as for run.sh.
+# LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for p000, from
+# `contend predict --calibrate-delay-comm`; default the paper's curves).
 # Exit: 0 every cell has its numbers, 1 something failed (said on stderr), 2 usage, 77 a
 # package or the testbed is missing (the line says which).
 set -u
@@ -113,7 +114,7 @@ trap 'exit 1' INT TERM
 
 T0=$(date +%s)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run
+RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run load1
 : >"$RUNS"
 fail=0
 
@@ -141,7 +142,8 @@ one() {
 	fi
 	run=-
 	[ "$2" = ded ] && run=$W/$tag-ded-$3
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$3" "$4" "$2" "$wall" "${own:--}" "${ex:--}" "$run" >>"$RUNS"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$3" "$4" "$2" "$wall" "${own:--}" "${ex:--}" "$run" \
+		"$(cut -d' ' -f1 /proc/loadavg)" >>"$RUNS"
 	say "$tag $2 round $3: wall $wall s, own ${own:--} s"
 	return 0
 }
@@ -235,6 +237,7 @@ predict_cell() {	# base ini errors others... -> the predict TSV's path, or nothi
 	b=$1 i=$2 e=$3
 	shift 3
 	dopt=""
+	[ -n "${DELAYCOMM:-}" ] && dopt="--delay-comm $DELAYCOMM"
 	for o in "$@"; do dopt="$dopt --dedicated $o"; done
 	# shellcheck disable=SC2086
 	"$CONTEND" predict "$b" --scenario "$i" --errors "$e" $dopt </dev/null >"$i.$(basename "$e").out" 2>&1
@@ -341,8 +344,8 @@ RAW=$RES/accuracy-raw.tsv
 		"$CELLS" "$HL" "$PRED"
 } >"$RAW"
 {
-	printf '# contend-realapps-runs 1\nset\tround\torder\tcondition\twall_s\town_s\texit\n'
-	cut -f1-7 "$RUNS"
+	printf '# contend-realapps-runs 1\nset\tround\torder\tcondition\twall_s\town_s\texit\tload1\n'
+	cut -f1-7,9 "$RUNS"
 } >"$RES/runs.tsv"
 
 # Figure 4 through contend report (and summary.tsv).
@@ -450,14 +453,15 @@ scen_table() {	# scenario
 	echo "kernel: $(uname -sr)"
 	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores"
 	echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-	echo "mpi: $(mpirun --version 2>/dev/null | head -n 1); $(mpiexec.mpich --version 2>/dev/null | sed -n 's/^Version: *//p' | head -n 1 | sed 's/^/MPICH /')"
-	echo "machine load (1, 5, 15 min): before $LOAD0, after $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "mpi: $(mpirun --version 2>/dev/null | head -n 1); $(mpiexec.mpich --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -n 1 | sed 's/^/MPICH /')"
+	echo "machine load (1, 5, 15 min): before $LOAD0, after $(cut -d' ' -f1-3 /proc/loadavg); 1 min after each run: $(awk -F'\t' '{ v[NR] = $9 } END { if (NR) { min = max = v[1]; for (i = 1; i <= NR; i++) { if (v[i] < min) min = v[i]; if (v[i] > max) max = v[i] } printf "%s-%s", min, max } }' "$RUNS") (runs.tsv)"
 	echo "testbed: 4 workstations at $PCT % of a core each (run.sh); the loaded one $(ws "$LOADED"), link cap $LINK"
 	echo "rounds: $R, conditions per round: $CONDS (reversed every other round)"
 	echo "runs: sh bench/realapps/run.sh PROG LAYOUT MPI [--collect '' --run DIR | --scenario S]${SMALLOPT:+ --small}"
 	echo "parse: contend parse -q DIR (defaults)"
 	echo "predict: contend predict MEDIAN_DEDICATED --scenario scenario-SET-S.ini --dedicated OTHER... --errors TABLE"
 	echo "  numbers: TABLE empty; intervals: TABLE = these cells without the program's own (leave one out)"
+	echo "  p000's delay_comm: ${DELAYCOMM:-the paper's curves (no calibration)}; agg's comm_bandwidth: the run's netparams bw_Bps"
 	echo "report: contend report --accuracy $RES"
 	echo '```'
 } >"$RES/accuracy.md"
