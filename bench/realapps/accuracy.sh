@@ -20,7 +20,7 @@
 #   -o RESULTS  results directory (default bench/results/realapps; for -S a directory
 #               under /tmp, printed at the end)
 #   -S          the small form of make check: lu, 4x1, Open MPI, short inputs, one round,
-#               scenarios cpu1 and link (PROGS, LAYOUTS, MPIS, SCENARIOS still apply)
+#               scenarios cpu1 and link (-r, PROGS, LAYOUTS, MPIS, SCENARIOS still apply)
 #   -k DIR      keep every run (captures, profiles, predictions) in DIR
 #   -q          print only the tables and errors
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
@@ -42,7 +42,7 @@ LINK=${LINK:-100mbit}
 LOADED=${LOADED:-2}
 export PCT LINK LOADED
 RUNSH=$TOP/bench/realapps/run.sh
-R=3 RES="" SMALL=0 KEEPDIR="" QUIET=0
+R="" RES="" SMALL=0 KEEPDIR="" QUIET=0
 CMDLINE="sh bench/realapps/accuracy.sh $*"
 usage() { sed -n '/^# Usage:/,/^# Exit:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while getopts r:o:Sk:qh c; do
@@ -57,9 +57,9 @@ while getopts r:o:Sk:qh c; do
 done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
+[ -n "$R" ] || { if [ $SMALL -eq 1 ]; then R=1; else R=3; fi; }
 case $R in '' | *[!0-9]* | 0) echo "realapps-accuracy: -r must be a positive count" >&2; exit 2 ;; esac
 if [ $SMALL -eq 1 ]; then
-	R=1
 	PROGS=${PROGS:-lu} LAYOUTS=${LAYOUTS:-4x1} MPIS=${MPIS:-ompi} SCENARIOS=${SCENARIOS:-cpu1 link}
 	SMALLOPT=--small
 else
@@ -150,7 +150,7 @@ one() {
 
 # The runs: every round, each set, every condition; the order reverses every other round.
 CONDS="ded bare $SCENARIOS"
-RCONDS=$(echo "$CONDS" | awk '{ for (i = NF; i >= 1; i--) printf "%s%s", $i, i > 1 ? " " : "" }')
+RCONDS=$(echo "$CONDS" | awk '{ for (i = NF; i >= 1; i--) printf "%s%s", $i, (i > 1 ? " " : "") }')
 round=1
 while [ $round -le "$R" ]; do
 	for set in $SETS; do

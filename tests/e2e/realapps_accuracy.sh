@@ -1,7 +1,7 @@
 #!/bin/sh
 # realapps_accuracy: bench/realapps/accuracy.sh in its small form (ScaLAPACK's LU test from
-# Debian's scalapack-mpi-test, short inputs, Open MPI, one round, scenarios cpu1 and link)
-# produces every number finite: the measured medians and spreads, every model's prediction
+# Debian's scalapack-mpi-test, short inputs, Open MPI, scenarios cpu1 and link), with two
+# rounds so that the second runs the conditions in reverse, produces every number finite: the measured medians and spreads, every model's prediction
 # or its "n/a", the errors, the headline with an interval that holds it, coverage and width,
 # the summary, the chart; and `contend predict` takes the error table it writes. Instance
 # 16 (REALAPPS_E2E_INSTANCE); the benchmark brings its testbed down.
@@ -22,13 +22,17 @@ $TB check >"$T/check" 2>&1 || { echo "skipped: $(tail -n 1 "$T/check")"; exit 77
 
 t0=$(date +%s)
 INSTANCE=$INST BUILD=$BUILD CONTEND=$CONTEND timeout -k 10 300 \
-	sh "$TOP/bench/realapps/accuracy.sh" -S -q -o "$T/res" -k "$T/keep" >"$T/out" 2>"$T/err"
+	sh "$TOP/bench/realapps/accuracy.sh" -S -r 2 -q -o "$T/res" -k "$T/keep" >"$T/out" 2>"$T/err"
 rc=$?
 secs=$(( $(date +%s) - t0 ))
 # A skip inside (a package gone between the checks above and the run) is a skip here too.
 if grep -q 'skipped:' "$T/out"; then echo "skipped: $(grep -m 1 'skipped:' "$T/out" | sed 's/.*skipped: *//')"; exit 77; fi
 check exit "[ $rc -eq 0 ]" "accuracy.sh -S exit $rc: $(tail -n 3 "$T/err" | tr '\n' ' ')"
 check under-5-min "[ $secs -lt 300 ]" "took $secs s"
+
+# every condition once per round, the second round in reverse
+order=$(awk -F'\t' 'NR > 2 { printf "%s%s:%s", (NR > 3 ? " " : ""), $2, $4 }' "$T/res/runs.tsv" 2>/dev/null)
+check alternated "[ \"\$order\" = '1:ded 1:bare 1:cpu1 1:link 2:link 2:cpu1 2:bare 2:ded' ]" "runs.tsv order: ${order:-none}"
 
 RAW=$T/res/accuracy-raw.tsv
 num='^[+-]?[0-9]+(\.[0-9]+)?$'
@@ -39,6 +43,7 @@ for sc in cpu1 link; do
 	bad=$(echo "$hl" | awk -F'\t' -v re="$num" '{
 		for (i = 7; i <= 15; i++) if ($i !~ re) print "column " i " " $i
 		if ($16 != "yes" && $16 != "no") print "inside " $16
+		if ($12 != 2) print "reps " $12
 		if ($17 !~ re || $17 < 0) print "width " $17
 		if (!($10 <= $9 && $9 <= $11)) print "median outside min-max"
 		if (!($14 <= $8 && $8 <= $15)) print "prediction outside its interval"
@@ -68,6 +73,8 @@ check chart "[ -s \"$T/res/accuracy.pdf\" ] && [ -s \"$T/res/summary.tsv\" ]" "n
 
 # predict loads the error table: its interval then rests on the table's cells
 ded=$(ls -d "$T/keep"/lu-4x1-ompi-ded-1 2>/dev/null)
+check spread-term "grep -q 'the spread of 2 dedicated runs' \"$T/keep\"/lu-4x1-ompi-cpu1.ini.lopo-lu.tsv.out" \
+	"the headline's interval does not use the 2 dedicated runs"
 if [ -n "$ded" ]; then
 	"$CONTEND" predict "$ded" --scenario "$T/res/scenario-lu-4x1-ompi-cpu1.ini" --errors "$T/res/accuracy.tsv" \
 		>"$T/pred" 2>&1
