@@ -50,8 +50,6 @@
 
 #define PUT_REQ_LEN 20
 #define CM_MAX 64		/* longest connection event: 13 + sockaddr_in6 (28) */
-#define AF_INET_LINUX 2
-#define AF_INET6_LINUX 10
 #define PEND_MAX 256		/* messages in flight per direction */
 #define WIN_MAX 4		/* RTR windows kept per message */
 #define QUEUE_MAX 1024		/* messages waiting for their ranks */
@@ -102,10 +100,6 @@ struct udir {
 	size_t npend, pend_cap;
 	uint64_t nage;
 	int32_t world;		/* sender's world rank learned from a UCP tag, -1 unknown */
-	bool cm_seen;		/* a connection request named the initiator's listener */
-	int cm_af;		/* its family (AF_INET, AF_INET6) */
-	uint8_t cm_addr[16];	/* its address, network order */
-	uint16_t cm_port;	/* its port, host order */
 	int64_t t_last_ns;
 };
 
@@ -580,28 +574,6 @@ record_start(struct mpich *u, int d)
 		ud->pend[i].wire_bytes += ud->rec_bytes;
 		break;
 	}
-	case AM_TCP_CM: {
-		uint32_t ev = rd_le32(&r);
-
-		u->st->ctrl++;
-		if (ev == 1 || ev == 3) {	/* CONN_REQ / ACK_WITH_REQ: {flags, cm_id, sockaddr} */
-			uint16_t fam;
-
-			rd_skip(&r, 9);
-			fam = rd_le16(&r);
-			ud->cm_port = rd_be16(&r);
-			if (fam == AF_INET_LINUX) {
-				rd_bytes(&r, ud->cm_addr, 4);
-				ud->cm_af = AF_INET_LINUX;
-			} else if (fam == AF_INET6_LINUX) {
-				rd_skip(&r, 4);	/* flowinfo */
-				rd_bytes(&r, ud->cm_addr, 16);
-				ud->cm_af = AF_INET6_LINUX;
-			}
-			ud->cm_seen = !r.err && ud->cm_af != 0;
-		}
-		break;
-	}
 	case AM_RNDV_ATP: {	/* the sender says all data went out: finish the message */
 		uint64_t rreq = rd_le64(&r);
 
@@ -639,7 +611,7 @@ record_need(const uint8_t *hdr, size_t hlen)
 		return -1;
 	if (id == AM_TCP_PUT_REQ && len != PUT_REQ_LEN)
 		return -1;
-	if (id == AM_TCP_CM) {	/* decoded whole: it may name the initiator's listener */
+	if (id == AM_TCP_CM) {	/* kept whole (framed captures keep it): it names a listener */
 		if (len > CM_MAX)
 			return -1;
 		hl = (int)len;
@@ -956,19 +928,6 @@ mpich_ranks(void *state, int32_t rank[2])
 
 	rank[0] = world_of(u, 0, &how);
 	rank[1] = world_of(u, 1, &how);
-}
-
-int
-mpich_listener(void *state, int dir, int *af, uint8_t addr[16], uint16_t *port)
-{
-	const struct mpich *u = state;
-
-	if (u == NULL || (dir != 0 && dir != 1) || !u->d[dir].cm_seen)
-		return -1;
-	*af = u->d[dir].cm_af;
-	memcpy(addr, u->d[dir].cm_addr, 16);
-	*port = u->d[dir].cm_port;
-	return 0;
 }
 
 const struct decoder dec_mpich = {

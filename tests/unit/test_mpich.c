@@ -448,39 +448,6 @@ TEST(mid_stream_start)
 	strm_free(&s);
 }
 
-/* The initiator's CONN_REQ names its own listener: 127.0.0.1:38113 in the reference capture
- * (the port its self-connection 34720 -> 38113 went to). */
-TEST(listener_address)
-{
-	struct strm s;
-	struct got g = { 0 };
-	struct dec_stats st;
-	struct conn_info ci;
-	struct msg_sink sink = { got_emit, &g };
-	void *u;
-	size_t i;
-	int af = 0;
-	uint8_t addr[16];
-	uint16_t port = 0;
-
-	CHECK(strm_load("mpi-ref-mpich.strm.gz", &s) == 0);
-	memset(&ci, 0, sizeof ci);
-	ci.saw_syn = true;
-	ci.rank[0] = ci.rank[1] = -1;
-	u = dec_mpich.open(&ci, &sink, &st);
-	CHECK(mpich_listener(u, 0, &af, addr, &port) == -1);
-	for (i = 0; i < s.n && i < 4; i++)
-		if (!s.r[i].gap)
-			dec_mpich.data(u, s.r[i].dir, s.r[i].p, s.r[i].len, s.r[i].t_ns);
-	CHECK(mpich_listener(u, 0, &af, addr, &port) == 0);
-	CHECK(af == 2 && port == 38113);
-	CHECK(addr[0] == 127 && addr[1] == 0 && addr[2] == 0 && addr[3] == 1);
-	CHECK(mpich_listener(u, 1, &af, addr, &port) == -1);	/* an ACK_WITH_REQ names none */
-	dec_mpich.close(u, 0);
-	free(g.m);
-	strm_free(&s);
-}
-
 int
 main(void)
 {
@@ -499,6 +466,5 @@ main(void)
 	RUN(garbage_resync);
 	RUN(absurd_length_and_give_up);
 	RUN(mid_stream_start);
-	RUN(listener_address);
 	return check_done();
 }
