@@ -17,12 +17,10 @@
  * the connection closes). */
 #include "parse/mpich.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-#include "lib/buf.h"
 #include "lib/rd.h"
-#include "lib/xalloc.h"
+#include "parse/frame.h"
 
 #define UCT_MAGIC UINT64_C(0xCAFEBABE12345678)
 #define MAGIC_LEN MPICH_MAGIC_LEN
@@ -50,75 +48,11 @@
 
 #define PUT_REQ_LEN 20
 #define CM_MAX 64		/* longest connection event: 13 + sockaddr_in6 (28) */
-#define AF_INET_LINUX 2
-#define AF_INET6_LINUX 10
-#define PEND_MAX 256		/* messages in flight per direction */
-#define WIN_MAX 4		/* RTR windows kept per message */
-#define QUEUE_MAX 1024		/* messages waiting for their ranks */
-#define SCAN_WIN 4096
+#define SCAN_WIN 4096		/* bytes a resync judgement may look ahead */
 #define RECORD_MIN AM_HDR_LEN
-
-enum ust {
-	US_MAGIC,	/* initiator's 8-byte magic */
-	US_HDR,		/* collecting an AM header and the part of its body we decode */
-	US_BODY,	/* rest of an AM body, or PUT_REQ raw data */
-	US_SCAN,
-	US_DEAD,
-};
-
-struct rtr_win {
-	uint64_t addr, size_bytes, off_bytes;
-};
-
-struct umsg {
-	bool used;
-	uint64_t tag;		/* ucp tag */
-	uint64_t len_bytes, got_bytes;
-	uint64_t msg_id;	/* eager multi-fragment id */
-	uint64_t sreq, rreq;	/* sender / receiver request ids (rendezvous) */
-	struct rtr_win win[WIN_MAX];
-	int nwin;
-	bool sync, rndv, put_data, frag_data, multi;
-	int64_t t_first_ns, t_last_ns;
-	uint64_t wire_bytes;
-	unsigned flags;
-	uint64_t age;
-};
-
-struct udir {
-	enum ust st;
-	uint8_t hdr[HDR_MAX];
-	size_t hlen;
-	uint64_t body_left;
-	uint64_t rec_bytes;	/* wire bytes of the current record */
-	int64_t t_rec_ns;
-	int cur;		/* pending message the body feeds, -1 none */
-	bool eager_now;		/* current record is a whole eager message: emit at its end */
-	struct msg now;		/* that message */
-	unsigned next_flags;
-	struct buf scan;
-	uint64_t scanned_bytes;
-	struct umsg *pend;	/* messages in flight: npend slots, at most PEND_MAX */
-	size_t npend, pend_cap;
-	uint64_t nage;
-	int32_t world;		/* sender's world rank learned from a UCP tag, -1 unknown */
-	bool cm_seen;		/* a connection request named the initiator's listener */
-	int cm_af;		/* its family (AF_INET, AF_INET6) */
-	uint8_t cm_addr[16];	/* its address, network order */
-	uint16_t cm_port;	/* its port, host order */
-	int64_t t_last_ns;
-};
-
-struct mpich {
-	struct conn_info ci;
-	struct msg_sink sink;
-	struct dec_stats *st;
-	struct udir d[2];
-	struct msg *queue;	/* messages waiting for ranks, at most QUEUE_MAX */
-	size_t nqueue, queue_cap;
-};
-
-static void feed(struct mpich *u, int d, const uint8_t *p, size_t n, int64_t t_ns);
+#define KEY_MSGID 0		/* matching keys: eager multi-record message id */
+#define KEY_SREQ 1		/* rendezvous sender request id */
+#define KEY_RREQ 2		/* rendezvous receiver request id (0 until the RTR) */
 
 /* Header bytes decoded for each AM id (the rest of the body is skipped), or -1 unknown. */
 static int
@@ -204,422 +138,6 @@ mpich_detect(const uint8_t *p, size_t n, int dir)
 	return 0;
 }
 
-static void
-dir_init(struct udir *ud, enum ust start)
-{
-	memset(ud, 0, sizeof *ud);
-	ud->st = start;
-	ud->cur = -1;
-	ud->world = -1;
-	buf_init(&ud->scan, SCAN_WIN);
-}
-
-static void *
-mpich_open(const struct conn_info *ci, const struct msg_sink *sink, struct dec_stats *st)
-{
-	struct mpich *u = xcalloc(1, sizeof *u);
-
-	u->ci = *ci;
-	u->sink = *sink;
-	u->st = st;
-	dir_init(&u->d[0], ci->saw_syn ? US_MAGIC : US_SCAN);
-	dir_init(&u->d[1], ci->saw_syn ? US_HDR : US_SCAN);
-	if (!ci->saw_syn)
-		u->d[0].next_flags = u->d[1].next_flags = MSG_F_RESYNC;
-	return u;
-}
-
-static int32_t
-world_of(const struct mpich *u, int d, enum rank_src *how)
-{
-	if (u->d[d].world >= 0) {
-		*how = RANKSRC_UCPTAG;
-		return u->d[d].world;
-	}
-	if (u->ci.rank[d] >= 0) {
-		*how = RANKSRC_SOCKMAP;
-		return u->ci.rank[d];
-	}
-	*how = RANKSRC_NONE;
-	return -1;
-}
-
-static void
-fill_ranks(const struct mpich *u, struct msg *m)
-{
-	enum rank_src a, b;
-
-	m->src_world = world_of(u, m->dir, &a);
-	m->dst_world = world_of(u, 1 - m->dir, &b);
-	m->ranksrc = a != RANKSRC_NONE ? a : b;
-}
-
-static void
-flush_queue(struct mpich *u)
-{
-	size_t i;
-
-	for (i = 0; i < u->nqueue; i++) {
-		fill_ranks(u, &u->queue[i]);
-		u->st->msgs++;
-		u->sink.emit(u->sink.ctx, &u->queue[i]);
-	}
-	u->nqueue = 0;
-}
-
-/* Hand m on now if both ends are known, else queue it (the queue is flushed when full). */
-static void
-emit(struct mpich *u, struct msg *m)
-{
-	m->mpi = MSG_MPICH;
-	m->conn = u->ci.conn;
-	fill_ranks(u, m);
-	if (m->src_world >= 0 && m->dst_world >= 0 && u->nqueue == 0) {
-		u->st->msgs++;
-		u->sink.emit(u->sink.ctx, m);
-		return;
-	}
-	if (u->nqueue == QUEUE_MAX)
-		flush_queue(u);
-	u->queue = xgrow(u->queue, &u->queue_cap, u->nqueue + 1, sizeof *u->queue);
-	u->queue[u->nqueue++] = *m;
-}
-
-/* A UCP tag seen in direction d: learn the sender's world rank from MPI_COMM_WORLD. */
-static void
-learn(struct mpich *u, int d, uint64_t tag)
-{
-	uint32_t ctx = (uint32_t)(tag >> 48);
-	int32_t rank = (int32_t)((tag >> 32) & 0xffff);
-
-	if (ctx > 1 || u->d[d].world >= 0)
-		return;
-	u->d[d].world = rank;
-	if (u->d[1 - d].world >= 0 || u->ci.rank[1 - d] >= 0)
-		flush_queue(u);
-}
-
-static void
-msg_from_tag(struct msg *m, uint64_t tag)
-{
-	m->cid = (int32_t)(tag >> 48);
-	m->comm_src = (int32_t)((tag >> 32) & 0xffff);
-	m->tag = (int32_t)(uint32_t)tag;
-}
-
-static void
-emit_pending(struct mpich *u, int d, struct umsg *pm, unsigned extra)
-{
-	struct msg m;
-
-	memset(&m, 0, sizeof m);
-	msg_from_tag(&m, pm->tag);
-	m.t_first_ns = pm->t_first_ns;
-	m.t_last_ns = pm->t_last_ns;
-	m.bytes = pm->len_bytes;
-	m.wire_bytes = pm->wire_bytes;
-	if (pm->put_data)
-		m.proto = PROTO_RNDV_PUT;
-	else if (pm->frag_data)
-		m.proto = PROTO_RNDV_FRAG;
-	else if (pm->sync)
-		m.proto = PROTO_SYNC;
-	else if (pm->rndv)
-		m.proto = PROTO_UNKNOWN;
-	else
-		m.proto = PROTO_EAGER;
-	m.flags = pm->flags | extra;
-	m.dir = d;
-	pm->used = false;
-	emit(u, &m);
-}
-
-static int
-pend_new(struct mpich *u, int d)
-{
-	struct udir *ud = &u->d[d];
-	int i, old = -1;
-
-	for (i = 0; i < (int)ud->npend; i++) {
-		if (!ud->pend[i].used)
-			break;
-		if (old < 0 || ud->pend[i].age < ud->pend[old].age)
-			old = i;
-	}
-	if (i == (int)ud->npend && ud->npend < PEND_MAX) {	/* grow lazily */
-		ud->pend = xgrow(ud->pend, &ud->pend_cap, ud->npend + 1, sizeof *ud->pend);
-		ud->npend++;
-	} else if (i == (int)ud->npend) {
-		u->st->bad++;
-		emit_pending(u, d, &ud->pend[old], MSG_F_TRUNC);
-		i = old;
-	}
-	memset(&ud->pend[i], 0, sizeof ud->pend[i]);
-	ud->pend[i].used = true;
-	ud->pend[i].age = ud->nage++;
-	return i;
-}
-
-enum key { K_MSGID, K_SREQ, K_RREQ };
-
-static int
-pend_find(struct udir *ud, enum key k, uint64_t v)
-{
-	int i, best = -1;
-
-	for (i = 0; i < (int)ud->npend; i++) {
-		struct umsg *pm = &ud->pend[i];
-		uint64_t have;
-
-		if (!pm->used)
-			continue;
-		have = k == K_MSGID ? pm->msg_id : k == K_SREQ ? pm->sreq : pm->rreq;
-		if (k == K_MSGID && !pm->multi)
-			continue;
-		if (k != K_MSGID && !pm->rndv)
-			continue;
-		if (have == v && (best < 0 || pm->age > ud->pend[best].age))
-			best = i;
-	}
-	return best;
-}
-
-static int
-pend_by_addr(struct udir *ud, uint64_t addr)
-{
-	int i, k;
-
-	for (i = 0; i < (int)ud->npend; i++) {
-		struct umsg *pm = &ud->pend[i];
-
-		if (!pm->used)
-			continue;
-		for (k = 0; k < pm->nwin; k++)
-			if (addr >= pm->win[k].addr && addr - pm->win[k].addr < pm->win[k].size_bytes)
-				return i;
-	}
-	return -1;
-}
-
-static void
-lose_framing(struct mpich *u, int d)
-{
-	struct udir *ud = &u->d[d];
-
-	u->st->resyncs++;
-	ud->st = US_SCAN;
-	ud->hlen = 0;
-	ud->cur = -1;
-	ud->eager_now = false;
-	ud->scanned_bytes = 0;
-	buf_clear(&ud->scan);
-	ud->next_flags |= MSG_F_RESYNC;
-}
-
-/* The record of direction d ended with a byte captured at t_ns. */
-static void
-record_done(struct mpich *u, int d, int64_t t_ns)
-{
-	struct udir *ud = &u->d[d];
-
-	if (ud->eager_now) {
-		ud->now.t_last_ns = t_ns;
-		emit(u, &ud->now);
-	} else if (ud->cur >= 0 && ud->pend[ud->cur].used) {
-		struct umsg *pm = &ud->pend[ud->cur];
-
-		pm->t_last_ns = t_ns;
-		if (pm->got_bytes >= pm->len_bytes)
-			emit_pending(u, d, pm, 0);
-	}
-	ud->eager_now = false;
-	ud->cur = -1;
-	ud->hlen = 0;
-	ud->st = US_HDR;
-}
-
-/* Start a message with a pending slot (multi-record eager or rendezvous). */
-static struct umsg *
-start_pending(struct mpich *u, int d, uint64_t tag, uint64_t len)
-{
-	struct udir *ud = &u->d[d];
-	int i = pend_new(u, d);
-	struct umsg *pm = &ud->pend[i];
-
-	pm->tag = tag;
-	pm->len_bytes = len;
-	if (len > MPICH_MSG_MAX) {
-		u->st->bad++;
-		pm->len_bytes = MPICH_MSG_MAX;
-	}
-	pm->t_first_ns = pm->t_last_ns = ud->t_rec_ns;
-	pm->wire_bytes = ud->rec_bytes;
-	pm->flags = ud->next_flags;
-	ud->next_flags = 0;
-	ud->cur = i;
-	learn(u, d, tag);
-	return pm;
-}
-
-/* The decoded header of the current record of direction d is complete: act on it. */
-static void
-record_start(struct mpich *u, int d)
-{
-	struct udir *ud = &u->d[d];
-	struct rd r = rd_make(ud->hdr, ud->hlen);
-	uint8_t id = rd_u8(&r);
-	uint32_t len = rd_le32(&r);
-	uint64_t body = len - (ud->hlen - AM_HDR_LEN);	/* body bytes after the decoded part */
-	struct udir *peer = &u->d[1 - d];
-	struct umsg *pm;
-	int i;
-
-	ud->cur = -1;
-	ud->eager_now = false;
-	ud->rec_bytes = AM_HDR_LEN + (uint64_t)len;
-	ud->body_left = body;
-	switch (id) {
-	case AM_EAGER_ONLY:
-	case AM_EAGER_SYNC_ONLY: {
-		uint64_t tag = rd_le64(&r);
-
-		memset(&ud->now, 0, sizeof ud->now);
-		msg_from_tag(&ud->now, tag);
-		ud->now.t_first_ns = ud->t_rec_ns;
-		ud->now.bytes = body;
-		ud->now.wire_bytes = ud->rec_bytes;
-		ud->now.proto = id == AM_EAGER_ONLY ? PROTO_EAGER : PROTO_SYNC;
-		ud->now.flags = ud->next_flags;
-		ud->now.dir = d;
-		ud->next_flags = 0;
-		ud->eager_now = true;
-		learn(u, d, tag);
-		break;
-	}
-	case AM_EAGER_FIRST:
-	case AM_EAGER_SYNC_FIRST: {
-		uint64_t tag = rd_le64(&r), total = rd_le64(&r), msg_id = rd_le64(&r);
-
-		pm = start_pending(u, d, tag, total);
-		pm->msg_id = msg_id;
-		pm->multi = true;
-		pm->sync = id == AM_EAGER_SYNC_FIRST;
-		break;
-	}
-	case AM_EAGER_MIDDLE: {
-		uint64_t msg_id = rd_le64(&r);
-
-		i = pend_find(ud, K_MSGID, msg_id);
-		if (i < 0) {
-			u->st->bad++;
-			break;
-		}
-		ud->cur = i;
-		ud->pend[i].wire_bytes += ud->rec_bytes;
-		break;
-	}
-	case AM_RNDV_RTS: {
-		uint64_t tag = rd_le64(&r), sreq;
-
-		rd_skip(&r, 8);	/* sender ep id */
-		sreq = rd_le64(&r);
-		rd_skip(&r, 8);	/* sender buffer address */
-		pm = start_pending(u, d, tag, rd_le64(&r));
-		pm->sreq = sreq;
-		pm->rndv = true;
-		ud->cur = -1;	/* the rkey that follows is not data */
-		break;
-	}
-	case AM_RNDV_RTR: {
-		uint64_t sreq = rd_le64(&r), rreq = rd_le64(&r), addr = rd_le64(&r);
-		uint64_t size = rd_le64(&r), off = rd_le64(&r);
-
-		u->st->ctrl++;
-		i = pend_find(peer, K_SREQ, sreq);
-		if (i < 0)
-			break;
-		pm = &peer->pend[i];
-		pm->rreq = rreq;
-		if (pm->nwin == WIN_MAX) {
-			memmove(pm->win, pm->win + 1, sizeof pm->win[0] * (WIN_MAX - 1));
-			pm->nwin--;
-		}
-		pm->win[pm->nwin].addr = addr;
-		pm->win[pm->nwin].size_bytes = size;
-		pm->win[pm->nwin].off_bytes = off;
-		pm->nwin++;
-		break;
-	}
-	case AM_RNDV_DATA: {
-		uint64_t rreq = rd_le64(&r);
-
-		i = pend_find(ud, K_RREQ, rreq);
-		if (i < 0) {
-			u->st->bad++;
-			break;
-		}
-		ud->cur = i;
-		ud->pend[i].frag_data = true;
-		ud->pend[i].wire_bytes += ud->rec_bytes;
-		break;
-	}
-	case AM_TCP_PUT_REQ: {
-		uint64_t addr = rd_le64(&r), length = rd_le64(&r);
-
-		ud->body_left = length;	/* raw bytes outside len */
-		ud->rec_bytes += length;
-		i = length ? pend_by_addr(ud, addr) : -1;
-		if (i < 0) {
-			u->st->ctrl++;	/* e.g. the zero-length flush PUT */
-			if (length)
-				u->st->bad++;
-			break;
-		}
-		ud->cur = i;
-		ud->pend[i].put_data = true;
-		ud->pend[i].wire_bytes += ud->rec_bytes;
-		break;
-	}
-	case AM_TCP_CM: {
-		uint32_t ev = rd_le32(&r);
-
-		u->st->ctrl++;
-		if (ev == 1 || ev == 3) {	/* CONN_REQ / ACK_WITH_REQ: {flags, cm_id, sockaddr} */
-			uint16_t fam;
-
-			rd_skip(&r, 9);
-			fam = rd_le16(&r);
-			ud->cm_port = rd_be16(&r);
-			if (fam == AF_INET_LINUX) {
-				rd_bytes(&r, ud->cm_addr, 4);
-				ud->cm_af = AF_INET_LINUX;
-			} else if (fam == AF_INET6_LINUX) {
-				rd_skip(&r, 4);	/* flowinfo */
-				rd_bytes(&r, ud->cm_addr, 16);
-				ud->cm_af = AF_INET6_LINUX;
-			}
-			ud->cm_seen = !r.err && ud->cm_af != 0;
-		}
-		break;
-	}
-	case AM_RNDV_ATP: {	/* the sender says all data went out: finish the message */
-		uint64_t rreq = rd_le64(&r);
-
-		u->st->ctrl++;
-		i = pend_find(ud, K_RREQ, rreq);
-		if (i >= 0) {
-			ud->pend[i].flags |= MSG_F_GAP;	/* its data were not all seen here */
-			emit_pending(u, d, &ud->pend[i], 0);
-		}
-		break;
-	}
-	default:	/* wireup, sync ack, ATS, put ack, keepalive, RMA, stream, AM */
-		u->st->ctrl++;
-		break;
-	}
-	ud->st = US_BODY;
-}
-
 /* Header bytes the record whose first hlen bytes are hdr needs: > hlen for more, 0 when
  * complete, -1 when it is not a record we accept. */
 static int
@@ -639,7 +157,7 @@ record_need(const uint8_t *hdr, size_t hlen)
 		return -1;
 	if (id == AM_TCP_PUT_REQ && len != PUT_REQ_LEN)
 		return -1;
-	if (id == AM_TCP_CM) {	/* decoded whole: it may name the initiator's listener */
+	if (id == AM_TCP_CM) {	/* kept whole (framed captures keep it): it names a listener */
 		if (len > CM_MAX)
 			return -1;
 		hl = (int)len;
@@ -655,12 +173,6 @@ record_need(const uint8_t *hdr, size_t hlen)
 			return -1;	/* absurd length: counted, framing searched again */
 	}
 	return 0;
-}
-
-static int
-hdr_need(const struct udir *ud)
-{
-	return record_need(ud->hdr, ud->hlen);
 }
 
 int
@@ -701,283 +213,207 @@ mpich_record_plausible(const uint8_t *p, size_t n)
 	return n >= RECORD_MIN && record_ok(p, n);
 }
 
-static size_t
-scan_push(struct mpich *u, int d, const uint8_t *p, size_t n, int64_t t_ns)
+/* The initiator's 8-byte magic; without it the stream may hold records already. */
+static int
+mpich_preamble(struct frame *f, int d, const uint8_t *p)
 {
-	struct udir *ud = &u->d[d];
-	size_t room = SCAN_WIN - ud->scan.len, take = n < room ? n : room, i;
+	struct rd r = rd_make(p, MAGIC_LEN);
 
-	if (buf_add(&ud->scan, p, take) < 0)
-		take = 0;
-	for (i = 0; i + RECORD_MIN + 4 <= ud->scan.len; i++) {
-		const uint8_t *c = ud->scan.data + i;
-		size_t left = ud->scan.len - i;
-		uint32_t len;
-		uint64_t next;
-
-		if (!record_ok(c, left))
-			continue;
-		/* the record after it must look right too when it is in the window */
-		len = (uint32_t)c[1] | (uint32_t)c[2] << 8 | (uint32_t)c[3] << 16 | (uint32_t)c[4] << 24;
-		next = AM_HDR_LEN + (uint64_t)len;
-		if (c[0] == AM_TCP_PUT_REQ)
-			continue;	/* its raw data length is too weak a check */
-		if (next + RECORD_MIN > left) {
-			if (next <= SCAN_WIN && ud->scan.len < SCAN_WIN)
-				break;	/* wait for more bytes */
-		} else if (!record_ok(c + next, left - next)) {
-			continue;
-		}
-		{
-			uint8_t *tmp = xmalloc(left);
-
-			memcpy(tmp, c, left);
-			ud->scanned_bytes += i;
-			buf_clear(&ud->scan);
-			ud->st = US_HDR;
-			ud->hlen = 0;
-			feed(u, d, tmp, left, t_ns);
-			free(tmp);
-			return take;
-		}
-	}
-	if (i > 0) {
-		ud->scanned_bytes += i;
-		buf_consume(&ud->scan, i);
-	}
-	if (ud->scan.len == SCAN_WIN) {	/* nothing believable in a full window */
-		ud->scanned_bytes += 1;
-		buf_consume(&ud->scan, 1);
-	}
-	if (ud->scanned_bytes > MPICH_SCAN_MAX) {
-		ud->st = US_DEAD;
-		u->st->fallback++;
-		buf_release(&ud->scan);
-	}
-	return take;
+	(void)f, (void)d;
+	return rd_le64(&r) == UCT_MAGIC ? 0 : 1;
 }
 
-/* The header collected in direction d is not one we accept: search again from its second
- * byte (the collected bytes may hold the next header). Recursion through feed is bounded:
- * every level consumes at least one byte of a fixed-size window. */
-static void
-bad_header(struct mpich *u, int d, int64_t t_ns)
+/* A record's length is in its 5-byte header, but for a PUT_REQ, whose raw data length
+ * comes after it. */
+static uint64_t
+mpich_total(const uint8_t *hdr, size_t hlen)
 {
-	uint8_t tmp[HDR_MAX];
-	size_t rest = u->d[d].hlen - 1;
+	struct rd r = rd_make(hdr, hlen);
+	uint8_t id = rd_u8(&r);
+	uint32_t len = rd_le32(&r);
 
-	memcpy(tmp, u->d[d].hdr + 1, rest);
-	u->st->bad++;
-	lose_framing(u, d);
-	feed(u, d, tmp, rest, t_ns);
+	return r.err || id == AM_TCP_PUT_REQ ? 0 : AM_HDR_LEN + (uint64_t)len;
+}
+
+/* Resynchronise on a believable record that is followed by one, when that one is within
+ * SCAN_WIN bytes: a 5-byte header alone is too weak a test. A PUT_REQ is never trusted
+ * (its raw data length is too weak a check). */
+static enum frame_judge
+mpich_resync(const uint8_t *p, size_t n)
+{
+	uint64_t next;
+
+	if (n < RECORD_MIN + 4)
+		return FRAME_MORE;
+	if (!record_ok(p, n) || p[0] == AM_TCP_PUT_REQ)
+		return FRAME_NO;
+	next = AM_HDR_LEN + ((uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
+			     (uint32_t)p[4] << 24);
+	if (next + RECORD_MIN > SCAN_WIN)
+		return FRAME_YES;	/* the next one is out of reach */
+	if (next + RECORD_MIN > n)
+		return FRAME_MORE;
+	return record_ok(p + next, n - next) ? FRAME_YES : FRAME_NO;
+}
+
+/* A UCP tag seen in direction d: learn the sender's world rank from MPI_COMM_WORLD. */
+static void
+learn(struct frame *f, int d, uint64_t tag)
+{
+	if (tag >> 48 <= 1)
+		frame_set_world(f, d, (int32_t)((tag >> 32) & 0xffff), RANKSRC_UCPTAG);
 }
 
 static void
-feed(struct mpich *u, int d, const uint8_t *p, size_t n, int64_t t_ns)
+tag_split(uint64_t tag, int32_t *cid, int32_t *comm_src, int32_t *t)
 {
-	struct udir *ud = &u->d[d];
+	*cid = (int32_t)(tag >> 48);
+	*comm_src = (int32_t)((tag >> 32) & 0xffff);
+	*t = (int32_t)(uint32_t)tag;
+}
 
-	while (n > 0) {
-		switch (ud->st) {
-		case US_MAGIC: {
-			size_t k = MAGIC_LEN - ud->hlen < n ? MAGIC_LEN - ud->hlen : n;
-			struct rd r;
+/* Start a message with a pending slot (multi-record eager or rendezvous). */
+static struct frame_msg *
+start_pending(struct frame *f, int d, uint64_t tag, uint64_t len)
+{
+	struct frame_msg *pm = frame_pend_new(f, d, len, MPICH_MSG_MAX);
 
-			memcpy(ud->hdr + ud->hlen, p, k);
-			ud->hlen += k, p += k, n -= k;
-			if (ud->hlen < MAGIC_LEN)
-				break;
-			r = rd_make(ud->hdr, MAGIC_LEN);
-			if (rd_le64(&r) == UCT_MAGIC) {
-				ud->hlen = 0;
-				ud->st = US_HDR;
-			} else {	/* no magic: maybe records already */
-				uint8_t tmp[MAGIC_LEN];
+	tag_split(tag, &pm->cid, &pm->comm_src, &pm->tag);
+	learn(f, d, tag);
+	return pm;
+}
 
-				memcpy(tmp, ud->hdr, MAGIC_LEN);
-				u->st->bad++;
-				lose_framing(u, d);
-				feed(u, d, tmp, MAGIC_LEN, t_ns);
-			}
+/* The decoded header of the current record of direction d is complete: act on it. */
+static void
+mpich_start(struct frame *f, int d)
+{
+	struct frame_dir *fd = &f->d[d], *peer = &f->d[1 - d];
+	struct rd r = rd_make(fd->hdr, fd->hlen);
+	uint8_t id = rd_u8(&r);
+	uint32_t len = rd_le32(&r);
+	uint64_t body = len - (fd->hlen - AM_HDR_LEN);	/* body bytes after the decoded part */
+	struct frame_msg *pm;
+	uint64_t off;
+	int i;
+
+	if (id != AM_TCP_PUT_REQ)
+		frame_body(f, d, body);
+	switch (id) {
+	case AM_EAGER_ONLY:
+	case AM_EAGER_SYNC_ONLY: {
+		uint64_t tag = rd_le64(&r);
+		struct msg *m = frame_eager(f, d);
+
+		tag_split(tag, &m->cid, &m->comm_src, &m->tag);
+		m->bytes = body;
+		m->proto = id == AM_EAGER_ONLY ? PROTO_EAGER : PROTO_SYNC;
+		learn(f, d, tag);
+		break;
+	}
+	case AM_EAGER_FIRST:
+	case AM_EAGER_SYNC_FIRST: {
+		uint64_t tag = rd_le64(&r), total = rd_le64(&r), msg_id = rd_le64(&r);
+
+		pm = start_pending(f, d, tag, total);
+		pm->key[KEY_MSGID] = msg_id;
+		pm->keyed = 1u << KEY_MSGID;
+		pm->proto = id == AM_EAGER_SYNC_FIRST ? PROTO_SYNC : PROTO_EAGER;
+		break;
+	}
+	case AM_EAGER_MIDDLE:
+		i = frame_pend_by_key(fd, KEY_MSGID, rd_le64(&r));
+		if (i < 0)
+			f->st->bad++;
+		else
+			frame_feeds(f, d, i);
+		break;
+	case AM_RNDV_RTS: {
+		uint64_t tag = rd_le64(&r), sreq;
+
+		rd_skip(&r, 8);	/* sender ep id */
+		sreq = rd_le64(&r);
+		rd_skip(&r, 8);	/* sender buffer address */
+		pm = start_pending(f, d, tag, rd_le64(&r));
+		pm->key[KEY_SREQ] = sreq;
+		pm->keyed = 1u << KEY_SREQ | 1u << KEY_RREQ;
+		fd->cur = -1;	/* the rkey that follows is not data */
+		break;
+	}
+	case AM_RNDV_RTR: {
+		uint64_t sreq = rd_le64(&r), rreq = rd_le64(&r), addr = rd_le64(&r);
+		uint64_t size = rd_le64(&r), woff = rd_le64(&r);
+
+		f->st->ctrl++;
+		i = frame_pend_by_key(peer, KEY_SREQ, sreq);
+		if (i < 0)
+			break;
+		peer->pend[i].key[KEY_RREQ] = rreq;
+		frame_win_add(&peer->pend[i], addr, size, woff);
+		break;
+	}
+	case AM_RNDV_DATA:
+		i = frame_pend_by_key(fd, KEY_RREQ, rd_le64(&r));
+		if (i < 0) {
+			f->st->bad++;
 			break;
 		}
-		case US_HDR: {
-			int need = hdr_need(ud);
-			size_t k;
+		frame_feeds(f, d, i);
+		fd->pend[i].frag_data = true;
+		break;
+	case AM_TCP_PUT_REQ: {
+		uint64_t addr = rd_le64(&r), length = rd_le64(&r);
 
-			if (need < 0) {
-				bad_header(u, d, t_ns);
-				break;
-			}
-			if (need == 0) {
-				record_start(u, d);
-				if (ud->body_left == 0)
-					record_done(u, d, t_ns);
-				break;
-			}
-			if (ud->hlen == 0)
-				ud->t_rec_ns = t_ns;
-			k = (size_t)need - ud->hlen < n ? (size_t)need - ud->hlen : n;
-			memcpy(ud->hdr + ud->hlen, p, k);
-			ud->hlen += k, p += k, n -= k;
-			need = hdr_need(ud);
-			if (need == 0) {
-				record_start(u, d);
-				if (ud->body_left == 0)
-					record_done(u, d, t_ns);
-			} else if (need < 0) {
-				bad_header(u, d, t_ns);
-			}
+		frame_body(f, d, length);	/* raw bytes outside len */
+		i = length ? frame_pend_by_addr(fd, addr, &off) : -1;
+		if (i < 0) {
+			f->st->ctrl++;	/* e.g. the zero-length flush PUT */
+			if (length)
+				f->st->bad++;
 			break;
 		}
-		case US_BODY: {
-			size_t k = ud->body_left < n ? (size_t)ud->body_left : n;
-
-			if (ud->cur >= 0 && ud->pend[ud->cur].used)
-				ud->pend[ud->cur].got_bytes += k;
-			ud->body_left -= k, p += k, n -= k;
-			if (ud->body_left == 0)
-				record_done(u, d, t_ns);
-			break;
-		}
-		case US_SCAN: {
-			size_t k = scan_push(u, d, p, n, t_ns);
-
-			p += k, n -= k;
-			break;
-		}
-		case US_DEAD:
-			return;
-		}
+		frame_feeds(f, d, i);
+		fd->pend[i].put_data = true;
+		break;
+	}
+	case AM_RNDV_ATP:	/* the sender says all data went out: finish the message */
+		f->st->ctrl++;
+		i = frame_pend_by_key(fd, KEY_RREQ, rd_le64(&r));
+		if (i >= 0)	/* its data were not all seen here */
+			frame_pend_emit(f, d, i, MSG_F_GAP);
+		break;
+	default:	/* wireup, sync ack, ATS, put ack, keepalive, connection events, ... */
+		f->st->ctrl++;
+		break;
 	}
 }
 
-static void
-mpich_data(void *state, int dir, const uint8_t *p, size_t n, int64_t t_ns)
+static const struct frame_proto mpich_proto = {
+	.mpi = MSG_MPICH,
+	.pre_len = { MAGIC_LEN, 0 },
+	.preamble = mpich_preamble,
+	.need = record_need,
+	.total = mpich_total,
+	.start = mpich_start,
+	.resync = mpich_resync,
+	.resync_max = SCAN_WIN,
+	.anchor_off = -1,
+	.scan_max = MPICH_SCAN_MAX,
+	.wait_ranks = true,
+};
+
+static void *
+mpich_open(const struct conn_info *ci, const struct msg_sink *sink, struct dec_stats *st)
 {
-	struct mpich *u = state;
-
-	if (dir != 0 && dir != 1)
-		return;
-	u->d[dir].t_last_ns = t_ns;
-	feed(u, dir, p, n, t_ns);
-}
-
-/* n bytes of direction dir missing: not captured (a gap: the messages it touches are
- * flagged, the framing is searched for again past the body), or left out on purpose by
- * the capture (cut): inside the current record's body or PUT data, whose length its header
- * gave, they are data not needed. */
-static void
-missing(struct mpich *u, int dir, uint64_t n, int64_t t_ns, bool cut)
-{
-	struct udir *ud;
-
-	if ((dir != 0 && dir != 1) || n == 0)
-		return;
-	ud = &u->d[dir];
-	if (cut && (ud->st != US_BODY || n > ud->body_left))
-		cut = false;	/* not where the capture leaves bytes out: damage */
-	if (!cut)
-		u->st->gaps++;
-	ud->t_last_ns = t_ns;
-	if (ud->st == US_DEAD)
-		return;
-	if (ud->st == US_BODY && n <= ud->body_left) {
-		if (ud->cur >= 0 && ud->pend[ud->cur].used) {
-			ud->pend[ud->cur].got_bytes += n;
-			if (!cut)
-				ud->pend[ud->cur].flags |= MSG_F_GAP;
-		}
-		if (ud->eager_now && !cut)
-			ud->now.flags |= MSG_F_GAP;
-		ud->body_left -= n;
-		if (ud->body_left == 0)
-			record_done(u, dir, t_ns);
-		return;
-	}
-	if (ud->st == US_BODY && ud->cur >= 0 && ud->pend[ud->cur].used)
-		ud->pend[ud->cur].flags |= MSG_F_GAP;
-	lose_framing(u, dir);
-	ud->next_flags |= MSG_F_GAP;
-}
-
-static void
-mpich_gap(void *state, int dir, uint64_t n, int64_t t_ns)
-{
-	missing(state, dir, n, t_ns, false);
-}
-
-static void
-mpich_skip(void *state, int dir, uint64_t n, int64_t t_ns)
-{
-	missing(state, dir, n, t_ns, true);
-}
-
-static void
-mpich_close(void *state, int64_t t_ns)
-{
-	struct mpich *u = state;
-	int d, i;
-
-	if (u == NULL)
-		return;
-	(void)t_ns;
-	for (d = 0; d < 2; d++) {
-		struct udir *ud = &u->d[d];
-
-		if (ud->st == US_BODY && ud->eager_now) {	/* an eager record cut short */
-			ud->now.flags |= MSG_F_TRUNC;
-			ud->now.wire_bytes -= ud->body_left;
-			record_done(u, d, ud->t_last_ns);
-		}
-		for (;;) {
-			int old = -1;
-
-			for (i = 0; i < (int)ud->npend; i++)
-				if (ud->pend[i].used && (old < 0 || ud->pend[i].age < ud->pend[old].age))
-					old = i;
-			if (old < 0)
-				break;
-			emit_pending(u, d, &ud->pend[old], MSG_F_TRUNC);
-		}
-		free(ud->pend);
-		buf_release(&ud->scan);
-	}
-	flush_queue(u);
-	free(u->queue);
-	free(u);
-}
-
-static void
-mpich_ranks(void *state, int32_t rank[2])
-{
-	const struct mpich *u = state;
-	enum rank_src how;
-
-	rank[0] = world_of(u, 0, &how);
-	rank[1] = world_of(u, 1, &how);
-}
-
-int
-mpich_listener(void *state, int dir, int *af, uint8_t addr[16], uint16_t *port)
-{
-	const struct mpich *u = state;
-
-	if (u == NULL || (dir != 0 && dir != 1) || !u->d[dir].cm_seen)
-		return -1;
-	*af = u->d[dir].cm_af;
-	memcpy(addr, u->d[dir].cm_addr, 16);
-	*port = u->d[dir].cm_port;
-	return 0;
+	return frame_open(&mpich_proto, ci, sink, st);
 }
 
 const struct decoder dec_mpich = {
 	.name = "mpich",
 	.detect = mpich_detect,
 	.open = mpich_open,
-	.data = mpich_data,
-	.gap = mpich_gap,
-	.skip = mpich_skip,
-	.close = mpich_close,
-	.ranks = mpich_ranks,
+	.data = frame_data,
+	.gap = frame_gap,
+	.skip = frame_skip,
+	.close = frame_close,
+	.ranks = frame_ranks,
 };

@@ -22,13 +22,6 @@
 #define MPICH_MSG_MAX (UINT64_C(1) << 40)	/* largest message / PUT length believed */
 #define MPICH_SCAN_MAX (UINT64_C(16) << 20)	/* bytes searched for a record before giving up */
 
-/* The listening address that direction dir's connection request named (UCX sends the
- * initiator's own listener, ip and port, in its CONN_REQ): with collect's socket map it ties
- * the initiator to a rank before any MPI_COMM_WORLD message. af is AF_INET or AF_INET6 (Linux
- * values), addr network order (4 or 16 bytes used), port host order. state is a dec_mpich
- * state, valid until close. Returns 0, or -1 when none was seen. */
-int mpich_listener(void *state, int dir, int *af, uint8_t addr[16], uint16_t *port);
-
 /* The framing of the UCT TCP record whose first bytes are p[0..n), for a capture that keeps
  * only what this decoder reads: 0 with *total (wire bytes of the record, header and a PUT
  * request's raw data included) and *keep (its first bytes the decoder reads) set; > 0, the
