@@ -22,7 +22,9 @@ struct side {
 	double own_mean;	/* over the ranks with busy time */
 	double work_mean;	/* own work between the first and the last message, mean */
 	double startup, finish;	/* before the first message, after the last */
-	double *f;		/* [nranks] scratch factors */
+	double *idle_share;	/* [nranks] run-queue wait over time in its idle phases */
+	double *f;		/* [nranks] scratch factors on busy time */
+	double *g;		/* [nranks] scratch factors on the gaps (xrep_ev gap_ns) */
 };
 
 /* Busy time of rank r inside [t0, t1]. */
@@ -59,6 +61,8 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->wait = xcalloc((size_t)p->nranks + 1, sizeof *s->wait);
 	s->own = xcalloc((size_t)p->nranks + 1, sizeof *s->own);
 	s->f = xcalloc((size_t)p->nranks + 1, sizeof *s->f);
+	s->g = xcalloc((size_t)p->nranks + 1, sizeof *s->g);
+	s->idle_share = xcalloc((size_t)p->nranks + 1, sizeof *s->idle_share);
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 		double b = s->x.busy_ns[i], w;
@@ -71,6 +75,9 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 		s->busy[i] = b;
 		s->wait[i] = fmin(fmax(w, 0), b);
 		s->own[i] = b - s->wait[i];
+		s->g[i] = 1;
+		if (v->rank[i].idle_ns > 0)
+			s->idle_share[i] = fmin(fmax(v->rank[i].idle_wait_ns / v->rank[i].idle_ns, 0), 1);
 		if (b > 0) {
 			s->own_mean += s->own[i];
 			nbusy++;
@@ -109,6 +116,8 @@ side_free(struct side *s)
 	free(s->wait);
 	free(s->own);
 	free(s->f);
+	free(s->g);
+	free(s->idle_share);
 }
 
 /* The index of world rank r in s->p->ranks, or -1. */
@@ -130,11 +139,30 @@ wait_excess(const struct side *s, const struct side *b, int i)
 	return j >= 0 ? fmax(s->wait[i] - b->wait[j], 0) : s->wait[i];
 }
 
+/* The factor the cpu cause puts on rank i's gaps (the idle time it spent getting to a
+ * send): the share of its idle phases it waited on the run queue taken out (with a
+ * baseline: what exceeds the same rank's share there). */
+static double
+idle_factor(const struct side *s, const struct side *b, int i)
+{
+	int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
+
+	return 1 - (j >= 0 ? fmax(s->idle_share[i] - b->idle_share[j], 0) : s->idle_share[i]);
+}
+
 /* The factor that gives rank i busy time want (1 when it had none). */
 static double
 factor(const struct side *s, int i, double want)
 {
 	return s->busy[i] > 0 ? fmax(want, 0) / s->busy[i] : 1;
+}
+
+/* Rank i's factors with its node's CPU competition taken out (out) or left (!out). */
+static void
+cpu_out(struct side *s, const struct side *b, int i, bool out)
+{
+	s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
+	s->g[i] = out ? idle_factor(s, b, i) : 1;
 }
 
 /* The cost of the imbalance of a side: every rank's own work set to the mean. */
@@ -212,12 +240,12 @@ static void
 cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side *b)
 {
 	const struct prof *p = s->p;
-	struct xrep_change c = { .busy_f = s->f };
+	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
 
 	for (int h = 0; h < p->nranks; h++) {
 		const char *host = p->ranks[h].host;
 		const struct evid_host *eh = evid_host(s->v, host);
-		double wait = 0, busy = 0, most = -1;
+		double wait = 0, busy = 0, idle = 0, iwait = 0, most = -1;
 		int worst = -1;
 		struct attr_cause *x;
 		size_t len;
@@ -228,15 +256,19 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 			bool here = strcmp(p->ranks[i].host, host) == 0;
 			double w = here ? wait_excess(s, b, i) : 0;
 
-			s->f[i] = factor(s, i, s->busy[i] - w);
+			cpu_out(s, b, i, here);
 			wait += w;
 			busy += here ? s->busy[i] : 0;
+			if (here) {
+				idle += s->v->rank[i].idle_ns;
+				iwait += (1 - s->g[i]) * s->v->rank[i].idle_ns;
+			}
 			if (here && w > most) {
 				most = w;
 				worst = p->ranks[i].rank;
 			}
 		}
-		if (wait <= 0)
+		if (wait <= 0 && iwait <= 0)
 			continue;
 		x = add(r, cap, ATTR_CPU, s->T - xrep_run(&s->x, &c, NULL));
 		x->rank = worst;
@@ -244,8 +276,13 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 		snprintf(x->where, sizeof x->where, "%s", host);
 		ranks_on(p, host, x->where, sizeof x->where);
 		snprintf(x->evidence, sizeof x->evidence, "run-queue wait %.3f s of %.3f s busy (%.0f %%)%s",
-			 wait / 1e9, busy / 1e9, 100 * wait / busy, b != NULL ? " above the baseline" : "");
+			 wait / 1e9, busy / 1e9, busy > 0 ? 100 * wait / busy : 0, b != NULL ? " above the baseline" : "");
 		len = strlen(x->evidence);
+		if (iwait > 0) {
+			snprintf(x->evidence + len, sizeof x->evidence - len, ", %.3f s of %.3f s idle", iwait / 1e9,
+				 idle / 1e9);
+			len = strlen(x->evidence);
+		}
 		if (eh != NULL && isfinite(eh->capacity) && eh->capacity < 0.995) {
 			snprintf(x->evidence + len, sizeof x->evidence - len,
 				 "; the ranks may use %.2f CPU (a quota or affinity limit: part of the wait is it)",
@@ -390,7 +427,7 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 	const struct prof *p = s->p;
 	int idx[ATTR_MAX_SHAPLEY], n = 0;
 	double *v, fact[ATTR_MAX_SHAPLEY + 1];
-	struct xrep_change c = { .busy_f = s->f };
+	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
 
 	for (int i = 0; i < r->n; i++) {
 		if (r->c[i].kind != ATTR_CPU)
@@ -411,7 +448,7 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 
 			for (int j = 0; j < n && !out; j++)
 				out = (m >> j & 1) && strcmp(p->ranks[i].host, r->c[idx[j]].host) == 0;
-			s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
+			cpu_out(s, b, i, out);
 		}
 		v[m] = s->T - xrep_run(&s->x, &c, NULL);
 	}
@@ -492,11 +529,10 @@ rank_split(struct attr_result *r, const struct side *s, const double *dt)
 /* The cpu causes of every node together, and the links', when there are several: in a
  * program that moves in lockstep one node's cause alone may cost nothing. */
 static void
-group_costs(struct attr_result *r, const struct side *s, const struct side *b, const double *dt)
+group_costs(struct attr_result *r, struct side *s, const struct side *b, const double *dt)
 {
 	const struct prof *p = s->p;
-	double *f = xcalloc((size_t)p->nranks + 1, sizeof *f);
-	struct xrep_change c = { .busy_f = f };
+	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
 	int ncpu = 0, nlink = 0;
 
 	for (int i = 0; i < r->n; i++) {
@@ -505,13 +541,12 @@ group_costs(struct attr_result *r, const struct side *s, const struct side *b, c
 	}
 	r->cpu_all_ns = r->link_all_ns = NAN;
 	for (int i = 0; i < p->nranks; i++)
-		f[i] = factor(s, i, s->busy[i] - wait_excess(s, b, i));
+		cpu_out(s, b, i, true);
 	if (ncpu > 1)
 		r->cpu_all_ns = s->T - xrep_run(&s->x, &c, NULL);
 	c = (struct xrep_change){ .msg_dt_ns = dt };
 	if (nlink > 1)
 		r->link_all_ns = s->T - xrep_run(&s->x, &c, NULL);
-	free(f);
 }
 
 static int
@@ -559,15 +594,16 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 
 	/* everything out at once: no run-queue wait (above the baseline's), own work balanced
 	 * (with a baseline: as unbalanced as there), links at their best, the fixed costs off */
+	group_costs(r, &s, bs, dt);
 	for (int i = 0; i < p->nranks; i++) {
 		double own = p->nranks > 1 ? s.own_mean : s.own[i];
 
 		s.f[i] = factor(&s, i, own + s.wait[i] - wait_excess(&s, bs, i));
+		s.g[i] = idle_factor(&s, bs, i);
 		if (s.busy[i] > 0 && s.busy[i] >= 0.9 * (double)p->ranks[i].exec_ns)
 			allbusy++;
 	}
-	all = (struct xrep_change){ .busy_f = s.f, .msg_dt_ns = dt };
-	group_costs(r, &s, bs, dt);
+	all = (struct xrep_change){ .busy_f = s.f, .msg_dt_ns = dt, .idle_f = s.g };
 	r->ideal_ns = xrep_run(&s.x, &all, NULL) - fmax(startup, 0) - fmax(finish, 0);
 	if (bs != NULL && p->nranks > 1)
 		r->ideal_ns += imbalance_cost(bs);	/* the baseline's own imbalance stays */

@@ -49,7 +49,7 @@ struct attr_cause {
 	double cost_ns;		/* measured time minus the run with this cause taken out */
 	double share_ns;	/* cpu: its share of every node's cpu cost taken out together
 				 * (Shapley value over the nodes, up to ATTR_MAX_SHAPLEY); NAN */
-	char evidence[320];	/* what was measured, for people */
+	char evidence[400];	/* what was measured, for people */
 };
 
 /* One rank's time split (for the report): start-up (up to its first message), then own

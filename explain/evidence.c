@@ -47,9 +47,9 @@ next_row(struct tsv_r *t, long *damaged)
 static void
 load_phase_wait(struct evid *v, const struct prof *p)
 {
-	static const char *const cols[] = { "rank", "kind", "wait_ns", NULL };
+	static const char *const cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "wait_ns", NULL };
 	char *path = run_file(p->run, "profile/phases.tsv");
-	int crank, ckind, cwait;
+	int crank, ckind, cwait, ct0, ct1;
 	struct tsv_r t;
 	struct err e;
 
@@ -62,19 +62,30 @@ load_phase_wait(struct evid *v, const struct prof *p)
 	crank = tsv_r_col(&t, "rank");
 	ckind = tsv_r_col(&t, "kind");
 	cwait = tsv_r_col(&t, "wait_ns");
+	ct0 = tsv_r_col(&t, "t_start_ns");
+	ct1 = tsv_r_col(&t, "t_end_ns");
 	while (next_row(&t, &v->damaged)) {
 		int64_t r, w;
 		const struct prof_rank *rk;
 
-		if (strcmp(tsv_r_str(&t, ckind), "busy") != 0)
+		bool busy = strcmp(tsv_r_str(&t, ckind), "busy") == 0;
+		int64_t t0, t1;
+
+		if (!busy && strcmp(tsv_r_str(&t, ckind), "idle") != 0)
 			continue;
-		if (tsv_r_i64(&t, crank, &r, &e) < 0 || tsv_r_i64(&t, cwait, &w, &e) < 0 || w < 0 ||
+		if (tsv_r_i64(&t, ct0, &t0, &e) < 0 || tsv_r_i64(&t, ct1, &t1, &e) < 0 || tsv_r_i64(&t, crank, &r, &e) < 0 || tsv_r_i64(&t, cwait, &w, &e) < 0 || w < 0 ||
 		    r < 0 || r > INT32_MAX) {
 			v->damaged++;
 			continue;
 		}
-		if ((rk = prof_rank(p, (int)r)) != NULL)
+		if ((rk = prof_rank(p, (int)r)) == NULL)
+			continue;
+		if (busy) {
 			v->rank[rk - p->ranks].busy_wait_ns += (double)w;
+		} else if (t1 > t0) {
+			v->rank[rk - p->ranks].idle_wait_ns += (double)w;
+			v->rank[rk - p->ranks].idle_ns += (double)(t1 - t0);
+		}
 	}
 	tsv_r_close(&t);
 }
@@ -237,15 +248,20 @@ load_demand(struct evid *v, const struct prof *p)
 			v->demand = NULL;
 			v->ndemand = 0;
 			for (int j = 0; j < p->nranks; j++)
-				v->rank[j].busy_wait_ns = 0;
+				v->rank[j] = (struct evid_rank){ 0 };
 			return;
 		}
 		v->damaged += (long)rc.bad_rows;
 		for (size_t k = 0; k < rc.nphases; k++) {
 			const struct phase *ph = &rc.phases[k];
 
-			if (!ph->busy || ph->t_end_ns <= ph->t_start_ns)
+			if (ph->t_end_ns <= ph->t_start_ns)
 				continue;
+			if (!ph->busy) {
+				v->rank[i].idle_ns += (double)(ph->t_end_ns - ph->t_start_ns);
+				v->rank[i].idle_wait_ns += (double)ph->wait_ns;
+				continue;
+			}
 			v->demand = xgrow(v->demand, &cap, (size_t)v->ndemand + 1, sizeof *v->demand);
 			v->demand[v->ndemand++] = (struct prof_busy){ .rank = rk->rank, .t_start_ns = ph->t_start_ns,
 								   .t_end_ns = ph->t_end_ns, .run_ns = -1 };

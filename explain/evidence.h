@@ -26,6 +26,9 @@
 struct evid_rank {
 	double busy_wait_ns;	/* run-queue wait inside its busy phases (the demand phases
 				 * when there are some) */
+	double idle_ns;		/* time in its idle phases (same phases) */
+	double idle_wait_ns;	/* run-queue wait inside them: a rank answering a message in
+				 * system calls, or polling for one, while another process runs */
 };
 
 /* A directed rank pair on two hosts with large messages. */

@@ -5,7 +5,9 @@
  * messages spent over the pair's best; a rank with twice the others' work is imbalance; a
  * baseline leaves only the difference; a rank starved so that by run time it reads idle is
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
- * before the first and after the last message; and costs + interaction + ideal add up to
+ * before the first and after the last message; a polling rank's wait broken by a stray
+ * busy interval still takes the faster sender's whole gain; answers slowed by run-queue
+ * wait in idle time (system calls) are blamed on the node; and costs + interaction + ideal add up to
  * the measured time. */
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +155,56 @@ starved(const char *dir)
 	ranks2(dir, ITERS * 100 * FX_MS, ITERS * 48 * FX_MS);
 	samples(dir, 0, run0, none, 5 * ITERS);
 	samples(dir, 1, run1, wait1, 5 * ITERS);
+}
+
+/* Rank 1 (ws2) computes 80 ms, half of it on the run queue, and sends; rank 0 waits for
+ * it polling: idle but for one stray 20 ms busy interval (a user tick in its polling loop)
+ * 30 ms in; it works 10 ms on the message and answers. 92 ms an iteration. */
+static void
+stray_tick(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 92 * FX_MS;
+
+		phase(ph, 1, "busy", t, t + 80 * FX_MS, 40 * FX_MS);
+		msg(m, t + 80 * FX_MS, t + 81 * FX_MS, 1, 0, 4000);
+		phase(ph, 1, "idle", t + 80 * FX_MS, t + 92 * FX_MS, 0);
+		phase(ph, 0, "idle", t, t + 30 * FX_MS, 0);
+		phase(ph, 0, "busy", t + 30 * FX_MS, t + 50 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 50 * FX_MS, t + 81 * FX_MS, 0);
+		phase(ph, 0, "busy", t + 81 * FX_MS, t + 91 * FX_MS, 0);
+		msg(m, t + 91 * FX_MS, t + 92 * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "idle", t + 91 * FX_MS, t + 92 * FX_MS, 0);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * 92 * FX_MS, ITERS * 40 * FX_MS);
+}
+
+/* Rank 0 computes 40 ms and sends; rank 1 (ws2) never computes: it answers each message
+ * 10 ms later, in system calls (idle by demand), and waits on the run queue half of its
+ * idle time, 5 ms of each answer included. 52 ms an iteration. */
+static void
+slow_reply(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 52 * FX_MS;
+
+		phase(ph, 0, "busy", t, t + 40 * FX_MS, 0);
+		msg(m, t + 40 * FX_MS, t + 41 * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "idle", t + 40 * FX_MS, t + 52 * FX_MS, 0);
+		phase(ph, 1, "idle", t, t + 41 * FX_MS, 41 * FX_MS / 2);
+		phase(ph, 1, "idle", t + 41 * FX_MS, t + 51 * FX_MS, 5 * FX_MS);
+		msg(m, t + 51 * FX_MS, t + 52 * FX_MS, 1, 0, 4000);
+		phase(ph, 1, "idle", t + 51 * FX_MS, t + 52 * FX_MS, FX_MS / 2);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * 52 * FX_MS, ITERS * 26 * FX_MS);
 }
 
 static char *
@@ -310,6 +362,39 @@ TEST(lockstep_shares)
 	attr_result_free(&r);
 }
 
+/* A polling rank's wait broken by a stray busy interval: every idle stretch since its
+ * previous message could go, not only the last one, so the faster sender's gain reaches it
+ * whole (40 ms an iteration; 31 ms in the first, whose wait starts at the stray tick). */
+TEST(stray_tick_in_a_wait)
+{
+	struct attr_result r;
+
+	stray_tick(run_dir("stray"));
+	CHECK(explain(run_dir("stray"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1)) * FX_MS, 1e3);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* A rank whose answers are slowed by CPU taken while it handles messages in system calls
+ * (idle by demand, no busy phase at all): its node is named, each answer 5 ms sooner. */
+TEST(slow_reply_idle_wait)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	slow_reply(run_dir("reply"));
+	CHECK(explain(run_dir("reply"), NULL, &r) == 0);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(c != NULL && r.c[0].kind == ATTR_CPU);
+	CHECK(c != NULL && fabs(c->cost_ns - 5.0 * ITERS * FX_MS) < 1e3);
+	CHECK(c != NULL && strstr(c->evidence, "s idle") != NULL);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 TEST(slow_link_named)
 {
 	struct attr_result r;
@@ -419,6 +504,8 @@ main(void)
 	RUN(replay_unchanged_gives_measured);
 	RUN(cpu_taken_on_one_node);
 	RUN(lockstep_shares);
+	RUN(stray_tick_in_a_wait);
+	RUN(slow_reply_idle_wait);
 	RUN(slow_link_named);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
