@@ -549,6 +549,67 @@ group_costs(struct attr_result *r, struct side *s, const struct side *b, const d
 		r->link_all_ns = s->T - xrep_run(&s->x, &c, NULL);
 }
 
+/* Append to buf (cap bytes) ", " (nothing first), n (when >= 0) and what. */
+static void
+say(char *buf, size_t cap, long long n, const char *what)
+{
+	size_t len = strlen(buf);
+
+	if (len < cap && n >= 0)
+		snprintf(buf + len, cap - len, "%s%lld %s", len > 0 ? ", " : "", n, what);
+	else if (len < cap)
+		snprintf(buf + len, cap - len, "%s%s", len > 0 ? ", " : "", what);
+}
+
+/* Mark the causes the trace cannot back (hidden rank pairs on their node, gaps in the
+ * capture) and say in r->note how partial the trace is. */
+static void
+partial_trace(struct attr_result *r, const struct evid *v, long nmsgs)
+{
+	char what[400] = "";
+
+	for (int i = 0; i < r->n; i++) {
+		struct attr_cause *c = &r->c[i];
+		const struct evid_host *h = c->host[0] != '\0' ? evid_host(v, c->host) : NULL;
+		const struct evid_host *h2 = c->host2[0] != '\0' ? evid_host(v, c->host2) : NULL;
+		int hidden = (h != NULL ? h->hidden_pairs : 0) + (h2 != NULL ? h2->hidden_pairs : 0);
+		size_t len = strlen(c->evidence);
+
+		if ((c->kind == ATTR_CPU || c->kind == ATTR_LINK) && hidden > 0) {
+			c->uncertain = true;
+			snprintf(c->evidence + len, sizeof c->evidence - len,
+				 "; uncertain: %d rank pair%s on this node talk unseen (shared memory)", hidden,
+				 hidden > 1 ? "s" : "");
+		} else if (c->kind == ATTR_IMBALANCE && v->hidden_pairs > 0) {
+			c->uncertain = true;
+			snprintf(c->evidence + len, sizeof c->evidence - len,
+				 "; uncertain: who waited for whom is unseen between ranks of one node");
+		}
+		len = strlen(c->evidence);
+		if (c->kind == ATTR_LINK && v->gaps > 0) {
+			c->uncertain = true;
+			snprintf(c->evidence + len, sizeof c->evidence - len,
+				 "; uncertain: the capture lost %lld stretches of payload", (long long)v->gaps);
+		}
+	}
+	if (v->hidden_pairs > 0)
+		say(what, sizeof what, (long long)v->hidden_pairs,
+		    "rank pairs on one node unseen (shared memory): their waits read as idle time any sender could fill");
+	if (v->gaps > 0)
+		say(what, sizeof what, (long long)v->gaps, "gaps in the capture: messages missing or cut");
+	if (v->ranks_unsampled > 0)
+		say(what, sizeof what, (long long)v->ranks_unsampled, "ranks without CPU samples");
+	if (v->msgs_unknown_rank > 0 && v->msgs_unknown_rank * 100 > nmsgs)	/* 1 %: launcher chatter */
+		say(what, sizeof what, (long long)v->msgs_unknown_rank, "messages with an unknown rank");
+	if (v->warnings > 0)
+		say(what, sizeof what, (long long)v->warnings, "warnings from parse");
+	else if (v->incomplete)
+		say(what, sizeof what, -1, "a profile whose parse did not finish (stats.tsv not complete)");
+	if (what[0] != '\0')
+		snprintf(r->note, sizeof r->note, "partial trace: %s; costs marked '?' are uncertain and the residual "
+			 "holds what could not be seen", what);
+}
+
 static int
 by_cost(const void *x, const void *y)
 {
@@ -616,13 +677,14 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		qsort(r->c, (size_t)r->n, sizeof *r->c, by_cost);
 	rank_split(r, &s, dt);
 
+	partial_trace(r, v, p->nmsgs);
 	if (!r->replayed)
-		snprintf(r->note, sizeof r->note, "no messages or no busy phases: costs are the ranks' own times, not "
-			 "replayed");
+		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "%sno messages or no busy phases: costs are the ranks' own times, not "
+			 "replayed", r->note[0] != '\0' ? "; " : "");
 	else if (allbusy == p->nranks && !v->have_demand)
-		snprintf(r->note, sizeof r->note, "every rank was busy over 90 %% of its time: a polling MPI library's "
+		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "%severy rank was busy over 90 %% of its time: a polling MPI library's "
 			 "waits look like work and hide who waited for whom; without the samples explain cannot "
-			 "tell them apart: parse with --busy-user-only (-U)");
+			 "tell them apart: parse with --busy-user-only (-U)", r->note[0] != '\0' ? "; " : "");
 	if (!v->have_phase_wait)
 		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
 			 "%sphases.tsv has no wait_ns: a rank's run-queue wait is spread over its busy time",

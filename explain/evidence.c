@@ -117,6 +117,25 @@ kv_num(const char *path, const char *fmt, const char *key, double dflt, bool *fo
 	return out;
 }
 
+/* Whether key of a key/value file is the string want. */
+static bool
+kv_is(const char *path, const char *fmt, const char *key, const char *want)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	struct tsv_r t;
+	struct err e;
+	long damaged = 0;
+	bool is = false;
+
+	if (tsv_r_open(&t, path, fmt, 1, cols, &e) < 0)
+		return false;
+	while (next_row(&t, &damaged))
+		if (strcmp(tsv_r_str(&t, tsv_r_col(&t, "key")), key) == 0)
+			is = strcmp(tsv_r_str(&t, tsv_r_col(&t, "value")), want) == 0;
+	tsv_r_close(&t);
+	return is;
+}
+
 static void
 load_stats(struct evid *v, const struct prof *p)
 {
@@ -124,7 +143,41 @@ load_stats(struct evid *v, const struct prof *p)
 
 	v->retrans = (int64_t)kv_num(path, "stats", "retransmissions", 0, &v->have_stats);
 	v->segments = (int64_t)kv_num(path, "stats", "segments", 0, NULL);
+	v->gaps = (int64_t)kv_num(path, "stats", "gaps", 0, NULL);
+	v->warnings = (int64_t)kv_num(path, "stats", "warnings", 0, NULL);
+	v->hidden_pairs = (int64_t)kv_num(path, "stats", "pairs_local_hidden", 0, NULL);
+	v->ranks_unsampled = (int64_t)kv_num(path, "stats", "ranks_unsampled", 0, NULL);
+	v->msgs_unknown_rank = (int64_t)kv_num(path, "stats", "msgs_unknown_rank", 0, NULL);
+	v->incomplete = v->have_stats && !kv_is(path, "stats", "complete", "yes");
 	free(path);
+}
+
+/* The hidden rank pairs of each host (coverage.tsv). */
+static void
+load_coverage(struct evid *v, const struct prof *p)
+{
+	static const char *const cols[] = { "host0", "state", NULL };
+	char *path = xasprintf("%s/profile/coverage.tsv", p->run);
+	struct tsv_r t;
+	struct err e;
+
+	if (tsv_r_open(&t, path, "coverage", 1, cols, &e) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	while (next_row(&t, &v->damaged)) {
+		struct evid_host *h;
+
+		if (strcmp(tsv_r_str(&t, tsv_r_col(&t, "state")), "hidden") != 0)
+			continue;
+		for (int i = 0; i < v->nhosts; i++) {
+			h = &v->host[i];
+			if (strcmp(h->host, tsv_r_str(&t, tsv_r_col(&t, "host0"))) == 0)
+				h->hidden_pairs++;
+		}
+	}
+	tsv_r_close(&t);
 }
 
 /* The node's CPU use over the run window [t0, t1] from its nodeload samples: the first and
@@ -302,6 +355,7 @@ evid_load(struct evid *v, const struct prof *p)
 			if (strcmp(p->ranks[j].host, h->host) == 0 && p->ranks[j].run_ns > 0 && p->ranks[j].exec_ns > 0)
 				h->own_cpus += (double)p->ranks[j].run_ns / (double)p->ranks[j].exec_ns;
 	}
+	load_coverage(v, p);
 }
 
 void

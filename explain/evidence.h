@@ -48,6 +48,8 @@ struct evid_host {
 	double load1_max;	/* highest 1-minute load average seen */
 	double capacity;	/* CPUs' worth its ranks may run (meta cpu_capacity: a quota or
 				 * affinity limit), NAN unknown */
+	int hidden_pairs;	/* rank pairs on it whose messages the capture could not see
+				 * (coverage.tsv state hidden: shared memory) */
 };
 
 struct evid {
@@ -63,6 +65,13 @@ struct evid {
 	struct evid_host *host;	/* owned, one per host of p */
 	bool have_stats;
 	int64_t retrans, segments;	/* stats.tsv retransmissions and segments */
+	/* how whole the trace is (stats.tsv; 0 when unknown) */
+	int64_t gaps;		/* stretches of TCP payload the capture lost */
+	int64_t warnings;	/* warnings parse printed */
+	bool incomplete;	/* stats.tsv complete is not yes */
+	int64_t hidden_pairs;	/* pairs_local_hidden */
+	int64_t ranks_unsampled;	/* ranks left out for want of CPU samples */
+	int64_t msgs_unknown_rank;	/* messages with an end that is no rank */
 	long damaged;		/* rows skipped */
 };
 

@@ -163,8 +163,8 @@ print_table(const char *run, const struct attr_result *r, bool all)
 			hidden++;
 			continue;
 		}
-		printf("%-10s %-28s %9.3f %7.1f  %s\n", attr_kind_name(c->kind), c->where, c->cost_ns / 1e9, pct,
-		       c->evidence);
+		printf("%-10s %-28s %8.3f%c %7.1f  %s\n", attr_kind_name(c->kind), c->where, c->cost_ns / 1e9,
+		       c->uncertain ? '?' : ' ', pct, c->evidence);
 	}
 	if (hidden > 0)
 		printf("(%d more below %.1f %% of the run: --all)\n", hidden, SHOW_MIN_PCT);

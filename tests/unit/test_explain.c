@@ -395,6 +395,35 @@ TEST(slow_reply_idle_wait)
 	attr_result_free(&r);
 }
 
+/* A partial trace: a hidden rank pair on ws2 and gaps in the capture make the cpu cause on
+ * ws2 uncertain, and the note says why; the same run whole has neither. */
+TEST(partial_trace_said)
+{
+	struct attr_result r;
+	char path[400];
+	FILE *f;
+
+	halo(run_dir("partial"), 40, 80, 40);
+	CHECK(explain(run_dir("partial"), NULL, &r) == 0);
+	CHECK(r.n > 0 && !r.c[0].uncertain && strstr(r.note, "partial") == NULL);
+	attr_result_free(&r);
+	snprintf(path, sizeof path, "%s/profile/coverage.tsv", run_dir("partial"));
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs("# contend-coverage 1\nrank0\trank1\thost0\thost1\tnode\tmsgs\tstate\n"
+	      "1\t2\tws2\tws2\tsame\t0\thidden\n", f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/profile/stats.tsv", run_dir("partial"));
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs("# contend-stats 1\nkey\tvalue\ngaps\t3\npairs_local_hidden\t1\nwarnings\t1\ncomplete\tpartial\n", f);
+	fclose(f);
+	CHECK(explain(run_dir("partial"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU && r.c[0].uncertain);
+	CHECK(strstr(r.c[0].evidence, "uncertain: 1 rank pair on this node") != NULL);
+	CHECK(strstr(r.note, "partial trace: 1 rank pairs on one node unseen") != NULL);
+	CHECK(strstr(r.note, "3 gaps") != NULL && strstr(r.note, "1 warnings") != NULL);
+	attr_result_free(&r);
+}
+
 TEST(slow_link_named)
 {
 	struct attr_result r;
@@ -506,6 +535,7 @@ main(void)
 	RUN(lockstep_shares);
 	RUN(stray_tick_in_a_wait);
 	RUN(slow_reply_idle_wait);
+	RUN(partial_trace_said);
 	RUN(slow_link_named);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
