@@ -22,7 +22,9 @@ struct side {
 	double own_mean;	/* over the ranks with busy time */
 	double work_mean;	/* own work between the first and the last message, mean */
 	double startup, finish;	/* before the first message, after the last */
-	double *idle_share;	/* [nranks] run-queue wait over time in its idle phases */
+	double *idle_rate;	/* [nranks] in its idle phases, the share of its runnable time
+				 * it ran: run / (run + run-queue wait); 1 unknown */
+	double *cap;		/* [nranks] the CPU it may use (cpu_capacity, at most 1) */
 	double *f;		/* [nranks] scratch factors on busy time */
 	double *g;		/* [nranks] scratch factors on the gaps (xrep_ev gap_ns) */
 };
@@ -62,7 +64,8 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->own = xcalloc((size_t)p->nranks + 1, sizeof *s->own);
 	s->f = xcalloc((size_t)p->nranks + 1, sizeof *s->f);
 	s->g = xcalloc((size_t)p->nranks + 1, sizeof *s->g);
-	s->idle_share = xcalloc((size_t)p->nranks + 1, sizeof *s->idle_share);
+	s->idle_rate = xcalloc((size_t)p->nranks + 1, sizeof *s->idle_rate);
+	s->cap = xcalloc((size_t)p->nranks + 1, sizeof *s->cap);
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 		double b = s->x.busy_ns[i], w;
@@ -76,8 +79,14 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 		s->wait[i] = fmin(fmax(w, 0), b);
 		s->own[i] = b - s->wait[i];
 		s->g[i] = 1;
-		if (v->rank[i].idle_ns > 0)
-			s->idle_share[i] = fmin(fmax(v->rank[i].idle_wait_ns / v->rank[i].idle_ns, 0), 1);
+		{
+			const struct evid_rank *er = &v->rank[i];
+			const struct evid_host *eh = evid_host(v, rk->host);
+
+			s->idle_rate[i] = er->idle_run_ns + er->idle_wait_ns > 0 ?
+					  er->idle_run_ns / (er->idle_run_ns + er->idle_wait_ns) : 1;
+			s->cap[i] = eh != NULL && isfinite(eh->capacity) && eh->capacity > 0 ? fmin(eh->capacity, 1) : 1;
+		}
 		if (b > 0) {
 			s->own_mean += s->own[i];
 			nbusy++;
@@ -117,7 +126,8 @@ side_free(struct side *s)
 	free(s->own);
 	free(s->f);
 	free(s->g);
-	free(s->idle_share);
+	free(s->idle_rate);
+	free(s->cap);
 }
 
 /* The index of world rank r in s->p->ranks, or -1. */
@@ -140,14 +150,17 @@ wait_excess(const struct side *s, const struct side *b, int i)
 }
 
 /* The factor the cpu cause puts on rank i's gaps (the idle time it spent getting to a
- * send): the share of its idle phases it waited on the run queue taken out (with a
- * baseline: what exceeds the same rank's share there). */
+ * send): a rank handling a message is runnable throughout, and the CPU it gets sets its
+ * pace, so the gap shrinks as the share of its runnable time it ran in its idle phases
+ * rises to the same rank's share in the baseline, or without one to what it may use
+ * (cpu_capacity: a quota's throttling is no other process). Never above 1. */
 static double
 idle_factor(const struct side *s, const struct side *b, int i)
 {
 	int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
+	double ref = j >= 0 ? b->idle_rate[j] : s->cap[i];
 
-	return 1 - (j >= 0 ? fmax(s->idle_share[i] - b->idle_share[j], 0) : s->idle_share[i]);
+	return ref > 0 ? fmin(s->idle_rate[i] / ref, 1) : 1;
 }
 
 /* The factor that gives rank i busy time want (1 when it had none). */
@@ -245,8 +258,8 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 	for (int h = 0; h < p->nranks; h++) {
 		const char *host = p->ranks[h].host;
 		const struct evid_host *eh = evid_host(s->v, host);
-		double wait = 0, busy = 0, idle = 0, iwait = 0, most = -1;
-		int worst = -1;
+		double wait = 0, busy = 0, gmin = 1, most = -1;
+		int worst = -1, slow = -1;	/* the rank that waited most; the slowest to answer */
 		struct attr_cause *x;
 		size_t len;
 
@@ -259,16 +272,16 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 			cpu_out(s, b, i, here);
 			wait += w;
 			busy += here ? s->busy[i] : 0;
-			if (here) {
-				idle += s->v->rank[i].idle_ns;
-				iwait += (1 - s->g[i]) * s->v->rank[i].idle_ns;
+			if (here && s->g[i] < gmin) {
+				gmin = s->g[i];
+				slow = i;
 			}
 			if (here && w > most) {
 				most = w;
 				worst = p->ranks[i].rank;
 			}
 		}
-		if (wait <= 0 && iwait <= 0)
+		if (wait <= 0 && gmin >= 1)
 			continue;
 		x = add(r, cap, ATTR_CPU, s->T - xrep_run(&s->x, &c, NULL));
 		x->rank = worst;
@@ -278,9 +291,11 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 		snprintf(x->evidence, sizeof x->evidence, "run-queue wait %.3f s of %.3f s busy (%.0f %%)%s",
 			 wait / 1e9, busy / 1e9, busy > 0 ? 100 * wait / busy : 0, b != NULL ? " above the baseline" : "");
 		len = strlen(x->evidence);
-		if (iwait > 0) {
-			snprintf(x->evidence + len, sizeof x->evidence - len, ", %.3f s of %.3f s idle", iwait / 1e9,
-				 idle / 1e9);
+		if (slow >= 0 && gmin < 0.95) {
+			snprintf(x->evidence + len, sizeof x->evidence - len,
+				 "; rank %d in idle time ran %.0f %% of its runnable time (%.0f %% %s)", p->ranks[slow].rank,
+				 100 * s->idle_rate[slow], 100 * s->idle_rate[slow] / gmin,
+				 b != NULL ? "in the baseline" : "it may use");
 			len = strlen(x->evidence);
 		}
 		if (eh != NULL && isfinite(eh->capacity) && eh->capacity < 0.995) {

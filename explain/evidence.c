@@ -47,9 +47,9 @@ next_row(struct tsv_r *t, long *damaged)
 static void
 load_phase_wait(struct evid *v, const struct prof *p)
 {
-	static const char *const cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "wait_ns", NULL };
+	static const char *const cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "run_ns", "wait_ns", NULL };
 	char *path = run_file(p->run, "profile/phases.tsv");
-	int crank, ckind, cwait, ct0, ct1;
+	int crank, ckind, cwait, ct0, ct1, crun;
 	struct tsv_r t;
 	struct err e;
 
@@ -64,16 +64,18 @@ load_phase_wait(struct evid *v, const struct prof *p)
 	cwait = tsv_r_col(&t, "wait_ns");
 	ct0 = tsv_r_col(&t, "t_start_ns");
 	ct1 = tsv_r_col(&t, "t_end_ns");
+	crun = tsv_r_col(&t, "run_ns");
 	while (next_row(&t, &v->damaged)) {
 		int64_t r, w;
 		const struct prof_rank *rk;
 
 		bool busy = strcmp(tsv_r_str(&t, ckind), "busy") == 0;
-		int64_t t0, t1;
+		int64_t t0, t1, run;
 
 		if (!busy && strcmp(tsv_r_str(&t, ckind), "idle") != 0)
 			continue;
-		if (tsv_r_i64(&t, ct0, &t0, &e) < 0 || tsv_r_i64(&t, ct1, &t1, &e) < 0 || tsv_r_i64(&t, crank, &r, &e) < 0 || tsv_r_i64(&t, cwait, &w, &e) < 0 || w < 0 ||
+		if (tsv_r_i64(&t, ct0, &t0, &e) < 0 || tsv_r_i64(&t, ct1, &t1, &e) < 0 ||
+		    tsv_r_i64(&t, crun, &run, &e) < 0 || run < 0 || tsv_r_i64(&t, crank, &r, &e) < 0 || tsv_r_i64(&t, cwait, &w, &e) < 0 || w < 0 ||
 		    r < 0 || r > INT32_MAX) {
 			v->damaged++;
 			continue;
@@ -85,6 +87,7 @@ load_phase_wait(struct evid *v, const struct prof *p)
 		} else if (t1 > t0) {
 			v->rank[rk - p->ranks].idle_wait_ns += (double)w;
 			v->rank[rk - p->ranks].idle_ns += (double)(t1 - t0);
+			v->rank[rk - p->ranks].idle_run_ns += (double)run;
 		}
 	}
 	tsv_r_close(&t);
@@ -313,6 +316,7 @@ load_demand(struct evid *v, const struct prof *p)
 			if (!ph->busy) {
 				v->rank[i].idle_ns += (double)(ph->t_end_ns - ph->t_start_ns);
 				v->rank[i].idle_wait_ns += (double)ph->wait_ns;
+				v->rank[i].idle_run_ns += (double)ph->run_ns;
 				continue;
 			}
 			v->demand = xgrow(v->demand, &cap, (size_t)v->ndemand + 1, sizeof *v->demand);

@@ -29,6 +29,7 @@ struct evid_rank {
 	double idle_ns;		/* time in its idle phases (same phases) */
 	double idle_wait_ns;	/* run-queue wait inside them: a rank answering a message in
 				 * system calls, or polling for one, while another process runs */
+	double idle_run_ns;	/* its run time inside them */
 };
 
 /* A directed rank pair on two hosts with large messages. */
