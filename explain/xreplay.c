@@ -2,6 +2,7 @@
 #include "explain/xreplay.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "lib/xalloc.h"
@@ -74,9 +75,9 @@ busy_before(const struct xrep_busy *b, int64_t t)
 	return b->before_ns[i] + (double)(end - b->ph[i]->t_start_ns);
 }
 
-/* The first send of the rank at or after t, or INT64_MAX. */
-static int64_t
-send_after(const struct xrep_busy *b, int64_t t)
+/* The index of the rank's first send at or after t (nsends when none). */
+static long
+send_index(const struct xrep_busy *b, int64_t t)
 {
 	long lo = 0, hi = b->nsends;
 
@@ -88,7 +89,7 @@ send_after(const struct xrep_busy *b, int64_t t)
 		else
 			hi = mid;
 	}
-	return lo < b->nsends ? b->sends[lo] : INT64_MAX;
+	return lo;
 }
 
 /* Index of rank r in p->ranks, or -1. */
@@ -190,6 +191,7 @@ xrep_init(struct xrep *x, const struct prof *p)
 		const struct prof_msg *m = &p->msgs[k];
 		int a = rank_index(p, m->src), b = rank_index(p, m->dst);
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
+		bool answer = false;
 		long i;
 
 		if (a < 0 || b < 0 || a == b)
@@ -198,13 +200,20 @@ xrep_init(struct xrep *x, const struct prof *p)
 		 * or at its next send if sooner (what it sends may carry what it received) */
 		i = phase_at(&bl[b], arr);
 		if (i >= 0 && arr < bl[b].ph[i]->t_end_ns && arr - bl[b].ph[i]->t_start_ns >= XREP_GRAIN_NS) {
-			int64_t s = send_after(&bl[b], arr);
+			long j = send_index(&bl[b], arr);
+			int64_t s = j < bl[b].nsends ? bl[b].sends[j] : INT64_MAX;
+			int64_t before = j > 0 ? bl[b].sends[j - 1] : INT64_MIN;
 
-			need = s < bl[b].ph[i]->t_end_ns ? s : bl[b].ph[i]->t_end_ns;
+			/* unless the rank sent just before and answers just after, finer than the
+			 * samples see: it was waiting for this message (a ping-pong in a polling loop
+			 * whose stray user tick made the interval busy) */
+			answer = before != INT64_MIN && arr - before < XREP_GRAIN_NS && s - arr < XREP_GRAIN_NS;
+			if (!answer)
+				need = s < bl[b].ph[i]->t_end_ns ? s : bl[b].ph[i]->t_end_ns;
 		}
 		x->ev[x->nev++] = (struct xrep_ev){ .t_ns = m->t_ns, .msg = k, .rank = a };
 		x->ev[x->nev++] = (struct xrep_ev){ .t_ns = need, .msg = k, .rank = b, .recv = 1,
-						    .slack_ns = (double)(need - arr) };
+						    .slack_ns = (double)(need - arr), .answer = answer };
 	}
 	qsort(x->ev, (size_t)x->nev, sizeof *x->ev, by_event);
 	for (int i = 0; i < p->nranks; i++)
@@ -213,7 +222,9 @@ xrep_init(struct xrep *x, const struct prof *p)
 		struct xrep_ev *v = &x->ev[j];
 
 		v->busy_ns = busy_before(&bl[v->rank], v->t_ns);
-		if (v->recv)
+		if (v->recv && v->answer && prev[v->rank] != INT64_MIN)
+			v->wait_ns = (double)(v->t_ns - prev[v->rank]);
+		else if (v->recv)
 			v->wait_ns = idle_before(&bl[v->rank], v->t_ns, prev[v->rank]);
 		if (prev[v->rank] != INT64_MIN)
 			v->gap_ns = fmax((double)(v->t_ns - prev[v->rank]) - (v->busy_ns - busy_before(&bl[v->rank], prev[v->rank])) -

@@ -33,6 +33,8 @@ struct xrep_ev {
 	long msg;		/* index into prof->msgs */
 	int rank;		/* index into prof->ranks */
 	int recv;		/* 0 send, 1 receive */
+	int answer;		/* recv: came in a busy phase between a send and the next, both
+				 * within XREP_GRAIN_NS of it: the rank was waiting for it */
 	double busy_ns;		/* the rank's busy time before t_ns */
 	double wait_ns;		/* recv: W, the rank sat idle for it just before */
 	double slack_ns;	/* recv: S, the message waited for the rank */

@@ -6,7 +6,8 @@
  * baseline leaves only the difference; a rank starved so that by run time it reads idle is
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
  * before the first and after the last message; a polling rank's wait broken by a stray
- * busy interval still takes the faster sender's whole gain; answers slowed by run-queue
+ * busy interval still takes the faster sender's whole gain, and so does a ping-pong
+ * finer than the samples inside a busy phase; answers slowed by run-queue
  * wait in idle time (system calls) are blamed on the node; and costs + interaction + ideal add up to
  * the measured time. */
 #include <math.h>
@@ -205,6 +206,31 @@ slow_reply(const char *dir)
 	fclose(m);
 	fclose(ph);
 	ranks2(dir, ITERS * 52 * FX_MS, ITERS * 26 * FX_MS);
+}
+
+#define PINGS 20
+
+/* A ping-pong finer than the samples: rank 0 reads busy all along (a polling loop's stray
+ * user ticks), sends every 10 ms and waits for the answer (0.5 ms on the wire each way);
+ * rank 1 (ws2) works 8 ms on each ping, 4 of them on the run queue. */
+static void
+ping_pong(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	phase(ph, 0, "busy", FX_BASE_NS, FX_BASE_NS + PINGS * 10 * FX_MS, 0);
+	for (int k = 0; k < PINGS; k++) {
+		long long t = FX_BASE_NS + k * 10 * FX_MS;
+
+		msg(m, t, t + FX_MS, 0, 1, 100);
+		phase(ph, 1, "idle", t, t + FX_MS, 0);
+		phase(ph, 1, "busy", t + FX_MS, t + 9 * FX_MS, 4 * FX_MS);
+		phase(ph, 1, "idle", t + 9 * FX_MS, t + 10 * FX_MS, 0);
+		msg(m, t + 9 * FX_MS, t + 9 * FX_MS + FX_MS / 2, 1, 0, 100);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, PINGS * 10 * FX_MS, PINGS * 4 * FX_MS);
 }
 
 static char *
@@ -424,6 +450,22 @@ TEST(partial_trace_said)
 	attr_result_free(&r);
 }
 
+/* An answer that comes in a busy phase, between a send and the next within one sample
+ * interval, was waited for: rank 1's faster work reaches rank 0 (4 ms a ping, but for the
+ * first two, inside the first 20 ms of rank 0's phase). */
+TEST(ping_pong_in_a_busy_phase)
+{
+	struct attr_result r;
+
+	ping_pong(run_dir("ping"));
+	CHECK(explain(run_dir("ping"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	CHECK(r.c[0].cost_ns >= 4.0 * (PINGS - 3) * FX_MS && r.c[0].cost_ns <= 4.0 * PINGS * FX_MS + 1);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 TEST(slow_link_named)
 {
 	struct attr_result r;
@@ -536,6 +578,7 @@ main(void)
 	RUN(stray_tick_in_a_wait);
 	RUN(slow_reply_idle_wait);
 	RUN(partial_trace_said);
+	RUN(ping_pong_in_a_busy_phase);
 	RUN(slow_link_named);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
