@@ -20,8 +20,9 @@
  * the testbed's loaded stencil 0.5, 0.6 and 0.7 gave cpu costs of 0.95, 1.21 and 1.25 s
  * (measured 1.50 s). */
 #define EVID_DEMAND_THRESHOLD 0.6
-#define EVID_MIN_BYTES 65536	/* a message this large gives a throughput (smaller ones
-				 * are latency, not bandwidth) */
+#define EVID_MIN_BYTES 16384	/* a message this large gives a throughput (smaller ones
+				 * are latency, not bandwidth); LAMMPS's halos are 20-32 KiB
+				 * and a 64 KiB floor hid a capped link from it entirely */
 
 struct evid_rank {
 	double busy_wait_ns;	/* run-queue wait inside its busy phases (the demand phases
