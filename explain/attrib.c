@@ -338,6 +338,26 @@ by_save(const void *x, const void *y)
 	return (a->save_ns < b->save_ns) - (a->save_ns > b->save_ns);
 }
 
+/* Append the link's handshake round trip to its evidence, against the same pair's in the
+ * baseline or, without one, the fastest pair's in the run; "inflated" from twice that. */
+static void
+rtt_evidence(struct attr_cause *x, const struct side *s, const struct side *b)
+{
+	const struct evid_rtt *q = evid_rtt(s->v, x->host, x->host2);
+	const struct evid_rtt *qb = b != NULL ? evid_rtt(b->v, x->host, x->host2) : NULL;
+	double ref = qb != NULL ? qb->med_ns : INFINITY;
+	size_t len = strlen(x->evidence);
+
+	if (q == NULL)
+		return;
+	for (int j = 0; b == NULL && j < s->v->nrtts; j++)
+		ref = fmin(ref, s->v->rtt[j].med_ns);
+	if (isfinite(ref) && ref > 0)
+		snprintf(x->evidence + len, sizeof x->evidence - len,
+			 "; handshake round trip %.0f us against %.0f us (%s)%s", q->med_ns / 1e3, ref / 1e3,
+			 qb != NULL ? "baseline" : "fastest pair", q->med_ns >= 2 * ref ? ": inflated" : "");
+}
+
 static void
 link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side *b, const double *dt)
 {
@@ -396,6 +416,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 			 q->n, EVID_MIN_BYTES / 1024, q->bytes / q->xfer_ns * 1e3, q->best_Bps / 1e6,
 			 b != NULL ? " (this run or the baseline)" : "", q->save_ns / 1e9,
 			 (long long)s->v->retrans, (long long)s->v->segments);
+		rtt_evidence(x, s, b);
 	}
 	free(hosts);
 	free(hp);

@@ -155,6 +155,89 @@ load_stats(struct evid *v, const struct prof *p)
 	free(path);
 }
 
+static int
+by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The handshake round trips of each host pair (conns.tsv). */
+static void
+load_rtts(struct evid *v, const struct prof *p)
+{
+	static const char *const cols[] = { "rank0", "rank1", "rtt_ns", NULL };
+	char *path = xasprintf("%s/profile/conns.tsv", p->run);
+	struct {
+		int pair;
+		double ns;
+	} *smp = NULL;
+	size_t cap = 0, n = 0, rcap = 0;
+	struct tsv_r t;
+	struct err e;
+
+	if (tsv_r_open(&t, path, "conns", 1, cols, &e) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	while (next_row(&t, &v->damaged)) {
+		int64_t r0, r1, rtt;
+		const struct prof_rank *a, *b;
+		const char *h, *h2;
+		int j;
+
+		if (tsv_r_i64(&t, tsv_r_col(&t, "rank0"), &r0, &e) < 0 || tsv_r_i64(&t, tsv_r_col(&t, "rank1"), &r1, &e) < 0 ||
+		    tsv_r_i64(&t, tsv_r_col(&t, "rtt_ns"), &rtt, &e) < 0) {
+			v->damaged++;
+			continue;
+		}
+		if (rtt <= 0 || r0 < 0 || r1 < 0 || r0 > INT32_MAX || r1 > INT32_MAX ||
+		    (a = prof_rank(p, (int)r0)) == NULL || (b = prof_rank(p, (int)r1)) == NULL ||
+		    strcmp(a->host, b->host) == 0)
+			continue;
+		h = strcmp(a->host, b->host) < 0 ? a->host : b->host;
+		h2 = h == a->host ? b->host : a->host;
+		for (j = 0; j < v->nrtts && (strcmp(v->rtt[j].host, h) != 0 || strcmp(v->rtt[j].host2, h2) != 0); j++)
+			;
+		if (j == v->nrtts) {
+			v->rtt = xgrow(v->rtt, &rcap, (size_t)v->nrtts + 1, sizeof *v->rtt);
+			v->rtt[j] = (struct evid_rtt){ .n = 0 };
+			snprintf(v->rtt[j].host, sizeof v->rtt[j].host, "%s", h);
+			snprintf(v->rtt[j].host2, sizeof v->rtt[j].host2, "%s", h2);
+			v->nrtts++;
+		}
+		smp = xgrow(smp, &cap, n + 1, sizeof *smp);
+		smp[n].pair = j;
+		smp[n++].ns = (double)rtt;
+		v->rtt[j].n++;
+	}
+	tsv_r_close(&t);
+	for (int j = 0; j < v->nrtts; j++) {
+		double *x = xcalloc((size_t)v->rtt[j].n + 1, sizeof *x);
+		int k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (smp[i].pair == j)
+				x[k++] = smp[i].ns;
+		qsort(x, (size_t)k, sizeof *x, by_double);
+		v->rtt[j].med_ns = k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2;
+		free(x);
+	}
+	free(smp);
+}
+
+const struct evid_rtt *
+evid_rtt(const struct evid *v, const char *a, const char *b)
+{
+	for (int j = 0; j < v->nrtts; j++)
+		if ((strcmp(v->rtt[j].host, a) == 0 && strcmp(v->rtt[j].host2, b) == 0) ||
+		    (strcmp(v->rtt[j].host, b) == 0 && strcmp(v->rtt[j].host2, a) == 0))
+			return &v->rtt[j];
+	return NULL;
+}
+
 /* The hidden rank pairs of each host (coverage.tsv). */
 static void
 load_coverage(struct evid *v, const struct prof *p)
@@ -360,6 +443,7 @@ evid_load(struct evid *v, const struct prof *p)
 				h->own_cpus += (double)p->ranks[j].run_ns / (double)p->ranks[j].exec_ns;
 	}
 	load_coverage(v, p);
+	load_rtts(v, p);
 }
 
 void
@@ -371,6 +455,7 @@ evid_free(struct evid *v)
 	free(v->demand);
 	free(v->pair);
 	free(v->host);
+	free(v->rtt);
 	*v = (struct evid){ 0 };
 }
 

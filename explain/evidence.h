@@ -42,6 +42,15 @@ struct evid_pair {
 	double best_Bps;	/* the fastest one's throughput */
 };
 
+/* Round trips between two hosts: the TCP handshakes of the ranks' connections (conns.tsv
+ * rtt_ns, SYN to the handshake's last ACK), the median. A connection opened while the link
+ * was queued or capped shows it; one opened before the load does not. */
+struct evid_rtt {
+	char host[PROF_HOST_MAX], host2[PROF_HOST_MAX];	/* host < host2 (strcmp) */
+	int n;			/* handshakes seen */
+	double med_ns;		/* their median */
+};
+
 struct evid_host {
 	char host[PROF_HOST_MAX];
 	bool have_load;		/* node samples covered the run */
@@ -65,6 +74,8 @@ struct evid {
 	struct evid_pair *pair;	/* owned, sorted by (src, dst) */
 	int nhosts;
 	struct evid_host *host;	/* owned, one per host of p */
+	int nrtts;
+	struct evid_rtt *rtt;	/* owned, one per host pair with a handshake seen */
 	bool have_stats;
 	int64_t retrans, segments;	/* stats.tsv retransmissions and segments */
 	/* how whole the trace is (stats.tsv; 0 when unknown) */
@@ -95,6 +106,8 @@ void evid_free(struct evid *v);
 
 /* The pair (src, dst), or NULL. */
 const struct evid_pair *evid_pair(const struct evid *v, int src, int dst);
+/* The round trips between hosts a and b (either order), or NULL. */
+const struct evid_rtt *evid_rtt(const struct evid *v, const char *a, const char *b);
 /* The host's entry, or NULL. */
 const struct evid_host *evid_host(const struct evid *v, const char *host);
 

@@ -481,6 +481,39 @@ TEST(slow_link_named)
 	attr_result_free(&r);
 }
 
+/* RUN/profile/conns.tsv: one connection between ranks 0 and 1 with this handshake. */
+static void
+conns(const char *dir, long long rtt_ns)
+{
+	char path[400];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/profile/conns.tsv", dir);
+	if ((f = fopen(path, "w")) == NULL)
+		exit(2);
+	fprintf(f, "# contend-conns 1\nconn\trank0\trank1\trtt_ns\n1\t0\t1\t%lld\n2\t1\t0\t-1\n", rtt_ns);
+	fclose(f);
+}
+
+/* The link's handshake round trip against the baseline's is in its evidence. */
+TEST(link_round_trip_evidence)
+{
+	struct attr_result r;
+
+	slow_link(run_dir("rtt"));
+	conns(run_dir("rtt"), 400000);
+	slow_link(run_dir("rtt0"));
+	conns(run_dir("rtt0"), 100000);
+	CHECK(explain(run_dir("rtt"), run_dir("rtt0"), &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_LINK);
+	CHECK(strstr(r.c[0].evidence, "handshake round trip 400 us against 100 us (baseline): inflated") != NULL);
+	attr_result_free(&r);
+	CHECK(explain(run_dir("rtt0"), NULL, &r) == 0);
+	CHECK(r.n > 0 && strstr(r.c[0].evidence, "round trip 100 us against 100 us (fastest pair)") != NULL &&
+	      strstr(r.c[0].evidence, "inflated") == NULL);
+	attr_result_free(&r);
+}
+
 TEST(imbalance_names_the_late_rank)
 {
 	struct attr_result r;
@@ -580,6 +613,7 @@ main(void)
 	RUN(partial_trace_said);
 	RUN(ping_pong_in_a_busy_phase);
 	RUN(slow_link_named);
+	RUN(link_round_trip_evidence);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
 	RUN(starved_rank_by_demand);
