@@ -600,7 +600,7 @@ say(char *buf, size_t cap, long long n, const char *what)
 /* Mark the causes the trace cannot back (hidden rank pairs on their node, gaps in the
  * capture) and say in r->note how partial the trace is. */
 static void
-partial_trace(struct attr_result *r, const struct evid *v, long nmsgs)
+partial_trace(struct attr_result *r, const struct evid *v)
 {
 	char what[400] = "";
 
@@ -635,8 +635,6 @@ partial_trace(struct attr_result *r, const struct evid *v, long nmsgs)
 		say(what, sizeof what, (long long)v->gaps, "gaps in the capture: messages missing or cut");
 	if (v->ranks_unsampled > 0)
 		say(what, sizeof what, (long long)v->ranks_unsampled, "ranks without CPU samples");
-	if (v->msgs_unknown_rank > 0 && v->msgs_unknown_rank * 100 > nmsgs)	/* 1 %: launcher chatter */
-		say(what, sizeof what, (long long)v->msgs_unknown_rank, "messages with an unknown rank");
 	if (v->warnings > 0)
 		say(what, sizeof what, (long long)v->warnings, "warnings from parse");
 	else if (v->incomplete)
@@ -713,7 +711,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		qsort(r->c, (size_t)r->n, sizeof *r->c, by_cost);
 	rank_split(r, &s, dt);
 
-	partial_trace(r, v, p->nmsgs);
+	partial_trace(r, v);
 	if (!r->replayed)
 		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "%sno messages or no busy phases: costs are the ranks' own times, not "
 			 "replayed", r->note[0] != '\0' ? "; " : "");

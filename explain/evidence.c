@@ -150,7 +150,6 @@ load_stats(struct evid *v, const struct prof *p)
 	v->warnings = (int64_t)kv_num(path, "stats", "warnings", 0, NULL);
 	v->hidden_pairs = (int64_t)kv_num(path, "stats", "pairs_local_hidden", 0, NULL);
 	v->ranks_unsampled = (int64_t)kv_num(path, "stats", "ranks_unsampled", 0, NULL);
-	v->msgs_unknown_rank = (int64_t)kv_num(path, "stats", "msgs_unknown_rank", 0, NULL);
 	v->incomplete = v->have_stats && !kv_is(path, "stats", "complete", "yes");
 	free(path);
 }

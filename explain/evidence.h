@@ -84,7 +84,6 @@ struct evid {
 	bool incomplete;	/* stats.tsv complete is not yes */
 	int64_t hidden_pairs;	/* pairs_local_hidden */
 	int64_t ranks_unsampled;	/* ranks left out for want of CPU samples */
-	int64_t msgs_unknown_rank;	/* messages with an end that is no rank */
 	long damaged;		/* rows skipped */
 };
 
