@@ -24,7 +24,8 @@ struct side {
 	double startup, finish;	/* before the first message, after the last */
 	double *idle_rate;	/* [nranks] in its idle phases, the share of its runnable time
 				 * it ran: run / (run + run-queue wait); 1 unknown */
-	double *cap;		/* [nranks] the CPU it may use (cpu_capacity, at most 1) */
+	double *cap;		/* [nranks] the CPU it may use: its node's cpu_capacity shared
+				 * among the node's ranks, at most 1 */
 	double *f;		/* [nranks] scratch factors on busy time */
 	double *g;		/* [nranks] scratch factors on the gaps (xrep_ev gap_ns) */
 };
@@ -85,7 +86,12 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 
 			s->idle_rate[i] = er->idle_run_ns + er->idle_wait_ns > 0 ?
 					  er->idle_run_ns / (er->idle_run_ns + er->idle_wait_ns) : 1;
-			s->cap[i] = eh != NULL && isfinite(eh->capacity) && eh->capacity > 0 ? fmin(eh->capacity, 1) : 1;
+			int on = 0;	/* ranks sharing the node's CPU */
+
+			for (int j = 0; j < p->nranks; j++)
+				on += strcmp(p->ranks[j].host, rk->host) == 0;
+			s->cap[i] = eh != NULL && isfinite(eh->capacity) && eh->capacity > 0 ?
+				    fmin(eh->capacity / (on > 0 ? on : 1), 1) : 1;
 		}
 		if (b > 0) {
 			s->own_mean += s->own[i];
@@ -153,7 +159,8 @@ wait_excess(const struct side *s, const struct side *b, int i)
  * send): a rank handling a message is runnable throughout, and the CPU it gets sets its
  * pace, so the gap shrinks as the share of its runnable time it ran in its idle phases
  * rises to the same rank's share in the baseline, or without one to what it may use
- * (cpu_capacity: a quota's throttling is no other process). Never above 1. */
+ * (cpu_capacity shared among the node's ranks: a quota's throttling, or a rank of the
+ * same run beside it, is no other process). Never above 1. */
 static double
 idle_factor(const struct side *s, const struct side *b, int i)
 {
