@@ -196,19 +196,20 @@ xrep_init(struct xrep *x, const struct prof *p)
 
 		if (a < 0 || b < 0 || a == b)
 			continue;
-		/* came while the receiver was busy with earlier work: needed when that work ended,
-		 * or at its next send if sooner (what it sends may carry what it received) */
 		i = phase_at(&bl[b], arr);
-		if (i >= 0 && arr < bl[b].ph[i]->t_end_ns && arr - bl[b].ph[i]->t_start_ns >= XREP_GRAIN_NS) {
+		if (i >= 0 && arr < bl[b].ph[i]->t_end_ns) {
 			long j = send_index(&bl[b], arr);
 			int64_t s = j < bl[b].nsends ? bl[b].sends[j] : INT64_MAX;
 			int64_t before = j > 0 ? bl[b].sends[j - 1] : INT64_MIN;
 
-			/* unless the rank sent just before and answers just after, finer than the
-			 * samples see: it was waiting for this message (a ping-pong in a polling loop
-			 * whose stray user tick made the interval busy) */
+			/* came in a busy phase between a send of the rank and its next, both closer
+			 * than the samples see: it was waiting for this message (a ping-pong in a
+			 * polling loop whose stray user tick made the interval busy) */
 			answer = before != INT64_MIN && arr - before < XREP_GRAIN_NS && s - arr < XREP_GRAIN_NS;
-			if (!answer)
+			/* else, came while the receiver was busy with earlier work: needed when that
+			 * work ended, or at its next send if sooner (what it sends may carry what it
+			 * received) */
+			if (!answer && arr - bl[b].ph[i]->t_start_ns >= XREP_GRAIN_NS)
 				need = s < bl[b].ph[i]->t_end_ns ? s : bl[b].ph[i]->t_end_ns;
 		}
 		x->ev[x->nev++] = (struct xrep_ev){ .t_ns = m->t_ns, .msg = k, .rank = a };
