@@ -145,14 +145,18 @@ side_index(const struct side *s, int r)
 	return rk != NULL ? (int)(rk - s->p->ranks) : -1;
 }
 
-/* The run-queue wait of rank i that the cpu cause takes out: all of it, or with a
- * baseline what exceeds the same rank's there. */
+/* The run-queue wait of rank i that the cpu cause takes out: with a baseline what exceeds
+ * the same rank's there; without one what exceeds the wait its own limit imposes (a rank
+ * that may use a share c of a CPU waits own * (1/c - 1) to run own, however idle the
+ * node: a quota's throttling, or a rank of the same run beside it, is no other process). */
 static double
 wait_excess(const struct side *s, const struct side *b, int i)
 {
 	int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
 
-	return j >= 0 ? fmax(s->wait[i] - b->wait[j], 0) : s->wait[i];
+	if (j >= 0)
+		return fmax(s->wait[i] - b->wait[j], 0);
+	return fmax(s->wait[i] - s->own[i] * (1 / s->cap[i] - 1), 0);
 }
 
 /* The factor the cpu cause puts on rank i's gaps (the idle time it spent getting to a
@@ -296,7 +300,7 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 		snprintf(x->where, sizeof x->where, "%s", host);
 		ranks_on(p, host, x->where, sizeof x->where);
 		snprintf(x->evidence, sizeof x->evidence, "run-queue wait %.3f s of %.3f s busy (%.0f %%)%s",
-			 wait / 1e9, busy / 1e9, busy > 0 ? 100 * wait / busy : 0, b != NULL ? " above the baseline" : "");
+			 wait / 1e9, busy / 1e9, busy > 0 ? 100 * wait / busy : 0, b != NULL ? " above the baseline" : " beyond the ranks' own CPU limit");
 		len = strlen(x->evidence);
 		if (slow >= 0 && gmin < 0.95) {
 			snprintf(x->evidence + len, sizeof x->evidence - len,
@@ -307,7 +311,7 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 		}
 		if (eh != NULL && isfinite(eh->capacity) && eh->capacity < 0.995) {
 			snprintf(x->evidence + len, sizeof x->evidence - len,
-				 "; the ranks may use %.2f CPU (a quota or affinity limit: part of the wait is it)",
+				 "; the ranks may use %.2f CPU (a quota or affinity limit: the wait it imposes is left out)",
 				 eh->capacity);
 			len = strlen(x->evidence);
 		}
