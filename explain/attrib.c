@@ -292,7 +292,7 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 				worst = p->ranks[i].rank;
 			}
 		}
-		if (wait <= 0 && gmin >= 1)
+		if (wait <= 0 && gmin >= 0.99)	/* within 1 %: the samples' grain */
 			continue;
 		x = add(r, cap, ATTR_CPU, s->T - xrep_run(&s->x, &c, NULL));
 		x->rank = worst;
