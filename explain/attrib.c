@@ -22,7 +22,12 @@ struct side {
 	double own_mean;	/* over the ranks with busy time */
 	double work_mean;	/* own work between the first and the last message, mean */
 	double startup, finish;	/* before the first message, after the last */
-	double *f;		/* [nranks] scratch factors */
+	double *idle_rate;	/* [nranks] in its idle phases, the share of its runnable time
+				 * it ran: run / (run + run-queue wait); 1 unknown */
+	double *cap;		/* [nranks] the CPU it may use: its node's cpu_capacity shared
+				 * among the node's ranks, at most 1 */
+	double *f;		/* [nranks] scratch factors on busy time */
+	double *g;		/* [nranks] scratch factors on the gaps (xrep_ev gap_ns) */
 };
 
 /* Busy time of rank r inside [t0, t1]. */
@@ -59,6 +64,9 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->wait = xcalloc((size_t)p->nranks + 1, sizeof *s->wait);
 	s->own = xcalloc((size_t)p->nranks + 1, sizeof *s->own);
 	s->f = xcalloc((size_t)p->nranks + 1, sizeof *s->f);
+	s->g = xcalloc((size_t)p->nranks + 1, sizeof *s->g);
+	s->idle_rate = xcalloc((size_t)p->nranks + 1, sizeof *s->idle_rate);
+	s->cap = xcalloc((size_t)p->nranks + 1, sizeof *s->cap);
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 		double b = s->x.busy_ns[i], w;
@@ -71,6 +79,20 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 		s->busy[i] = b;
 		s->wait[i] = fmin(fmax(w, 0), b);
 		s->own[i] = b - s->wait[i];
+		s->g[i] = 1;
+		{
+			const struct evid_rank *er = &v->rank[i];
+			const struct evid_host *eh = evid_host(v, rk->host);
+
+			s->idle_rate[i] = er->idle_run_ns + er->idle_wait_ns > 0 ?
+					  er->idle_run_ns / (er->idle_run_ns + er->idle_wait_ns) : 1;
+			int on = 0;	/* ranks sharing the node's CPU */
+
+			for (int j = 0; j < p->nranks; j++)
+				on += strcmp(p->ranks[j].host, rk->host) == 0;
+			s->cap[i] = eh != NULL && isfinite(eh->capacity) && eh->capacity > 0 ?
+				    fmin(eh->capacity / (on > 0 ? on : 1), 1) : 1;
+		}
 		if (b > 0) {
 			s->own_mean += s->own[i];
 			nbusy++;
@@ -109,6 +131,9 @@ side_free(struct side *s)
 	free(s->wait);
 	free(s->own);
 	free(s->f);
+	free(s->g);
+	free(s->idle_rate);
+	free(s->cap);
 }
 
 /* The index of world rank r in s->p->ranks, or -1. */
@@ -120,14 +145,33 @@ side_index(const struct side *s, int r)
 	return rk != NULL ? (int)(rk - s->p->ranks) : -1;
 }
 
-/* The run-queue wait of rank i that the cpu cause takes out: all of it, or with a
- * baseline what exceeds the same rank's there. */
+/* The run-queue wait of rank i that the cpu cause takes out: with a baseline what exceeds
+ * the same rank's there; without one what exceeds the wait its own limit imposes (a rank
+ * that may use a share c of a CPU waits own * (1/c - 1) to run own, however idle the
+ * node: a quota's throttling, or a rank of the same run beside it, is no other process). */
 static double
 wait_excess(const struct side *s, const struct side *b, int i)
 {
 	int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
 
-	return j >= 0 ? fmax(s->wait[i] - b->wait[j], 0) : s->wait[i];
+	if (j >= 0)
+		return fmax(s->wait[i] - b->wait[j], 0);
+	return fmax(s->wait[i] - s->own[i] * (1 / s->cap[i] - 1), 0);
+}
+
+/* The factor the cpu cause puts on rank i's gaps (the idle time it spent getting to a
+ * send): a rank handling a message is runnable throughout, and the CPU it gets sets its
+ * pace, so the gap shrinks as the share of its runnable time it ran in its idle phases
+ * rises to the same rank's share in the baseline, or without one to what it may use
+ * (cpu_capacity shared among the node's ranks: a quota's throttling, or a rank of the
+ * same run beside it, is no other process). Never above 1. */
+static double
+idle_factor(const struct side *s, const struct side *b, int i)
+{
+	int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
+	double ref = j >= 0 ? b->idle_rate[j] : s->cap[i];
+
+	return ref > 0 ? fmin(s->idle_rate[i] / ref, 1) : 1;
 }
 
 /* The factor that gives rank i busy time want (1 when it had none). */
@@ -135,6 +179,14 @@ static double
 factor(const struct side *s, int i, double want)
 {
 	return s->busy[i] > 0 ? fmax(want, 0) / s->busy[i] : 1;
+}
+
+/* Rank i's factors with its node's CPU competition taken out (out) or left (!out). */
+static void
+cpu_out(struct side *s, const struct side *b, int i, bool out)
+{
+	s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
+	s->g[i] = out ? idle_factor(s, b, i) : 1;
 }
 
 /* The cost of the imbalance of a side: every rank's own work set to the mean. */
@@ -212,13 +264,13 @@ static void
 cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side *b)
 {
 	const struct prof *p = s->p;
-	struct xrep_change c = { .busy_f = s->f };
+	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
 
 	for (int h = 0; h < p->nranks; h++) {
 		const char *host = p->ranks[h].host;
 		const struct evid_host *eh = evid_host(s->v, host);
-		double wait = 0, busy = 0, most = -1;
-		int worst = -1;
+		double wait = 0, busy = 0, gmin = 1, most = -1;
+		int worst = -1, slow = -1;	/* the rank that waited most; the slowest to answer */
 		struct attr_cause *x;
 		size_t len;
 
@@ -228,15 +280,19 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 			bool here = strcmp(p->ranks[i].host, host) == 0;
 			double w = here ? wait_excess(s, b, i) : 0;
 
-			s->f[i] = factor(s, i, s->busy[i] - w);
+			cpu_out(s, b, i, here);
 			wait += w;
 			busy += here ? s->busy[i] : 0;
+			if (here && s->g[i] < gmin) {
+				gmin = s->g[i];
+				slow = i;
+			}
 			if (here && w > most) {
 				most = w;
 				worst = p->ranks[i].rank;
 			}
 		}
-		if (wait <= 0)
+		if (wait <= 0 && gmin >= 0.99)	/* within 1 %: the samples' grain */
 			continue;
 		x = add(r, cap, ATTR_CPU, s->T - xrep_run(&s->x, &c, NULL));
 		x->rank = worst;
@@ -244,11 +300,18 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 		snprintf(x->where, sizeof x->where, "%s", host);
 		ranks_on(p, host, x->where, sizeof x->where);
 		snprintf(x->evidence, sizeof x->evidence, "run-queue wait %.3f s of %.3f s busy (%.0f %%)%s",
-			 wait / 1e9, busy / 1e9, 100 * wait / busy, b != NULL ? " above the baseline" : "");
+			 wait / 1e9, busy / 1e9, busy > 0 ? 100 * wait / busy : 0, b != NULL ? " above the baseline" : " beyond the ranks' own CPU limit");
 		len = strlen(x->evidence);
+		if (slow >= 0 && gmin < 0.95) {
+			snprintf(x->evidence + len, sizeof x->evidence - len,
+				 "; rank %d in idle time ran %.0f %% of its runnable time (%.0f %% %s)", p->ranks[slow].rank,
+				 100 * s->idle_rate[slow], 100 * s->idle_rate[slow] / gmin,
+				 b != NULL ? "in the baseline" : "it may use");
+			len = strlen(x->evidence);
+		}
 		if (eh != NULL && isfinite(eh->capacity) && eh->capacity < 0.995) {
 			snprintf(x->evidence + len, sizeof x->evidence - len,
-				 "; the ranks may use %.2f CPU (a quota or affinity limit: part of the wait is it)",
+				 "; the ranks may use %.2f CPU (a quota or affinity limit: the wait it imposes is left out)",
 				 eh->capacity);
 			len = strlen(x->evidence);
 		}
@@ -284,6 +347,26 @@ by_save(const void *x, const void *y)
 	const struct hpair *a = x, *b = y;
 
 	return (a->save_ns < b->save_ns) - (a->save_ns > b->save_ns);
+}
+
+/* Append the link's handshake round trip to its evidence, against the same pair's in the
+ * baseline or, without one, the fastest pair's in the run; "inflated" from twice that. */
+static void
+rtt_evidence(struct attr_cause *x, const struct side *s, const struct side *b)
+{
+	const struct evid_rtt *q = evid_rtt(s->v, x->host, x->host2);
+	const struct evid_rtt *qb = b != NULL ? evid_rtt(b->v, x->host, x->host2) : NULL;
+	double ref = qb != NULL ? qb->med_ns : INFINITY;
+	size_t len = strlen(x->evidence);
+
+	if (q == NULL)
+		return;
+	for (int j = 0; b == NULL && j < s->v->nrtts; j++)
+		ref = fmin(ref, s->v->rtt[j].med_ns);
+	if (isfinite(ref) && ref > 0)
+		snprintf(x->evidence + len, sizeof x->evidence - len,
+			 "; handshake round trip %.0f us against %.0f us (%s)%s", q->med_ns / 1e3, ref / 1e3,
+			 qb != NULL ? "baseline" : "fastest pair", q->med_ns >= 2 * ref ? ": inflated" : "");
 }
 
 static void
@@ -344,6 +427,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 			 q->n, EVID_MIN_BYTES / 1024, q->bytes / q->xfer_ns * 1e3, q->best_Bps / 1e6,
 			 b != NULL ? " (this run or the baseline)" : "", q->save_ns / 1e9,
 			 (long long)s->v->retrans, (long long)s->v->segments);
+		rtt_evidence(x, s, b);
 	}
 	free(hosts);
 	free(hp);
@@ -390,7 +474,7 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 	const struct prof *p = s->p;
 	int idx[ATTR_MAX_SHAPLEY], n = 0;
 	double *v, fact[ATTR_MAX_SHAPLEY + 1];
-	struct xrep_change c = { .busy_f = s->f };
+	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
 
 	for (int i = 0; i < r->n; i++) {
 		if (r->c[i].kind != ATTR_CPU)
@@ -411,7 +495,7 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 
 			for (int j = 0; j < n && !out; j++)
 				out = (m >> j & 1) && strcmp(p->ranks[i].host, r->c[idx[j]].host) == 0;
-			s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
+			cpu_out(s, b, i, out);
 		}
 		v[m] = s->T - xrep_run(&s->x, &c, NULL);
 	}
@@ -492,11 +576,10 @@ rank_split(struct attr_result *r, const struct side *s, const double *dt)
 /* The cpu causes of every node together, and the links', when there are several: in a
  * program that moves in lockstep one node's cause alone may cost nothing. */
 static void
-group_costs(struct attr_result *r, const struct side *s, const struct side *b, const double *dt)
+group_costs(struct attr_result *r, struct side *s, const struct side *b, const double *dt)
 {
 	const struct prof *p = s->p;
-	double *f = xcalloc((size_t)p->nranks + 1, sizeof *f);
-	struct xrep_change c = { .busy_f = f };
+	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
 	int ncpu = 0, nlink = 0;
 
 	for (int i = 0; i < r->n; i++) {
@@ -505,13 +588,71 @@ group_costs(struct attr_result *r, const struct side *s, const struct side *b, c
 	}
 	r->cpu_all_ns = r->link_all_ns = NAN;
 	for (int i = 0; i < p->nranks; i++)
-		f[i] = factor(s, i, s->busy[i] - wait_excess(s, b, i));
+		cpu_out(s, b, i, true);
 	if (ncpu > 1)
 		r->cpu_all_ns = s->T - xrep_run(&s->x, &c, NULL);
 	c = (struct xrep_change){ .msg_dt_ns = dt };
 	if (nlink > 1)
 		r->link_all_ns = s->T - xrep_run(&s->x, &c, NULL);
-	free(f);
+}
+
+/* Append to buf (cap bytes) ", " (nothing first), n (when >= 0) and what. */
+static void
+say(char *buf, size_t cap, long long n, const char *what)
+{
+	size_t len = strlen(buf);
+
+	if (len < cap && n >= 0)
+		snprintf(buf + len, cap - len, "%s%lld %s", len > 0 ? ", " : "", n, what);
+	else if (len < cap)
+		snprintf(buf + len, cap - len, "%s%s", len > 0 ? ", " : "", what);
+}
+
+/* Mark the causes the trace cannot back (hidden rank pairs on their node, gaps in the
+ * capture) and say in r->note how partial the trace is. */
+static void
+partial_trace(struct attr_result *r, const struct evid *v)
+{
+	char what[400] = "";
+
+	for (int i = 0; i < r->n; i++) {
+		struct attr_cause *c = &r->c[i];
+		const struct evid_host *h = c->host[0] != '\0' ? evid_host(v, c->host) : NULL;
+		const struct evid_host *h2 = c->host2[0] != '\0' ? evid_host(v, c->host2) : NULL;
+		int hidden = (h != NULL ? h->hidden_pairs : 0) + (h2 != NULL ? h2->hidden_pairs : 0);
+		size_t len = strlen(c->evidence);
+
+		if ((c->kind == ATTR_CPU || c->kind == ATTR_LINK) && hidden > 0) {
+			c->uncertain = true;
+			snprintf(c->evidence + len, sizeof c->evidence - len,
+				 "; uncertain: %d rank pair%s on this node talk unseen (shared memory)", hidden,
+				 hidden > 1 ? "s" : "");
+		} else if (c->kind == ATTR_IMBALANCE && v->hidden_pairs > 0) {
+			c->uncertain = true;
+			snprintf(c->evidence + len, sizeof c->evidence - len,
+				 "; uncertain: who waited for whom is unseen between ranks of one node");
+		}
+		len = strlen(c->evidence);
+		if (c->kind == ATTR_LINK && v->gaps > 0) {
+			c->uncertain = true;
+			snprintf(c->evidence + len, sizeof c->evidence - len,
+				 "; uncertain: the capture lost %lld stretches of payload", (long long)v->gaps);
+		}
+	}
+	if (v->hidden_pairs > 0)
+		say(what, sizeof what, (long long)v->hidden_pairs,
+		    "rank pairs on one node unseen (shared memory): their waits read as idle time any sender could fill");
+	if (v->gaps > 0)
+		say(what, sizeof what, (long long)v->gaps, "gaps in the capture: messages missing or cut");
+	if (v->ranks_unsampled > 0)
+		say(what, sizeof what, (long long)v->ranks_unsampled, "ranks without CPU samples");
+	if (v->warnings > 0)
+		say(what, sizeof what, (long long)v->warnings, "warnings from parse");
+	else if (v->incomplete)
+		say(what, sizeof what, -1, "a profile whose parse did not finish (stats.tsv not complete)");
+	if (what[0] != '\0')
+		snprintf(r->note, sizeof r->note, "partial trace: %s; costs marked '?' are uncertain and the residual "
+			 "holds what could not be seen", what);
 }
 
 static int
@@ -559,15 +700,16 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 
 	/* everything out at once: no run-queue wait (above the baseline's), own work balanced
 	 * (with a baseline: as unbalanced as there), links at their best, the fixed costs off */
+	group_costs(r, &s, bs, dt);
 	for (int i = 0; i < p->nranks; i++) {
 		double own = p->nranks > 1 ? s.own_mean : s.own[i];
 
 		s.f[i] = factor(&s, i, own + s.wait[i] - wait_excess(&s, bs, i));
+		s.g[i] = idle_factor(&s, bs, i);
 		if (s.busy[i] > 0 && s.busy[i] >= 0.9 * (double)p->ranks[i].exec_ns)
 			allbusy++;
 	}
-	all = (struct xrep_change){ .busy_f = s.f, .msg_dt_ns = dt };
-	group_costs(r, &s, bs, dt);
+	all = (struct xrep_change){ .busy_f = s.f, .msg_dt_ns = dt, .idle_f = s.g };
 	r->ideal_ns = xrep_run(&s.x, &all, NULL) - fmax(startup, 0) - fmax(finish, 0);
 	if (bs != NULL && p->nranks > 1)
 		r->ideal_ns += imbalance_cost(bs);	/* the baseline's own imbalance stays */
@@ -580,13 +722,14 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		qsort(r->c, (size_t)r->n, sizeof *r->c, by_cost);
 	rank_split(r, &s, dt);
 
+	partial_trace(r, v);
 	if (!r->replayed)
-		snprintf(r->note, sizeof r->note, "no messages or no busy phases: costs are the ranks' own times, not "
-			 "replayed");
+		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "%sno messages or no busy phases: costs are the ranks' own times, not "
+			 "replayed", r->note[0] != '\0' ? "; " : "");
 	else if (allbusy == p->nranks && !v->have_demand)
-		snprintf(r->note, sizeof r->note, "every rank was busy over 90 %% of its time: a polling MPI library's "
+		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "%severy rank was busy over 90 %% of its time: a polling MPI library's "
 			 "waits look like work and hide who waited for whom; without the samples explain cannot "
-			 "tell them apart: parse with --busy-user-only (-U)");
+			 "tell them apart: parse with --busy-user-only (-U)", r->note[0] != '\0' ? "; " : "");
 	if (!v->have_phase_wait)
 		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
 			 "%sphases.tsv has no wait_ns: a rank's run-queue wait is spread over its busy time",

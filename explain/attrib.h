@@ -49,7 +49,9 @@ struct attr_cause {
 	double cost_ns;		/* measured time minus the run with this cause taken out */
 	double share_ns;	/* cpu: its share of every node's cpu cost taken out together
 				 * (Shapley value over the nodes, up to ATTR_MAX_SHAPLEY); NAN */
-	char evidence[320];	/* what was measured, for people */
+	bool uncertain;		/* the trace is partial where the cause lies: hidden rank pairs
+				 * on its node, gaps in the capture (said in evidence) */
+	char evidence[400];	/* what was measured, for people */
 };
 
 /* One rank's time split (for the report): start-up (up to its first message), then own
@@ -78,7 +80,7 @@ struct attr_result {
 	struct attr_cause *c;	/* owned, biggest cost first */
 	int nranks;
 	struct attr_rank *ranks;	/* owned, as p->ranks */
-	char note[400];		/* caveats worth printing, "" none */
+	char note[800];		/* caveats worth printing, "" none: a partial trace first */
 };
 
 /* Explain run p (evidence v); bp, bv the baseline run or NULL. Returns 0, or -E_FORMAT

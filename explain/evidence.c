@@ -47,9 +47,9 @@ next_row(struct tsv_r *t, long *damaged)
 static void
 load_phase_wait(struct evid *v, const struct prof *p)
 {
-	static const char *const cols[] = { "rank", "kind", "wait_ns", NULL };
+	static const char *const cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "run_ns", "wait_ns", NULL };
 	char *path = run_file(p->run, "profile/phases.tsv");
-	int crank, ckind, cwait;
+	int crank, ckind, cwait, ct0, ct1, crun;
 	struct tsv_r t;
 	struct err e;
 
@@ -62,19 +62,33 @@ load_phase_wait(struct evid *v, const struct prof *p)
 	crank = tsv_r_col(&t, "rank");
 	ckind = tsv_r_col(&t, "kind");
 	cwait = tsv_r_col(&t, "wait_ns");
+	ct0 = tsv_r_col(&t, "t_start_ns");
+	ct1 = tsv_r_col(&t, "t_end_ns");
+	crun = tsv_r_col(&t, "run_ns");
 	while (next_row(&t, &v->damaged)) {
 		int64_t r, w;
 		const struct prof_rank *rk;
 
-		if (strcmp(tsv_r_str(&t, ckind), "busy") != 0)
+		bool busy = strcmp(tsv_r_str(&t, ckind), "busy") == 0;
+		int64_t t0, t1, run;
+
+		if (!busy && strcmp(tsv_r_str(&t, ckind), "idle") != 0)
 			continue;
-		if (tsv_r_i64(&t, crank, &r, &e) < 0 || tsv_r_i64(&t, cwait, &w, &e) < 0 || w < 0 ||
+		if (tsv_r_i64(&t, ct0, &t0, &e) < 0 || tsv_r_i64(&t, ct1, &t1, &e) < 0 ||
+		    tsv_r_i64(&t, crun, &run, &e) < 0 || run < 0 || tsv_r_i64(&t, crank, &r, &e) < 0 || tsv_r_i64(&t, cwait, &w, &e) < 0 || w < 0 ||
 		    r < 0 || r > INT32_MAX) {
 			v->damaged++;
 			continue;
 		}
-		if ((rk = prof_rank(p, (int)r)) != NULL)
+		if ((rk = prof_rank(p, (int)r)) == NULL)
+			continue;
+		if (busy) {
 			v->rank[rk - p->ranks].busy_wait_ns += (double)w;
+		} else if (t1 > t0) {
+			v->rank[rk - p->ranks].idle_wait_ns += (double)w;
+			v->rank[rk - p->ranks].idle_ns += (double)(t1 - t0);
+			v->rank[rk - p->ranks].idle_run_ns += (double)run;
+		}
 	}
 	tsv_r_close(&t);
 }
@@ -106,6 +120,25 @@ kv_num(const char *path, const char *fmt, const char *key, double dflt, bool *fo
 	return out;
 }
 
+/* Whether key of a key/value file is the string want. */
+static bool
+kv_is(const char *path, const char *fmt, const char *key, const char *want)
+{
+	static const char *const cols[] = { "key", "value", NULL };
+	struct tsv_r t;
+	struct err e;
+	long damaged = 0;
+	bool is = false;
+
+	if (tsv_r_open(&t, path, fmt, 1, cols, &e) < 0)
+		return false;
+	while (next_row(&t, &damaged))
+		if (strcmp(tsv_r_str(&t, tsv_r_col(&t, "key")), key) == 0)
+			is = strcmp(tsv_r_str(&t, tsv_r_col(&t, "value")), want) == 0;
+	tsv_r_close(&t);
+	return is;
+}
+
 static void
 load_stats(struct evid *v, const struct prof *p)
 {
@@ -113,7 +146,123 @@ load_stats(struct evid *v, const struct prof *p)
 
 	v->retrans = (int64_t)kv_num(path, "stats", "retransmissions", 0, &v->have_stats);
 	v->segments = (int64_t)kv_num(path, "stats", "segments", 0, NULL);
+	v->gaps = (int64_t)kv_num(path, "stats", "gaps", 0, NULL);
+	v->warnings = (int64_t)kv_num(path, "stats", "warnings", 0, NULL);
+	v->hidden_pairs = (int64_t)kv_num(path, "stats", "pairs_local_hidden", 0, NULL);
+	v->ranks_unsampled = (int64_t)kv_num(path, "stats", "ranks_unsampled", 0, NULL);
+	v->incomplete = v->have_stats && !kv_is(path, "stats", "complete", "yes");
 	free(path);
+}
+
+static int
+by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The handshake round trips of each host pair (conns.tsv). */
+static void
+load_rtts(struct evid *v, const struct prof *p)
+{
+	static const char *const cols[] = { "rank0", "rank1", "rtt_ns", NULL };
+	char *path = xasprintf("%s/profile/conns.tsv", p->run);
+	struct {
+		int pair;
+		double ns;
+	} *smp = NULL;
+	size_t cap = 0, n = 0, rcap = 0;
+	struct tsv_r t;
+	struct err e;
+
+	if (tsv_r_open(&t, path, "conns", 1, cols, &e) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	while (next_row(&t, &v->damaged)) {
+		int64_t r0, r1, rtt;
+		const struct prof_rank *a, *b;
+		const char *h, *h2;
+		int j;
+
+		if (tsv_r_i64(&t, tsv_r_col(&t, "rank0"), &r0, &e) < 0 || tsv_r_i64(&t, tsv_r_col(&t, "rank1"), &r1, &e) < 0 ||
+		    tsv_r_i64(&t, tsv_r_col(&t, "rtt_ns"), &rtt, &e) < 0) {
+			v->damaged++;
+			continue;
+		}
+		if (rtt <= 0 || r0 < 0 || r1 < 0 || r0 > INT32_MAX || r1 > INT32_MAX ||
+		    (a = prof_rank(p, (int)r0)) == NULL || (b = prof_rank(p, (int)r1)) == NULL ||
+		    strcmp(a->host, b->host) == 0)
+			continue;
+		h = strcmp(a->host, b->host) < 0 ? a->host : b->host;
+		h2 = h == a->host ? b->host : a->host;
+		for (j = 0; j < v->nrtts && (strcmp(v->rtt[j].host, h) != 0 || strcmp(v->rtt[j].host2, h2) != 0); j++)
+			;
+		if (j == v->nrtts) {
+			v->rtt = xgrow(v->rtt, &rcap, (size_t)v->nrtts + 1, sizeof *v->rtt);
+			v->rtt[j] = (struct evid_rtt){ .n = 0 };
+			snprintf(v->rtt[j].host, sizeof v->rtt[j].host, "%s", h);
+			snprintf(v->rtt[j].host2, sizeof v->rtt[j].host2, "%s", h2);
+			v->nrtts++;
+		}
+		smp = xgrow(smp, &cap, n + 1, sizeof *smp);
+		smp[n].pair = j;
+		smp[n++].ns = (double)rtt;
+		v->rtt[j].n++;
+	}
+	tsv_r_close(&t);
+	for (int j = 0; j < v->nrtts; j++) {
+		double *x = xcalloc((size_t)v->rtt[j].n + 1, sizeof *x);
+		int k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (smp[i].pair == j)
+				x[k++] = smp[i].ns;
+		qsort(x, (size_t)k, sizeof *x, by_double);
+		v->rtt[j].med_ns = k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2;
+		free(x);
+	}
+	free(smp);
+}
+
+const struct evid_rtt *
+evid_rtt(const struct evid *v, const char *a, const char *b)
+{
+	for (int j = 0; j < v->nrtts; j++)
+		if ((strcmp(v->rtt[j].host, a) == 0 && strcmp(v->rtt[j].host2, b) == 0) ||
+		    (strcmp(v->rtt[j].host, b) == 0 && strcmp(v->rtt[j].host2, a) == 0))
+			return &v->rtt[j];
+	return NULL;
+}
+
+/* The hidden rank pairs of each host (coverage.tsv). */
+static void
+load_coverage(struct evid *v, const struct prof *p)
+{
+	static const char *const cols[] = { "host0", "state", NULL };
+	char *path = xasprintf("%s/profile/coverage.tsv", p->run);
+	struct tsv_r t;
+	struct err e;
+
+	if (tsv_r_open(&t, path, "coverage", 1, cols, &e) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	while (next_row(&t, &v->damaged)) {
+		struct evid_host *h;
+
+		if (strcmp(tsv_r_str(&t, tsv_r_col(&t, "state")), "hidden") != 0)
+			continue;
+		for (int i = 0; i < v->nhosts; i++) {
+			h = &v->host[i];
+			if (strcmp(h->host, tsv_r_str(&t, tsv_r_col(&t, "host0"))) == 0)
+				h->hidden_pairs++;
+		}
+	}
+	tsv_r_close(&t);
 }
 
 /* The node's CPU use over the run window [t0, t1] from its nodeload samples: the first and
@@ -237,15 +386,21 @@ load_demand(struct evid *v, const struct prof *p)
 			v->demand = NULL;
 			v->ndemand = 0;
 			for (int j = 0; j < p->nranks; j++)
-				v->rank[j].busy_wait_ns = 0;
+				v->rank[j] = (struct evid_rank){ 0 };
 			return;
 		}
 		v->damaged += (long)rc.bad_rows;
 		for (size_t k = 0; k < rc.nphases; k++) {
 			const struct phase *ph = &rc.phases[k];
 
-			if (!ph->busy || ph->t_end_ns <= ph->t_start_ns)
+			if (ph->t_end_ns <= ph->t_start_ns)
 				continue;
+			if (!ph->busy) {
+				v->rank[i].idle_ns += (double)(ph->t_end_ns - ph->t_start_ns);
+				v->rank[i].idle_wait_ns += (double)ph->wait_ns;
+				v->rank[i].idle_run_ns += (double)ph->run_ns;
+				continue;
+			}
 			v->demand = xgrow(v->demand, &cap, (size_t)v->ndemand + 1, sizeof *v->demand);
 			v->demand[v->ndemand++] = (struct prof_busy){ .rank = rk->rank, .t_start_ns = ph->t_start_ns,
 								   .t_end_ns = ph->t_end_ns, .run_ns = -1 };
@@ -286,6 +441,8 @@ evid_load(struct evid *v, const struct prof *p)
 			if (strcmp(p->ranks[j].host, h->host) == 0 && p->ranks[j].run_ns > 0 && p->ranks[j].exec_ns > 0)
 				h->own_cpus += (double)p->ranks[j].run_ns / (double)p->ranks[j].exec_ns;
 	}
+	load_coverage(v, p);
+	load_rtts(v, p);
 }
 
 void
@@ -297,6 +454,7 @@ evid_free(struct evid *v)
 	free(v->demand);
 	free(v->pair);
 	free(v->host);
+	free(v->rtt);
 	*v = (struct evid){ 0 };
 }
 

@@ -20,12 +20,17 @@
  * the testbed's loaded stencil 0.5, 0.6 and 0.7 gave cpu costs of 0.95, 1.21 and 1.25 s
  * (measured 1.50 s). */
 #define EVID_DEMAND_THRESHOLD 0.6
-#define EVID_MIN_BYTES 65536	/* a message this large gives a throughput (smaller ones
-				 * are latency, not bandwidth) */
+#define EVID_MIN_BYTES 16384	/* a message this large gives a throughput (smaller ones
+				 * are latency, not bandwidth); LAMMPS's halos are 20-32 KiB
+				 * and a 64 KiB floor hid a capped link from it entirely */
 
 struct evid_rank {
 	double busy_wait_ns;	/* run-queue wait inside its busy phases (the demand phases
 				 * when there are some) */
+	double idle_ns;		/* time in its idle phases (same phases) */
+	double idle_wait_ns;	/* run-queue wait inside them: a rank answering a message in
+				 * system calls, or polling for one, while another process runs */
+	double idle_run_ns;	/* its run time inside them */
 };
 
 /* A directed rank pair on two hosts with large messages. */
@@ -37,6 +42,15 @@ struct evid_pair {
 	double best_Bps;	/* the fastest one's throughput */
 };
 
+/* Round trips between two hosts: the TCP handshakes of the ranks' connections (conns.tsv
+ * rtt_ns, SYN to the handshake's last ACK), the median. A connection opened while the link
+ * was queued or capped shows it; one opened before the load does not. */
+struct evid_rtt {
+	char host[PROF_HOST_MAX], host2[PROF_HOST_MAX];	/* host < host2 (strcmp) */
+	int n;			/* handshakes seen */
+	double med_ns;		/* their median */
+};
+
 struct evid_host {
 	char host[PROF_HOST_MAX];
 	bool have_load;		/* node samples covered the run */
@@ -45,6 +59,8 @@ struct evid_host {
 	double load1_max;	/* highest 1-minute load average seen */
 	double capacity;	/* CPUs' worth its ranks may run (meta cpu_capacity: a quota or
 				 * affinity limit), NAN unknown */
+	int hidden_pairs;	/* rank pairs on it whose messages the capture could not see
+				 * (coverage.tsv state hidden: shared memory) */
 };
 
 struct evid {
@@ -58,8 +74,16 @@ struct evid {
 	struct evid_pair *pair;	/* owned, sorted by (src, dst) */
 	int nhosts;
 	struct evid_host *host;	/* owned, one per host of p */
+	int nrtts;
+	struct evid_rtt *rtt;	/* owned, one per host pair with a handshake seen */
 	bool have_stats;
 	int64_t retrans, segments;	/* stats.tsv retransmissions and segments */
+	/* how whole the trace is (stats.tsv; 0 when unknown) */
+	int64_t gaps;		/* stretches of TCP payload the capture lost */
+	int64_t warnings;	/* warnings parse printed */
+	bool incomplete;	/* stats.tsv complete is not yes */
+	int64_t hidden_pairs;	/* pairs_local_hidden */
+	int64_t ranks_unsampled;	/* ranks left out for want of CPU samples */
 	long damaged;		/* rows skipped */
 };
 
@@ -81,6 +105,8 @@ void evid_free(struct evid *v);
 
 /* The pair (src, dst), or NULL. */
 const struct evid_pair *evid_pair(const struct evid *v, int src, int dst);
+/* The round trips between hosts a and b (either order), or NULL. */
+const struct evid_rtt *evid_rtt(const struct evid *v, const char *a, const char *b);
 /* The host's entry, or NULL. */
 const struct evid_host *evid_host(const struct evid *v, const char *host);
 

@@ -19,18 +19,21 @@ const char usage_explain[] =
 	"\n"
 	"Why was RUN slow? Splits the run's measured time among its causes, biggest first:\n"
 	"CPU taken by other processes on a node (the ranks' run-queue wait in their busy\n"
-	"phases, and the node's CPU use), a slow or shared link (each rank pair's large\n"
-	"messages against the best throughput the pair reached), imbalance (waiting for a\n"
-	"rank that was late for its own reasons), start-up and finish. Each cause's cost is a\n"
-	"counterfactual: the run's own trace replayed with that cause taken out. With every\n"
+	"phases and in the idle time before they answer a message, beyond what their own CPU\n"
+	"limit imposes, and the node's CPU use), a slow or shared link (each rank pair's\n"
+	"large messages against the best throughput the pair reached), imbalance (waiting for\n"
+	"a rank that was late for its own reasons), start-up and finish. Each cause's cost is\n"
+	"a counterfactual: the run's own trace replayed with that cause taken out. With every\n"
 	"cause out the replay gives the ideal time; measured = ideal + causes + interaction,\n"
 	"and what no cause explains is printed as the residual. With --baseline, a run of the\n"
 	"same program (a dedicated one, say), each rank and each link is compared against it\n"
 	"and the residual is the ideal time minus the baseline's. Reads RUN/profile/ (from\n"
 	"'contend parse') and RUN/samples/: busy phases are rebuilt by demand (run time plus\n"
 	"run-queue wait, weighted by the user share), so a starved rank reads busy and a rank\n"
-	"polling in MPI reads idle. Writes RUN/explain.tsv (docs/formats.md). The method and\n"
-	"its limits: docs/explain.md.\n"
+	"polling in MPI reads idle. A partial trace (rank pairs on one node unseen, gaps in\n"
+	"the capture, ranks without samples, parse warnings) is said in a note, and the\n"
+	"causes it cannot back are marked '?' (uncertain). Writes RUN/explain.tsv\n"
+	"(docs/formats.md). The method and its limits: docs/explain.md.\n"
 	"\n"
 	"options:\n"
 	"  -b, --baseline RUN2   compare against RUN2, parsed the same way\n"
@@ -163,8 +166,8 @@ print_table(const char *run, const struct attr_result *r, bool all)
 			hidden++;
 			continue;
 		}
-		printf("%-10s %-28s %9.3f %7.1f  %s\n", attr_kind_name(c->kind), c->where, c->cost_ns / 1e9, pct,
-		       c->evidence);
+		printf("%-10s %-28s %8.3f%c %7.1f  %s\n", attr_kind_name(c->kind), c->where, c->cost_ns / 1e9,
+		       c->uncertain ? '?' : ' ', pct, c->evidence);
 	}
 	if (hidden > 0)
 		printf("(%d more below %.1f %% of the run: --all)\n", hidden, SHOW_MIN_PCT);

@@ -2,6 +2,7 @@
 #include "explain/xreplay.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "lib/xalloc.h"
@@ -74,9 +75,9 @@ busy_before(const struct xrep_busy *b, int64_t t)
 	return b->before_ns[i] + (double)(end - b->ph[i]->t_start_ns);
 }
 
-/* The first send of the rank at or after t, or INT64_MAX. */
-static int64_t
-send_after(const struct xrep_busy *b, int64_t t)
+/* The index of the rank's first send at or after t (nsends when none). */
+static long
+send_index(const struct xrep_busy *b, int64_t t)
 {
 	long lo = 0, hi = b->nsends;
 
@@ -88,7 +89,7 @@ send_after(const struct xrep_busy *b, int64_t t)
 		else
 			hi = mid;
 	}
-	return lo < b->nsends ? b->sends[lo] : INT64_MAX;
+	return lo;
 }
 
 /* Index of rank r in p->ranks, or -1. */
@@ -144,27 +145,34 @@ busy_lists(const struct prof *p, struct xrep_busy *bl)
 	}
 }
 
-/* W for a receive needed at t by a rank whose previous event was at from: the idle time
- * just before, when the rank was idle (or just starting the message's work) at t. */
+/* W for a receive needed at t by a rank whose previous event was at from: the time it sat
+ * idle since then, every idle stretch of it, or 0 when it was busy with earlier work at t.
+ * Between two events a rank has nothing else to wait for: the busy stretches in between
+ * are work that comes before the message whatever its arrival, the idle ones could all
+ * have gone. Demand phases break a long wait into pieces (a polling loop's rare user tick
+ * reads as a busy interval), and only the last piece would let a faster sender's gain
+ * through. */
 static double
 idle_before(const struct xrep_busy *b, int64_t t, int64_t from)
 {
 	long i = phase_at(b, t);
 	const struct prof_busy *ph = i >= 0 && t < b->ph[i]->t_end_ns ? b->ph[i] : NULL;
-	int64_t at = t, idle_from = INT64_MIN;
+	int64_t at = t, idle_from = from;
+	double idle;
 
 	if (ph != NULL) {
 		if (ph->t_start_ns < t - XREP_GRAIN_NS)
 			return 0;	/* busy with earlier work */
 		at = ph->t_start_ns;
-		i--;
 	}
-	if (i >= 0)
-		idle_from = b->ph[i]->t_end_ns <= at ? b->ph[i]->t_end_ns
-			    : (i > 0 ? b->ph[i - 1]->t_end_ns : INT64_MIN);
-	if (from > idle_from)
-		idle_from = from;
-	return idle_from != INT64_MIN && idle_from < at ? (double)(at - idle_from) : 0;
+	if (idle_from == INT64_MIN)	/* the rank's first event: idle since its last busy phase */
+		idle_from = i >= 0 ? (ph != NULL ? (i > 0 ? b->ph[i - 1]->t_end_ns : INT64_MIN)
+						 : (b->ph[i]->t_end_ns <= at ? b->ph[i]->t_end_ns : INT64_MIN))
+			       : INT64_MIN;
+	if (idle_from == INT64_MIN || idle_from >= at)
+		return 0;
+	idle = (double)(at - idle_from) - (busy_before(b, at) - busy_before(b, idle_from));
+	return idle > 0 ? idle : 0;
 }
 
 void
@@ -183,21 +191,30 @@ xrep_init(struct xrep *x, const struct prof *p)
 		const struct prof_msg *m = &p->msgs[k];
 		int a = rank_index(p, m->src), b = rank_index(p, m->dst);
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
+		bool answer = false;
 		long i;
 
 		if (a < 0 || b < 0 || a == b)
 			continue;
-		/* came while the receiver was busy with earlier work: needed when that work ended,
-		 * or at its next send if sooner (what it sends may carry what it received) */
 		i = phase_at(&bl[b], arr);
-		if (i >= 0 && arr < bl[b].ph[i]->t_end_ns && arr - bl[b].ph[i]->t_start_ns >= XREP_GRAIN_NS) {
-			int64_t s = send_after(&bl[b], arr);
+		if (i >= 0 && arr < bl[b].ph[i]->t_end_ns) {
+			long j = send_index(&bl[b], arr);
+			int64_t s = j < bl[b].nsends ? bl[b].sends[j] : INT64_MAX;
+			int64_t before = j > 0 ? bl[b].sends[j - 1] : INT64_MIN;
 
-			need = s < bl[b].ph[i]->t_end_ns ? s : bl[b].ph[i]->t_end_ns;
+			/* came in a busy phase between a send of the rank and its next, both closer
+			 * than the samples see: it was waiting for this message (a ping-pong in a
+			 * polling loop whose stray user tick made the interval busy) */
+			answer = before != INT64_MIN && arr - before < XREP_GRAIN_NS && s - arr < XREP_GRAIN_NS;
+			/* else, came while the receiver was busy with earlier work: needed when that
+			 * work ended, or at its next send if sooner (what it sends may carry what it
+			 * received) */
+			if (!answer && arr - bl[b].ph[i]->t_start_ns >= XREP_GRAIN_NS)
+				need = s < bl[b].ph[i]->t_end_ns ? s : bl[b].ph[i]->t_end_ns;
 		}
 		x->ev[x->nev++] = (struct xrep_ev){ .t_ns = m->t_ns, .msg = k, .rank = a };
 		x->ev[x->nev++] = (struct xrep_ev){ .t_ns = need, .msg = k, .rank = b, .recv = 1,
-						    .slack_ns = (double)(need - arr) };
+						    .slack_ns = (double)(need - arr), .answer = answer };
 	}
 	qsort(x->ev, (size_t)x->nev, sizeof *x->ev, by_event);
 	for (int i = 0; i < p->nranks; i++)
@@ -206,8 +223,13 @@ xrep_init(struct xrep *x, const struct prof *p)
 		struct xrep_ev *v = &x->ev[j];
 
 		v->busy_ns = busy_before(&bl[v->rank], v->t_ns);
-		if (v->recv)
+		if (v->recv && v->answer && prev[v->rank] != INT64_MIN)
+			v->wait_ns = (double)(v->t_ns - prev[v->rank]);
+		else if (v->recv)
 			v->wait_ns = idle_before(&bl[v->rank], v->t_ns, prev[v->rank]);
+		if (prev[v->rank] != INT64_MIN)
+			v->gap_ns = fmax((double)(v->t_ns - prev[v->rank]) - (v->busy_ns - busy_before(&bl[v->rank], prev[v->rank])) -
+					 v->wait_ns, 0);
 		prev[v->rank] = v->t_ns;
 	}
 	for (int i = 0; i < p->nranks; i++) {
@@ -237,6 +259,7 @@ xrep_run(const struct xrep *x, const struct xrep_change *c, double *late_ns)
 	double *seen = xcalloc((size_t)p->nranks + 1, sizeof *seen);	/* busy time replayed */
 	double *dmsg = xcalloc((size_t)p->nmsgs + 1, sizeof *dmsg);
 	const double *f = c != NULL ? c->busy_f : NULL, *dt = c != NULL ? c->msg_dt_ns : NULL;
+	const double *g = c != NULL ? c->idle_f : NULL;
 	double T = -INFINITY;
 
 	for (long j = 0; j < x->nev; j++) {
@@ -246,6 +269,8 @@ xrep_run(const struct xrep *x, const struct xrep_change *c, double *late_ns)
 		if (f != NULL)
 			D[i] += (v->busy_ns - seen[i]) * (f[i] - 1);
 		seen[i] = v->busy_ns;
+		if (g != NULL)
+			D[i] += v->gap_ns * (g[i] - 1);
 		if (!v->recv)
 			dmsg[v->msg] = D[i] + (dt != NULL ? dt[v->msg] : 0);
 		else

@@ -7,7 +7,11 @@
  * (docs/predict.md, "replay"): D[r], how late rank r runs against the measured trace; busy
  * time scaled by f moves D by busy * (f - 1), f < 1 included; a send leaves D[r] late, the
  * message arrives D[r] + dt late; a receive that waited W idle before the message and where
- * the message waited S for the rank gives D[r] = max(D[r] - W, D_msg - S). The replayed
+ * the message waited S for the rank gives D[r] = max(D[r] - W, D_msg - S), W all the idle
+ * time since the rank's previous event. Idle time before a send (and before a receive
+ * that came while the rank was busy with earlier work) is the rank getting there: a reply
+ * after a message handled in system calls reads idle by demand, yet a rank whose CPU was
+ * taken answers late; it is scaled like busy time, by its own factor. The replayed
  * run is the longest rank's exec_ns + D; with nothing changed it is the measured time.
  *
  * Everything that does not depend on the change (the events in time order, W, S, the busy
@@ -29,9 +33,14 @@ struct xrep_ev {
 	long msg;		/* index into prof->msgs */
 	int rank;		/* index into prof->ranks */
 	int recv;		/* 0 send, 1 receive */
+	int answer;		/* recv: came in a busy phase between a send and the next, both
+				 * within XREP_GRAIN_NS of it: the rank was waiting for it */
 	double busy_ns;		/* the rank's busy time before t_ns */
 	double wait_ns;		/* recv: W, the rank sat idle for it just before */
 	double slack_ns;	/* recv: S, the message waited for the rank */
+	double gap_ns;		/* idle time since the rank's previous event that was not W: the
+				 * rank getting to this send (processing what it received, in
+				 * system calls that read idle by demand), scaled by idle_f */
 };
 
 struct xrep {
@@ -45,6 +54,7 @@ struct xrep {
 struct xrep_change {
 	const double *busy_f;		/* [p->nranks] factor on the rank's busy time (>= 0) */
 	const double *msg_dt_ns;	/* [p->nmsgs] change of the message's time on the wire */
+	const double *idle_f;		/* [p->nranks] factor on the rank's gaps (xrep_ev gap_ns) */
 };
 
 /* Build the events of p (messages between two known ranks; busy phases from phases.tsv).

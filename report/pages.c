@@ -1125,10 +1125,11 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		if (x->cost_ns < 0.005 * a.measured_ns)
 			continue;
 		plot_clean(where, sizeof where, x->where);
-		snprintf(line, sizeof line, "%d. %s %s: %.2f s (%.1f %% of the run)", shown + 1,
+		snprintf(line, sizeof line, "%d. %s %s: %.2f s (%.1f %% of the run)%s", shown + 1,
 			 x->kind == ATTR_CPU ? "CPU taken by others on" : x->kind == ATTR_LINK ? "slow link" :
 			 x->kind == ATTR_IMBALANCE ? "imbalance, late" : x->kind == ATTR_STARTUP ? "start-up," :
-			 "finish,", where, x->cost_ns / 1e9, 100 * x->cost_ns / a.measured_ns);
+			 "finish,", where, x->cost_ns / 1e9, 100 * x->cost_ns / a.measured_ns,
+			 x->uncertain ? ", uncertain: the trace is partial there" : "");
 		plot_cmd(p, "set label %d %s at screen 0.08, screen %.3f left font 'Sans,10'", 100 + shown,
 			 plot_quote(q, sizeof q, line), 0.24 - 0.035 * shown);
 		shown++;

@@ -5,7 +5,10 @@
  * messages spent over the pair's best; a rank with twice the others' work is imbalance; a
  * baseline leaves only the difference; a rank starved so that by run time it reads idle is
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
- * before the first and after the last message; and costs + interaction + ideal add up to
+ * before the first and after the last message; a polling rank's wait broken by a stray
+ * busy interval still takes the faster sender's whole gain, and so does a ping-pong
+ * finer than the samples inside a busy phase; answers slowed by run-queue
+ * wait in idle time (system calls) are blamed on the node; and costs + interaction + ideal add up to
  * the measured time. */
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +156,81 @@ starved(const char *dir)
 	ranks2(dir, ITERS * 100 * FX_MS, ITERS * 48 * FX_MS);
 	samples(dir, 0, run0, none, 5 * ITERS);
 	samples(dir, 1, run1, wait1, 5 * ITERS);
+}
+
+/* Rank 1 (ws2) computes 80 ms, half of it on the run queue, and sends; rank 0 waits for
+ * it polling: idle but for one stray 20 ms busy interval (a user tick in its polling loop)
+ * 30 ms in; it works 10 ms on the message and answers. 92 ms an iteration. */
+static void
+stray_tick(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 92 * FX_MS;
+
+		phase(ph, 1, "busy", t, t + 80 * FX_MS, 40 * FX_MS);
+		msg(m, t + 80 * FX_MS, t + 81 * FX_MS, 1, 0, 4000);
+		phase(ph, 1, "idle", t + 80 * FX_MS, t + 92 * FX_MS, 0);
+		phase(ph, 0, "idle", t, t + 30 * FX_MS, 0);
+		phase(ph, 0, "busy", t + 30 * FX_MS, t + 50 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 50 * FX_MS, t + 81 * FX_MS, 0);
+		phase(ph, 0, "busy", t + 81 * FX_MS, t + 91 * FX_MS, 0);
+		msg(m, t + 91 * FX_MS, t + 92 * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "idle", t + 91 * FX_MS, t + 92 * FX_MS, 0);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * 92 * FX_MS, ITERS * 40 * FX_MS);
+}
+
+/* Rank 0 computes 40 ms and sends; rank 1 (ws2) never computes: it answers each message
+ * 10 ms later, in system calls (idle by demand), and waits on the run queue half of its
+ * idle time, 5 ms of each answer included. 52 ms an iteration. */
+static void
+slow_reply(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 52 * FX_MS;
+
+		phase(ph, 0, "busy", t, t + 40 * FX_MS, 0);
+		msg(m, t + 40 * FX_MS, t + 41 * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "idle", t + 40 * FX_MS, t + 52 * FX_MS, 0);
+		phase(ph, 1, "idle", t, t + 41 * FX_MS, 41 * FX_MS / 2);
+		phase(ph, 1, "idle", t + 41 * FX_MS, t + 51 * FX_MS, 5 * FX_MS);
+		msg(m, t + 51 * FX_MS, t + 52 * FX_MS, 1, 0, 4000);
+		phase(ph, 1, "idle", t + 51 * FX_MS, t + 52 * FX_MS, FX_MS / 2);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * 52 * FX_MS, ITERS * 26 * FX_MS);
+}
+
+#define PINGS 20
+
+/* A ping-pong finer than the samples: rank 0 reads busy all along (a polling loop's stray
+ * user ticks), sends every 10 ms and waits for the answer (0.5 ms on the wire each way);
+ * rank 1 (ws2) works 8 ms on each ping, 4 of them on the run queue. */
+static void
+ping_pong(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	phase(ph, 0, "busy", FX_BASE_NS, FX_BASE_NS + PINGS * 10 * FX_MS, 0);
+	for (int k = 0; k < PINGS; k++) {
+		long long t = FX_BASE_NS + k * 10 * FX_MS;
+
+		msg(m, t, t + FX_MS, 0, 1, 100);
+		phase(ph, 1, "idle", t, t + FX_MS, 0);
+		phase(ph, 1, "busy", t + FX_MS, t + 9 * FX_MS, 4 * FX_MS);
+		phase(ph, 1, "idle", t + 9 * FX_MS, t + 10 * FX_MS, 0);
+		msg(m, t + 9 * FX_MS, t + 9 * FX_MS + FX_MS / 2, 1, 0, 100);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, PINGS * 10 * FX_MS, PINGS * 4 * FX_MS);
 }
 
 static char *
@@ -310,6 +388,84 @@ TEST(lockstep_shares)
 	attr_result_free(&r);
 }
 
+/* A polling rank's wait broken by a stray busy interval: every idle stretch since its
+ * previous message could go, not only the last one, so the faster sender's gain reaches it
+ * whole (40 ms an iteration; 31 ms in the first, whose wait starts at the stray tick). */
+TEST(stray_tick_in_a_wait)
+{
+	struct attr_result r;
+
+	stray_tick(run_dir("stray"));
+	CHECK(explain(run_dir("stray"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1)) * FX_MS, 1e3);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* A rank whose answers are slowed by CPU taken while it handles messages in system calls
+ * (idle by demand, no busy phase at all): its node is named, each answer 5 ms sooner. */
+TEST(slow_reply_idle_wait)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	slow_reply(run_dir("reply"));
+	CHECK(explain(run_dir("reply"), NULL, &r) == 0);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(c != NULL && r.c[0].kind == ATTR_CPU);
+	CHECK(c != NULL && fabs(c->cost_ns - 5.0 * ITERS * FX_MS) < 1e3);
+	CHECK(c != NULL && strstr(c->evidence, "rank 1 in idle time ran 50 % of its runnable time (100 %") != NULL);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* A partial trace: a hidden rank pair on ws2 and gaps in the capture make the cpu cause on
+ * ws2 uncertain, and the note says why; the same run whole has neither. */
+TEST(partial_trace_said)
+{
+	struct attr_result r;
+	char path[400];
+	FILE *f;
+
+	halo(run_dir("partial"), 40, 80, 40);
+	CHECK(explain(run_dir("partial"), NULL, &r) == 0);
+	CHECK(r.n > 0 && !r.c[0].uncertain && strstr(r.note, "partial") == NULL);
+	attr_result_free(&r);
+	snprintf(path, sizeof path, "%s/profile/coverage.tsv", run_dir("partial"));
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs("# contend-coverage 1\nrank0\trank1\thost0\thost1\tnode\tmsgs\tstate\n"
+	      "1\t2\tws2\tws2\tsame\t0\thidden\n", f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/profile/stats.tsv", run_dir("partial"));
+	CHECK((f = fopen(path, "w")) != NULL);
+	fputs("# contend-stats 1\nkey\tvalue\ngaps\t3\npairs_local_hidden\t1\nwarnings\t1\ncomplete\tpartial\n", f);
+	fclose(f);
+	CHECK(explain(run_dir("partial"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU && r.c[0].uncertain);
+	CHECK(strstr(r.c[0].evidence, "uncertain: 1 rank pair on this node") != NULL);
+	CHECK(strstr(r.note, "partial trace: 1 rank pairs on one node unseen") != NULL);
+	CHECK(strstr(r.note, "3 gaps") != NULL && strstr(r.note, "1 warnings") != NULL);
+	attr_result_free(&r);
+}
+
+/* An answer that comes in a busy phase, between a send and the next within one sample
+ * interval, was waited for: rank 1's faster work reaches rank 0 (4 ms a ping, but for the
+ * first two, inside the first 20 ms of rank 0's phase). */
+TEST(ping_pong_in_a_busy_phase)
+{
+	struct attr_result r;
+
+	ping_pong(run_dir("ping"));
+	CHECK(explain(run_dir("ping"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	CHECK(r.c[0].cost_ns >= 4.0 * (PINGS - 3) * FX_MS && r.c[0].cost_ns <= 4.0 * PINGS * FX_MS + 1);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 TEST(slow_link_named)
 {
 	struct attr_result r;
@@ -322,6 +478,39 @@ TEST(slow_link_named)
 	CHECK_NEAR(r.c[0].cost_ns, 9 * 90.0 * FX_MS, 1 * FX_MS);
 	CHECK(find(&r, ATTR_CPU, NULL) == NULL);
 	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* RUN/profile/conns.tsv: one connection between ranks 0 and 1 with this handshake. */
+static void
+conns(const char *dir, long long rtt_ns)
+{
+	char path[400];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/profile/conns.tsv", dir);
+	if ((f = fopen(path, "w")) == NULL)
+		exit(2);
+	fprintf(f, "# contend-conns 1\nconn\trank0\trank1\trtt_ns\n1\t0\t1\t%lld\n2\t1\t0\t-1\n", rtt_ns);
+	fclose(f);
+}
+
+/* The link's handshake round trip against the baseline's is in its evidence. */
+TEST(link_round_trip_evidence)
+{
+	struct attr_result r;
+
+	slow_link(run_dir("rtt"));
+	conns(run_dir("rtt"), 400000);
+	slow_link(run_dir("rtt0"));
+	conns(run_dir("rtt0"), 100000);
+	CHECK(explain(run_dir("rtt"), run_dir("rtt0"), &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_LINK);
+	CHECK(strstr(r.c[0].evidence, "handshake round trip 400 us against 100 us (baseline): inflated") != NULL);
+	attr_result_free(&r);
+	CHECK(explain(run_dir("rtt0"), NULL, &r) == 0);
+	CHECK(r.n > 0 && strstr(r.c[0].evidence, "round trip 100 us against 100 us (fastest pair)") != NULL &&
+	      strstr(r.c[0].evidence, "inflated") == NULL);
 	attr_result_free(&r);
 }
 
@@ -419,7 +608,12 @@ main(void)
 	RUN(replay_unchanged_gives_measured);
 	RUN(cpu_taken_on_one_node);
 	RUN(lockstep_shares);
+	RUN(stray_tick_in_a_wait);
+	RUN(slow_reply_idle_wait);
+	RUN(partial_trace_said);
+	RUN(ping_pong_in_a_busy_phase);
 	RUN(slow_link_named);
+	RUN(link_round_trip_evidence);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
 	RUN(starved_rank_by_demand);
