@@ -17,6 +17,8 @@
 #define HL_BALANCED_CV 0.5	/* all pairs, bytes per pair within this variation: a collective */
 #define HL_HALO_DEGREE 4	/* partners of a halo exchange at most (a 2-D grid) */
 #define HL_DEFAULT_BW_Bps 117.5e6	/* gigabit Ethernet's TCP payload rate, without netparams */
+#define HL_FARM_MIN_TASKS 2	/* point-to-point data messages each way per slave, at least (as p001) */
+#define HL_COLL_SHARE 0.5	/* share of the messages between ranks that are collectives */
 
 /* The order of the scope rules: the first that gives a number is the headline. */
 static const char *const pick_order[] = { "p001", "replay", "p003", "p000", "p004", "p002", NULL };
@@ -124,6 +126,71 @@ hl_kind_from_name(const char *name)
 	return -1;
 }
 
+/* Whether the master hands every other rank HL_FARM_MIN_TASKS tasks or more: point-to-point
+ * messages with data each way. A pattern made of collectives and empty messages (a barrier,
+ * a broadcast or a gather at the start and the end of independent computations) is no farm.
+ * From messages.tsv; from links.tsv (which cannot tell collectives apart) without it. */
+static bool
+farm_tasks(const struct prof *p, int master)
+{
+	int n = prof_rank_span(p);
+	long *out = xcalloc((size_t)n + 1, sizeof *out), *in = xcalloc((size_t)n + 1, sizeof *in);
+	bool ok = true;
+
+	if (p->have_msgs) {
+		for (long i = 0; i < p->nmsgs; i++) {
+			const struct prof_msg *m = &p->msgs[i];
+
+			if (m->ctrl || m->bytes <= 0 || m->name != 0 || m->src < 0 || m->dst < 0 || m->src >= n ||
+			    m->dst >= n)
+				continue;
+			if (m->src == master)
+				out[m->dst]++;
+			else if (m->dst == master)
+				in[m->src]++;
+		}
+	} else {
+		for (int i = 0; i < p->nlinks; i++) {
+			const struct prof_link *l = &p->links[i];
+
+			if (l->bytes <= 0 || l->src < 0 || l->dst < 0 || l->src >= n || l->dst >= n)
+				continue;
+			if (l->src == master)
+				out[l->dst] += l->msgs;
+			else if (l->dst == master)
+				in[l->src] += l->msgs;
+		}
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		int r = p->ranks[i].rank;
+
+		if (r != master && r < n && (out[r] < HL_FARM_MIN_TASKS || in[r] < HL_FARM_MIN_TASKS))
+			ok = false;
+	}
+	free(out);
+	free(in);
+	return ok;
+}
+
+/* The share of the messages between ranks that an MPI collective sent (parse names its tag;
+ * neighbourhood collectives, halo exchanges in disguise, do not count); 0 without
+ * messages.tsv. */
+static double
+coll_share(const struct prof *p)
+{
+	long all = 0, coll = 0;
+
+	for (long i = 0; p->have_msgs && i < p->nmsgs; i++) {
+		const struct prof_msg *m = &p->msgs[i];
+
+		if (m->ctrl || m->src < 0 || m->dst < 0 || m->src == m->dst)
+			continue;
+		all++;
+		coll += m->name != 0 && strcmp(p->names[m->name - 1], "neighbor") != 0;
+	}
+	return all > 0 ? (double)coll / (double)all : 0;
+}
+
 int
 hl_classify(const struct prof *p, char *why, size_t whylen)
 {
@@ -133,7 +200,7 @@ hl_classify(const struct prof *p, char *why, size_t whylen)
 	long npairs = 0;
 	char w[256];
 
-	if (p->nranks >= 3 && run001_ms_pattern(p, &master, w, sizeof w)) {
+	if (p->nranks >= 3 && run001_ms_pattern(p, &master, w, sizeof w) && farm_tasks(p, master)) {
 		snprintf(why, whylen, "rank %d exchanges with every other rank, they hardly with each other", master);
 		return HL_FARM;
 	}
@@ -175,6 +242,11 @@ hl_classify(const struct prof *p, char *why, size_t whylen)
 			 data_msgs / p->nranks / T_s : 0, T_s > 0 ? 100 * total / (T_s * bw) : 0);
 		free(B);
 		return HL_COMPUTE;
+	}
+	if (coll_share(p) >= HL_COLL_SHARE) {
+		snprintf(why, whylen, "%.0f %% of the messages between ranks are MPI collectives", 100 * coll_share(p));
+		free(B);
+		return HL_COLLECTIVE;
 	}
 	for (int a = 0; a < p->nranks; a++) {
 		int ra = p->ranks[a].rank, deg = 0;

@@ -257,14 +257,31 @@ msg_on_changed_link(const struct prof *p, const struct scen *s, const struct pro
 #define EXCHANGE_MAX_RANKS 2048
 
 void
-p003_pair_order_add(struct p003_pair_order *q, int dir)
+p003_pair_order_add(struct p003_pair_order *q, int dir, int64_t t_first_ns, int64_t t_last_ns)
 {
+	int64_t gap_ns = q->dir < 0 ? INT64_MAX : t_first_ns - q->t_last_ns;
+	bool turn = q->dir != dir || gap_ns > q->open_gap_ns;
+
+	if (q->dir != dir)
+		q->open_gap_ns = gap_ns;
+	q->dir = (signed char)dir;
+	q->t_last_ns = t_last_ns > t_first_ns ? t_last_ns : t_first_ns;
+	if (!turn)
+		return;
 	if (q->last >= 0 && q->last != dir) {
-		q->lead[q->last]++;	/* a pair: the next message opens the next one */
+		q->lead[q->last]++;	/* a pair: the next turn opens the next one */
 		q->last = -1;
 	} else {
 		q->last = (signed char)dir;
 	}
+}
+
+void
+p003_pair_order_init(struct p003_pair_order *q)
+{
+	memset(q, 0, sizeof *q);
+	q->last = -1;
+	q->dir = -1;
 }
 
 /* ex[ia * n + ib] (ia < ib, rank indexes): whether the pair exchanges (p003_is_exchange on
@@ -282,14 +299,15 @@ exchange_pairs(const struct prof *p, const struct scen *s)
 	idx = prof_msgs_by_time(p);
 	po = xcalloc(n * n, sizeof *po);
 	for (size_t i = 0; i < n * n; i++)
-		po[i].last = -1;
+		p003_pair_order_init(&po[i]);
 	for (long j = 0; j < p->nmsgs; j++) {
+		const struct prof_msg *x = &p->msgs[idx[j]];
 		int ia, ib;
 		double o, nw;
 
-		if (msg_on_changed_link(p, s, &p->msgs[idx[j]], &ia, &ib, &o, &nw))	/* ia sends */
+		if (msg_on_changed_link(p, s, x, &ia, &ib, &o, &nw))	/* ia sends */
 			p003_pair_order_add(&po[(size_t)(ia < ib ? ia : ib) * n + (size_t)(ia < ib ? ib : ia)],
-					    ia < ib ? 0 : 1);
+					    ia < ib ? 0 : 1, x->t_ns, x->t_last_ns);
 	}
 	ex = xcalloc(n * n, sizeof *ex);
 	for (size_t i = 0; i < n * n; i++)

@@ -8,6 +8,7 @@
 #define PREDICT_P003_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "lib/err.h"
 #include "predict/models.h"
@@ -67,14 +68,23 @@ struct p003_xfer {
 #define P003_EXCHANGE_MIN_SHARE 0.2
 bool p003_is_exchange(long lead_ab, long lead_ba);
 
-/* The order of one rank pair's messages, for p003_is_exchange: start with last = -1 and
- * lead zero, add each message of the pair in time order with its direction (0 a -> b,
- * 1 b -> a). */
+/* The order of one rank pair's turns, for p003_is_exchange: start with
+ * p003_pair_order_init, add each message of the pair in time order with its direction (0
+ * a -> b, 1 b -> a) and its first and last byte's times. A turn is what one end sends
+ * before the other answers, one message or several (HyPhy sends a length, then the data):
+ * a message the same way as the one before continues its turn when it follows that one
+ * more closely than the turn followed the other end's last message; after a longer gap it
+ * is a turn of its own (in a swap, this end's message of the next iteration). A turn the
+ * other way than the one before closes a pair of the two. */
 struct p003_pair_order {
-	signed char last;	/* direction of the open pair's first message, -1 none open */
-	long lead[2];		/* message pairs (one each way) opened by a -> b, by b -> a */
+	signed char last;	/* direction of the open pair's first turn, -1 none open */
+	long lead[2];		/* turn pairs (one each way) opened by a -> b, by b -> a */
+	signed char dir;	/* direction of the pair's last message, -1 none yet */
+	int64_t t_last_ns;	/* when that message ended */
+	int64_t open_gap_ns;	/* from the other end's last message to this turn's first */
 };
-void p003_pair_order_add(struct p003_pair_order *q, int dir);
+void p003_pair_order_init(struct p003_pair_order *q);
+void p003_pair_order_add(struct p003_pair_order *q, int dir, int64_t t_first_ns, int64_t t_last_ns);
 
 /* Section 2.2 per rank with full-duplex links (docs/predict.md, "Link change: overlapping
  * transfers"): the share of a rank's added transfer time it really waits for. The rank's

@@ -151,9 +151,8 @@ ms_run_release(struct ms_run *m)
 }
 
 /* How many of the master's peers exchange with it rather than ask and answer: walking the
- * messages of each master-peer pair in time, a message the other way than the one before
- * closes a pair of the two; a requester always opens them, in a swap which end opens
- * changes (p003_is_exchange). */
+ * turns of each master-peer pair in time, a requester always opens the pairs of turns, in
+ * a swap which end opens changes (p003_pair_order, p003_is_exchange). */
 static int
 exchanging_slaves(const struct prof *p, int master)
 {
@@ -162,12 +161,12 @@ exchanging_slaves(const struct prof *p, int master)
 	long *idx = prof_msgs_by_time(p);
 
 	for (int r = 0; r <= n; r++)
-		po[r].last = -1;
+		p003_pair_order_init(&po[r]);
 	for (long i = 0; i < p->nmsgs; i++) {
 		const struct prof_msg *x = &p->msgs[idx[i]];
 		int peer, dir;
 
-		if (x->src < 0 || x->dst < 0 || x->src >= n || x->dst >= n || x->src == x->dst)
+		if (x->ctrl || x->src < 0 || x->dst < 0 || x->src >= n || x->dst >= n || x->src == x->dst)
 			continue;
 		if (x->src == master)
 			peer = x->dst, dir = 0;
@@ -175,7 +174,7 @@ exchanging_slaves(const struct prof *p, int master)
 			peer = x->src, dir = 1;
 		else
 			continue;
-		p003_pair_order_add(&po[peer], dir);
+		p003_pair_order_add(&po[peer], dir, x->t_ns, x->t_last_ns);
 	}
 	for (int r = 0; r < n; r++)
 		if (r != master && p003_is_exchange(po[r].lead[0], po[r].lead[1]))

@@ -2,7 +2,7 @@
 # bench/realapps/run.sh: one run of a third-party MPI program from Debian on the testbed,
 # bare, under `contend collect`, with the PMPI message truth, under a scenario's load.
 # Prints one line of key=value fields:
-#   prog=P layout=L mpi=M scenario=S own_s=T wall_s=W exit=E [run=DIR] [truth=DIR]
+#   prog=P layout=L mpi=M scenario=S own_s=T wall_s=W exit=E throttled_ms=A/B/C/D rivals=N [run=DIR] [truth=DIR]
 # own_s is the program's own timer (see README.md for which one), wall_s the launcher's
 # wall time (for MPICH, up to the program's last line: MPICH 4.0.2 over UCX can hang in
 # MPI_Finalize on the testbed, so the job is ended once the program has printed it).
@@ -184,6 +184,13 @@ else
 fi
 
 now() { date +%s.%N; }
+# What disturbed the run, for people reading its line: each workstation's time throttled
+# by its CPU quota (cgroup v1 cpu.stat throttled_time), and how many other testbed
+# instances had tasks on the same cores, at the same priority, at its start or end.
+throttled() { for i in 1 2 3 4; do awk '$1 == "throttled_time" { print $2 }' "$G/ws$i/cpu.stat" 2>/dev/null || echo 0; done | tr '\n' ' '; }
+rivals() { for d in /sys/fs/cgroup/cpu/contend-testbed-*; do [ "$d" = "$G" ] || [ -z "$(cat "$d"/tasks "$d"/*/tasks 2>/dev/null)" ] || echo "$d"; done; }
+thr0=$(throttled)
+riv=$(rivals)
 t0=$(now)
 # shellcheck disable=SC2086
 $TB mpirun $MPIOPT -np $NP -- "$@" >"$W/out" 2>&1 &
@@ -210,6 +217,8 @@ t2=$(now)
 # MPICH's wall time ends at the program's last line; Open MPI's when mpirun returns.
 if [ "$MPI" = mpich ] && [ -n "$t1" ]; then t2=$t1; fi
 wall=$(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')
+thr=$(echo "$thr0 $(throttled)" | awk '{ for (i = 1; i <= 4; i++) printf "%s%.0f", (i > 1 ? "/" : ""), ($(i + 4) - $i) / 1e6 }')
+riv=$(printf '%s\n%s\n' "$riv" "$(rivals)" | sort -u | grep -c .)
 
 # The program's own time, in seconds.
 case $PROG in
@@ -225,7 +234,7 @@ esac
 [ -n "$own" ] || own=-
 case $rc in 0 | ended) ok=1 ;; *) ok=0 ;; esac
 [ "$own" = - ] && ok=0
-line="prog=$PROG layout=$LAYOUT mpi=$MPI scenario=$SCEN own_s=$own wall_s=$wall exit=$rc"
+line="prog=$PROG layout=$LAYOUT mpi=$MPI scenario=$SCEN own_s=$own wall_s=$wall exit=$rc throttled_ms=$thr rivals=$riv"
 [ $USECOLLECT -eq 1 ] && line="$line run=$RUN"
 [ -n "$PMPI" ] && line="$line truth=$PMPI"
 echo "$line"

@@ -69,30 +69,45 @@ fx_ranks(const char *dir, int n, long long exec_ns)
 	fclose(f);
 }
 
+/* ms_profile; with split, every hand-out and result is two messages 20 us apart, an 8-byte
+ * length and then the data (HyPhy's MPI farm). */
 __attribute__((unused)) static void
-ms_profile(const char *dir)
+fx_ms_profile(const char *dir, int split)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
 	FILE *l = fx_open(dir, "links.tsv", FX_LINK_HDR);
+	long long d = split ? FX_MS / 50 : 0;	/* the data after its length */
 
 	for (int s = 1; s <= 3; s++) {
 		for (int k = 0; k < 50; k++) {
 			long long t = FX_BASE_NS + k * 12 * FX_MS + (s - 1) * 3 * FX_MS;
 			long long res = t + FX_MS / 5 + 10 * FX_MS;
 
-			fx_msg(m, t, 0, s, 100);
+			if (split)
+				fx_msg(m, t, 0, s, 8);
+			fx_msg(m, t + d, 0, s, 100);
 			fx_phase(ph, s, "busy", t + FX_MS / 10, t + FX_MS / 10 + 10 * FX_MS);
-			fx_msg(m, res, s, 0, 900);
+			if (split)
+				fx_msg(m, res, s, 0, 8);
+			fx_msg(m, res + d, s, 0, 900);
 			fx_phase(ph, 0, "busy", res + FX_MS / 20, res + FX_MS / 20 + FX_MS);
 			if (k == 49)
 				fx_msg(m, res + 2 * FX_MS, 0, s, 8);
 		}
-		fprintf(l, "0\t%d\t51\t5008\t98.196078\t0\t0\t1\n%d\t0\t50\t45000\t900\t0\t0\t1\n", s, s);
+		fprintf(l, "0\t%d\t%d\t%d\t%f\t0\t0\t1\n%d\t0\t%d\t%d\t%f\t0\t0\t1\n", s, split ? 101 : 51,
+			split ? 5408 : 5008, split ? 5408 / 101.0 : 5008 / 51.0, s, split ? 100 : 50, split ? 45400 : 45000,
+			split ? 454.0 : 900.0);
 	}
 	fclose(m);
 	fclose(ph);
 	fclose(l);
 	fx_ranks(dir, 4, 1000000000LL);
+}
+
+__attribute__((unused)) static void
+ms_profile(const char *dir)
+{
+	fx_ms_profile(dir, 0);
 }
 
 __attribute__((unused)) static void

@@ -14,6 +14,7 @@
 #include "tests/unit/models_fixture.h"
 
 static char ms_run[300], stencil_run[300], a2a_run[300], skew_run[300], idle_run[300], table[300];
+static char gather_run[300], gridcoll_run[300], gridp2p_run[300];
 
 /* Four ranks, every pair 20 messages of 50 kB in 1 s (an all-to-all); skewed: pair 0->1
  * moves 100 times more. */
@@ -56,6 +57,73 @@ idle_profile(const char *dir)
 	fx_ranks(dir, 3, 1000000000LL);
 }
 
+/* One message row with its tag and tag name ("-": point-to-point). */
+static void
+named_msg(FILE *f, long long t, int src, int dst, long long bytes, int tag, const char *name)
+{
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t%d\t%s\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t, t, src,
+		dst, src, tag, name, bytes, bytes + 66);
+}
+
+/* Four ranks that compute alone for 14 s and meet only through collectives: rank 0
+ * broadcasts 1 byte to each other rank 4 times, they answer with 3 empty barrier messages
+ * (a hub made of collectives: the shape of a master/slave run, no tasks in it). */
+static void
+gather_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *l = fx_open(dir, "links.tsv", FX_LINK_HDR);
+
+	for (int r = 1; r < 4; r++) {
+		for (int k = 0; k < 4; k++)
+			named_msg(m, FX_BASE_NS + k * 3000 * FX_MS + r, 0, r, 1, -17, "bcast");
+		for (int k = 0; k < 3; k++)
+			named_msg(m, FX_BASE_NS + k * 3000 * FX_MS + 10 + r, r, 0, 0, -16, "barrier");
+		fprintf(l, "0\t%d\t4\t4\t1\t0\t0\t1\n%d\t0\t3\t0\t0\t0\t0\t1\n", r, r);
+	}
+	fclose(m);
+	fclose(l);
+	fx_ranks(dir, 4, 14000LL * FX_MS);
+}
+
+/* A 2 x 2 process grid: each rank exchanges with its row and its column partner only
+ * (0-1, 2-3, 0-2, 1-3), 200 messages of 600 bytes each way per pair in 1 s; with coll,
+ * 130 of every 200 are allreduces and broadcasts over the row and column (ScaLAPACK's
+ * QR), else all are point-to-point (a 2-D halo). */
+static void
+grid_profile(const char *dir, int coll)
+{
+	static const int pairs[4][2] = { { 0, 1 }, { 2, 3 }, { 0, 2 }, { 1, 3 } };
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *l = fx_open(dir, "links.tsv", FX_LINK_HDR);
+
+	for (int i = 0; i < 4; i++)
+		for (int d = 0; d < 2; d++) {
+			int a = pairs[i][d], b = pairs[i][1 - d];
+
+			for (int k = 0; k < 200; k++) {
+				bool c = coll && k % 20 < 13;
+
+				named_msg(m, FX_BASE_NS + k * 5 * FX_MS + d, a, b, 600, c ? (k % 2 ? -12 : -17) : 7,
+					  c ? (k % 2 ? "allreduce" : "bcast") : "-");
+			}
+			fprintf(l, "%d\t%d\t200\t120000\t600\t0\t0\t1\n", a, b);
+		}
+	fclose(m);
+	fclose(l);
+	fx_ranks(dir, 4, 1000 * FX_MS);
+}
+
+static void
+gridcoll_profile(const char *dir)
+{
+	grid_profile(dir, 1);
+}
+
+static void
+gridp2p_profile(const char *dir)
+{
+	grid_profile(dir, 0);
+}
+
 static int
 kind_of(const char *run)
 {
@@ -79,6 +147,11 @@ TEST(runs_are_told_apart_by_kind)
 	CHECK(kind_of(a2a_run) == HL_COLLECTIVE);
 	CHECK(kind_of(skew_run) == HL_P2P);
 	CHECK(kind_of(idle_run) == HL_COMPUTE);
+	/* a hub that only broadcasts and meets at barriers hands out no tasks */
+	CHECK(kind_of(gather_run) == HL_COMPUTE);
+	/* the same partners: most messages collectives or none */
+	CHECK(kind_of(gridcoll_run) == HL_COLLECTIVE);
+	CHECK(kind_of(gridp2p_run) == HL_HALO);
 	CHECK(hl_kind_from_name("stencil") == HL_HALO);
 	CHECK(hl_kind_from_name("solver") == HL_COLLECTIVE);
 	CHECK(hl_kind_from_name("p2p") == HL_P2P);
@@ -285,6 +358,9 @@ main(void)
 	fx_build(a2a_run, sizeof a2a_run, "a2a", a2a_profile);
 	fx_build(skew_run, sizeof skew_run, "skew", skew_profile);
 	fx_build(idle_run, sizeof idle_run, "idle", idle_profile);
+	fx_build(gather_run, sizeof gather_run, "gather", gather_profile);
+	fx_build(gridcoll_run, sizeof gridcoll_run, "gridcoll", gridcoll_profile);
+	fx_build(gridp2p_run, sizeof gridp2p_run, "gridp2p", gridp2p_profile);
 	snprintf(table, sizeof table, "%s/accuracy.tsv", check_tmpdir());
 	if ((f = fopen(table, "w")) == NULL)
 		return 2;

@@ -9,7 +9,7 @@
 #include "tests/unit/check.h"
 #include "tests/unit/models_fixture.h"
 
-static char ms_run[300], st_run[300], bar_run[300], line_run[300];
+static char ms_run[300], st_run[300], bar_run[300], line_run[300], ms2_run[300], line2_run[300];
 
 static int
 load(struct prof *p, struct scen *s, const char *run, const char *ini)
@@ -218,6 +218,67 @@ line_profile(const char *dir)
 	fx_ranks(dir, 3, 2000000000LL);
 }
 
+/* ms_profile with hand-outs and results of two messages each. */
+static void
+ms2_profile(const char *dir)
+{
+	fx_ms_profile(dir, 1);
+}
+
+/* line_profile with two messages each way per swap, 20 us apart. */
+static void
+line2_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	FILE *l = fx_open(dir, "links.tsv", FX_LINK_HDR);
+
+	for (int k = 0; k < 40; k++) {
+		long long t = FX_BASE_NS + k * 50 * FX_MS;
+
+		for (int r = 0; r < 3; r++)
+			fx_phase(ph, r, "busy", t, t + 40 * FX_MS);
+		for (int e = 0; e < 2; e++) {
+			int leaf = 2 * e;
+			long long a = t + 40 * FX_MS + (k % 2 ? 0 : 3 * FX_MS), b = t + 40 * FX_MS + (k % 2 ? 3 * FX_MS : 0);
+
+			for (int j = 0; j < 2; j++) {
+				fx_msg(m, a + j * FX_MS / 50, leaf, 1, 4000);
+				fx_msg(m, b + j * FX_MS / 50, 1, leaf, 4000);
+			}
+		}
+	}
+	fprintf(l, "0\t1\t80\t320000\t4000\t0\t0\t1\n1\t0\t80\t320000\t4000\t0\t0\t1\n"
+		   "2\t1\t80\t320000\t4000\t0\t0\t1\n1\t2\t80\t320000\t4000\t0\t0\t1\n");
+	fclose(m);
+	fclose(ph);
+	fclose(l);
+	fx_ranks(dir, 3, 2000000000LL);
+}
+
+TEST(turns_of_two_messages_keep_their_shape)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+
+	/* requests and answers of two messages: still a master/slave run */
+	CHECK(load(&p, &s, ms2_run, "[node ws2]\ncpu_procs = 1\n") == 0);
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0 && r.status == PRED_OK);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+	/* swaps of two messages each way: still a halo hub */
+	CHECK(load(&p, &s, line2_run, "[node ws2]\ncpu_procs = 1\n") == 0);
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "swaps data") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
 TEST(halo_hub_is_no_master)
 {
 	struct prof p;
@@ -268,11 +329,14 @@ main(void)
 	fx_build(st_run, sizeof st_run, "st", stencil_profile);
 	fx_build(bar_run, sizeof bar_run, "bar", barrier_profile);
 	fx_build(line_run, sizeof line_run, "line", line_profile);
+	fx_build(ms2_run, sizeof ms2_run, "ms2", ms2_profile);
+	fx_build(line2_run, sizeof line2_run, "line2", line2_profile);
 	RUN(master_slave_known_time);
 	RUN(competitor_slows_one_slave);
 	RUN(stencil_refused_with_reason);
 	RUN(select_master_and_slaves);
 	RUN(barrier_is_no_master_slave_run);
 	RUN(halo_hub_is_no_master);
+	RUN(turns_of_two_messages_keep_their_shape);
 	return check_done();
 }
