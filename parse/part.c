@@ -1,6 +1,7 @@
 /* part: captures parsed apart into files, and their merge (see part.h for the contract). */
 #include "parse/part.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "lib/rd.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "parse/pcapin.h"
@@ -22,10 +24,13 @@
 
 _Static_assert(sizeof(struct flows_stats) % sizeof(uint64_t) == 0, "flows_stats: uint64_t only");
 
-static const char *const msg_cols[] = { "t_first_ns", "t_last_ns", "src", "dst", "cid", "comm_src",
-	"tag", "bytes", "wire_bytes", "mpi", "proto", "ranksrc", "flags", "conn", "dir", NULL };
-enum { M_T0, M_T1, M_SRC, M_DST, M_CID, M_CSRC, M_TAG, M_BYTES, M_WIRE, M_MPI, M_PROTO, M_RSRC,
-	M_FLAGS, M_CONN, M_DIR, M_N };
+/* The messages file is binary, for speed (a part holds every message of its capture):
+ * a header of MSGS_MAGIC, the version and the record size (little-endian u32), then one
+ * record per message, little-endian: t_first_ns, t_last_ns (i64), src, dst, cid, comm_src,
+ * tag (i32), bytes, wire_bytes (u64), mpi, proto, ranksrc, dir (u8), flags, conn (u32). */
+#define MSGS_MAGIC "ctdpartm"
+#define MSG_REC 64		/* bytes per record */
+#define MSGS_CHUNK 4096		/* records read at once */
 
 /* Connection columns: these, then tcp_0.. (struct tcpr_stats) and dec_0.. (struct
  * dec_stats), in struct order. */
@@ -58,16 +63,19 @@ conn_cols(void)
 	return cols;
 }
 
+/* DIR/NAME.WHAT: the files of a part are msgs.bin, conns.tsv and stats.tsv. */
 static char *
 part_path(const char *dir, const char *name, const char *what)
 {
-	return xasprintf("%s/%s.%s.tsv", dir, name, what);
+	return xasprintf("%s/%s.%s", dir, name, what);
 }
 
 /* ---- writing a part ---- */
 
 struct pw {
-	struct tsv_w msgs, conns, stats;
+	FILE *msgs;
+	uint64_t nmsgs;
+	struct tsv_w conns, stats;
 	bool failed;
 	struct err e;		/* first write error */
 	int32_t (*rank_of)(void *, int, const uint8_t *, uint16_t);
@@ -85,30 +93,43 @@ row_end(struct pw *w, struct tsv_w *t)
 	}
 }
 
+static uint8_t *
+put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+	return p + n;
+}
+
 static void
 pw_msg(void *ctx, const struct msg *m)
 {
 	struct pw *w = ctx;
-	struct tsv_w *t = &w->msgs;
+	uint8_t r[MSG_REC], *p = r;
 
 	if (w->failed)
 		return;
-	tsv_w_i64(t, m->t_first_ns);
-	tsv_w_i64(t, m->t_last_ns);
-	tsv_w_i64(t, m->src_world);
-	tsv_w_i64(t, m->dst_world);
-	tsv_w_i64(t, m->cid);
-	tsv_w_i64(t, m->comm_src);
-	tsv_w_i64(t, m->tag);
-	tsv_w_u64(t, m->bytes);
-	tsv_w_u64(t, m->wire_bytes);
-	tsv_w_i64(t, m->mpi);
-	tsv_w_i64(t, m->proto);
-	tsv_w_i64(t, m->ranksrc);
-	tsv_w_u64(t, m->flags);
-	tsv_w_i64(t, m->conn);
-	tsv_w_i64(t, m->dir);
-	row_end(w, t);
+	p = put_le(p, (uint64_t)m->t_first_ns, 8);
+	p = put_le(p, (uint64_t)m->t_last_ns, 8);
+	p = put_le(p, (uint32_t)m->src_world, 4);
+	p = put_le(p, (uint32_t)m->dst_world, 4);
+	p = put_le(p, (uint32_t)m->cid, 4);
+	p = put_le(p, (uint32_t)m->comm_src, 4);
+	p = put_le(p, (uint32_t)m->tag, 4);
+	p = put_le(p, m->bytes, 8);
+	p = put_le(p, m->wire_bytes, 8);
+	p = put_le(p, (uint64_t)m->mpi, 1);
+	p = put_le(p, (uint64_t)m->proto, 1);
+	p = put_le(p, (uint64_t)m->ranksrc, 1);
+	p = put_le(p, (uint64_t)m->dir, 1);
+	p = put_le(p, m->flags, 4);
+	p = put_le(p, (uint32_t)m->conn, 4);
+	assert(p == r + MSG_REC);
+	if (fwrite(r, MSG_REC, 1, w->msgs) != 1) {
+		w->failed = true;
+		err_sys(&w->e, E_IO, "cannot write a part's messages");
+	}
+	w->nmsgs++;
 }
 
 static void
@@ -270,17 +291,31 @@ part_parse(const char *path, const char *dir, const char *name, const struct flo
 	memset(&s, 0, sizeof s);
 	w.rank_of = rank_of;
 	w.rctx = rctx;
-	p[0] = part_path(dir, name, "msgs");
-	p[1] = part_path(dir, name, "conns");
-	p[2] = part_path(dir, name, "stats");
-	if (tsv_w_open(&w.msgs, p[0], "part-msgs", PART_VERSION, msg_cols, false, true, e) < 0)
+	p[0] = part_path(dir, name, "msgs.bin");
+	p[1] = part_path(dir, name, "conns.tsv");
+	p[2] = part_path(dir, name, "stats.tsv");
+	if ((w.msgs = fopen(p[0], "wb")) == NULL) {
+		err_sys(e, E_IO, "cannot create '%s'", p[0]);
 		rc = -1;
-	else if (tsv_w_open(&w.conns, p[1], "part-conns", PART_VERSION, conn_cols(), false, true, e) < 0)
-		rc = -1, tsv_w_close(&w.msgs, NULL);
-	else if (tsv_w_open(&w.stats, p[2], "part-stats", PART_VERSION, kv_cols, false, true, e) < 0)
-		rc = -1, tsv_w_close(&w.msgs, NULL), tsv_w_close(&w.conns, NULL);
+	} else if (tsv_w_open(&w.conns, p[1], "part-conns", PART_VERSION, conn_cols(), false, true, e) < 0) {
+		rc = -1, fclose(w.msgs);
+	} else if (tsv_w_open(&w.stats, p[2], "part-stats", PART_VERSION, kv_cols, false, true, e) < 0) {
+		rc = -1, fclose(w.msgs), tsv_w_close(&w.conns, NULL);
+	}
 	if (rc < 0)
 		goto out;
+	{
+		uint8_t h[16], *q = h;
+
+		memcpy(q, MSGS_MAGIC, 8);
+		q = put_le(q + 8, PART_VERSION, 4);
+		put_le(q, MSG_REC, 4);
+		setvbuf(w.msgs, NULL, _IOFBF, 1 << 20);
+		if (fwrite(h, sizeof h, 1, w.msgs) != 1) {
+			w.failed = true;
+			err_sys(&w.e, E_IO, "cannot write '%s'", p[0]);
+		}
+	}
 	tsv_w_str(&w.stats, "version");
 	tsv_w_str(&w.stats, CONTEND_VERSION);
 	row_end(&w, &w.stats);
@@ -296,6 +331,7 @@ part_parse(const char *path, const char *dir, const char *name, const struct flo
 	kv_u(&w, "pcap_unreadable", s.pcap_unreadable);
 	kv_u(&w, "pcap_truncated", s.pcap_truncated);
 	kv_u(&w, "pcap_damaged", s.pcap_damaged);
+	kv_u(&w, "msgs", w.nmsgs);
 	for (i = 0; i < NFLOWS; i++) {
 		snprintf(key, sizeof key, "flows_%zu", i);
 		kv_u(&w, key, ((const uint64_t *)&s.st)[i]);
@@ -303,7 +339,11 @@ part_parse(const char *path, const char *dir, const char *name, const struct flo
 	tsv_w_str(&w.stats, "complete");
 	tsv_w_str(&w.stats, "yes");
 	row_end(&w, &w.stats);
-	if (tsv_w_close(&w.msgs, w.failed ? NULL : e) < 0 || tsv_w_close(&w.conns, w.failed ? NULL : e) < 0)
+	if (fclose(w.msgs) != 0 && !w.failed) {
+		w.failed = true;
+		err_sys(&w.e, E_IO, "cannot write '%s'", p[0]);
+	}
+	if (tsv_w_close(&w.conns, w.failed ? NULL : e) < 0)
 		rc = -1;
 	if (tsv_w_close(&w.stats, w.failed ? NULL : e) < 0)
 		rc = -1;
@@ -320,7 +360,7 @@ out:
 void
 part_remove(const char *dir, const char *name)
 {
-	static const char *const what[] = { "msgs", "conns", "stats" };
+	static const char *const what[] = { "msgs.bin", "conns.tsv", "stats.tsv" };
 
 	for (size_t i = 0; i < 3; i++) {
 		char *p = part_path(dir, name, what[i]);
@@ -449,16 +489,6 @@ remember(struct part_merge *m, const struct flows_conn *k)
 	m->nseen++;
 }
 
-/* Fields of the current row into v (n columns by index); negative with e on a bad one. */
-static int
-read_i64s(struct tsv_r *t, const int *col, int64_t *v, size_t n, struct err *e)
-{
-	for (size_t i = 0; i < n; i++)
-		if (tsv_r_i64(t, col[i], &v[i], e) < 0)
-			return -1;
-	return 0;
-}
-
 static int
 cols_of(struct tsv_r *t, const char *const *names, int *col)
 {
@@ -572,6 +602,8 @@ merge_stats(struct part_merge *m, const char *path, struct part_sum *s, struct e
 			dst = &s->pcap_truncated;
 		} else if (strcmp(k, "pcap_damaged") == 0) {
 			dst = &s->pcap_damaged;
+		} else if (strcmp(k, "msgs") == 0) {
+			dst = &s->nmsgs;
 		} else if (sscanf(k, "flows_%zu", &i) == 1 && i < NFLOWS) {
 			dst = &((uint64_t *)&s->st)[i];
 			nflows++;
@@ -605,14 +637,84 @@ sum_add(struct part_sum *to, const struct part_sum *s)
 		a[i] = i == mc ? (a[i] > b[i] ? a[i] : b[i]) : a[i] + b[i];
 }
 
+/* The messages of a part, but those of connections in dup, to the merge's callback. */
+static int
+merge_msgs(struct part_merge *m, const char *path, uint64_t nmsgs, const bool *dup, size_t ndup,
+	   struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t h[16], *buf;
+	struct rd r;
+	uint64_t seen = 0;
+	size_t n;
+	int rc = 0;
+
+	if (f == NULL)
+		return err_sys(e, E_IO, "cannot open '%s'", path);
+	n = fread(h, 1, sizeof h, f);
+	r = rd_make(h + 8, n >= 8 ? n - 8 : 0);
+	if (n != sizeof h || memcmp(h, MSGS_MAGIC, 8) != 0 || rd_le32(&r) != PART_VERSION ||
+	    rd_le32(&r) != MSG_REC) {
+		fclose(f);
+		return err_set(e, E_FORMAT, "'%s': not a part's messages of this version", path);
+	}
+	buf = xmallocarray(MSGS_CHUNK, MSG_REC);
+	while (rc == 0 && (n = fread(buf, 1, (size_t)MSGS_CHUNK * MSG_REC, f)) > 0) {
+		if (n % MSG_REC != 0) {
+			rc = err_set(e, E_TRUNC, "'%s': cut inside message %" PRIu64, path, seen + n / MSG_REC);
+			break;
+		}
+		for (size_t i = 0; i < n / MSG_REC; i++) {
+			struct msg x;
+			uint32_t conn;
+
+			r = rd_make(buf + i * MSG_REC, MSG_REC);
+			x.t_first_ns = (int64_t)rd_le64(&r);
+			x.t_last_ns = (int64_t)rd_le64(&r);
+			x.src_world = (int32_t)rd_le32(&r);
+			x.dst_world = (int32_t)rd_le32(&r);
+			x.cid = (int32_t)rd_le32(&r);
+			x.comm_src = (int32_t)rd_le32(&r);
+			x.tag = (int32_t)rd_le32(&r);
+			x.bytes = rd_le64(&r);
+			x.wire_bytes = rd_le64(&r);
+			x.mpi = (enum msg_mpi)rd_u8(&r);
+			x.proto = (enum msg_proto)rd_u8(&r);
+			x.ranksrc = (enum rank_src)rd_u8(&r);
+			x.dir = rd_u8(&r);
+			x.flags = rd_le32(&r);
+			conn = rd_le32(&r);
+			seen++;
+			if (r.err || conn >= ndup || x.mpi > MSG_MPICH || x.proto > PROTO_CTRL ||
+			    x.ranksrc > RANKSRC_SOCKMAP || x.dir > 1) {
+				rc = err_set(e, E_FORMAT, "'%s': message %" PRIu64 " has a value out of range",
+					     path, seen);
+				break;
+			}
+			if (dup[conn])
+				continue;
+			x.conn = m->conn_base + (int)conn;
+			m->cb.msg(m->cb.ctx, &x);
+		}
+	}
+	if (rc == 0 && ferror(f))
+		rc = err_sys(e, E_IO, "cannot read '%s'", path);
+	if (rc == 0 && seen != nmsgs)
+		rc = err_set(e, E_TRUNC, "'%s': %" PRIu64 " messages of %" PRIu64 " (cut short)", path,
+			     seen, nmsgs);
+	free(buf);
+	fclose(f);
+	return rc;
+}
+
 int
 part_merge_add(struct part_merge *m, const char *dir, const char *name, struct err *e)
 {
-	char *p[3] = { part_path(dir, name, "msgs"), part_path(dir, name, "conns"),
-		part_path(dir, name, "stats") };
+	char *p[3] = { part_path(dir, name, "msgs.bin"), part_path(dir, name, "conns.tsv"),
+		part_path(dir, name, "stats.tsv") };
 	struct part_sum s;
 	struct tsv_r t;
-	int ccol[NCONN + 1], mcol[M_N + 1];
+	int ccol[NCONN + 1];
 	bool *dup = NULL;	/* by the part's connection index: parsed from an earlier part */
 	size_t ndup = 0, i;
 	uint64_t ndups = 0;
@@ -648,35 +750,7 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 		goto out;
 	s.st.conns_dup += ndups;
 	/* the messages, in the order they were rebuilt */
-	if (tsv_r_open(&t, p[0], "part-msgs", PART_VERSION, msg_cols, e) < 0)
-		goto out;
-	cols_of(&t, msg_cols, mcol);
-	while ((r = tsv_r_next(&t, e)) == 1) {
-		int64_t v[M_N];
-		struct msg x;
-
-		if (read_i64s(&t, mcol, v, M_N, e) < 0) {
-			r = -1;
-			break;
-		}
-		if (v[M_CONN] < 0 || (uint64_t)v[M_CONN] >= ndup || v[M_MPI] < 0 || v[M_MPI] > MSG_MPICH ||
-		    v[M_PROTO] < 0 || v[M_PROTO] > PROTO_CTRL || v[M_RSRC] < 0 || v[M_RSRC] > RANKSRC_SOCKMAP) {
-			r = err_set(e, E_FORMAT, "'%s' line %ld: a value out of range", p[0], t.line_no);
-			break;
-		}
-		if (dup[v[M_CONN]])
-			continue;
-		x = (struct msg){ .t_first_ns = v[M_T0], .t_last_ns = v[M_T1],
-			.src_world = (int32_t)v[M_SRC], .dst_world = (int32_t)v[M_DST],
-			.cid = (int32_t)v[M_CID], .comm_src = (int32_t)v[M_CSRC], .tag = (int32_t)v[M_TAG],
-			.bytes = (uint64_t)v[M_BYTES], .wire_bytes = (uint64_t)v[M_WIRE],
-			.mpi = (enum msg_mpi)v[M_MPI], .proto = (enum msg_proto)v[M_PROTO],
-			.ranksrc = (enum rank_src)v[M_RSRC], .flags = (unsigned)v[M_FLAGS],
-			.conn = m->conn_base + (int)v[M_CONN], .dir = (int)v[M_DIR] };
-		m->cb.msg(m->cb.ctx, &x);
-	}
-	tsv_r_close(&t);
-	if (r < 0)
+	if (merge_msgs(m, p[0], s.nmsgs, dup, ndup, e) < 0)
 		goto out;
 	/* the connections, in the order they were finished; then remembered for later parts */
 	if (tsv_r_open(&t, p[1], "part-conns", PART_VERSION, conn_cols(), e) < 0)

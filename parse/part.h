@@ -1,7 +1,7 @@
 /* part: one capture parsed alone into files (a part), and the deterministic merge of the
  * parts of a run into what one parse of all its captures gives.
  *
- * A part is DIR/NAME.msgs.tsv (every message in the order the decoders emitted them),
+ * A part is DIR/NAME.msgs.bin (every message in the order the decoders emitted them),
  * DIR/NAME.conns.tsv (every connection, in the order they were finished, with what the
  * merge needs to recognise it in another capture and to take its counters back out) and
  * DIR/NAME.stats.tsv (the capture's counters and warnings, ending with "complete yes").
@@ -27,6 +27,7 @@
 /* What a part (or the merge of several) counted besides messages and connections. */
 struct part_sum {
 	uint64_t pcap_files, pcap_unreadable, pcap_truncated, pcap_damaged;
+	uint64_t nmsgs;		/* messages in the part's file (for one part) */
 	struct flows_stats st;
 };
 
