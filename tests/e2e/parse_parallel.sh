@@ -1,8 +1,9 @@
 #!/bin/sh
 # parse_parallel end to end: `contend parse -j N` writes the same profile, byte for byte,
 # whatever N, and so does a parse in parts (--part NODE for every node, then --merge):
-# every file of profile/ compared with cmp, on every run shipped in traces/ and on a
-# generated run of three nodes whose captures share connections (each parsed once).
+# every file of profile/ compared with cmp, on every run shipped in traces/, on a
+# generated Open MPI run of 32 ranks on 8 nodes (parse_gen -R: every connection in the
+# captures of both its nodes) and on three generated captures that share connections.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -28,6 +29,7 @@ if [ -x "$GEN" ]; then
 	"$GEN" -o "$T/gen/capture/n1.pcap" -s 8 -c 16 >/dev/null &&
 		"$GEN" -o "$T/gen/capture/n2.pcap" -s 4 -c 16 >/dev/null &&
 		"$GEN" -o "$T/gen/capture/n3.pcap" -s 4 -c 8 -m 4096 >/dev/null && runs="$runs gen"
+	"$GEN" -R "$T/mpi32" -n 32 -N 8 -p irregular -t 1 >/dev/null && runs="$runs mpi32"
 else
 	fail gen "no $GEN (make bench)"
 fi
@@ -59,6 +61,10 @@ done
 dups=$(awk -F'\t' '$1 == "streams_duplicate" { print $2 }' "$T/gen-j1/stats.tsv" 2>/dev/null)
 check gen/duplicates '[ "${dups:-0}" -gt 0 ]' "no connection seen in two captures"
 
+n32=$(awk -F'\t' '$1 == "ompi_msgs" { print $2 }' "$T/mpi32-j1/stats.tsv" 2>/dev/null)
+c32=$(awk -F'\t' '$1 == "complete" { print $2 }' "$T/mpi32-j1/stats.tsv" 2>/dev/null)
+check mpi32/decoded '[ "${n32:-0}" -gt 1000 ] && [ "$c32" = yes ]' "$n32 Open MPI messages, complete $c32"
+
 # a missing part is a warning, not a silent hole
 R=$T/stencil-4ws
 if [ -d "$R" ]; then
@@ -67,4 +73,19 @@ if [ -d "$R" ]; then
 	rc=$?
 	check missing-part '[ $rc -eq 1 ] && grep -q "no part" "$T/miss.err" &&
 		grep -q "complete	partial" "$T/miss/stats.tsv"' "rc=$rc, $(head -c 300 "$T/miss.err")"
+fi
+
+# a part cut short (a node that ran out of disk) is named, its messages not half merged
+R=$T/stencil-4ws
+if [ -d "$R" ]; then
+	for c in "$R"/capture/*.pcap*; do
+		node=$(basename "$c"); node=${node%%.*}
+		"$CONTEND" parse -q --part "$node" -o "$T/cut" "$R" 2>/dev/null
+	done
+	f=$(ls "$T"/cut/parts/*.msgs.bin | head -n 1)
+	head -c $(($(wc -c <"$f") - 10)) "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+	"$CONTEND" parse -q --merge -o "$T/cut" "$R" 2>"$T/cut.err"
+	rc=$?
+	check cut-part '[ $rc -eq 1 ] && grep -q "cut" "$T/cut.err" &&
+		grep -q "complete	partial" "$T/cut/stats.tsv"' "rc=$rc, $(head -c 300 "$T/cut.err")"
 fi
