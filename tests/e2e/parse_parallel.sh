@@ -75,7 +75,7 @@ if [ -d "$R" ]; then
 		grep -q "complete	partial" "$T/miss/stats.tsv"' "rc=$rc, $(head -c 300 "$T/miss.err")"
 fi
 
-# a part cut short (a node that ran out of disk) is named, its messages not half merged
+# a part cut short (a node that ran out of disk) is named and the result is partial
 R=$T/stencil-4ws
 if [ -d "$R" ]; then
 	for c in "$R"/capture/*.pcap*; do
