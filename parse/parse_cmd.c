@@ -993,8 +993,12 @@ struct jobq {
 	const struct flows_config *cfg;
 	struct rankmap *rm;
 	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* a part is done */
 	size_t next;			/* next capture to take */
+	bool *done;			/* per capture: its part is written (or failed) */
 	char **errs;			/* per capture: why its part could not be written, or NULL */
+	pthread_t *th;
+	size_t nth;			/* threads started */
 };
 
 static void *
@@ -1005,6 +1009,7 @@ part_worker(void *arg)
 	for (;;) {
 		size_t i;
 		struct err e;
+		char *why = NULL;
 
 		pthread_mutex_lock(&q->mu);
 		i = q->next++;
@@ -1012,7 +1017,12 @@ part_worker(void *arg)
 		if (i >= q->n)
 			return NULL;
 		if (part_parse(q->paths[i], q->dir, q->names[i], q->cfg, rank_of_map, q->rm, &e) < 0)
-			q->errs[i] = xstrdup(e.msg);
+			why = xstrdup(e.msg);
+		pthread_mutex_lock(&q->mu);
+		q->errs[i] = why;
+		q->done[i] = true;
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
 	}
 }
 
@@ -1029,36 +1039,60 @@ cpus_available(void)
 	return n > 0 ? n : 1;
 }
 
-/* Parse every capture into its part, jobs at once (0: the CPUs available). Dies when a
- * part cannot be written: what is missing then is not in the captures but in our disk. */
+/* Start parsing every capture into its part, jobs at once (0: the CPUs available). With one
+ * job the parts are all made here, before it returns; with more, jobs threads make them
+ * while the caller merges the finished ones (parts_wait), so that the merge, which runs
+ * in capture order on one thread, overlaps the parsing. Finish with parts_end. */
 static void
-run_parts(char **paths, char **names, size_t n, const char *dir, const struct flows_config *cfg,
-	  struct rankmap *rm, long jobs)
+parts_start(struct jobq *q, char **paths, char **names, size_t n, const char *dir,
+	    const struct flows_config *cfg, struct rankmap *rm, long jobs)
 {
-	struct jobq q = { .paths = paths, .names = names, .n = n, .dir = dir, .cfg = cfg, .rm = rm };
-	pthread_t *th;
-	size_t nth, i;
-
+	*q = (struct jobq){ .paths = paths, .names = names, .n = n, .dir = dir, .cfg = cfg, .rm = rm };
 	if (rm != NULL)
 		(void)rankmap_lookup(rm, AF_INET, (const uint8_t[16]){ 0 }, 0);	/* sorts it */
 	if (jobs <= 0)
 		jobs = cpus_available();
-	nth = (size_t)jobs < n ? (size_t)jobs : n;
-	q.errs = xcalloc(n ? n : 1, sizeof *q.errs);
-	pthread_mutex_init(&q.mu, NULL);
-	th = xcalloc(nth ? nth : 1, sizeof *th);
-	for (i = 1; i < nth; i++)
-		if (pthread_create(&th[i], NULL, part_worker, &q) != 0)
-			die("parse: cannot start a thread");
-	part_worker(&q);	/* this thread is the first worker */
-	for (i = 1; i < nth; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&q.mu);
-	free(th);
-	for (i = 0; i < n; i++)
-		if (q.errs[i] != NULL)
-			die("parse: %s", q.errs[i]);
-	free(q.errs);
+	q->errs = xcalloc(n ? n : 1, sizeof *q->errs);
+	q->done = xcalloc(n ? n : 1, sizeof *q->done);
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	if (jobs <= 1 || n <= 1) {
+		part_worker(q);
+		return;
+	}
+	q->th = xcalloc((size_t)jobs < n ? (size_t)jobs : n, sizeof *q->th);
+	for (q->nth = 0; q->nth < (size_t)jobs && q->nth < n; q->nth++)
+		if (pthread_create(&q->th[q->nth], NULL, part_worker, q) != 0)
+			break;
+	if (q->nth == 0)
+		part_worker(q);	/* no thread could start: make them here */
+}
+
+/* Wait for part i. Dies when it could not be written: what is missing then is not in the
+ * captures but on our disk. */
+static void
+parts_wait(struct jobq *q, size_t i)
+{
+	pthread_mutex_lock(&q->mu);
+	while (!q->done[i])
+		pthread_cond_wait(&q->cv, &q->mu);
+	pthread_mutex_unlock(&q->mu);
+	if (q->errs[i] != NULL)
+		die("parse: %s", q->errs[i]);
+}
+
+static void
+parts_end(struct jobq *q)
+{
+	for (size_t i = 0; i < q->nth; i++)
+		pthread_join(q->th[i], NULL);
+	pthread_cond_destroy(&q->cv);
+	pthread_mutex_destroy(&q->mu);
+	for (size_t i = 0; i < q->n; i++)
+		free(q->errs[i]);
+	free(q->errs);
+	free(q->done);
+	free(q->th);
 }
 
 /* The capture files of node (RUN/capture/NODE.*), sorted; caller frees. */
@@ -1079,6 +1113,7 @@ parse_part_only(const struct opts *o, const struct flows_config *cfg, const char
 {
 	char node[256], *dir = xasprintf("%s/parts", outdir), **caps, **names;
 	struct rankmap *rm = rankmap_new();
+	struct jobq q;
 	struct err e;
 	size_t n, i;
 
@@ -1100,7 +1135,10 @@ parse_part_only(const struct opts *o, const struct flows_config *cfg, const char
 	names = xcalloc(n, sizeof *names);
 	for (i = 0; i < n; i++)
 		names[i] = xstrdup(strrchr(caps[i], '/') + 1);
-	run_parts(caps, names, n, dir, cfg, rm, o->jobs);
+	parts_start(&q, caps, names, n, dir, cfg, rm, o->jobs);
+	for (i = 0; i < n; i++)
+		parts_wait(&q, i);
+	parts_end(&q);
 	note("parse: %zu part%s of node '%s' in '%s'", n, n == 1 ? "" : "s", node, dir);
 	for (i = 0; i < n; i++) {
 		free(caps[i]);
@@ -1253,6 +1291,7 @@ cmd_parse(int argc, char **argv)
 	struct flows_cb cb;
 	struct netparams np;
 	struct part_merge *merge;
+	struct jobq q;
 	const struct part_sum *sum;
 	const struct flows_stats *st;
 	char **pcaps, **samples, *outdir, *path, **names, *partdir;
@@ -1373,7 +1412,7 @@ cmd_parse(int argc, char **argv)
 		names = xcalloc(npcaps ? npcaps : 1, sizeof *names);
 		for (i = 0; i < npcaps; i++)
 			names[i] = xasprintf("%zu", i);
-		run_parts(pcaps, names, npcaps, partdir, &cfg, c.rm, o.jobs);
+		parts_start(&q, pcaps, names, npcaps, partdir, &cfg, c.rm, o.jobs);
 	}
 	cb.msg = on_msg;
 	cb.conn = on_conn;
@@ -1381,6 +1420,8 @@ cmd_parse(int argc, char **argv)
 	cb.ctx = &c;
 	merge = part_merge_new(&cb, say_partial);
 	for (i = 0; i < nnames; i++) {
+		if (!o.merge)
+			parts_wait(&q, i);
 		if (part_merge_add(merge, partdir, names[i], &e) < 0)
 			warn_partial(&c, e.msg);
 		if (!o.merge)
@@ -1388,8 +1429,10 @@ cmd_parse(int argc, char **argv)
 		free(names[i]);
 	}
 	free(names);
-	if (!o.merge)
+	if (!o.merge) {
+		parts_end(&q);
 		rmdir(partdir);
+	}
 	free(partdir);
 	sum = part_merge_sum(merge);
 	st = &sum->st;
