@@ -33,37 +33,28 @@ _Static_assert(sizeof(struct flows_stats) % sizeof(uint64_t) == 0, "flows_stats:
 #define MSGS_CHUNK 4096		/* records read at once */
 
 /* Connection columns: these, then tcp_0.. (struct tcpr_stats) and dec_0.. (struct
- * dec_stats), in struct order. */
-static const char *const conn_cols0[] = { "conn", "kind", "af", "ip0", "port0", "ip1", "port1",
+ * dec_stats), in struct order. A constant table: parts are written from several threads. */
+#define NCONN0 33
+#define NCONN (NCONN0 + NTCP + NDEC)
+static const char *const conn_cols_[] = { "conn", "kind", "af", "ip0", "port0", "ip1", "port1",
 	"rank0", "rank1", "ranksrc", "saw_syn", "pkts0", "frame_bytes0", "payload_bytes0", "gap_bytes0",
 	"pkts1", "frame_bytes1", "payload_bytes1", "gap_bytes1", "t_first_ns", "t_last_ns", "rtt_ns",
 	"ttl0", "ttl1", "mac0", "mac1", "vlan", "open_syn", "open_seq", "syn_isn", "dec", "launch",
-	"bytes", NULL };
-#define NCONN0 33
-#define NCONN (NCONN0 + NTCP + NDEC)
+	"bytes", "tcp_0", "tcp_1", "tcp_2", "tcp_3", "tcp_4", "tcp_5", "tcp_6", "tcp_7", "tcp_8",
+	"tcp_9", "tcp_10", "tcp_11", "tcp_12", "tcp_13", "dec_0", "dec_1", "dec_2", "dec_3", "dec_4",
+	"dec_5", NULL };
+
+_Static_assert(sizeof conn_cols_ / sizeof conn_cols_[0] == NCONN + 1,
+	       "conn_cols_: one tcp_ and dec_ column per counter of tcpr_stats and dec_stats");
 
 static const char *const kv_cols[] = { "key", "value", NULL };
 
-static const char **
+static const char *const *
 conn_cols(void)
 {
-	static const char *cols[NCONN + 1];
-	static char names[NTCP + NDEC][16];
-	size_t i;
-
-	if (cols[0] != NULL)
-		return cols;
-	for (i = 0; i < NTCP + NDEC; i++) {
-		snprintf(names[i], sizeof names[i], i < NTCP ? "tcp_%zu" : "dec_%zu", i < NTCP ? i : i - NTCP);
-		cols[NCONN0 + i] = names[i];
-	}
-	for (i = 0; i < NCONN0; i++)
-		cols[i] = conn_cols0[i];
-	cols[NCONN] = NULL;
-	return cols;
+	return conn_cols_;
 }
 
-/* DIR/NAME.WHAT: the files of a part are msgs.bin, conns.tsv and stats.tsv. */
 static char *
 part_path(const char *dir, const char *name, const char *what)
 {
