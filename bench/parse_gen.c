@@ -10,10 +10,12 @@
  * `contend collect` would have recorded it with the default framed capture: one capture per
  * node (RUN/capture/HOST.pcap) holding every packet to or from it, Open MPI's TCP BTL on
  * the wire (the 24-byte handshake, then an 8-byte BTL header and a 14-byte ob1 MATCH header
- * per message, the data cut off as a framed capture cuts it), CPU samples per rank every
+ * per message) or with -M mpich UCX's TCP transport as MPICH's ch4:ucx uses it (the magic
+ * and connection events, then an EAGER_ONLY record with the UCP tag per message), the data
+ * cut off as a framed capture cuts it, CPU samples per rank every
  * 20 ms, the socket map and the meta files:
  *
- *	parse_gen -R run -n 256 -N 32 -p halo -t 10 [-m BYTES] [-i ITER_MS] [-b BUSY]
+ *	parse_gen -R run -n 256 -N 32 -p halo -t 10 [-m BYTES] [-i ITER_MS] [-b BUSY] [-M mpich]
  *
  * Patterns: halo (each rank with its two ring neighbours), alltoall (every pair),
  * irregular (each rank with 3 partners drawn from a fixed seed, sizes varying 1-8x).
@@ -144,6 +146,7 @@ struct rg_conn {
 };
 
 static int rg_nranks, rg_nnodes;
+static int rg_mpich;		/* -M mpich: MPICH ch4:ucx framing instead of Open MPI's */
 static struct rg_node *rg_nodes;
 
 static int
@@ -213,7 +216,9 @@ le32(uint8_t *p, uint32_t v)
 	le16(p, (uint16_t)v), le16(p + 2, (uint16_t)(v >> 16));
 }
 
-/* Handshakes: TCP, then each end's Open MPI BTL handshake {jobid, vpid, "OPAL-TCP-BTL"}. */
+/* Handshakes: TCP, then each end's Open MPI BTL handshake {jobid, vpid, "OPAL-TCP-BTL"},
+ * or for MPICH UCX's TCP transport: the initiator's magic and CONN_REQ event, the
+ * acceptor's CONN_ACK (records [u8 am_id][u32 len][body], am 32 a connection event). */
 static void
 rg_open(struct rg_conn *c, int64_t t_ns)
 {
@@ -223,6 +228,27 @@ rg_open(struct rg_conn *c, int64_t t_ns)
 	rg_frame(c, 0, c->sb, c->sa + 1, 0x12, NULL, 0, 0, t_ns + 20000);
 	c->sa++, c->sb++;
 	rg_frame(c, 1, c->sa, c->sb, 0x10, NULL, 0, 0, t_ns + 40000);
+	if (rg_mpich) {
+		static const uint8_t magic[8] = { 0x78, 0x56, 0x34, 0x12, 0xbe, 0xba, 0xfe, 0xca };
+		uint8_t req[8 + 5 + 29], ack[5 + 4];
+
+		memset(req, 0, sizeof req);
+		memcpy(req, magic, 8);
+		req[8] = 32;
+		le32(req + 9, 29);
+		le32(req + 13, 1);			/* CONN_REQ: flags, cm_id, sockaddr_in */
+		le16(req + 26, 2);			/* AF_INET */
+		put16(req + 28, c->pa);
+		put32(req + 30, rg_nodes[rg_node_of(c->a)].ip);
+		rg_frame(c, 1, c->sa, c->sb, 0x18, req, sizeof req, sizeof req, t_ns + 60000);
+		c->sa += sizeof req;
+		ack[0] = 32;
+		le32(ack + 1, 4);
+		le32(ack + 5, 2);			/* CONN_ACK */
+		rg_frame(c, 0, c->sb, c->sa, 0x18, ack, sizeof ack, sizeof ack, t_ns + 80000);
+		c->sb += sizeof ack;
+		return;
+	}
 	memset(hs, 0, sizeof hs);
 	le32(hs, 0x41a40001);
 	memcpy(hs + 8, "OPAL-TCP-BTL", 12);
@@ -240,20 +266,29 @@ rg_send(struct rg_conn *c, int from_a, int32_t tag, uint16_t seq16, size_t n, in
 {
 	uint8_t h[22];
 	uint32_t *s = from_a ? &c->sa : &c->sb, *r = from_a ? &c->sb : &c->sa;
-	size_t total = 22 + n, off = 0;
+	size_t hl = rg_mpich ? 13 : 22, total = hl + n, off = 0;
 
-	h[0] = 0x41, h[1] = 1;			/* BTL: tag MATCH, type SEND */
-	le16(h + 2, 0);
-	le32(h + 4, (uint32_t)(14 + n));
-	h[8] = 0x41, h[9] = 0;			/* ob1 MATCH, flags */
-	le16(h + 10, 0);			/* MPI_COMM_WORLD */
-	le32(h + 12, (uint32_t)(from_a ? c->a : c->b));
-	le32(h + 16, (uint32_t)tag);
-	le16(h + 20, seq16);
+	if (rg_mpich) {				/* EAGER_ONLY, UCP tag ctx << 48 | rank << 32 | tag */
+		uint64_t ut = (uint64_t)(uint32_t)(from_a ? c->a : c->b) << 32 | (uint32_t)tag;
+
+		h[0] = 2;
+		le32(h + 1, (uint32_t)(8 + n));
+		le32(h + 5, (uint32_t)ut);
+		le32(h + 9, (uint32_t)(ut >> 32));
+	} else {
+		h[0] = 0x41, h[1] = 1;		/* BTL: tag MATCH, type SEND */
+		le16(h + 2, 0);
+		le32(h + 4, (uint32_t)(14 + n));
+		h[8] = 0x41, h[9] = 0;		/* ob1 MATCH, flags */
+		le16(h + 10, 0);		/* MPI_COMM_WORLD */
+		le32(h + 12, (uint32_t)(from_a ? c->a : c->b));
+		le32(h + 16, (uint32_t)tag);
+		le16(h + 20, seq16);
+	}
 	while (off < total) {
 		size_t k = total - off < RG_SEG ? total - off : RG_SEG;
 
-		rg_frame(c, from_a, *s, *r, 0x18, h, off == 0 ? (k < 22 ? k : 22) : 0, k, t_ns);
+		rg_frame(c, from_a, *s, *r, 0x18, h, off == 0 ? (k < hl ? k : hl) : 0, k, t_ns);
 		*s += (uint32_t)k, off += k;
 		t_ns += (int64_t)k * 8;	/* ~1 Gbit/s */
 	}
@@ -311,10 +346,11 @@ rg_side_files(const char *run, const struct rg_conn *cs, size_t nc, int64_t t0_n
 	int64_t nsamp = (t1_ns - t0_ns) / RG_INTERVAL_NS + 1;
 
 	f = rg_open_file(run, "meta/run.tsv");
-	fprintf(f, "# contend-meta 1\nkey\tvalue\ncommand\tparse_gen -p %s -i %ld\nlauncher\topenmpi\n"
+	fprintf(f, "# contend-meta 1\nkey\tvalue\ncommand\tparse_gen -p %s -i %ld\nlauncher\t%s\n"
 		"nranks\t%d\ninterval_ns\t%lld\ncontend_version\tgenerated\nclk_tck\t100\n"
 		"start_real_ns\t%lld\ncompress\tno\ncapture\ton\nsee_local\t0\nend_real_ns\t%lld\n",
-		pattern, iter_ms, rg_nranks, RG_INTERVAL_NS, (long long)t0_ns, (long long)t1_ns);
+		pattern, iter_ms, rg_mpich ? "mpich" : "openmpi", rg_nranks, RG_INTERVAL_NS,
+		(long long)t0_ns, (long long)t1_ns);
 	fclose(f);
 	for (int r = 0; r < rg_nranks; r++) {
 		int n = rg_node_of(r), per = (rg_nranks + rg_nnodes - 1) / rg_nnodes;
@@ -326,13 +362,13 @@ rg_side_files(const char *run, const struct rg_conn *cs, size_t nc, int64_t t0_n
 		rg_ip_str(rg_nodes[n].ip, ip, sizeof ip);
 		f = rg_open_file(run, "meta/rank-%d.tsv", r);
 		fprintf(f, "# contend-meta 1\nkey\tvalue\nrank\t%d\nlocal_rank\t%d\nlocal_size\t%d\n"
-			"nranks\t%d\nhost\tgn%d\nhostname\tgn%d\nlauncher\topenmpi\nagent_pid\t%d\n"
+			"nranks\t%d\nhost\tgn%d\nhostname\tgn%d\nlauncher\t%s\nagent_pid\t%d\n"
 			"app_pid\t%d\naddrs\t%s\nstart_real_ns\t%lld\nstart_mono_ns\t%lld\nclk_tck\t100\n"
 			"interval_ns\t%lld\nsamples\tsamples/rank-%d.tsv.gz\nsockets\tsockets/rank-%d.tsv\n"
 			"cpus_allowed\t1\ncpu_capacity\t1.000\ncpu_quota_us\t-1\ncpu_period_us\t-1\n"
 			"end_real_ns\t%lld\nend_mono_ns\t%lld\nhow_ended\texited\nexit_status\t0\n"
 			"samples_taken\t%lld\n",
-			r, lr, ls, rg_nranks, n, n, 100000 + 2 * r, 100001 + 2 * r, ip, (long long)t0_ns,
+			r, lr, ls, rg_nranks, n, n, rg_mpich ? "mpich" : "openmpi", 100000 + 2 * r, 100001 + 2 * r, ip, (long long)t0_ns,
 			(long long)(t0_ns - RG_MONO_OFF), RG_INTERVAL_NS, r, r, (long long)t1_ns,
 			(long long)(t1_ns - RG_MONO_OFF), (long long)nsamp);
 		fclose(f);
@@ -421,7 +457,7 @@ run_main(int argc, char **argv)
 	uint64_t nmsgs = 0;
 
 	rg_nranks = 4, rg_nnodes = 4;
-	while ((c = getopt(argc, argv, "R:n:N:p:t:m:i:b:")) != -1) {
+	while ((c = getopt(argc, argv, "R:n:N:p:t:m:i:b:M:")) != -1) {
 		switch (c) {
 		case 'R': run = optarg; break;
 		case 'n': rg_nranks = (int)strtol(optarg, NULL, 10); break;
@@ -431,15 +467,16 @@ run_main(int argc, char **argv)
 		case 'm': msg = strtol(optarg, NULL, 10); break;
 		case 'i': iter_ms = strtol(optarg, NULL, 10); break;
 		case 'b': busy = strtod(optarg, NULL); break;
+		case 'M': rg_mpich = strcmp(optarg, "mpich") == 0 ? 1 : strcmp(optarg, "ompi") == 0 ? 0 : -1; break;
 		default: return 2;
 		}
 	}
 	if (run == NULL || rg_nranks < 2 || rg_nranks > 4096 || rg_nnodes < 1 || rg_nnodes > rg_nranks ||
 	    rg_nnodes > 65000 || seconds <= 0 || iter_ms <= 0 || msg <= 0 || msg > (1 << 24) ||
-	    busy < 0 || busy > 1 || (strcmp(pattern, "halo") && strcmp(pattern, "alltoall") &&
+	    busy < 0 || busy > 1 || rg_mpich < 0 || (strcmp(pattern, "halo") && strcmp(pattern, "alltoall") &&
 				     strcmp(pattern, "irregular"))) {
 		fprintf(stderr, "usage: parse_gen -R RUN [-n RANKS] [-N NODES] [-p halo|alltoall|irregular] "
-			"[-t SECONDS] [-m BYTES] [-i ITER_MS] [-b BUSY]\n");
+			"[-t SECONDS] [-m BYTES] [-i ITER_MS] [-b BUSY] [-M ompi|mpich]\n");
 		return 2;
 	}
 	if (rg_mkdirs(run) < 0)

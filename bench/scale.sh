@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/scale.sh: how parse grows with the size of a run. For each size (ranks), a run is
 # generated with `parse_gen -R` (N ranks on N/4 nodes, at least 4 ranks per node past 16,
-# PATTERN for SECONDS, Open MPI framing, framed captures) and parsed three ways, each timed
+# PATTERN for SECONDS, Open MPI or MPICH framing, framed captures) and parsed three ways, each timed
 # with /usr/bin/time (wall seconds, peak RSS):
 #   j1       contend parse -j 1 RUN
 #   jN       contend parse -j JOBS RUN                  (JOBS: the CPUs available)
@@ -13,7 +13,8 @@
 #   make bench && sh bench/scale.sh               # 4 32 256 1024 ranks (long: a quiet machine)
 #   SIZES="4 32" SECONDS_RUN=2 sh bench/scale.sh  # the plumbing, in seconds
 #
-# Environment: SIZES, PATTERN (halo|alltoall|irregular, default halo), SECONDS_RUN (10),
+# Environment: SIZES, PATTERN (halo|alltoall|irregular, default halo), MPI (ompi|mpich,
+# default ompi: the framing on the wire), SECONDS_RUN (10),
 # MSG_BYTES (4096), JOBS, WORK (scratch directory, default a fresh one in /tmp, removed),
 # BUILD (build).
 set -u
@@ -23,6 +24,7 @@ CONTEND=$TOP/$BUILD/contend
 GEN=$TOP/$BUILD/bench/parse_gen
 SIZES=${SIZES:-4 32 256 1024}
 PATTERN=${PATTERN:-halo}
+MPI=${MPI:-ompi}
 SECONDS_RUN=${SECONDS_RUN:-10}
 MSG_BYTES=${MSG_BYTES:-4096}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -58,7 +60,7 @@ for n in $SIZES; do
 	[ "$n" -gt 16 ] && nodes=$((n / 4))
 	R=$W/run-$n
 	rm -rf "$R" "$W/times"
-	"$GEN" -R "$R" -n "$n" -N "$nodes" -p "$PATTERN" -t "$SECONDS_RUN" -m "$MSG_BYTES" >"$W/gen.out" || {
+	"$GEN" -R "$R" -n "$n" -N "$nodes" -p "$PATTERN" -t "$SECONDS_RUN" -m "$MSG_BYTES" -M "$MPI" >"$W/gen.out" || {
 		echo "bench/scale: parse_gen failed at $n ranks" >&2; exit 1; }
 	cap=$(du -sm "$R/capture" | cut -f1)
 	timed j1 "$CONTEND" parse -q -j 1 -o "$W/p1" "$R"

@@ -2,8 +2,9 @@
 # parse_parallel end to end: `contend parse -j N` writes the same profile, byte for byte,
 # whatever N, and so does a parse in parts (--part NODE for every node, then --merge):
 # every file of profile/ compared with cmp, on every run shipped in traces/, on a
-# generated Open MPI run of 32 ranks on 8 nodes (parse_gen -R: every connection in the
-# captures of both its nodes) and on three generated captures that share connections.
+# generated Open MPI run of 32 ranks on 8 nodes and an MPICH one of 16 on 4 (parse_gen -R:
+# every connection in the captures of both its nodes) and on three generated captures that
+# share connections.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -30,6 +31,7 @@ if [ -x "$GEN" ]; then
 		"$GEN" -o "$T/gen/capture/n2.pcap" -s 4 -c 16 >/dev/null &&
 		"$GEN" -o "$T/gen/capture/n3.pcap" -s 4 -c 8 -m 4096 >/dev/null && runs="$runs gen"
 	"$GEN" -R "$T/mpi32" -n 32 -N 8 -p irregular -t 1 >/dev/null && runs="$runs mpi32"
+	"$GEN" -R "$T/mpich16" -n 16 -N 4 -p alltoall -t 1 -M mpich >/dev/null && runs="$runs mpich16"
 else
 	fail gen "no $GEN (make bench)"
 fi
@@ -64,6 +66,8 @@ check gen/duplicates '[ "${dups:-0}" -gt 0 ]' "no connection seen in two capture
 n32=$(awk -F'\t' '$1 == "ompi_msgs" { print $2 }' "$T/mpi32-j1/stats.tsv" 2>/dev/null)
 c32=$(awk -F'\t' '$1 == "complete" { print $2 }' "$T/mpi32-j1/stats.tsv" 2>/dev/null)
 check mpi32/decoded '[ "${n32:-0}" -gt 1000 ] && [ "$c32" = yes ]' "$n32 Open MPI messages, complete $c32"
+n16=$(awk -F'\t' '$1 == "mpich_msgs" { print $2 }' "$T/mpich16-j1/stats.tsv" 2>/dev/null)
+check mpich16/decoded '[ "${n16:-0}" -gt 1000 ]' "$n16 MPICH messages"
 
 # a missing part is a warning, not a silent hole
 R=$T/stencil-4ws
