@@ -89,7 +89,8 @@ const char usage_parse[] =
 	"      --part NODE         parse only RUN/capture/NODE.* into RUN/profile/parts/ (NODE\n"
 	"                          '.': this host's name); nothing else is written\n"
 	"      --merge             merge RUN/profile/parts/ (instead of reading the captures)\n"
-	"                          into the profile; a capture without a part is a warning\n"
+	"                          into the profile; a capture without a part is a warning,\n"
+	"                          a part made with other -m -g --max-* options is refused\n"
 	"  -f, --force             overwrite an existing profile\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -h, --help              this text\n"
@@ -1418,7 +1419,7 @@ cmd_parse(int argc, char **argv)
 	cb.conn = on_conn;
 	cb.rank_of = NULL;
 	cb.ctx = &c;
-	merge = part_merge_new(&cb, say_partial);
+	merge = part_merge_new(&cb, &cfg, say_partial);
 	for (i = 0; i < nnames; i++) {
 		if (!o.merge)
 			parts_wait(&q, i);

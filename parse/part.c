@@ -15,6 +15,7 @@
 #include "lib/rd.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "parse/generic.h"
 #include "parse/pcapin.h"
 
 #define NFLOWS (sizeof(struct flows_stats) / sizeof(uint64_t))	/* counters of flows_stats */
@@ -53,6 +54,14 @@ static const char *const *
 conn_cols(void)
 {
 	return conn_cols_;
+}
+
+/* The parse options that shape a part, as text: parts made with others do not merge. */
+static void
+options_str(const struct flows_config *cfg, char *out, size_t len)
+{
+	snprintf(out, len, "mpi=%d max_conns=%zu max_buf=%zu max_segs=%zu idle_gap_ns=%" PRId64,
+		 (int)cfg->mpi, cfg->max_conns, cfg->max_buf_bytes, cfg->max_segs, generic_idle_gap());
 }
 
 static char *
@@ -274,7 +283,7 @@ part_parse(const char *path, const char *dir, const char *name, const struct flo
 	struct part_sum s;
 	struct flows_cb cb = { pw_msg, pw_conn, pw_rank_of, &w };
 	struct flows *f;
-	char *p[3], key[32];
+	char *p[3], key[32], key_opts[160];
 	int rc = 0;
 	size_t i;
 
@@ -312,6 +321,10 @@ part_parse(const char *path, const char *dir, const char *name, const struct flo
 	row_end(&w, &w.stats);
 	tsv_w_str(&w.stats, "capture");
 	tsv_w_str(&w.stats, path);
+	row_end(&w, &w.stats);
+	options_str(cfg, key_opts, sizeof key_opts);
+	tsv_w_str(&w.stats, "options");
+	tsv_w_str(&w.stats, key_opts);
 	row_end(&w, &w.stats);
 	f = flows_new(cfg, &cb);
 	read_capture(&w, &s, f, path);
@@ -375,6 +388,7 @@ struct seen {
 
 struct part_merge {
 	struct flows_cb cb;
+	char opts[160];		/* options_str of this parse; "" to take any */
 	void (*warn)(void *, const char *);
 	struct part_sum sum;
 	struct seen **seen;	/* SEEN_BUCKETS chains */
@@ -383,10 +397,13 @@ struct part_merge {
 };
 
 struct part_merge *
-part_merge_new(const struct flows_cb *cb, void (*warn)(void *, const char *))
+part_merge_new(const struct flows_cb *cb, const struct flows_config *cfg,
+	       void (*warn)(void *, const char *))
 {
 	struct part_merge *m = xcalloc(1, sizeof *m);
 
+	if (cfg != NULL)
+		options_str(cfg, m->opts, sizeof m->opts);
 	m->cb = *cb;
 	m->warn = warn;
 	m->seen = xcalloc(SEEN_BUCKETS, sizeof *m->seen);
@@ -579,6 +596,12 @@ merge_stats(struct part_merge *m, const char *path, struct part_sum *s, struct e
 			if (!version_ok) {
 				rc = err_set(e, E_FORMAT, "'%s': a part of contend %s, not %s", path, v,
 					     CONTEND_VERSION);
+				break;
+			}
+		} else if (strcmp(k, "options") == 0) {
+			if (m->opts[0] != '\0' && strcmp(v, m->opts) != 0) {
+				rc = err_set(e, E_FORMAT, "'%s': made with other parse options (%s), not "
+					     "these (%s); not merged", path, v, m->opts);
 				break;
 			}
 		} else if (strcmp(k, "warning") == 0) {

@@ -42,9 +42,11 @@ int part_parse(const char *path, const char *dir, const char *name, const struct
 struct part_merge;
 
 /* A merge that hands messages and connections to cb (cb->msg, cb->conn with cb->ctx;
- * rank_of unused) and the parts' warnings, in order, to warn(cb->ctx, msg). Free with
+ * rank_of unused) and the parts' warnings, in order, to warn(cb->ctx, msg). A part made
+ * with another cfg (or idle gap) than this one is refused; cfg NULL takes any. Free with
  * part_merge_free. */
-struct part_merge *part_merge_new(const struct flows_cb *cb, void (*warn)(void *, const char *));
+struct part_merge *part_merge_new(const struct flows_cb *cb, const struct flows_config *cfg,
+				  void (*warn)(void *, const char *));
 /* Merge the part DIR/NAME, after every part added before. Returns 0, or negative with e
  * set when the part is missing, of another version or damaged: what was read before the
  * damage is merged, the rest is not. */

@@ -93,3 +93,21 @@ if [ -d "$R" ]; then
 	check cut-part '[ $rc -eq 1 ] && grep -q "cut" "$T/cut.err" &&
 		grep -q "complete	partial" "$T/cut/stats.tsv"' "rc=$rc, $(head -c 300 "$T/cut.err")"
 fi
+
+# parts made with other options than the merge's are refused, not mixed in
+R=$T/stencil-4ws
+if [ -d "$R" ]; then
+	for c in "$R"/capture/*.pcap*; do
+		node=$(basename "$c"); node=${node%%.*}
+		"$CONTEND" parse -q --part "$node" --mpi generic -o "$T/opts" "$R" 2>/dev/null
+	done
+	"$CONTEND" parse -q --merge -o "$T/opts" "$R" 2>"$T/opts.err"
+	rc=$?
+	check other-options '[ $rc -eq 1 ] && grep -q "other parse options" "$T/opts.err"' \
+		"rc=$rc, $(head -c 300 "$T/opts.err")"
+	"$CONTEND" parse -q --force --merge --mpi generic -o "$T/opts" "$R" 2>/dev/null
+	"$CONTEND" parse -q --mpi generic -o "$T/opts1" "$R" 2>/dev/null
+	rm -rf "$T/opts/parts"
+	check same-options 'same "$T/opts1" "$T/opts"' \
+		"--mpi generic parts and merge differ from one --mpi generic parse"
+fi

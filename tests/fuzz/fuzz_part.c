@@ -75,7 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put(dir, "stats.tsv", data, (size_t)(cut[0] - data) + 1);
 	put(dir, "conns.tsv", cut[0] + sizeof sep - 1, (size_t)(cut[1] - cut[0]) - (sizeof sep - 1) + 1);
 	put(dir, "msgs.bin", cut[1] + sizeof sep - 1, (size_t)(end - cut[1]) - (sizeof sep - 1));
-	m = part_merge_new(&cb, on_warn);
+	m = part_merge_new(&cb, NULL, on_warn);
 	(void)part_merge_add(m, dir, "p", &e);
 	(void)part_merge_add(m, dir, "p", &e);
 	part_merge_free(m);
