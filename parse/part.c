@@ -579,7 +579,7 @@ static int
 merge_stats(struct part_merge *m, const char *path, struct part_sum *s, struct err *e)
 {
 	struct tsv_r t;
-	bool complete = false, version_ok = false;
+	bool complete = false, version_ok = false, opts_seen = false;
 	size_t nflows = 0;
 	int rc;
 
@@ -599,6 +599,7 @@ merge_stats(struct part_merge *m, const char *path, struct part_sum *s, struct e
 				break;
 			}
 		} else if (strcmp(k, "options") == 0) {
+			opts_seen = true;
 			if (m->opts[0] != '\0' && strcmp(v, m->opts) != 0) {
 				rc = err_set(e, E_FORMAT, "'%s': made with other parse options (%s), not "
 					     "these (%s); not merged", path, v, m->opts);
@@ -630,7 +631,7 @@ merge_stats(struct part_merge *m, const char *path, struct part_sum *s, struct e
 	tsv_r_close(&t);
 	if (rc < 0)
 		return -1;
-	if (!complete || !version_ok || nflows != NFLOWS)
+	if (!complete || !version_ok || nflows != NFLOWS || (m->opts[0] != '\0' && !opts_seen))
 		return err_set(e, E_FORMAT, "'%s': not a whole part (cut short, or of another version)",
 			       path);
 	return 0;
