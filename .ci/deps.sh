@@ -6,7 +6,7 @@ PKGS="build-essential pkg-config libpcap-dev zlib1g-dev libgraphviz-dev graphviz
 openmpi-bin libopenmpi-dev mpich libmpich-dev tcpdump tshark poppler-utils iproute2
 libinih-dev libcap2-bin procps clang fonts-dejavu-core man-db
 slurmd slurmctld slurm-client munge scalapack-mpi-test lammps
-libopen-trace-format2-dev otf2-tools python3-otf2 libsimgrid-dev dpkg-dev debhelper"
+libopen-trace-format2-dev otf2-tools python3-otf2 libsimgrid-dev dpkg-dev debhelper time"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -51,22 +51,50 @@ w_raw(struct tsv_w *t, const char *s, size_t n)
 	t->col++;
 }
 
+/* v in decimal, with a minus sign when neg, ending at end (exclusive); returns its start.
+ * Integers are most of what the profile files hold: printf's parsing of a format for each
+ * one cost more than the rest of writing a row. */
+static char *
+w_dec(char *end, uint64_t v, bool neg)
+{
+	char *p = end;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	if (neg)
+		*--p = '-';
+	return p;
+}
+
+/* A number field ending at end, its separator written with it in one piece. */
+static void
+w_num(struct tsv_w *t, char *p, char *end)
+{
+	if (t->failed)
+		return;
+	if (t->col > 0)
+		*--p = '\t';
+	if (gzw_write(t->w, p, (size_t)(end - p), &t->e) < 0)
+		t->failed = t->e.code;
+	t->col++;
+}
+
 void
 tsv_w_i64(struct tsv_w *t, int64_t v)
 {
 	char s[32];
-	int n = snprintf(s, sizeof s, "%" PRId64, v);
 
-	w_raw(t, s, (size_t)n);
+	w_num(t, w_dec(s + sizeof s, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0), s + sizeof s);
 }
 
 void
 tsv_w_u64(struct tsv_w *t, uint64_t v)
 {
 	char s[32];
-	int n = snprintf(s, sizeof s, "%" PRIu64, v);
 
-	w_raw(t, s, (size_t)n);
+	w_num(t, w_dec(s + sizeof s, v, false), s + sizeof s);
 }
 
 void
@@ -85,8 +113,12 @@ tsv_w_str(struct tsv_w *t, const char *s)
 	char *out = stack;
 	size_t n = 0, cap = sizeof stack;
 
-	if (s == NULL)
-		s = "-";
+	if (s == NULL || *s == '\0')
+		s = "-";	/* an empty field would be ambiguous */
+	if (s[strcspn(s, "\t\n\r\\")] == '\0') {
+		w_raw(t, s, strlen(s));	/* nothing to escape: most strings */
+		return;
+	}
 	for (const char *p = s; *p; p++) {
 		const char *rep = NULL;	/* escape sequence, if any */
 		char one[2] = { *p, 0 };

@@ -196,7 +196,8 @@ choose(struct flows *f, struct conn *c, bool force)
 		c->state = CS_LAUNCHER;
 		c->launch = lk;
 		f->st.launcher_conns[lk]++;
-		f->st.launcher_bytes[lk] += c->pend_bytes;
+		c->info.launch = (int)lk;
+		c->info.bytes += c->pend_bytes;
 		free_pending(c);
 		return;
 	}
@@ -224,13 +225,14 @@ choose(struct flows *f, struct conn *c, bool force)
 	c->dec = best;
 	c->dec_idx = decoder_index(best);
 	f->st.dec_conns[c->dec_idx]++;
-	c->ds = best->open(&ci, &sink, &f->st.dec[c->dec_idx]);
+	c->info.dec_idx = c->dec_idx;
+	c->ds = best->open(&ci, &sink, &c->info.dec);
 	c->state = CS_DECODING;
 	for (p = c->pend; p != NULL; p = p->next) {
 		if (p->gap) {
 			dec_missing(c, p->dir, p->cut, p->n, p->t_ns);
 		} else {
-			f->st.dec_bytes[c->dec_idx] += p->n;
+			c->info.bytes += p->n;
 			c->dec->data(c->ds, p->dir, p->data, (size_t)p->n, p->t_ns);
 		}
 	}
@@ -265,11 +267,11 @@ side_data(void *ctx, const uint8_t *p, size_t n, int64_t t_ns)
 
 	switch (c->state) {
 	case CS_DECODING:
-		f->st.dec_bytes[c->dec_idx] += n;
+		c->info.bytes += n;
 		c->dec->data(c->ds, s->dir, p, n, t_ns);
 		break;
 	case CS_LAUNCHER:
-		f->st.launcher_bytes[c->launch] += n;
+		c->info.bytes += n;
 		break;
 	case CS_PENDING: {
 		size_t room = PREFIX_MAX - c->prefix_len[s->dir];
@@ -314,7 +316,7 @@ side_missing(struct side *s, bool cut, uint64_t n, int64_t t_ns)
 		choose(c->f, c, true);
 		break;
 	case CS_LAUNCHER:
-		c->f->st.launcher_bytes[c->launch] += n;
+		c->info.bytes += n;
 		break;
 	case CS_IGNORED:
 		break;
@@ -387,7 +389,7 @@ conn_close(struct flows *f, struct conn *c, int64_t t_ns)
 	if (c->closed)
 		return;
 	for (d = 0; d < 2; d++)
-		tcpr_dir_flush(&c->td[d], t_ns, &c->out[d], &f->st.tcp);
+		tcpr_dir_flush(&c->td[d], t_ns, &c->out[d], &c->info.tcp);
 	if (c->state == CS_PENDING && (c->prefix_len[0] || c->prefix_len[1] || c->pend))
 		choose(f, c, true);
 	if (c->state == CS_DECODING) {
@@ -425,6 +427,50 @@ conn_close(struct flows *f, struct conn *c, int64_t t_ns)
 	f->ltail = c;
 }
 
+/* n counters of src added to (or taken from) dst: the stats structs are all uint64_t. */
+static void
+add_u64s(uint64_t *dst, const uint64_t *src, size_t n, bool take)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = take ? dst[i] - src[i] : dst[i] + src[i];
+}
+
+_Static_assert(sizeof(struct tcpr_stats) % sizeof(uint64_t) == 0, "tcpr_stats: uint64_t only");
+_Static_assert(sizeof(struct dec_stats) % sizeof(uint64_t) == 0, "dec_stats: uint64_t only");
+
+void
+flows_stats_conn(struct flows_stats *st, const struct flows_conn *k, bool take)
+{
+	uint64_t *b = NULL;
+
+	if (k->dec_idx >= 0 && k->dec_idx < 3) {
+		b = &st->dec_bytes[k->dec_idx];
+		add_u64s(&st->dec_conns[k->dec_idx], &(uint64_t){ 1 }, 1, take);
+		add_u64s((uint64_t *)&st->dec[k->dec_idx], (const uint64_t *)&k->dec,
+			 sizeof k->dec / sizeof(uint64_t), take);
+	} else if (k->launch >= 0 && k->launch < LAUNCH_NKINDS) {
+		b = &st->launcher_bytes[k->launch];
+		add_u64s(&st->launcher_conns[k->launch], &(uint64_t){ 1 }, 1, take);
+	}
+	if (b != NULL)
+		add_u64s(b, &k->bytes, 1, take);
+	add_u64s((uint64_t *)&st->tcp, (const uint64_t *)&k->tcp, sizeof k->tcp / sizeof(uint64_t), take);
+}
+
+/* A connection's own counters into the table's totals (its count was added when it was
+ * classified). */
+static void
+conn_fold(struct flows_stats *st, const struct flows_conn *k)
+{
+	struct flows_conn x = *k;
+
+	if (x.dec_idx >= 0)
+		st->dec_conns[x.dec_idx]--;
+	else if (x.launch >= 0)
+		st->launcher_conns[x.launch]--;
+	flows_stats_conn(st, &x, false);
+}
+
 /* Drop a closed connection from the table, reporting it. */
 static void
 conn_forget(struct flows *f, struct conn *c)
@@ -433,6 +479,7 @@ conn_forget(struct flows *f, struct conn *c)
 
 	if (!c->closed)
 		conn_close(f, c, f->last_t_ns);
+	conn_fold(&f->st, &c->info);
 	if (f->cb.conn != NULL && c->state != CS_IGNORED)
 		f->cb.conn(f->cb.ctx, &c->info);
 	remember(f, c);
@@ -481,6 +528,10 @@ conn_new(struct flows *f, const struct pkt_key *k, const struct pkt *p, int src_
 	c->info.rtt_ns = -1;
 	c->info.vlan = p->vlan;
 	c->info.ranksrc = RANKSRC_NONE;
+	c->info.dec_idx = -1;
+	c->info.launch = -1;
+	c->info.open_syn = (p->flags & (PKT_TCP_SYN | PKT_TCP_ACK)) == PKT_TCP_SYN;
+	c->info.open_seq = p->seq;
 	for (d = 0; d < 2; d++) {
 		c->info.rank[d] = f->cb.rank_of ? f->cb.rank_of(f->cb.ctx, k->af, c->info.addr[d],
 							     c->info.port[d]) : -1;
@@ -570,6 +621,7 @@ flows_tcp(struct flows *f, const struct pkt *p, int64_t t_ns, uint32_t origlen)
 	if (syn_only && dir == 0 && c->t_syn_ns == 0) {
 		c->t_syn_ns = t_ns;
 		c->syn_isn = p->seq;
+		c->info.syn_isn = p->seq;
 		c->info.saw_syn = true;
 	} else if ((p->flags & (PKT_TCP_SYN | PKT_TCP_ACK)) == (PKT_TCP_SYN | PKT_TCP_ACK) && dir == 1 &&
 		   c->t_syn_ns != 0 && c->t_synack_ns == 0) {
@@ -581,9 +633,9 @@ flows_tcp(struct flows *f, const struct pkt *p, int64_t t_ns, uint32_t origlen)
 	if (c->closed || c->state == CS_IGNORED)
 		return;
 	tcpr_dir_segment(&c->td[dir], p->seq, p->flags, p->payload, p->payload_len, p->payload_wire,
-			 t_ns, &c->out[dir], &f->st.tcp);
+			 t_ns, &c->out[dir], &c->info.tcp);
 	if ((p->flags & PKT_TCP_ACK) && c->td[!dir].head != NULL)
-		tcpr_dir_ack(&c->td[!dir], p->ack, t_ns, &c->out[!dir], &f->st.tcp);
+		tcpr_dir_ack(&c->td[!dir], p->ack, t_ns, &c->out[!dir], &c->info.tcp);
 	if (p->flags & PKT_TCP_FIN)
 		c->fin[dir] = true;
 	if ((p->flags & PKT_TCP_RST) || (c->fin[0] && c->fin[1]))

@@ -47,6 +47,15 @@ struct flows_conn {
 	uint8_t mac[2][6];	/* source MAC of each end's frames (zero if none) */
 	bool has_mac[2];
 	uint16_t vlan;
+	/* For a merge of captures parsed apart (parse/part.h): */
+	bool open_syn;		/* its first packet was a SYN without ACK */
+	uint32_t open_seq;	/* that packet's sequence number */
+	uint32_t syn_isn;	/* the initiator's SYN's sequence number (with saw_syn) */
+	int dec_idx;		/* enum msg_mpi of its decoder, -1 none */
+	int launch;		/* enum launch_kind of launcher traffic, -1 none */
+	uint64_t bytes;		/* stream bytes given to its decoder or counted as launcher's */
+	struct tcpr_stats tcp;	/* its share of flows_stats.tcp */
+	struct dec_stats dec;	/* its share of flows_stats.dec[dec_idx] */
 };
 
 struct flows_cb {
@@ -97,6 +106,9 @@ void flows_frame(struct flows *f, int linktype, const uint8_t *data, uint32_t ca
  * the connections so the same ones in a later capture (the other end's node) are skipped. */
 void flows_end_capture(struct flows *f);
 const struct flows_stats *flows_stats(const struct flows *f);
+/* Add a finished connection's share (its count, decoder or launcher bytes, reassembly and
+ * decoder counters) to st, or with take, take it back out of st. */
+void flows_stats_conn(struct flows_stats *st, const struct flows_conn *k, bool take);
 /* Closes what is open (as flows_end_capture) and frees. Accepts NULL. */
 void flows_free(struct flows *f);
 

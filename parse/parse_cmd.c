@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "parse/flows.h"
 #include "parse/generic.h"
 #include "parse/msg.h"
+#include "parse/part.h"
 #include "parse/pcapin.h"
 #include "parse/phases.h"
 #include "parse/rollup.h"
@@ -32,6 +35,7 @@
 const char usage_parse[] =
 	"usage: contend parse [OPTIONS] RUN\n"
 	"       contend parse [OPTIONS] --pcap FILE... [--samples FILE...] -o OUTDIR\n"
+	"       contend parse --part NODE RUN          (on each node)  then  contend parse --merge RUN\n"
 	"\n"
 	"Rebuild a run's MPI messages from its packet captures and its CPU busy/idle phases\n"
 	"from its samples, and summarise them per rank and per link (paper 003, Figure 3).\n"
@@ -52,6 +56,15 @@ const char usage_parse[] =
 	"partial, and the exit status is 1. So is an Open MPI run over UCX (pml ucx), whose\n"
 	"ranks and tags are not decoded.\n"
 	"\n"
+	"Each capture is parsed alone into a part, on -j threads at once, and the parts are\n"
+	"merged in capture order (a connection captured on both its nodes is taken from the\n"
+	"first capture): the profile is the same, byte for byte, whatever the thread count. On a\n"
+	"cluster the parts can be made where the captures were written, one process per node\n"
+	"started by the job's own launcher, and merged by one process (RUN on a shared\n"
+	"filesystem):\n"
+	"  mpirun --map-by ppr:1:node contend parse --part . RUN\n"
+	"  contend parse --merge RUN\n"
+	"\n"
 	"options:\n"
 	"  -o, --output DIR        where to write (default RUN/profile)\n"
 	"  -p, --pcap FILE...      captures to read instead of RUN (the option may repeat)\n"
@@ -71,6 +84,13 @@ const char usage_parse[] =
 	"                          (default: measured from the fastest transfers)\n"
 	"      --max-streams N     connections followed at once (default 65536)\n"
 	"      --max-buffer SIZE   out-of-order bytes held per direction (default 4M)\n"
+	"  -j, --jobs N            captures parsed at once (default: the CPUs available);\n"
+	"                          memory grows with N (one connection table per capture)\n"
+	"      --part NODE         parse only RUN/capture/NODE.* into RUN/profile/parts/ (NODE\n"
+	"                          '.': this host's name); nothing else is written\n"
+	"      --merge             merge RUN/profile/parts/ (instead of reading the captures)\n"
+	"                          into the profile; a capture without a part is a warning,\n"
+	"                          a part made with other -m -g --max-* options is refused\n"
 	"  -f, --force             overwrite an existing profile\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -h, --help              this text\n"
@@ -79,6 +99,8 @@ const char usage_parse[] =
 	"  contend parse traces/stencil-4ws\n"
 	"  contend parse --force --mpi generic --idle-gap 500us traces/stencil-4ws\n"
 	"  contend parse --pcap ring.pcap.gz -o /tmp/ring-profile\n"
+	"  contend parse -j 1 traces/stencil-4ws\n"
+	"  contend parse --part c3ws1 traces/stencil-4ws    (and c3ws2..4, then --merge)\n"
 	"  contend parse --pcap a.pcapng --samples rank-0.tsv.gz --latency 60us --bandwidth 110M -o out\n";
 
 #define MAX_FILES 4096
@@ -100,6 +122,9 @@ struct opts {
 	double lat_ns, bw_Bps;		/* 0: measure */
 	size_t max_streams, max_buffer;
 	bool force;
+	long jobs;			/* -j: captures parsed at once (0: the CPUs available) */
+	const char *part;		/* --part NODE: that node's part only */
+	bool merge;			/* --merge: the parts into the profile */
 };
 
 #define PARSE_MAX_EVENTS (1u << 23)	/* send and arrival times kept for the waits */
@@ -318,73 +343,6 @@ on_conn(void *vc, const struct flows_conn *k)
 	tsv_w_i64(&c->conns, k->vlan);
 	if (tsv_w_end(&c->conns, &c->werr) < 0)
 		c->write_failed = true;
-}
-
-static int32_t
-on_rank_of(void *vc, int af, const uint8_t addr[16], uint16_t port)
-{
-	struct ctx *c = vc;
-
-	return c->rm ? rankmap_lookup(c->rm, af, addr, port) : -1;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Read one capture into f; warnings for damage. */
-static void
-read_capture(struct ctx *c, struct flows *f, const char *path)
-{
-	struct err e;
-	struct pcapin *in = pcapin_open(path, &e);
-	struct pcapin_pkt pk;
-	uint64_t n = 0, bytes = 0, bytes_seen = 0;
-	uint64_t unsup_before;	/* frames of unsupported link types before this file */
-	double t_last = now_s(), t0 = t_last;
-	int rc;
-
-	if (in == NULL) {
-		c->pcap_unreadable++;
-		warn_partial(c, e.msg);
-		return;
-	}
-	c->pcap_files++;
-	unsup_before = flows_stats(f)->kinds[PKT_LINK_UNSUP];
-	while ((rc = pcapin_next(in, &pk, &e)) == 1) {
-		flows_frame(f, pk.linktype, pk.data, pk.caplen, pk.origlen, pk.t_ns);
-		bytes += pk.caplen + 16;
-		/* look at the clock every 64k packets or 64 MB, print at most once a second */
-		if (((++n & 0xffff) == 0 || bytes - bytes_seen >= (64u << 20)) && err_verbosity > 0) {
-			double t = now_s();
-
-			bytes_seen = bytes;
-			if (t - t_last >= 1.0) {
-				note("parse: '%s': %" PRIu64 " packets, %.0f MB, %.0f MB/s", path, n,
-				     (double)bytes / 1e6, (double)bytes / 1e6 / (t - t0));
-				t_last = t;
-			}
-		}
-	}
-	if (rc < 0) {
-		if (rc == -E_TRUNC)
-			c->pcap_truncated++;
-		else
-			c->pcap_damaged++;
-		warn_partial(c, e.msg);
-	}
-	if (flows_stats(f)->kinds[PKT_LINK_UNSUP] > unsup_before)
-		warn_partialf(c, "'%s': link type %d is not one parse decodes (Ethernet, Linux cooked "
-			      "SLL and SLL2, BSD loopback, raw IP): its %" PRIu64 " packets are not "
-			      "read (packets_link-unsupported in stats.tsv)", path, pcapin_linktype(in),
-			      flows_stats(f)->kinds[PKT_LINK_UNSUP] - unsup_before);
-	pcapin_close(in);
-	flows_end_capture(f);
 }
 
 static int
@@ -1019,6 +977,218 @@ add_file(char ***v, size_t *n, char *f)
 	(*v)[(*n)++] = f;
 }
 
+/* ---- parts: captures parsed at once on threads, then merged in order ---- */
+
+/* The rank owning an endpoint; safe from several threads once the map is sorted
+ * (rankmap_lookup sorts it on its first call, made before any thread starts). */
+static int32_t
+rank_of_map(void *rm, int af, const uint8_t addr[16], uint16_t port)
+{
+	return rm ? rankmap_lookup(rm, af, addr, port) : -1;
+}
+
+struct jobq {
+	char **paths, **names;		/* captures and their part names */
+	size_t n;
+	const char *dir;		/* where the parts go */
+	const struct flows_config *cfg;
+	struct rankmap *rm;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* a part is done */
+	size_t next;			/* next capture to take */
+	bool *done;			/* per capture: its part is written (or failed) */
+	char **errs;			/* per capture: why its part could not be written, or NULL */
+	pthread_t *th;
+	size_t nth;			/* threads started */
+};
+
+static void *
+part_worker(void *arg)
+{
+	struct jobq *q = arg;
+
+	for (;;) {
+		size_t i;
+		struct err e;
+		char *why = NULL;
+
+		pthread_mutex_lock(&q->mu);
+		i = q->next++;
+		pthread_mutex_unlock(&q->mu);
+		if (i >= q->n)
+			return NULL;
+		if (part_parse(q->paths[i], q->dir, q->names[i], q->cfg, rank_of_map, q->rm, &e) < 0)
+			why = xstrdup(e.msg);
+		pthread_mutex_lock(&q->mu);
+		q->errs[i] = why;
+		q->done[i] = true;
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+	}
+}
+
+/* CPUs this process may run on. */
+static long
+cpus_available(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+/* Start parsing every capture into its part, jobs at once (0: the CPUs available). With one
+ * job the parts are all made here, before it returns; with more, jobs threads make them
+ * while the caller merges the finished ones (parts_wait), so that the merge, which runs
+ * in capture order on one thread, overlaps the parsing. Finish with parts_end. */
+static void
+parts_start(struct jobq *q, char **paths, char **names, size_t n, const char *dir,
+	    const struct flows_config *cfg, struct rankmap *rm, long jobs)
+{
+	*q = (struct jobq){ .paths = paths, .names = names, .n = n, .dir = dir, .cfg = cfg, .rm = rm };
+	if (rm != NULL)
+		(void)rankmap_lookup(rm, AF_INET, (const uint8_t[16]){ 0 }, 0);	/* sorts it */
+	if (jobs <= 0)
+		jobs = cpus_available();
+	q->errs = xcalloc(n ? n : 1, sizeof *q->errs);
+	q->done = xcalloc(n ? n : 1, sizeof *q->done);
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	if (jobs <= 1 || n <= 1) {
+		part_worker(q);
+		return;
+	}
+	q->th = xcalloc((size_t)jobs < n ? (size_t)jobs : n, sizeof *q->th);
+	for (q->nth = 0; q->nth < (size_t)jobs && q->nth < n; q->nth++)
+		if (pthread_create(&q->th[q->nth], NULL, part_worker, q) != 0)
+			break;
+	if (q->nth == 0)
+		part_worker(q);	/* no thread could start: make them here */
+}
+
+/* Wait for part i. Dies when it could not be written: what is missing then is not in the
+ * captures but on our disk. */
+static void
+parts_wait(struct jobq *q, size_t i)
+{
+	pthread_mutex_lock(&q->mu);
+	while (!q->done[i])
+		pthread_cond_wait(&q->cv, &q->mu);
+	pthread_mutex_unlock(&q->mu);
+	if (q->errs[i] != NULL)
+		die("parse: %s", q->errs[i]);
+}
+
+static void
+parts_end(struct jobq *q)
+{
+	for (size_t i = 0; i < q->nth; i++)
+		pthread_join(q->th[i], NULL);
+	pthread_cond_destroy(&q->cv);
+	pthread_mutex_destroy(&q->mu);
+	for (size_t i = 0; i < q->n; i++)
+		free(q->errs[i]);
+	free(q->errs);
+	free(q->done);
+	free(q->th);
+}
+
+/* The capture files of node (RUN/capture/NODE.*), sorted; caller frees. */
+static char **
+node_captures(const char *run, const char *node, size_t *n)
+{
+	char *d = xasprintf("%s/capture", run), *pre = xasprintf("%s.", node);
+	char **v = list_dir(d, pre, ".pcap", n);
+
+	free(d);
+	free(pre);
+	return v;
+}
+
+/* --part NODE: that node's captures into RUN/profile/parts/ (or -o DIR/parts). */
+static int
+parse_part_only(const struct opts *o, const struct flows_config *cfg, const char *outdir)
+{
+	char node[256], *dir = xasprintf("%s/parts", outdir), **caps, **names;
+	struct rankmap *rm = rankmap_new();
+	struct jobq q;
+	struct err e;
+	size_t n, i;
+
+	if (strcmp(o->part, ".") == 0) {
+		if (gethostname(node, sizeof node - 1) != 0)
+			die("parse: cannot read this node's name");
+		node[sizeof node - 1] = '\0';
+	} else {
+		snprintf(node, sizeof node, "%s", o->part);
+	}
+	caps = node_captures(o->run, node, &n);
+	if (n == 0)
+		die("parse: no capture of node '%s' in '%s/capture' (NODE.pcap[.gz])", node, o->run);
+	/* ranks of the endpoints; the map's problems are the merge's to report */
+	if (rankmap_load_run(rm, o->run, &e) < 0)
+		note("parse: %s (the merge reports it)", e.msg);
+	if (fs_mkdir_p(dir, &e) < 0)
+		die("parse: %s", e.msg);
+	names = xcalloc(n, sizeof *names);
+	for (i = 0; i < n; i++)
+		names[i] = xstrdup(strrchr(caps[i], '/') + 1);
+	parts_start(&q, caps, names, n, dir, cfg, rm, o->jobs);
+	for (i = 0; i < n; i++)
+		parts_wait(&q, i);
+	parts_end(&q);
+	note("parse: %zu part%s of node '%s' in '%s'", n, n == 1 ? "" : "s", node, dir);
+	for (i = 0; i < n; i++) {
+		free(caps[i]);
+		free(names[i]);
+	}
+	free(caps);
+	free(names);
+	rankmap_free(rm);
+	free(dir);
+	return 0;
+}
+
+/* --merge: the part names in DIR (NAME.stats.tsv), in the order of their captures. */
+static char **
+list_parts(const char *dir, size_t *n)
+{
+	static const char suffix[] = ".stats.tsv";
+	char **v = list_dir(dir, "", suffix, n);
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		char *b = strrchr(v[i], '/') + 1, *name;
+		size_t len = strlen(b);
+
+		if (len > sizeof suffix - 1 && strcmp(b + len - (sizeof suffix - 1), suffix) == 0)
+			len -= sizeof suffix - 1;
+		name = xasprintf("%.*s", (int)len, b);
+		free(v[i]);
+		v[i] = name;
+	}
+	if (*n > 1)
+		qsort(v, *n, sizeof *v, str_cmp);
+	return v;
+}
+
+/* Every capture of RUN/capture has a part in names: else a warning (a node's part is
+ * missing from the merge). */
+static void
+check_parts(struct ctx *c, char **caps, size_t ncaps, char **names, size_t n, const char *dir)
+{
+	for (size_t i = 0; i < ncaps; i++) {
+		const char *b = strrchr(caps[i], '/') + 1;
+
+		if (bsearch(&b, names, n, sizeof *names, str_cmp) == NULL)
+			warn_partialf(c, "'%s' has no part in '%s' (run 'contend parse --part NODE' on its "
+				      "node)", caps[i], dir);
+	}
+}
+
 static void
 get_opts(int argc, char **argv, struct opts *o)
 {
@@ -1034,6 +1204,9 @@ get_opts(int argc, char **argv, struct opts *o)
 		{ "max-streams", required_argument, NULL, 1 },
 		{ "max-buffer", required_argument, NULL, 2 },
 		{ "busy-user-only", no_argument, NULL, 'U' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "part", required_argument, NULL, 3 },
+		{ "merge", no_argument, NULL, 4 },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1044,7 +1217,7 @@ get_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof *o);
 	o->idle_gap_ns = GENERIC_DEFAULT_IDLE_GAP_NS;
 	o->busy_threshold = DEFAULT_BUSY_THRESHOLD;
-	while ((c = cli_getopt(argc, argv, "o:p:S:m:g:b:L:B:Ufqh", longopts, usage_parse)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:p:S:m:g:b:L:B:Uj:fqh", longopts, usage_parse)) != -1) {
 		switch (c) {
 		case 'o': o->outdir = optarg; break;
 		case 'p': add_file(&o->pcaps, &o->npcaps, optarg); break;
@@ -1078,6 +1251,9 @@ get_opts(int argc, char **argv, struct opts *o)
 				die_usage("parse: option '--max-buffer' must be between 64k and 4G");
 			break;
 		case 'U': o->user_only = true; break;
+		case 'j': o->jobs = (long)cli_i64(optarg, "--jobs", 1, 1024); break;
+		case 3: o->part = optarg; break;
+		case 4: o->merge = true; break;
 		case 'f': o->force = true; break;
 		case 'q': err_verbosity = 0; break;
 		default: BUG("option %d", c);
@@ -1098,6 +1274,12 @@ get_opts(int argc, char **argv, struct opts *o)
 		die_usage("parse: give either a RUN directory or --pcap/--samples, not both");
 	if (o->run == NULL && o->outdir == NULL)
 		die_usage("parse: with --pcap, say where to write with -o OUTDIR");
+	if ((o->part != NULL || o->merge) && o->run == NULL)
+		die_usage("parse: --part and --merge take a RUN directory");
+	if (o->part != NULL && o->merge)
+		die_usage("parse: give --part or --merge, not both");
+	if (o->part != NULL && (o->part[0] == '\0' || strchr(o->part, '/') != NULL))
+		die_usage("parse: option '--part': '%s' is not a node name", o->part);
 }
 
 int
@@ -1106,12 +1288,15 @@ cmd_parse(int argc, char **argv)
 	struct opts o;
 	struct ctx c;
 	struct err e;
-	struct flows *f;
 	struct flows_config cfg;
 	struct flows_cb cb;
 	struct netparams np;
-	char **pcaps, **samples, *outdir, *path;
-	size_t npcaps, nsamples, i;
+	struct part_merge *merge;
+	struct jobq q;
+	const struct part_sum *sum;
+	const struct flows_stats *st;
+	char **pcaps, **samples, *outdir, *path, **names, *partdir;
+	size_t npcaps, nsamples, nnames, i;
 	bool own_lists = false, quiet;
 	int rc;
 
@@ -1127,6 +1312,10 @@ cmd_parse(int argc, char **argv)
 	rollup_init(&c.prof);
 	generic_set_idle_gap(o.idle_gap_ns);
 	outdir = o.outdir ? xstrdup(o.outdir) : xasprintf("%s/profile", o.run);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.mpi = o.mpi;
+	cfg.max_conns = o.max_streams;
+	cfg.max_buf_bytes = o.max_buffer;
 	if (o.run != NULL) {
 		struct stat sb;
 		char *d;
@@ -1150,6 +1339,14 @@ cmd_parse(int argc, char **argv)
 		d = xasprintf("%s/capture", o.run);
 		pcaps = list_dir(d, "", ".pcap", &npcaps);
 		free(d);
+		if (o.part != NULL) {
+			for (i = 0; i < npcaps; i++)
+				free(pcaps[i]);
+			free(pcaps);
+			rc = parse_part_only(&o, &cfg, outdir);
+			free(outdir);
+			return rc;
+		}
 		d = xasprintf("%s/samples", o.run);
 		samples = list_dir(d, "rank-", ".tsv", &nsamples);
 		free(d);
@@ -1172,7 +1369,7 @@ cmd_parse(int argc, char **argv)
 				warn_partialf(&c, "%" PRIu64 " bad rows in '%s/sockets' skipped (first: %s)",
 					      rs->bad_rows, o.run, rankmap_first_bad_socket(c.rm));
 		}
-		if (npcaps == 0) {
+		if (npcaps == 0 && !o.merge) {
 			char *m = xasprintf("'%s/capture': no captures (*.pcap, *.pcap.gz)", o.run);
 
 			warn_partial(&c, m);
@@ -1198,18 +1395,52 @@ cmd_parse(int argc, char **argv)
 	    open_out(&c.conns, outdir, "conns.tsv", "conns", conn_cols, &e) < 0)
 		die("parse: %s", e.msg);
 
-	memset(&cfg, 0, sizeof cfg);
-	cfg.mpi = o.mpi;
-	cfg.max_conns = o.max_streams;
-	cfg.max_buf_bytes = o.max_buffer;
+	/* Each capture is parsed alone into a part (on as many threads as asked), then the
+	 * parts are merged in capture order: the same profile whatever the thread count, and
+	 * the same as a merge of parts made on the nodes (--part, --merge). */
+	if (o.merge) {
+		partdir = xasprintf("%s/parts", outdir);
+		names = list_parts(partdir, &nnames);
+		if (nnames == 0)
+			warn_partialf(&c, "'%s': no parts (run 'contend parse --part NODE' on each node)",
+				      partdir);
+		check_parts(&c, pcaps, npcaps, names, nnames, partdir);
+	} else {
+		partdir = xasprintf("%s/.parts-%ld", outdir, (long)getpid());
+		if (fs_mkdir_p(partdir, &e) < 0)
+			die("parse: %s", e.msg);
+		nnames = npcaps;
+		names = xcalloc(npcaps ? npcaps : 1, sizeof *names);
+		for (i = 0; i < npcaps; i++)
+			names[i] = xasprintf("%zu", i);
+		parts_start(&q, pcaps, names, npcaps, partdir, &cfg, c.rm, o.jobs);
+	}
 	cb.msg = on_msg;
 	cb.conn = on_conn;
-	cb.rank_of = on_rank_of;
+	cb.rank_of = NULL;
 	cb.ctx = &c;
-	f = flows_new(&cfg, &cb);
-	for (i = 0; i < npcaps; i++)
-		read_capture(&c, f, pcaps[i]);
-	flows_end_capture(f);
+	merge = part_merge_new(&cb, &cfg, say_partial);
+	for (i = 0; i < nnames; i++) {
+		if (!o.merge)
+			parts_wait(&q, i);
+		if (part_merge_add(merge, partdir, names[i], &e) < 0)
+			warn_partial(&c, e.msg);
+		if (!o.merge)
+			part_remove(partdir, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	if (!o.merge) {
+		parts_end(&q);
+		rmdir(partdir);
+	}
+	free(partdir);
+	sum = part_merge_sum(merge);
+	st = &sum->st;
+	c.pcap_files = sum->pcap_files;
+	c.pcap_unreadable = sum->pcap_unreadable;
+	c.pcap_truncated = sum->pcap_truncated;
+	c.pcap_damaged = sum->pcap_damaged;
 	if (tsv_w_close(&c.msgs, &e) < 0 || tsv_w_close(&c.conns, &e) < 0) {
 		c.write_failed = true;
 		c.werr = e;
@@ -1219,11 +1450,11 @@ cmd_parse(int argc, char **argv)
 	write_netparams(&c, &np, outdir);
 	write_ranks_links(&c, &np, outdir, quiet);
 	write_coverage(&c, outdir);
-	warn_ompi_ucx(&c, flows_stats(f));
+	warn_ompi_ucx(&c, st);
 	write_warnings(&c, outdir);	/* after the last warning */
-	write_stats(&c, flows_stats(f), outdir);
+	write_stats(&c, st, outdir);
 	if (!quiet) {
-		const struct flows_stats *s = flows_stats(f);
+		const struct flows_stats *s = st;
 
 		printf("latency %.1f us (%s), bandwidth %.1f MB/s (%s)\n", np.lat_ns / 1e3, np.lat_source,
 		       np.bw_Bps / 1e6, np.bw_source);
@@ -1245,7 +1476,7 @@ cmd_parse(int argc, char **argv)
 	for (i = 0; i < c.nwarn_msgs; i++)
 		free(c.warn_msgs[i]);
 	free(c.warn_msgs);
-	flows_free(f);
+	part_merge_free(merge);
 	rollup_release(&c.prof);
 	for (i = 0; i < c.ntimes; i++) {
 		free(c.times[i].send_ns);

@@ -586,8 +586,10 @@ phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, struc
 	bool heard = true;	/* an arrival came since the last send */
 
 	*out = NULL;
-	qsort(send_ns, nsend, sizeof *send_ns, cmp_i64);
-	qsort(arr_ns, narr, sizeof *arr_ns, cmp_i64);
+	if (nsend > 1)	/* a rank that never sent has no array (qsort must not get NULL) */
+		qsort(send_ns, nsend, sizeof *send_ns, cmp_i64);
+	if (narr > 1)
+		qsort(arr_ns, narr, sizeof *arr_ns, cmp_i64);
 	while (j < narr) {
 		if (i < nsend && send_ns[i] < arr_ns[j]) {
 			last_send = send_ns[i++];

@@ -1,0 +1,96 @@
+#!/bin/sh
+# bench/scale.sh: how parse grows with the size of a run. For each size (ranks), a run is
+# generated with `parse_gen -R` (N ranks on N/4 nodes, at least 4 ranks per node past 16,
+# PATTERN for SECONDS, Open MPI or MPICH framing, framed captures) and parsed three ways, each timed
+# with /usr/bin/time (wall seconds, peak RSS):
+#   j1       contend parse -j 1 RUN
+#   jN       contend parse -j JOBS RUN                  (JOBS: the CPUs available)
+#   parts    contend parse --part NODE RUN for every node one after the other (the slowest
+#            and the largest part: what one node of a cluster job costs), then --merge
+# then the growth exponent of each time over the series (the slope of log time against
+# log messages between the first and the last size: 1 is linear).
+#
+#   make bench && sh bench/scale.sh               # 4 32 256 1024 ranks (long: a quiet machine)
+#   SIZES="4 32" SECONDS_RUN=2 sh bench/scale.sh  # the plumbing, in seconds
+#
+# Environment: SIZES, PATTERN (halo|alltoall|irregular, default halo), MPI (ompi|mpich,
+# default ompi: the framing on the wire), SECONDS_RUN (10),
+# MSG_BYTES (4096), JOBS, WORK (scratch directory, default a fresh one in /tmp, removed),
+# BUILD (build).
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+CONTEND=$TOP/$BUILD/contend
+GEN=$TOP/$BUILD/bench/parse_gen
+SIZES=${SIZES:-4 32 256 1024}
+PATTERN=${PATTERN:-halo}
+MPI=${MPI:-ompi}
+SECONDS_RUN=${SECONDS_RUN:-10}
+MSG_BYTES=${MSG_BYTES:-4096}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+TIME=/usr/bin/time
+
+[ -x "$CONTEND" ] && [ -x "$GEN" ] || { echo "bench/scale: make bench first" >&2; exit 2; }
+[ -x "$TIME" ] || { echo "bench/scale: needs $TIME (Debian package time)" >&2; exit 2; }
+if [ -n "${WORK:-}" ]; then
+	W=$WORK; mkdir -p "$W" || exit 1
+else
+	W=$(mktemp -d /tmp/contend-scale.XXXXXX) || exit 1
+	trap 'rm -rf "$W"' EXIT INT TERM
+fi
+
+# timed NAME CMD...: run CMD, append "NAME seconds peak_kB exit" to $W/times
+timed() {
+	name=$1; shift
+	$TIME -f '%e %M' -o "$W/t.out" "$@" >/dev/null 2>"$W/t.err"
+	rc=$?
+	echo "$name $(tail -n 1 "$W/t.out") $rc" >>"$W/times"
+}
+# get NAME FIELD: seconds (2) or peak MB (3) of a timed step; for parts, the largest
+get() {
+	awk -v n="$1" -v f="$2" '$1 == n { v = f == 3 ? $3 / 1024 : $2; if (v > m) m = v } END { printf "%.2f", m }' "$W/times"
+}
+bad() { awk -v n="$1" '$1 == n && $4 != 0 && $4 != 1 { b = 1 } END { exit !b }' "$W/times"; }
+
+printf '%6s %5s %9s %8s | %7s %7s | %7s %7s %6s | %7s %7s %7s %7s\n' ranks nodes msgs cap_MB \
+	j1_s j1_MB jN_s jN_MB speedup part_s part_MB merge_s merge_MB
+: >"$W/series"
+for n in $SIZES; do
+	nodes=$n
+	[ "$n" -gt 16 ] && nodes=$((n / 4))
+	R=$W/run-$n
+	rm -rf "$R" "$W/times"
+	"$GEN" -R "$R" -n "$n" -N "$nodes" -p "$PATTERN" -t "$SECONDS_RUN" -m "$MSG_BYTES" -M "$MPI" >"$W/gen.out" || {
+		echo "bench/scale: parse_gen failed at $n ranks" >&2; exit 1; }
+	cap=$(du -sm "$R/capture" | cut -f1)
+	timed j1 "$CONTEND" parse -q -j 1 -o "$W/p1" "$R"
+	msgs=$(grep -vc '^#' "$W/p1/messages.tsv")
+	msgs=$((msgs - 1))
+	timed jN "$CONTEND" parse -q -j "$JOBS" -o "$W/pN" "$R"
+	for c in "$R"/capture/*.pcap; do
+		node=$(basename "$c" .pcap)
+		timed part "$CONTEND" parse -q --part "$node" -o "$W/pp" "$R"
+	done
+	timed merge "$CONTEND" parse -q --merge -o "$W/pp" "$R"
+	for s in j1 jN part merge; do bad $s && echo "bench/scale: $s failed at $n ranks" >&2; done
+	# the three ways must agree
+	for f in "$W"/p1/*.tsv; do
+		cmp -s "$f" "$W/pN/$(basename "$f")" && cmp -s "$f" "$W/pp/$(basename "$f")" ||
+			echo "bench/scale: $(basename "$f") differs between the ways at $n ranks" >&2
+	done
+	printf '%6s %5s %9s %8s | %7s %7s | %7s %7s %6s | %7s %7s %7s %7s\n' "$n" "$nodes" "$msgs" "$cap" \
+		"$(get j1 2)" "$(get j1 3)" "$(get jN 2)" "$(get jN 3)" \
+		"$(awk -v a="$(get j1 2)" -v b="$(get jN 2)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+		"$(get part 2)" "$(get part 3)" "$(get merge 2)" "$(get merge 3)"
+	echo "$msgs $(get j1 2) $(get jN 2) $(get part 2) $(get merge 2)" >>"$W/series"
+	rm -rf "$R" "$W/p1" "$W/pN" "$W/pp"
+done
+# growth exponents: d log(time) / d log(messages), first to last size
+awk 'NR == 1 { for (i = 1; i <= 5; i++) a[i] = $i } { for (i = 1; i <= 5; i++) b[i] = $i }
+	END { if (NR < 2 || a[1] <= 0 || b[1] <= a[1]) { print "growth: needs two sizes"; exit }
+		printf "growth exponent in messages (%d to %d):", a[1], b[1]
+		split("j1 jN part merge", nm, " ")
+		for (i = 2; i <= 5; i++)
+			if (a[i] > 0 && b[i] > 0) printf " %s %.2f", nm[i - 1], log(b[i] / a[i]) / log(b[1] / a[1])
+			else printf " %s -", nm[i - 1]
+		printf "\n" }' "$W/series"
