@@ -1,0 +1,37 @@
+/* kcut_map: the layout of the maps the in-kernel cut (collect/bpf/kcut.bpf.c) shares with
+ * user space (collect/kcut.c). Included by both: plain fixed-width types only. */
+#ifndef COLLECT_KCUT_MAP_H
+#define COLLECT_KCUT_MAP_H
+
+#define KCUT_MAX_DIRS 32768	/* directions with a decision at once */
+#define KCUT_MAX_PORTS 4	/* TCP ports the folded capture filter drops */
+
+/* One direction of a TCP connection, as the packet carries it: IPv4 addresses in the
+ * first 4 bytes (the rest zero), ports in network order. */
+struct kcut_key {
+	unsigned char src[16];
+	unsigned char dst[16];
+	unsigned short sport_be;
+	unsigned short dport_be;
+	unsigned char af;	/* 4 or 6 */
+	unsigned char pad[3];
+};
+
+/* Payload bytes with sequence numbers in [lo, s) (modulo 2^32; s - lo < 2^31) are frame
+ * body nobody reads: a segment wholly inside keeps only its headers. */
+struct kcut_val {
+	unsigned int lo;
+	unsigned int s;
+};
+
+/* What the program does besides cutting: the capture filter it stands in for. */
+struct kcut_conf {
+	unsigned int l3_off;	/* bytes before the IP header: 14 on an Ethernet packet socket */
+	unsigned int tcp_only;	/* drop what is not TCP over IPv4/IPv6 */
+	unsigned short drop_port[KCUT_MAX_PORTS];	/* drop TCP with either port here; 0 unused */
+};
+
+enum { KCUT_C_PACKETS, KCUT_C_BYTES, KCUT_NCOUNT };	/* kernel counters: cut packets,
+							 * bytes not copied */
+
+#endif
