@@ -122,7 +122,7 @@ kcut_set(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_
 	 uint16_t dport, uint32_t lo, uint32_t s)
 {
 	struct kcut_key key;
-	struct kcut_val v = { lo, s };
+	struct kcut_val v = { lo | (unsigned long long)s << 32 };
 
 	if (k == NULL)
 		return;

@@ -18,10 +18,10 @@ struct kcut_key {
 };
 
 /* Payload bytes with sequence numbers in [lo, s) (modulo 2^32; s - lo < 2^31) are frame
- * body nobody reads: a segment wholly inside keeps only its headers. */
+ * body nobody reads: a segment wholly inside keeps only its headers. Both in one 64-bit
+ * word (lo | s << 32) so that a reader on another CPU never sees half an update. */
 struct kcut_val {
-	unsigned int lo;
-	unsigned int s;
+	unsigned long long lo_s;
 };
 
 /* What the program does besides cutting: the capture filter it stands in for. */

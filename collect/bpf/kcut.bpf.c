@@ -51,7 +51,8 @@ kcut(struct __sk_buff *skb)
 	struct kcut_key k;
 	struct kcut_conf *cf = bpf_map_lookup_elem(&kcut_conf, &zero);
 	struct kcut_val *v;
-	__u32 seq_be, off, span;
+	__u32 seq_be, off, span, lo, s;
+	__u64 lo_s;
 
 	if (cf == 0)
 		return len;
@@ -120,8 +121,11 @@ kcut(struct __sk_buff *skb)
 		return len;
 	if (bpf_skb_load_bytes(skb, l4 + 4, &seq_be, 4) < 0)
 		return len;
-	off = bpf_ntohl(seq_be) - v->lo;
-	span = v->s - v->lo;
+	lo_s = *(volatile __u64 *)&v->lo_s;
+	lo = (__u32)lo_s;
+	s = (__u32)(lo_s >> 32);
+	off = bpf_ntohl(seq_be) - lo;
+	span = s - lo;
 	if (span >= 0x80000000u || off >= span || plen > span - off)
 		return len;
 	count(KCUT_C_PACKETS, 1);

@@ -84,6 +84,17 @@ compare() {
 		check "$name/payload-$(basename "$m" .tsv)" "[ '$(meta "$m" payload)' = framed ] && [ '$(meta "$m" framing_gave_up)' = 0 ] && [ '$(meta "$m" pcap_drop)' = 0 ]" \
 			"payload $(meta "$m" payload), gave up $(meta "$m" framing_gave_up), drops $(meta "$m" pcap_drop)"
 	done
+	for m in "$run"/meta/node-*.tsv; do
+		kc=$(meta "$m" kernel_cut)
+		case $kc in
+		yes)
+			echo "note: $name: $(basename "$m" .tsv): kernel cut yes: $(meta "$m" kernel_cut_packets) packets, $(meta "$m" kernel_cut_bytes) bytes left out in the kernel, $(meta "$m" kernel_cut_ranges) ranges"
+			check "$name/kernel-cut-$(basename "$m" .tsv)" "[ '$(meta "$m" kernel_cut_mismatch)' = 0 ] && [ '$(meta "$m" kernel_cut_seen)' = '$(meta "$m" kernel_cut_packets)' ]" \
+				"mismatch $(meta "$m" kernel_cut_mismatch), seen $(meta "$m" kernel_cut_seen) of $(meta "$m" kernel_cut_packets) cut"
+			;;
+		*) echo "note: $name: $(basename "$m" .tsv): kernel cut $kc" ;;
+		esac
+	done
 	a=$(size_of "$run"/capture/*) b=$(size_of "$T"/full-ws*.pcap)
 	echo "note: $name: framed captures $a bytes, full captures $b bytes, $n messages"
 	check "$name/small" "[ $((a * 100)) -lt $((b * ${3:-10})) ]" "framed $a bytes against full $b"
