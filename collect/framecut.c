@@ -118,7 +118,8 @@ decide(struct framecut *f, struct fconn *c, int e)
 
 		if (fd->kset && fd->ks == s)
 			return;
-		kcut_set(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e], lo, s);
+		kcut_set(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e], lo, s,
+			 w->proto == WIRE_OMPI);
 		fd->kset = true;
 		fd->ks = s;
 		f->st.kcut_decisions++;

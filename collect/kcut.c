@@ -13,6 +13,8 @@
 #include "collect/kcut_map.h"
 #include "collect/kcut_bpf_obj.h"	/* kcut_bpf_o[]: collect/bpf/kcut.bpf.c, built */
 #include "lib/xalloc.h"
+#include "parse/ompi.h"
+#include "parse/wire.h"
 
 #ifndef SO_ATTACH_BPF
 #define SO_ATTACH_BPF 50
@@ -23,6 +25,38 @@ struct kcut {
 	int prog_fd, dirs_fd, count_fd;
 	uint64_t updates, map_full;
 };
+
+/* What parse/ompi.c's ompi_frame makes of each frame header kind: the program follows
+ * frames with these tables instead of its own copy of the wire facts. */
+static void
+probe_ompi(struct kcut_conf *cf)
+{
+	const uint32_t size = 1u << 20;	/* a size every frame kind accepts */
+
+	cf->frame_max = OMPI_FRAME_MAX;
+	for (unsigned type = 0; type < 4; type++)
+		for (unsigned cnt = 0; cnt < 8; cnt++)
+			for (unsigned tag = 0; tag < 256; tag++) {
+				uint8_t h[WIRE_HDR_MAX];
+				uint64_t total, keep, t2, k2;
+
+				memset(h, 0, sizeof h);
+				h[0] = (uint8_t)tag, h[1] = (uint8_t)type, h[2] = (uint8_t)cnt;
+				h[4] = (uint8_t)size, h[5] = (uint8_t)(size >> 8);
+				h[6] = (uint8_t)(size >> 16), h[7] = (uint8_t)(size >> 24);
+				h[8] = (uint8_t)tag;
+				if (ompi_frame(h, sizeof h, &total, &keep) != 0 || keep < 8 ||
+				    keep >= KCUT_KEEP_TAG8 || total < size ||
+				    (cf->keep[type][cnt][0] != 0 &&
+				     cf->base[type][cnt] != total - size))
+					continue;
+				cf->base[type][cnt] = (unsigned)(total - size);
+				cf->keep[type][cnt][tag] = (unsigned char)keep;
+				h[8] = (uint8_t)~tag;
+				if (ompi_frame(h, sizeof h, &t2, &k2) != 0)
+					cf->keep[type][cnt][tag] |= KCUT_KEEP_TAG8;
+			}
+}
 
 static int
 quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -72,6 +106,7 @@ kcut_open(struct kcut **out, unsigned l3_off, bool tcp_only, const uint16_t *dro
 	conf.tcp_only = tcp_only;
 	for (size_t i = 0; i < nports; i++)
 		conf.drop_port[i] = drop_ports[i];
+	probe_ompi(&conf);
 	if (bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0) {
 		rc = err_sys(e, E_IO, "cannot configure the eBPF program");
 		goto fail;
@@ -119,14 +154,17 @@ make_key(struct kcut_key *key, int af, const uint8_t *src, const uint8_t *dst, u
 
 void
 kcut_set(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_t sport,
-	 uint16_t dport, uint32_t lo, uint32_t s)
+	 uint16_t dport, uint32_t lo, uint32_t s, bool follow)
 {
 	struct kcut_key key;
-	struct kcut_val v = { lo | (unsigned long long)s << 32 };
+	struct kcut_val v = { lo | (unsigned long long)s << 32, follow, 0 }, cur;
 
 	if (k == NULL)
 		return;
 	make_key(&key, af, src, dst, sport, dport);
+	if (follow && bpf_map_lookup_elem(k->dirs_fd, &key, &cur) == 0 && cur.follow &&
+	    (int32_t)(s - (uint32_t)(cur.lo_s >> 32)) <= 0)
+		return;	/* the program is at s or past it */
 	if (bpf_map_update_elem(k->dirs_fd, &key, &v, BPF_ANY) == 0)
 		k->updates++;
 	else
@@ -162,7 +200,9 @@ kcut_counters(const struct kcut *k, struct kcut_counters *out)
 
 		if (bpf_map_lookup_elem(k->count_fd, &c, per) == 0)
 			for (int i = 0; i < ncpu; i++)
-				*(c == KCUT_C_PACKETS ? &out->packets : &out->bytes) += per[i];
+				*(c == KCUT_C_PACKETS ? &out->packets :
+				  c == KCUT_C_BYTES ? &out->bytes :
+				  c == KCUT_C_FOLLOWED ? &out->followed : &out->stopped) += per[i];
 		free(per);
 	}
 }

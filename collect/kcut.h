@@ -30,10 +30,13 @@ int kcut_open(struct kcut **out, unsigned l3_off, bool tcp_only, const uint16_t 
 /* Attach to the packet socket fd, replacing its filter. Returns 0, or -E_IO with e set. */
 int kcut_attach(struct kcut *k, int fd, struct err *e) WUR;
 /* Payload of the direction src:sport -> dst:dport (af 4 or 6; addresses as in struct pkt,
- * ports in host order) with sequence numbers in [lo, s) need not be copied. Replaces an
- * earlier decision; a full map is counted in kcut_counters' map_full. k NULL: nothing. */
+ * ports in host order) with sequence numbers in [lo, s) need not be copied. follow: the
+ * direction carries Open MPI TCP BTL frames and s is where a frame header starts: the
+ * program then follows the frames on by itself, and a later call with an s the program
+ * has already passed is left out (the program is ahead of the caller). Otherwise replaces
+ * an earlier decision. A full map is counted in kcut_counters' map_full. k NULL: nothing. */
 void kcut_set(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_t sport,
-	      uint16_t dport, uint32_t lo, uint32_t s);
+	      uint16_t dport, uint32_t lo, uint32_t s, bool follow);
 /* Forget the direction's decision (framing lost, connection over). k NULL: nothing. */
 void kcut_del(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_t sport,
 	      uint16_t dport);
@@ -41,6 +44,8 @@ void kcut_del(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, ui
 struct kcut_counters {
 	uint64_t packets;	/* segments the kernel cut */
 	uint64_t bytes;		/* bytes it did not copy */
+	uint64_t followed;	/* Open MPI frame headers the program read itself */
+	uint64_t stopped;	/* times it stopped following (a header cut or not judged) */
 	uint64_t updates;	/* decisions written */
 	uint64_t map_full;	/* decisions not written: the map was full */
 };

@@ -5,6 +5,7 @@
 
 #define KCUT_MAX_DIRS 32768	/* directions with a decision at once */
 #define KCUT_MAX_PORTS 4	/* TCP ports the folded capture filter drops */
+#define KCUT_FOLLOW_MAX 8	/* Open MPI frame headers read in one segment */
 
 /* One direction of a TCP connection, as the packet carries it: IPv4 addresses in the
  * first 4 bytes (the rest zero), ports in network order. */
@@ -22,6 +23,9 @@ struct kcut_key {
  * word (lo | s << 32) so that a reader on another CPU never sees half an update. */
 struct kcut_val {
 	unsigned long long lo_s;
+	unsigned int follow;	/* Open MPI TCP BTL framing: the program reads the frame header
+				 * at s itself and moves the range to the next frame's body */
+	unsigned int pad;
 };
 
 /* What the program does besides cutting: the capture filter it stands in for. */
@@ -29,9 +33,17 @@ struct kcut_conf {
 	unsigned int l3_off;	/* bytes before the IP header: 14 on an Ethernet packet socket */
 	unsigned int tcp_only;	/* drop what is not TCP over IPv4/IPv6 */
 	unsigned short drop_port[KCUT_MAX_PORTS];	/* drop TCP with either port here; 0 unused */
+	/* Open MPI TCP BTL frames (8-byte header: tag, type, count le16, size le32), as
+	 * parse/ompi.c's ompi_frame judges them, probed by collect/kcut.c: */
+	unsigned int frame_max;		/* largest size field believed */
+	unsigned int base[4][8];	/* frame bytes besides the size field, by type, count */
+	unsigned char keep[4][8][256];	/* header bytes parse reads, by type, count, tag; 0: not
+					 * followed; KCUT_KEEP_TAG8: byte 8 must repeat the tag */
 };
+#define KCUT_KEEP_TAG8 0x80
 
-enum { KCUT_C_PACKETS, KCUT_C_BYTES, KCUT_NCOUNT };	/* kernel counters: cut packets,
-							 * bytes not copied */
+/* kernel counters: cut packets, bytes not copied, frames followed, stops (a header the
+ * program could not read or judge: user space takes over) */
+enum { KCUT_C_PACKETS, KCUT_C_BYTES, KCUT_C_FOLLOWED, KCUT_C_STOPPED, KCUT_NCOUNT };
 
 #endif

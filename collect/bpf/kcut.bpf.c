@@ -41,6 +41,49 @@ count(__u32 which, __u64 n)
 		*c += n;	/* per CPU: no other writer */
 }
 
+/* The segment (payload at hdr, plen bytes, from sequence number seq) holds the next frame
+ * header at payload offset pos: read it and the frames after it in this segment, as
+ * parse/ompi.c's ompi_frame does through the probed tables, and move the range to the
+ * body of the frame whose end lies past the segment. The segment itself is copied whole;
+ * a header cut by the segment's end, or one not judged, stops following until user space
+ * hands in a new range. */
+static __always_inline __u32
+follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hdr, __u32 seq,
+       __u32 plen, __u32 pos, __u32 len)
+{
+	for (int i = 0; i < KCUT_FOLLOW_MAX; i++) {
+		__u8 h[8], tag8;
+		__u32 size, keep, total, type, cnt;
+
+		if (pos + 8 > plen || bpf_skb_load_bytes(skb, hdr + pos, h, 8) < 0)
+			break;
+		type = h[1];
+		cnt = h[2] | (__u32)h[3] << 8;
+		size = h[4] | (__u32)h[5] << 8 | (__u32)h[6] << 16 | (__u32)h[7] << 24;
+		if (type >= 4 || cnt >= 8)
+			break;
+		keep = cf->keep[type][cnt][h[0]];
+		if (keep == 0 || size > cf->frame_max)
+			break;
+		total = cf->base[type][cnt] + size;
+		if ((keep & KCUT_KEEP_TAG8) &&
+		    (pos + 9 > plen || bpf_skb_load_bytes(skb, hdr + pos + 8, &tag8, 1) < 0 ||
+		     tag8 != h[0]))
+			break;
+		keep &= ~(__u32)KCUT_KEEP_TAG8;
+		if (total < keep || pos + keep > plen)
+			break;
+		pos += total;
+		count(KCUT_C_FOLLOWED, 1);
+		if (pos >= plen) {
+			*(volatile __u64 *)&v->lo_s = (__u64)(seq + plen) | (__u64)(seq + pos) << 32;
+			return len;
+		}
+	}
+	count(KCUT_C_STOPPED, 1);
+	return len;
+}
+
 SEC("socket")
 int
 kcut(struct __sk_buff *skb)
@@ -51,7 +94,7 @@ kcut(struct __sk_buff *skb)
 	struct kcut_key k;
 	struct kcut_conf *cf = bpf_map_lookup_elem(&kcut_conf, &zero);
 	struct kcut_val *v;
-	__u32 seq_be, off, span, lo, s;
+	__u32 seq_be, seq, off, span, lo, s;
 	__u64 lo_s;
 
 	if (cf == 0)
@@ -124,13 +167,17 @@ kcut(struct __sk_buff *skb)
 	lo_s = *(volatile __u64 *)&v->lo_s;
 	lo = (__u32)lo_s;
 	s = (__u32)(lo_s >> 32);
-	off = bpf_ntohl(seq_be) - lo;
+	seq = bpf_ntohl(seq_be);
+	off = seq - lo;
 	span = s - lo;
-	if (span >= 0x80000000u || off >= span || plen > span - off)
-		return len;
-	count(KCUT_C_PACKETS, 1);
-	count(KCUT_C_BYTES, len - hdr);
-	return hdr;
+	if (span < 0x80000000u && off < span && plen <= span - off) {
+		count(KCUT_C_PACKETS, 1);
+		count(KCUT_C_BYTES, len - hdr);
+		return hdr;
+	}
+	if (!v->follow || s - seq >= plen)
+		return len;	/* the next header is not in this segment */
+	return follow(skb, cf, v, hdr, seq, plen, s - seq, len);
 }
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

@@ -88,7 +88,7 @@ compare() {
 		kc=$(meta "$m" kernel_cut)
 		case $kc in
 		yes)
-			echo "note: $name: $(basename "$m" .tsv): kernel cut yes: $(meta "$m" kernel_cut_packets) packets, $(meta "$m" kernel_cut_bytes) bytes left out in the kernel, $(meta "$m" kernel_cut_ranges) ranges"
+			echo "note: $name: $(basename "$m" .tsv): kernel cut yes: $(meta "$m" kernel_cut_packets) packets, $(meta "$m" kernel_cut_bytes) bytes left out in the kernel, $(meta "$m" kernel_cut_ranges) ranges, $(meta "$m" kernel_cut_followed) frames followed in the kernel"
 			check "$name/kernel-cut-$(basename "$m" .tsv)" "[ '$(meta "$m" kernel_cut_mismatch)' = 0 ] && [ '$(meta "$m" kernel_cut_seen)' = '$(meta "$m" kernel_cut_packets)' ]" \
 				"mismatch $(meta "$m" kernel_cut_mismatch), seen $(meta "$m" kernel_cut_seen) of $(meta "$m" kernel_cut_packets) cut"
 			;;

@@ -57,7 +57,7 @@ TEST(unknown_flow_whole)
 TEST(body_cut_edges)
 {
 	/* body [1000, 1000 + 10 * 1448) of 10.0.0.1:5000 -> 10.0.0.2:6000 */
-	kcut_set(K, 4, A, B, 5000, 6000, 1000, 1000 + 14480);
+	kcut_set(K, 4, A, B, 5000, 6000, 1000, 1000 + 14480, false);
 	CHECK(copy4(6, 5000, 6000, 1000, 0, 1448) == 40);		/* first segment */
 	CHECK(copy4(6, 5000, 6000, 1000 + 13032, 0, 1448) == 40);	/* ends exactly at s */
 	CHECK(copy4(6, 5000, 6000, 1000 + 13033, 0, 1448) == 40 + 1448);	/* one byte past */
@@ -74,11 +74,57 @@ TEST(body_across_wrap)
 {
 	uint32_t lo = 0xffffff00u;
 
-	kcut_set(K, 4, A, B, 5001, 6000, lo, lo + 3000);
+	kcut_set(K, 4, A, B, 5001, 6000, lo, lo + 3000, false);
 	CHECK(copy4(6, 5001, 6000, lo + 100, 0, 1448) == 40);		/* straddles 2^32 */
 	CHECK(copy4(6, 5001, 6000, lo + 2000, 0, 1448) == 40 + 1448);	/* past s */
 	CHECK(copy4(6, 5001, 6000, lo - 0x80000000u, 0, 100) == 40 + 100);	/* far away */
 	kcut_del(K, 4, A, B, 5001, 6000);
+}
+
+/* A segment of 1448 bytes at seq whose payload holds an Open MPI MATCH frame header
+ * (8-byte BTL header, then the 14-byte ob1 header) at offset pos; tag8: its byte 8. */
+static uint32_t
+copy_ompi(uint16_t sport, uint32_t seq, size_t pos, uint32_t size, uint8_t tag8)
+{
+	static uint8_t f[14 + 40 + 1448];
+	size_t n = frame4(f, 6, A, B, sport, 6000, seq, 0, 1448);
+	uint8_t *h = f + 54 + pos;
+	uint32_t c = 12345;
+	struct err e;
+
+	h[0] = 0x41, h[1] = 1, h[2] = 0, h[3] = 0;
+	h[4] = (uint8_t)size, h[5] = (uint8_t)(size >> 8), h[6] = (uint8_t)(size >> 16);
+	h[7] = (uint8_t)(size >> 24), h[8] = tag8;
+	CHECK(kcut_run(K, f, n, &c, &e) == 0);
+	return c;
+}
+
+TEST(follows_ompi_frames)
+{
+	uint32_t s = 1000 + 14480, body = 100000;
+	struct kcut_counters kc0, kc;
+
+	kcut_counters(K, &kc0);
+	kcut_set(K, 4, A, B, 5002, 6000, 1000, s, true);
+	CHECK(copy4(6, 5002, 6000, 1000, 0, 1448) == 40);	/* the seeded body */
+	/* the header at s, 100 bytes into the segment: copied whole, then followed */
+	CHECK(copy_ompi(5002, s - 100, 100, 14 + body, 0x41) == 40 + 1448);
+	CHECK(copy4(6, 5002, 6000, s - 100 + 1448, 0, 1448) == 40);	/* the new body */
+	CHECK(copy4(6, 5002, 6000, s + 22 + body - 1448, 0, 1448) == 40);	/* its last bytes */
+	CHECK(copy4(6, 5002, 6000, s + 22 + body - 1447, 0, 1448) == 40 + 1448);	/* the header
+											 * after it */
+	/* a caller behind the program does not pull it back */
+	kcut_set(K, 4, A, B, 5002, 6000, 1000, s, true);
+	CHECK(copy4(6, 5002, 6000, s + 5000, 0, 1448) == 40);
+	/* the next header does not repeat its tag in byte 8: not followed */
+	s += 22 + body;
+	CHECK(copy_ompi(5002, s, 0, 14 + body, 0x42) == 40 + 1448);
+	CHECK(copy4(6, 5002, 6000, s + 1448, 0, 1448) == 40 + 1448);
+	kcut_counters(K, &kc);
+	CHECK(kc.followed - kc0.followed == 1);
+	CHECK(kc.stopped - kc0.stopped == 2);	/* a header cut by the segment's end, a bad one */
+	CHECK(kc.packets - kc0.packets == 4);
+	kcut_del(K, 4, A, B, 5002, 6000);
 }
 
 TEST(filter_folded)
@@ -111,9 +157,9 @@ TEST(counters)
 	struct kcut_counters kc;
 
 	kcut_counters(K, &kc);
-	CHECK(kc.packets == 3);		/* body_cut_edges 2, body_across_wrap 1 */
-	CHECK(kc.bytes == 3 * 1448);
-	CHECK(kc.updates == 2 && kc.map_full == 0);
+	CHECK(kc.packets == 7);		/* body_cut_edges 2, body_across_wrap 1, follows 4 */
+	CHECK(kc.bytes == 7 * 1448);
+	CHECK(kc.updates == 3 && kc.map_full == 0);
 }
 
 int
@@ -128,6 +174,7 @@ main(void)
 	RUN(unknown_flow_whole);
 	RUN(body_cut_edges);
 	RUN(body_across_wrap);
+	RUN(follows_ompi_frames);
 	RUN(filter_folded);
 	RUN(counters);
 	kcut_free(K);
