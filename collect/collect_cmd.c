@@ -1141,6 +1141,11 @@ print_cost(const struct check_report *r)
 			printf("; framing lost %" PRId64 ", found again %" PRId64 ", given up %" PRId64,
 			       r->framing_lost, r->framing_found, r->framing_gave_up);
 		printf("\n");
+		if (r->kernel_cut[0] != '\0')
+			printf("kernel cut: %s, %" PRId64 " packets, %.1f MB left out in the kernel, "
+			       "%" PRId64 " not skipped body (mismatch)\n", r->kernel_cut,
+			       r->kernel_cut_packets, (double)r->kernel_cut_bytes / 1e6,
+			       r->kernel_cut_mismatch);
 	}
 	if (r->app_cpu_ns > 0) {
 		printf("observer CPU: %.3f s (agents and captures), %.2f %% of the applications' "

@@ -100,6 +100,9 @@ compare() {
 	check "$name/small" "[ $((a * 100)) -lt $((b * ${3:-10})) ]" "framed $a bytes against full $b"
 	"$CONTEND" collect --check "$run" >"$T/$name.check" 2>&1
 	check "$name/check-says-kept" "grep -q '^capture kept: framed' '$T/$name.check'" "$(cat "$T/$name.check")"
+	if [ "$(meta "$(ls "$run"/meta/node-*.tsv | head -n 1)" kernel_cut)" = yes ]; then
+		check "$name/check-says-kernel-cut" "grep -q '^kernel cut: yes, .* 0 not skipped body' '$T/$name.check'" "$(cat "$T/$name.check")"
+	fi
 }
 
 # Open MPI: all-to-all of 256 KiB (rendezvous, PUT and FRAG), a ring of 200 KiB and small
