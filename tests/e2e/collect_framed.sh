@@ -2,7 +2,8 @@
 # collect_framed: a live framed capture (collect's default) against a full tcpdump capture
 # of the same packets, taken at the same time in every workstation: parse rebuilds the same
 # messages from both, for Open MPI and MPICH jobs on the testbed (instance 16), while the
-# framed files are a small part of the full ones.
+# framed files are a small part of the full ones. The kernel cuts too where it can (eBPF,
+# collect/kcut): its counters are shown and checked, and its fallback without CAP_BPF.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -136,4 +137,15 @@ if [ -x "$WL/mpich/ring" ] && command -v mpiexec.mpich >/dev/null; then
 	fi
 else
 	echo "SKIP e2e/$E2E_NAME/mpich: skipped: no MPICH workloads"
+fi
+
+# without the permission to load eBPF the capture thread cuts alone, with a note
+if command -v capsh >/dev/null && [ "$(cat /proc/sys/kernel/unprivileged_bpf_disabled 2>/dev/null)" != 0 ]; then
+	capsh --drop=cap_bpf,cap_sys_admin,cap_perfmon -- -c \
+		"'$CONTEND' collect -I lo -o '$T/nobpf' -- sleep 0.3" >"$T/nobpf.out" 2>&1
+	m=$(ls "$T"/nobpf/meta/node-*.tsv 2>/dev/null | head -n 1)
+	check no-bpf-fallback "grep -q 'kernel cut unavailable' '$T/nobpf.out' && [ -n '$m' ] && meta '$m' kernel_cut | grep -q '^unavailable: '" \
+		"$(tail -n 2 "$T/nobpf.out" | tr '\n' ' ')"
+else
+	echo "SKIP e2e/$E2E_NAME/no-bpf-fallback: skipped: no capsh, or unprivileged eBPF allowed"
 fi
