@@ -168,7 +168,7 @@ main(void)
 	struct err e;
 
 	if (kcut_open(&K, 0, false, NULL, 0, &e) != 0) {
-		printf("SKIP test_kcut.c: skipped: %s\n", e.msg);
+		printf("SKIP test_kcut.c/all: skipped: %s\n", e.msg);
 		return 0;
 	}
 	RUN(unknown_flow_whole);
