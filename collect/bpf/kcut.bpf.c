@@ -44,9 +44,10 @@ count(__u32 which, __u64 n)
 /* The segment (payload at hdr, plen bytes, from sequence number seq) holds the next frame
  * header at payload offset pos: read it and the frames after it in this segment, as
  * parse/ompi.c's ompi_frame does through the probed tables, and move the range to the
- * body of the frame whose end lies past the segment. The segment itself is copied whole;
- * a header cut by the segment's end, or one not judged, stops following until user space
- * hands in a new range. */
+ * body of the frame whose end lies past the segment. The segment is copied up to the end
+ * of that frame's header (what follows is its body); a header cut by the segment's end,
+ * or one not judged, has it copied whole and stops following until user space hands in a
+ * new range. */
 static __always_inline __u32
 follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hdr, __u32 seq,
        __u32 plen, __u32 pos, __u32 len)
@@ -73,12 +74,18 @@ follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hd
 		keep &= ~(__u32)KCUT_KEEP_TAG8;
 		if (total < keep || pos + keep > plen)
 			break;
-		pos += total;
 		count(KCUT_C_FOLLOWED, 1);
-		if (pos >= plen) {
-			*(volatile __u64 *)&v->lo_s = (__u64)(seq + plen) | (__u64)(seq + pos) << 32;
-			return len;
+		if (pos + total >= plen) {
+			/* the rest of the segment is this frame's body: copied up to its header */
+			*(volatile __u64 *)&v->lo_s = (__u64)(seq + plen) |
+						      (__u64)(seq + pos + total) << 32;
+			if (pos + keep < plen) {
+				count(KCUT_C_PACKETS, 1);
+				count(KCUT_C_BYTES, plen - pos - keep);
+			}
+			return hdr + pos + keep;
 		}
+		pos += total;
 	}
 	count(KCUT_C_STOPPED, 1);
 	return len;
