@@ -122,7 +122,6 @@ decide(struct framecut *f, struct fconn *c, int e)
 			 w->proto == WIRE_OMPI);
 		fd->kset = true;
 		fd->ks = s;
-		f->st.kcut_decisions++;
 	} else if (fd->kset && (w->st == WS_LOST || w->st == WS_OTHER)) {
 		kcut_del(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e]);
 		fd->kset = false;

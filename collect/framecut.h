@@ -34,7 +34,6 @@ struct framecut_stats {
 	struct wire_stats wire;	/* framing lost, found, given up, bytes kept while lost */
 	uint64_t holes;		/* reassembly gaps (capture loss or caps) */
 	/* with a kernel cut (framecut_use_kcut) */
-	uint64_t kcut_decisions;	/* body ranges handed to the kernel */
 	uint64_t kcut_seen;		/* frames that came cut by the kernel */
 	uint64_t kcut_seen_bytes;	/* payload bytes the kernel left out of them */
 	uint64_t kcut_mismatch;		/* kernel-cut bytes that were not skipped body (framing
