@@ -2,8 +2,9 @@
  * (collect/bpf/kcut.bpf.c) attached to libpcap's packet sockets copies into the capture
  * ring only the link, IP and TCP headers of a segment whose payload user space declared
  * frame body nobody reads (kcut_set), so the kernel no longer copies what collect/framecut
- * would cut anyway. Unknown directions and anything the program cannot parse are copied
- * whole. The program also applies the capture filter it replaces on the socket (TCP only,
+ * would cut anyway. On Open MPI directions it then reads the next frame headers itself
+ * and copies a segment that holds one up to that header's end. Unknown directions and
+ * anything the program cannot parse are copied whole. The program also applies the capture filter it replaces on the socket (TCP only,
  * some ports dropped), so it is attached only where that filter is known to it.
  * This is the only module that uses libbpf. Ethernet framing (DLT_EN10MB) only. */
 #ifndef COLLECT_KCUT_H
