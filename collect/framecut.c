@@ -107,12 +107,17 @@ decide(struct framecut *f, struct fconn *c, int e)
 	const struct pkt_key *k = &c->key;
 	int af = k->af == AF_INET6 ? 6 : 4;
 	const struct wire_dir *w = &fd->wd;
+	/* an Open MPI direction is seeded as soon as the next header's place is known, even
+	 * with no body ahead (the range is empty): the program follows from there */
+	bool seed = w->proto == WIRE_OMPI && !fd->kset &&
+		    (w->st == WS_SKIP || (w->st == WS_HDR && w->hlen == 0));
 
 	if (f->kc == NULL || !fd->started || !fd->td.started)
 		return;
-	if (w->st == WS_SKIP && w->confirm == 0 && w->left >= KCUT_MIN_SKIP &&
+	if (w->confirm == 0 && (seed || (w->st == WS_SKIP && w->left >= KCUT_MIN_SKIP)) &&
 	    w->off >= WIRE_PREFIX && w->off == fd->td.next) {
-		uint64_t left = w->left < (UINT64_C(1) << 30) ? w->left : UINT64_C(1) << 30;
+		uint64_t left = w->st != WS_SKIP ? 0 :
+				w->left < (UINT64_C(1) << 30) ? w->left : UINT64_C(1) << 30;
 		uint32_t lo = fd->td.isn + (uint32_t)fd->td.next;
 		uint32_t s = lo + (uint32_t)left;
 

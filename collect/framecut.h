@@ -48,8 +48,9 @@ struct framecut *framecut_new(int linktype, size_t max_conns);
 /* How many of the first bytes of frame p[0..caplen) (origlen on the wire) to write. */
 size_t framecut_keep(struct framecut *f, const uint8_t *p, size_t caplen, size_t origlen);
 /* Have the kernel cut too (collect/kcut; borrowed, outlives f): whenever a direction's
- * framing is known to skip at least KCUT_MIN_SKIP bytes of body ahead, that range is
- * handed to k; frames that arrive cut (caplen < origlen) are then taken as body the
+ * framing is known to skip at least KCUT_MIN_SKIP bytes of body ahead (an Open MPI
+ * direction as soon as its next header's place is known: the kernel follows on), that range is handed
+ * to k; frames that arrive cut (caplen < origlen) are then taken as body the
  * kernel left out, not as capture loss, and reassembly and framing go on past them. */
 void framecut_use_kcut(struct framecut *f, struct kcut *k);
 /* The counters so far (directions by protocol include the open connections). */
