@@ -3,7 +3,7 @@
 CC      ?= cc
 BUILD   ?= build
 PREFIX  ?= /usr/local
-PKGS    := libpcap zlib libcgraph libgvc inih otf2
+PKGS    := libpcap zlib libcgraph libgvc inih otf2 libbpf
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 ifeq ($(CI),true)
@@ -18,7 +18,7 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-CPPFLAGS += -I. -D_GNU_SOURCE
+CPPFLAGS += -I. -I$(BUILD) -D_GNU_SOURCE
 CFLAGS   += -std=c11 $(WARN) $(OPT) $(PKG_CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm -lpthread
 LDFLAGS  += $(LDSAN)
@@ -51,6 +51,14 @@ all: $(BIN)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# The in-kernel cut (collect/kcut): an eBPF object built by clang, embedded as a C array.
+$(BUILD)/collect/kcut.bpf.o: collect/bpf/kcut.bpf.c collect/kcut_map.h
+	@mkdir -p $(dir $@)
+	clang -O2 -g -target bpf -I. -I/usr/include/$(shell $(CC) -dumpmachine) -c -o $@ $<
+$(BUILD)/collect/kcut_bpf_obj.h: $(BUILD)/collect/kcut.bpf.o
+	xxd -i -n kcut_bpf_o $< > $@
+$(BUILD)/collect/kcut.o $(BUILD)/fuzzobj/collect/kcut.o lint-clang: $(BUILD)/collect/kcut_bpf_obj.h
 
 $(LIBA): $(LIBOBJ)
 	@mkdir -p $(dir $@)

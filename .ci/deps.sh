@@ -5,6 +5,7 @@ set -eu
 PKGS="build-essential pkg-config libpcap-dev zlib1g-dev libgraphviz-dev graphviz gnuplot-nox
 openmpi-bin libopenmpi-dev mpich libmpich-dev tcpdump tshark poppler-utils iproute2
 libinih-dev libcap2-bin procps clang fonts-dejavu-core man-db
+libbpf-dev xxd
 slurmd slurmctld slurm-client munge scalapack-mpi-test lammps
 libopen-trace-format2-dev otf2-tools python3-otf2 libsimgrid-dev dpkg-dev debhelper time"
 missing=""

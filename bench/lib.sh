@@ -29,7 +29,8 @@ meta_sum() {
 
 # collect_opts VARIANT: the `contend collect` options of a named variant on stdout; status
 # 1 when the variant is not a collect variant.
-#   collect, plain  the defaults (batch capture, framed payload, plain pcap)
+#   collect, plain  the defaults (batch capture, framed payload cut in the kernel too,
+#                   plain pcap)
 #   full            --payload full (every byte of every packet)
 #   batch           --batch, said explicitly
 #   batch1s         --batch-timeout 1s
@@ -37,6 +38,7 @@ meta_sum() {
 #   gzip1, gzip6    --compress-level 1, --compress (level 6)
 #   immedgz1        --immediate --compress-level 1
 #   snap256         --snaplen 256
+#   nokcut          --no-kernel-cut (the framed cut in the capture thread alone)
 #   nocap           --no-capture (sampling alone)
 #   nosock          --no-capture --sockets 60s (sampling without socket map scans)
 collect_opts() {
@@ -50,6 +52,7 @@ collect_opts() {
 	gzip6) echo "--compress" ;;
 	immedgz1) echo "--immediate --compress-level 1" ;;
 	snap256) echo "--snaplen 256" ;;
+	nokcut) echo "--no-kernel-cut" ;;
 	nocap) echo "--no-capture" ;;
 	nosock) echo "--no-capture --sockets 60s" ;;
 	*) return 1 ;;

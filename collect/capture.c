@@ -39,6 +39,8 @@ struct capture {
 	struct gzw *gz;		/* under file when compressing */
 	pcap_dumper_t *dumper;
 	struct framecut *fc;	/* framed capture: what to keep of each packet; NULL keeps all */
+	struct kcut *kc;	/* the kernel's part of the framed cut, or NULL */
+	char kernel_cut[ERR_MSG_MAX + 32];	/* capture_result.kernel_cut */
 	int64_t flush_ns;
 	int64_t linger_ns;	/* after a stop request, keep reading this long (batch mode:
 				 * the kernel hands over a partly filled block only at its timeout) */
@@ -228,6 +230,68 @@ close_handles(struct capture *c)
 }
 
 static int
+set_filter(pcap_t *h, const char *iface, const char *filter, struct err *e)
+{
+	struct bpf_program prog;
+	int rc;
+
+	if (filter == NULL || filter[0] == '\0')
+		return 0;
+	if (pcap_compile(h, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0)
+		return err_set(e, E_USAGE, "bad capture filter '%s': %s", filter, pcap_geterr(h));
+	rc = pcap_setfilter(h, &prog);
+	pcap_freecode(&prog);
+	if (rc != 0)
+		return err_set(e, E_IO, "cannot set the filter on '%s': %s", iface, pcap_geterr(h));
+	return 0;
+}
+
+/* Put the in-kernel cut on every socket of a framed capture where it can stand in for the
+ * capture filter; say in c->kernel_cut what was done and why. A failure leaves the
+ * user-space cut alone, with libpcap's filter where it was. */
+static void
+start_kernel_cut(struct capture *c, const struct capture_opts *o)
+{
+	static const uint16_t ports[] = CAPTURE_DEFAULT_FILTER_PORTS;
+	bool deflt = o->filter != NULL && strcmp(o->filter, CAPTURE_DEFAULT_FILTER) == 0;
+	struct err e;
+	size_t i;
+
+	if (!o->kernel_cut) {
+		snprintf(c->kernel_cut, sizeof c->kernel_cut, "no: --no-kernel-cut");
+		return;
+	}
+	if (c->linktype != DLT_EN10MB) {
+		snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: link type %s",
+			 pcap_datalink_val_to_name(c->linktype));
+		return;
+	}
+	if (!deflt && o->filter != NULL && o->filter[0] != '\0') {
+		snprintf(c->kernel_cut, sizeof c->kernel_cut, "no: a capture filter of its own");
+		return;
+	}
+	if (kcut_open(&c->kc, 14, deflt, deflt ? ports : NULL, deflt ? 2 : 0, &e) != 0) {
+		snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s", e.msg);
+		return;
+	}
+	for (i = 0; i < c->n; i++)
+		if (kcut_attach(c->kc, pcap_fileno(c->h[i]), &e) != 0)
+			break;
+	if (i < c->n) {
+		snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s", e.msg);
+		for (size_t j = 0; j < i; j++)	/* libpcap's filter back in place */
+			if (set_filter(c->h[j], c->name[j], o->filter, &e) != 0)
+				snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s",
+					 e.msg);
+		kcut_free(c->kc);
+		c->kc = NULL;
+		return;
+	}
+	framecut_use_kcut(c->fc, c->kc);
+	snprintf(c->kernel_cut, sizeof c->kernel_cut, "yes");
+}
+
+static int
 open_handle(struct capture *c, size_t i, const char *iface, const struct capture_opts *o,
 	    bool nano, struct err *e)
 {
@@ -262,18 +326,8 @@ open_handle(struct capture *c, size_t i, const char *iface, const struct capture
 		return err_set(e, E_USAGE, "cannot capture on '%s': %s", iface, pcap_geterr(h));
 	if (rc < 0)
 		return err_set(e, E_IO, "cannot capture on '%s': %s", iface, pcap_geterr(h));
-	if (o->filter != NULL && o->filter[0] != '\0') {
-		struct bpf_program prog;
-
-		if (pcap_compile(h, &prog, o->filter, 1, PCAP_NETMASK_UNKNOWN) != 0)
-			return err_set(e, E_USAGE, "bad capture filter '%s': %s", o->filter,
-				       pcap_geterr(h));
-		rc = pcap_setfilter(h, &prog);
-		pcap_freecode(&prog);
-		if (rc != 0)
-			return err_set(e, E_IO, "cannot set the filter on '%s': %s", iface,
-				       pcap_geterr(h));
-	}
+	if ((rc = set_filter(h, iface, o->filter, e)) != 0)
+		return rc;
 	if (pcap_setnonblock(h, 1, ebuf) != 0)
 		return err_set(e, E_IO, "cannot capture on '%s': %s", iface, ebuf);
 	return 0;
@@ -342,8 +396,13 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 	if (rc == 0) {
 		c->linktype = pcap_datalink(c->h[0]);
 		c->nano = nano;
-		if (o->framed)
+		if (o->framed) {
 			c->fc = framecut_new(c->linktype, 0);
+			start_kernel_cut(c, o);
+		} else {
+			snprintf(c->kernel_cut, sizeof c->kernel_cut, "no: payload %s",
+				 capture_payload_name(o));
+		}
 		rc = open_file(c, path, o, e);
 	}
 	if (rc == 0) {
@@ -370,6 +429,7 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 			gzw_close(c->gz, NULL);
 		close_handles(c);
 		framecut_free(c->fc);
+		kcut_free(c->kc);
 		free(c);
 		return rc;
 	}
@@ -426,6 +486,8 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 	r->framed = c->fc != NULL;
 	if (c->fc != NULL)
 		framecut_stats(c->fc, &r->fc);
+	snprintf(r->kernel_cut, sizeof r->kernel_cut, "%s", c->kernel_cut);
+	kcut_counters(c->kc, &r->kc);
 	r->thread_utime_ns = c->utime_ns;
 	r->thread_stime_ns = c->stime_ns;
 	if (c->write_failed) {
@@ -434,6 +496,7 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 	}
 	close_handles(c);
 	framecut_free(c->fc);
+	kcut_free(c->kc);
 	free(c);
 	return rc;
 }
@@ -517,6 +580,12 @@ capture_trim(const char *in, const char *out, bool compress, bool overwrite,
 	pcapin_close(pin);
 	free(c);
 	return rc;
+}
+
+const char *
+capture_kernel_cut(const struct capture *c)
+{
+	return c->kernel_cut;
 }
 
 const char *

@@ -9,12 +9,14 @@
 #include <stdint.h>
 
 #include "collect/framecut.h"
+#include "collect/kcut.h"
 #include "lib/err.h"
 
 #define CAPTURE_MAX_IFACES 16
 /* Keeps TCP; drops ssh and NFS (the run directory may sit on NFS, and capturing our
  * own writes would feed back into the capture). */
 #define CAPTURE_DEFAULT_FILTER "tcp and not port 22 and not port 2049"
+#define CAPTURE_DEFAULT_FILTER_PORTS { 22, 2049 }	/* the ports it drops (collect/kcut) */
 #define CAPTURE_DEFAULT_SNAPLEN 262144
 #define CAPTURE_DEFAULT_BUFFER ((int64_t)32 << 20)
 #define CAPTURE_DEFAULT_BATCH_MS 200
@@ -25,6 +27,8 @@ struct capture_opts {
 	int snaplen;			/* bytes captured per packet */
 	bool framed;			/* write only what the MPI decoders read of each packet
 					 * (collect/framecut); the rest of a snaplen capture */
+	bool kernel_cut;		/* framed: have the kernel leave out the body too
+					 * (collect/kcut) where it can */
 	const char *filter;		/* pcap filter expression; "" keeps everything */
 	int64_t buffer_bytes;		/* kernel buffer per interface */
 	bool compress;			/* gzip the pcap stream */
@@ -42,6 +46,8 @@ struct capture_result {
 	uint64_t captured_bytes;	/* bytes captured before a framed capture cut them */
 	bool framed;			/* a framed capture: fc holds its counters */
 	struct framecut_stats fc;
+	char kernel_cut[ERR_MSG_MAX + 32];		/* "yes", "no: why" or "unavailable: why" */
+	struct kcut_counters kc;	/* when kernel_cut is "yes" */
 	int linktype;			/* DLT_ value of the file */
 	bool nano;			/* nanosecond timestamps */
 	char stats[512];		/* per interface: "eth0:recv/drop/ifdrop,..." */
@@ -73,6 +79,8 @@ int capture_drop_iface(struct capture *c, const char *iface, struct err *e) WUR;
  * set; a damaged input still has its packets before the damage written. */
 int capture_trim(const char *in, const char *out, bool compress, bool overwrite,
 		 struct framecut_stats *st, struct err *e) WUR;
+/* Whether the kernel cuts too (struct capture_result.kernel_cut), known once started. */
+const char *capture_kernel_cut(const struct capture *c);
 /* What o keeps of each packet: "framed", "full" or "cut" (at o->snaplen). */
 const char *capture_payload_name(const struct capture_opts *o);
 /* A one-line summary of the libpcap in use. */

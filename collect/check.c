@@ -310,6 +310,7 @@ static void
 add_kept(struct check_report *r, const struct runmeta *m)
 {
 	const char *p = runmeta_get(m, "payload");
+	const char *kc = runmeta_get(m, "kernel_cut");
 	int64_t cap, wr;
 
 	if (p == NULL)
@@ -330,6 +331,18 @@ add_kept(struct check_report *r, const struct runmeta *m)
 	add_i64(&r->framing_lost, m, "framing_lost");
 	add_i64(&r->framing_found, m, "framing_found");
 	add_i64(&r->framing_gave_up, m, "framing_gave_up");
+	if (kc != NULL && strcmp(kc, "-") != 0) {
+		size_t w = strcspn(kc, ":"), n = strlen(r->kernel_cut);	/* the word before the why */
+		char word[24];
+
+		snprintf(word, sizeof word, "%.*s", (int)(w < sizeof word ? w : sizeof word - 1), kc);
+		if (strstr(r->kernel_cut, word) == NULL)
+			snprintf(r->kernel_cut + n, sizeof r->kernel_cut - n, "%s%s", n ? "," : "",
+				 word);
+	}
+	add_i64(&r->kernel_cut_packets, m, "kernel_cut_packets");
+	add_i64(&r->kernel_cut_bytes, m, "kernel_cut_bytes");
+	add_i64(&r->kernel_cut_mismatch, m, "kernel_cut_mismatch");
 }
 
 int

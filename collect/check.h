@@ -19,6 +19,9 @@ struct check_report {
 	char payload[64];	/* "framed", "full", "cut", a comma list if nodes differ, "" none */
 	int64_t bytes_captured, bytes_written;	/* summed over nodes; -1 when not recorded */
 	int64_t framing_lost, framing_found, framing_gave_up;
+	char kernel_cut[64];	/* node metadata kernel_cut: "yes", "no", "unavailable", a comma
+				 * list if nodes differ, "" none recorded */
+	int64_t kernel_cut_packets, kernel_cut_bytes, kernel_cut_mismatch;	/* summed */
 	int64_t observer_cpu_ns, app_cpu_ns;	/* agents' and applications' CPU, summed */
 	int observer_charged;	/* ranks whose agent's CPU came out of the ranks' */
 	int observer_recorded;	/* ranks whose metadata says where their agent ran */

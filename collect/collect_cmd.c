@@ -58,6 +58,11 @@ const char usage_collect[] =
 	"                        fraction of the cost and disk; where the framing is not\n"
 	"                        known it keeps whole packets until found again (counted in\n"
 	"                        RUN/meta/node-HOST.tsv); 'full' keeps every byte\n"
+	"      --no-kernel-cut   framed: leave all the cutting to the capture thread. By\n"
+	"                        default an eBPF socket filter has the kernel copy only the\n"
+	"                        headers of packets the framing already knows are skipped\n"
+	"                        data (needs CAP_BPF, Ethernet links and the default filter;\n"
+	"                        else a note, and RUN/meta/node-HOST.tsv: kernel_cut)\n"
 	"  -s, --snaplen N       keep only the first N bytes of each packet (64 to 262144)\n"
 	"                        instead: MPI headers past byte N are lost\n"
 	"  -f, --filter EXPR     pcap filter (default '" CAPTURE_DEFAULT_FILTER "';\n"
@@ -126,7 +131,7 @@ const char usage_collect[] =
 enum {
 	OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN,
 	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_PAYLOAD,
-	OPT_SEE_LOCAL
+	OPT_SEE_LOCAL, OPT_NO_KERNEL_CUT
 };
 
 struct opts {
@@ -468,6 +473,9 @@ start_capture(struct agent *a)
 		return;
 	}
 	snprintf(a->cap_status, sizeof a->cap_status, "on");
+	if (strncmp(capture_kernel_cut(a->cap), "unavailable", 11) == 0)
+		note("collect: %s: the kernel copies whole packets, framecut cuts them (kernel cut %s)",
+		     a->host, capture_kernel_cut(a->cap));
 	for (size_t i = 0; i < co.nifaces; i++) {
 		snprintf(a->cap_names[i], sizeof a->cap_names[i], "%s", co.ifaces[i]);
 		a->cap_kept[i] = true;
@@ -733,6 +741,21 @@ write_framing_meta(struct runmeta *m, const struct framecut_stats *fc)
 	runmeta_set(m, "framed_untracked", "%" PRIu64, fc->untracked);
 }
 
+/* What the in-kernel cut left out (docs/formats.md). */
+static void
+write_kernel_cut_meta(struct runmeta *m, const struct capture_result *cr)
+{
+	runmeta_set(m, "kernel_cut_packets", "%" PRIu64, cr->kc.packets);
+	runmeta_set(m, "kernel_cut_bytes", "%" PRIu64, cr->kc.bytes);
+	runmeta_set(m, "kernel_cut_ranges", "%" PRIu64, cr->kc.updates);
+	runmeta_set(m, "kernel_cut_followed", "%" PRIu64, cr->kc.followed);
+	runmeta_set(m, "kernel_cut_stopped", "%" PRIu64, cr->kc.stopped);
+	runmeta_set(m, "kernel_cut_map_full", "%" PRIu64, cr->kc.map_full);
+	runmeta_set(m, "kernel_cut_seen", "%" PRIu64, cr->fc.kcut_seen);
+	runmeta_set(m, "kernel_cut_seen_bytes", "%" PRIu64, cr->fc.kcut_seen_bytes);
+	runmeta_set(m, "kernel_cut_mismatch", "%" PRIu64, cr->fc.kcut_mismatch);
+}
+
 static void
 write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 {
@@ -780,6 +803,9 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 		runmeta_set(&m, "bytes_captured", "%" PRIu64, cr->captured_bytes);
 		if (cr->framed)
 			write_framing_meta(&m, &cr->fc);
+		runmeta_set(&m, "kernel_cut", "%s", cr->kernel_cut[0] ? cr->kernel_cut : "-");
+		if (strcmp(cr->kernel_cut, "yes") == 0)
+			write_kernel_cut_meta(&m, cr);
 		runmeta_set(&m, "capture_write_error", "%s", cr->write_error[0] ? cr->write_error : "-");
 		runmeta_set_i64(&m, "capture_utime_ns", cr->thread_utime_ns);
 		runmeta_set_i64(&m, "capture_stime_ns", cr->thread_stime_ns);
@@ -1115,6 +1141,11 @@ print_cost(const struct check_report *r)
 			printf("; framing lost %" PRId64 ", found again %" PRId64 ", given up %" PRId64,
 			       r->framing_lost, r->framing_found, r->framing_gave_up);
 		printf("\n");
+		if (r->kernel_cut[0] != '\0')
+			printf("kernel cut: %s, %" PRId64 " packets, %.1f MB left out in the kernel, "
+			       "%" PRId64 " not skipped body (mismatch)\n", r->kernel_cut,
+			       r->kernel_cut_packets, (double)r->kernel_cut_bytes / 1e6,
+			       r->kernel_cut_mismatch);
 	}
 	if (r->app_cpu_ns > 0) {
 		printf("observer CPU: %.3f s (agents and captures), %.2f %% of the applications' "
@@ -1176,6 +1207,7 @@ cmd_collect(int argc, char **argv)
 		{ "iface-wait", required_argument, NULL, OPT_IFACE_WAIT },
 		{ "payload", required_argument, NULL, OPT_PAYLOAD },
 		{ "see-local", no_argument, NULL, OPT_SEE_LOCAL },
+		{ "no-kernel-cut", no_argument, NULL, OPT_NO_KERNEL_CUT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -1188,6 +1220,7 @@ cmd_collect(int argc, char **argv)
 	o.interval_ns = 20000000;
 	o.cap.snaplen = CAPTURE_DEFAULT_SNAPLEN;
 	o.cap.framed = true;	/* docs/collect.md, "What the capture keeps" */
+	o.cap.kernel_cut = true;
 	o.cap.filter = CAPTURE_DEFAULT_FILTER;
 	o.cap.buffer_bytes = CAPTURE_DEFAULT_BUFFER;
 	o.cap.flush_ns = 500000000;
@@ -1258,6 +1291,7 @@ cmd_collect(int argc, char **argv)
 				die_usage("collect: option '--iface-wait': use 0 to 60s");
 			break;
 		case OPT_SEE_LOCAL: o.see_local = true; break;
+		case OPT_NO_KERNEL_CUT: o.cap.kernel_cut = false; break;
 		case OPT_NO_CAPTURE: o.no_capture = true; break;
 		case OPT_REQUIRE: o.require_capture = true; break;
 		case OPT_FORCE: o.force = true; break;

@@ -4,7 +4,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include "collect/kcut.h"
 #include "lib/xalloc.h"
 #include "parse/pkt.h"
 #include "parse/tcpr.h"
@@ -14,6 +16,8 @@ struct fdir {
 	struct wire_dir wd;
 	bool started;		/* wd set up (first segment with data or SYN seen) */
 	bool fin;
+	bool kset;		/* a body range was handed to the kernel */
+	uint32_t ks;		/* its end (sequence number) */
 };
 
 struct fconn {
@@ -38,6 +42,7 @@ struct framecut {
 	struct fconn **tab;
 	struct framecut_stats st;
 	struct tcpr_stats tst;
+	struct kcut *kc;	/* the kernel cut, or NULL */
 };
 
 struct framecut *
@@ -78,6 +83,56 @@ on_gap(void *ctx, uint64_t n, int64_t t_ns)
 	j->cur += (int64_t)n;
 }
 
+/* Body the kernel left out: the framing skips it as it would skip uncaptured body. */
+static void
+on_cut(void *ctx, uint64_t n, int64_t t_ns)
+{
+	struct judge *j = ctx;
+	uint64_t lost = j->f->st.wire.lost;
+
+	(void)t_ns;
+	wire_gap(&j->fd->wd, n, &j->f->st.wire);
+	if (j->f->st.wire.lost != lost)
+		j->f->st.kcut_mismatch++;
+	j->cur += (int64_t)n;
+}
+
+/* Hand the kernel the body direction e of c skips next, or take back a range once the
+ * framing is lost. The range starts at the next byte not yet delivered (never inside
+ * the always kept prefix) and ends where the next header starts. */
+static void
+decide(struct framecut *f, struct fconn *c, int e)
+{
+	struct fdir *fd = &c->d[e];
+	const struct pkt_key *k = &c->key;
+	int af = k->af == AF_INET6 ? 6 : 4;
+	const struct wire_dir *w = &fd->wd;
+	/* an Open MPI direction is seeded as soon as the next header's place is known, even
+	 * with no body ahead (the range is empty): the program follows from there */
+	bool seed = w->proto == WIRE_OMPI && !fd->kset &&
+		    (w->st == WS_SKIP || (w->st == WS_HDR && w->hlen == 0));
+
+	if (f->kc == NULL || !fd->started || !fd->td.started)
+		return;
+	if (w->confirm == 0 && (seed || (w->st == WS_SKIP && w->left >= KCUT_MIN_SKIP)) &&
+	    w->off >= WIRE_PREFIX && w->off == fd->td.next) {
+		uint64_t left = w->st != WS_SKIP ? 0 :
+				w->left < (UINT64_C(1) << 30) ? w->left : UINT64_C(1) << 30;
+		uint32_t lo = fd->td.isn + (uint32_t)fd->td.next;
+		uint32_t s = lo + (uint32_t)left;
+
+		if (fd->kset && fd->ks == s)
+			return;
+		kcut_set(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e], lo, s,
+			 w->proto == WIRE_OMPI);
+		fd->kset = true;
+		fd->ks = s;
+	} else if (fd->kset && (w->st == WS_LOST || w->st == WS_OTHER)) {
+		kcut_del(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e]);
+		fd->kset = false;
+	}
+}
+
 static void
 count_dirs(struct framecut_stats *st, const struct fconn *c)
 {
@@ -100,8 +155,13 @@ static void
 drop(struct framecut *f, struct fconn **pp)
 {
 	struct fconn *c = *pp;
+	int af = c->key.af == AF_INET6 ? 6 : 4;
 
 	count_dirs(&f->st, c);
+	for (int e = 0; e < 2; e++)
+		if (c->d[e].kset)
+			kcut_del(f->kc, af, c->key.addr[e], c->key.addr[!e], c->key.port[e],
+				 c->key.port[!e]);
 	*pp = c->next;
 	tcpr_dir_release(&c->d[0].td);
 	tcpr_dir_release(&c->d[1].td);
@@ -117,28 +177,33 @@ framecut_keep(struct framecut *f, const uint8_t *p, size_t caplen, size_t origle
 	struct fconn **pp, *c;
 	struct fdir *fd;
 	struct judge j;
-	struct tcpr_out out = { on_data, on_gap, NULL, &j };
+	struct tcpr_out out = { on_data, on_gap, f->kc ? on_cut : NULL, &j };
 	size_t hdr, keep;
 	int src;
-	bool syn;
+	bool syn, cut_in;
 
 	f->st.packets++;
 	f->st.bytes_in += caplen;
 	if (pkt_decode(f->linktype, p, caplen, origlen, &pk) != PKT_TCP ||
-	    pk.payload_len < pk.payload_wire) {
+	    (pk.payload_len < pk.payload_wire && f->kc == NULL)) {
 		f->st.bytes_kept += caplen;	/* not TCP, or cut already: as it is */
 		return caplen;
+	}
+	cut_in = pk.payload_len < pk.payload_wire;	/* by the kernel: body it was told of */
+	if (cut_in) {
+		f->st.kcut_seen++;
+		f->st.kcut_seen_bytes += pk.payload_wire - pk.payload_len;
 	}
 	hdr = (size_t)(pk.payload - p);
 	syn = (pk.flags & PKT_TCP_SYN) != 0;
 	keep = hdr + pk.payload_len;
-	if (pk.payload_len == 0 && !syn && !(pk.flags & (PKT_TCP_FIN | PKT_TCP_RST)))
+	if (pk.payload_wire == 0 && !syn && !(pk.flags & (PKT_TCP_FIN | PKT_TCP_RST)))
 		goto done;	/* a bare ACK: nothing to judge */
 	pkt_key_make(&pk, &k, &src);
 	pp = find(f, &k);
 	c = *pp;
 	if (c == NULL) {
-		if (pk.payload_len == 0 && !syn)
+		if (pk.payload_wire == 0 && !syn)
 			goto done;	/* a FIN or RST of a connection not followed */
 		if (f->nconns >= f->max_conns) {
 			f->st.untracked++;
@@ -156,7 +221,7 @@ framecut_keep(struct framecut *f, const uint8_t *p, size_t caplen, size_t origle
 	if (syn && !(pk.flags & PKT_TCP_ACK))
 		c->syn_end = src;
 	fd = &c->d[src];
-	if (!fd->started && (syn || pk.payload_len > 0)) {
+	if (!fd->started && (syn || pk.payload_wire > 0)) {
 		fd->started = true;
 		wire_init(&fd->wd, syn, c->syn_end >= 0 && c->syn_end != src, &f->st.wire);
 	}
@@ -167,15 +232,17 @@ framecut_keep(struct framecut *f, const uint8_t *p, size_t caplen, size_t origle
 		j.fd = &c->d[!src];
 		j.cur = (int64_t)j.fd->td.next;
 		tcpr_dir_ack(&j.fd->td, pk.ack, 0, &out, &f->tst);
+		decide(f, c, !src);
 	}
 	j.fd = fd;
 	j.cur = (int64_t)fd->td.next;
 	j.lo = fd->td.started ? tcpr_dir_offset(&fd->td, pk.seq + (syn ? 1 : 0)) : 0;
 	j.hi = j.lo + (int64_t)pk.payload_len;
 	j.keep_hi = j.lo;
-	tcpr_dir_segment(&fd->td, pk.seq, pk.flags, pk.payload, pk.payload_len, pk.payload_len, 0,
+	tcpr_dir_segment(&fd->td, pk.seq, pk.flags, pk.payload, pk.payload_len, pk.payload_wire, 0,
 			 &out, &f->tst);
-	if (pk.payload_len > 0) {
+	decide(f, c, src);
+	if (pk.payload_len > 0 && !cut_in) {
 		if ((int64_t)fd->td.next < j.hi) {
 			f->st.whole_ahead++;	/* held ahead of a hole: not judged yet */
 		} else {
@@ -193,6 +260,12 @@ done:
 		f->st.cut++;
 	f->st.bytes_kept += keep;
 	return keep;
+}
+
+void
+framecut_use_kcut(struct framecut *f, struct kcut *k)
+{
+	f->kc = k;
 }
 
 void

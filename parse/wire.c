@@ -97,13 +97,23 @@ scan(struct wire_dir *w, const uint8_t *p, size_t n)
 	return n;
 }
 
+/* A header whose last byte came: judged at once, so that a cut right after it (a capture
+ * that kept up to there) lands in its body. */
+static bool
+hdr_ready(const struct wire_dir *w)
+{
+	uint64_t total, keep;
+
+	return w->st == WS_HDR && w->hlen > 0 && frame(w->proto, w->hdr, w->hlen, &total, &keep) <= 0;
+}
+
 /* Feed p[0..n) to the framing; returns the end of the last byte to keep. */
 static size_t
 run(struct wire_dir *w, const uint8_t *p, size_t n, struct wire_stats *st)
 {
 	size_t i = 0, keep = 0;
 
-	while (i < n) {
+	while (i < n || hdr_ready(w)) {
 		size_t avail = n - i, k;
 
 		switch (w->st) {

@@ -105,6 +105,8 @@ one() {	# prog mpi variant truth
 	# files that end early, which parse says; only a missing result is a failure here
 	timeout 600 "$CONTEND" parse -q "$T/run" >"$T/parse.out" 2>&1
 	[ -s "$T/run/profile/messages.tsv" ] || echo "overhead: parse of $1 $2 $3: $(tail -n 1 "$T/parse.out")" >&2
+	kc=$(awk -F'\t' '$1 == "kernel_cut" { print $2; exit }' "$T"/run/meta/node-*.tsv 2>/dev/null)
+	[ -n "$kc" ] && echo "note: $1 $2 $3: kernel cut $kc, $(meta_sum kernel_cut_packets "$T"/run/meta/node-*.tsv) packets and $(meta_sum kernel_cut_bytes "$T"/run/meta/node-*.tsv) bytes left out in the kernel" >&2
 	if [ "$4" = 1 ]; then
 		sh "$CMP" -q "$T/run" "$T/truth" >"$f.cmp" 2>"$T/err" ||
 			[ -s "$f.cmp" ] || echo "overhead: compare of $1 $2 $3: $(tail -n 1 "$T/err")" >&2

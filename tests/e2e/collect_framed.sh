@@ -2,7 +2,8 @@
 # collect_framed: a live framed capture (collect's default) against a full tcpdump capture
 # of the same packets, taken at the same time in every workstation: parse rebuilds the same
 # messages from both, for Open MPI and MPICH jobs on the testbed (instance 16), while the
-# framed files are a small part of the full ones.
+# framed files are a small part of the full ones. The kernel cuts too where it can (eBPF,
+# collect/kcut): its counters are shown and checked, and its fallback without CAP_BPF.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -84,11 +85,25 @@ compare() {
 		check "$name/payload-$(basename "$m" .tsv)" "[ '$(meta "$m" payload)' = framed ] && [ '$(meta "$m" framing_gave_up)' = 0 ] && [ '$(meta "$m" pcap_drop)' = 0 ]" \
 			"payload $(meta "$m" payload), gave up $(meta "$m" framing_gave_up), drops $(meta "$m" pcap_drop)"
 	done
+	for m in "$run"/meta/node-*.tsv; do
+		kc=$(meta "$m" kernel_cut)
+		case $kc in
+		yes)
+			echo "note: $name: $(basename "$m" .tsv): kernel cut yes: $(meta "$m" kernel_cut_packets) packets, $(meta "$m" kernel_cut_bytes) bytes left out in the kernel, $(meta "$m" kernel_cut_ranges) ranges, $(meta "$m" kernel_cut_followed) frames followed in the kernel"
+			check "$name/kernel-cut-$(basename "$m" .tsv)" "[ '$(meta "$m" kernel_cut_mismatch)' = 0 ] && [ '$(meta "$m" kernel_cut_seen)' = '$(meta "$m" kernel_cut_packets)' ]" \
+				"mismatch $(meta "$m" kernel_cut_mismatch), seen $(meta "$m" kernel_cut_seen) of $(meta "$m" kernel_cut_packets) cut"
+			;;
+		*) echo "note: $name: $(basename "$m" .tsv): kernel cut $kc" ;;
+		esac
+	done
 	a=$(size_of "$run"/capture/*) b=$(size_of "$T"/full-ws*.pcap)
 	echo "note: $name: framed captures $a bytes, full captures $b bytes, $n messages"
 	check "$name/small" "[ $((a * 100)) -lt $((b * ${3:-10})) ]" "framed $a bytes against full $b"
 	"$CONTEND" collect --check "$run" >"$T/$name.check" 2>&1
 	check "$name/check-says-kept" "grep -q '^capture kept: framed' '$T/$name.check'" "$(cat "$T/$name.check")"
+	if [ "$(meta "$(ls "$run"/meta/node-*.tsv | head -n 1)" kernel_cut)" = yes ]; then
+		check "$name/check-says-kernel-cut" "grep -q '^kernel cut: yes, .* 0 not skipped body' '$T/$name.check'" "$(cat "$T/$name.check")"
+	fi
 }
 
 # Open MPI: all-to-all of 256 KiB (rendezvous, PUT and FRAG), a ring of 200 KiB and small
@@ -122,4 +137,15 @@ if [ -x "$WL/mpich/ring" ] && command -v mpiexec.mpich >/dev/null; then
 	fi
 else
 	echo "SKIP e2e/$E2E_NAME/mpich: skipped: no MPICH workloads"
+fi
+
+# without the permission to load eBPF the capture thread cuts alone, with a note
+if command -v capsh >/dev/null && [ "$(cat /proc/sys/kernel/unprivileged_bpf_disabled 2>/dev/null)" != 0 ]; then
+	capsh --drop=cap_bpf,cap_sys_admin,cap_perfmon -- -c \
+		"'$CONTEND' collect -I lo -o '$T/nobpf' -- sleep 0.3" >"$T/nobpf.out" 2>&1
+	m=$(ls "$T"/nobpf/meta/node-*.tsv 2>/dev/null | head -n 1)
+	check no-bpf-fallback "grep -q 'kernel cut unavailable' '$T/nobpf.out' && [ -n '$m' ] && meta '$m' kernel_cut | grep -q '^unavailable: '" \
+		"$(tail -n 2 "$T/nobpf.out" | tr '\n' ' ')"
+else
+	echo "SKIP e2e/$E2E_NAME/no-bpf-fallback: skipped: no capsh, or unprivileged eBPF allowed"
 fi

@@ -62,6 +62,13 @@ for m in ompi mpich; do
 		check "$m-$v-truth-exact" "echo \"\$got\" | grep -Eq '^[0-9]+ [0-9]+ [0-9]+\$' && [ \"\$sent\" -gt 100 ] && [ \"\$rest\" = \"\$sent \$sent\" ]" \
 			"$v capture: sent/rebuilt/matched = ${got:-none} (the PMPI truth and parse differ)"
 	done
+	# the default capture had the kernel cut too, where eBPF can be loaded
+	kc=$(grep -m 1 "^note: lu $m collect: kernel cut" "$T/err")
+	echo "${kc:-note: lu $m collect: no kernel cut line}"
+	case $kc in
+	*"kernel cut unavailable"*) ;;
+	*) check "$m-kernel-cut" "echo \"\$kc\" | grep -q 'kernel cut yes'" "${kc:-no kernel cut line}" ;;
+	esac
 	# and the framed capture keeps a small part of what the full one keeps
 	fr=$(awk -F'\t' -v m="$m" '$1 == "lu" && $2 == m && $4 == "collect" { print $10 }' "$T/oh.tsv")
 	fu=$(awk -F'\t' -v m="$m" '$1 == "lu" && $2 == m && $4 == "full" { print $10 }' "$T/oh.tsv")

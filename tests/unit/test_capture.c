@@ -113,6 +113,62 @@ TEST(drop_iface)
 	}
 }
 
+/* What capture_start says of the kernel's part of a framed cut, for o on loopback. */
+static void
+kernel_cut_of(struct capture_opts *o, const char *file, char *out, size_t outlen)
+{
+	char name[64];
+	struct capture *c = NULL;
+	struct capture_result r;
+	struct err e;
+
+	loopback_name(name, sizeof name);
+	o->ifaces[0] = name;
+	o->nifaces = 1;
+	o->buffer_bytes = 1 << 20;
+	o->overwrite = true;
+	snprintf(out, outlen, "not started");
+	if (capture_start(&c, tmp(file), o, &e) != 0) {
+		snprintf(out, outlen, "not started: %s", e.msg);
+		return;
+	}
+	snprintf(out, outlen, "%s", capture_kernel_cut(c));
+	CHECK(capture_stop(c, &r, &e) == 0);
+	CHECK_STR(r.kernel_cut, out);
+}
+
+TEST(kernel_cut_states)
+{
+	struct capture_opts o;
+	char kc[ERR_MSG_MAX + 64];
+
+	memset(&o, 0, sizeof o);
+	o.snaplen = CAPTURE_DEFAULT_SNAPLEN;
+	o.framed = true;
+	o.kernel_cut = true;
+	o.filter = CAPTURE_DEFAULT_FILTER;
+	kernel_cut_of(&o, "k1.pcap", kc, sizeof kc);
+	if (strncmp(kc, "not started", 11) == 0) {
+		printf("note: %s (kernel_cut_states not tested)\n", kc);
+		return;
+	}
+	/* yes where eBPF loads; else unavailable, with the reason */
+	CHECK(strcmp(kc, "yes") == 0 || strncmp(kc, "unavailable: ", 13) == 0);
+	if (strcmp(kc, "yes") != 0)
+		printf("note: kernel cut %s\n", kc);
+	o.filter = "tcp port 5000";
+	kernel_cut_of(&o, "k2.pcap", kc, sizeof kc);
+	CHECK_STR(kc, "no: a capture filter of its own");
+	o.filter = CAPTURE_DEFAULT_FILTER;
+	o.kernel_cut = false;
+	kernel_cut_of(&o, "k3.pcap", kc, sizeof kc);
+	CHECK_STR(kc, "no: --no-kernel-cut");
+	o.framed = false;
+	o.kernel_cut = true;
+	kernel_cut_of(&o, "k4.pcap", kc, sizeof kc);
+	CHECK_STR(kc, "no: payload full");
+}
+
 /* Compressible text that is not trivially repetitive. */
 static char *
 make_text(size_t *len)
@@ -186,6 +242,7 @@ main(void)
 	RUN(peers_routed_through_loopback);
 	RUN(peers_unknown_keep_only_loopback_when_asked);
 	RUN(drop_iface);
+	RUN(kernel_cut_states);
 	RUN(compress_levels);
 	{
 		char cmd[600];

@@ -1,0 +1,217 @@
+/* kcut: load and feed the in-kernel cut (see kcut.h). */
+#include "collect/kcut.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collect/kcut_map.h"
+#include "collect/kcut_bpf_obj.h"	/* kcut_bpf_o[]: collect/bpf/kcut.bpf.c, built */
+#include "lib/xalloc.h"
+#include "parse/ompi.h"
+#include "parse/wire.h"
+
+#ifndef SO_ATTACH_BPF
+#define SO_ATTACH_BPF 50
+#endif
+
+struct kcut {
+	struct bpf_object *obj;
+	int prog_fd, dirs_fd, count_fd;
+	uint64_t updates, map_full;
+};
+
+/* What parse/ompi.c's ompi_frame makes of each frame header kind: the program follows
+ * frames with these tables instead of its own copy of the wire facts. */
+static void
+probe_ompi(struct kcut_conf *cf)
+{
+	const uint32_t size = 1u << 20;	/* a size every frame kind accepts */
+
+	cf->frame_max = OMPI_FRAME_MAX;
+	for (unsigned type = 0; type < 4; type++)
+		for (unsigned cnt = 0; cnt < 8; cnt++)
+			for (unsigned tag = 0; tag < 256; tag++) {
+				uint8_t h[WIRE_HDR_MAX];
+				uint64_t total, keep, t2, k2;
+
+				memset(h, 0, sizeof h);
+				h[0] = (uint8_t)tag, h[1] = (uint8_t)type, h[2] = (uint8_t)cnt;
+				h[4] = (uint8_t)size, h[5] = (uint8_t)(size >> 8);
+				h[6] = (uint8_t)(size >> 16), h[7] = (uint8_t)(size >> 24);
+				h[8] = (uint8_t)tag;
+				if (ompi_frame(h, sizeof h, &total, &keep) != 0 || keep < 8 ||
+				    keep >= KCUT_KEEP_TAG8 || total < size ||
+				    (cf->keep[type][cnt][0] != 0 &&
+				     cf->base[type][cnt] != total - size))
+					continue;
+				cf->base[type][cnt] = (unsigned)(total - size);
+				cf->keep[type][cnt][tag] = (unsigned char)keep;
+				h[8] = (uint8_t)~tag;
+				if (ompi_frame(h, sizeof h, &t2, &k2) != 0)
+					cf->keep[type][cnt][tag] |= KCUT_KEEP_TAG8;
+			}
+}
+
+static int
+quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+int
+kcut_open(struct kcut **out, unsigned l3_off, bool tcp_only, const uint16_t *drop_ports,
+	  size_t nports, struct err *e)
+{
+	struct kcut *k;
+	struct bpf_program *prog;
+	struct kcut_conf conf;
+	uint32_t zero = 0;
+	int rc, conf_fd;
+
+	*out = NULL;
+	if (nports > KCUT_MAX_PORTS)
+		return err_set(e, E_UNSUP, "the capture filter drops more than %d ports",
+			       KCUT_MAX_PORTS);
+	libbpf_set_print(quiet);
+	k = xcalloc(1, sizeof *k);
+	k->obj = bpf_object__open_mem(kcut_bpf_o, sizeof kcut_bpf_o, NULL);
+	if (k->obj == NULL) {
+		rc = err_set(e, E_UNSUP, "cannot open the eBPF program: %s", strerror(errno));
+		goto fail;
+	}
+	if ((rc = bpf_object__load(k->obj)) != 0) {
+		rc = -rc == EPERM || -rc == EACCES ?
+			err_set(e, E_PERM, "no permission to load eBPF (CAP_BPF): %s", strerror(-rc)) :
+			err_set(e, E_UNSUP, "the kernel refused the eBPF program: %s", strerror(-rc));
+		goto fail;
+	}
+	prog = bpf_object__find_program_by_name(k->obj, "kcut");
+	k->prog_fd = prog ? bpf_program__fd(prog) : -1;
+	k->dirs_fd = bpf_object__find_map_fd_by_name(k->obj, "kcut_dirs");
+	k->count_fd = bpf_object__find_map_fd_by_name(k->obj, "kcut_count");
+	conf_fd = bpf_object__find_map_fd_by_name(k->obj, "kcut_conf");
+	if (k->prog_fd < 0 || k->dirs_fd < 0 || k->count_fd < 0 || conf_fd < 0) {
+		rc = err_set(e, E_UNSUP, "the eBPF object lacks its program or maps");
+		goto fail;
+	}
+	memset(&conf, 0, sizeof conf);
+	conf.l3_off = l3_off;
+	conf.tcp_only = tcp_only;
+	for (size_t i = 0; i < nports; i++)
+		conf.drop_port[i] = drop_ports[i];
+	probe_ompi(&conf);
+	if (bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0) {
+		rc = err_sys(e, E_IO, "cannot configure the eBPF program");
+		goto fail;
+	}
+	*out = k;
+	return 0;
+fail:
+	kcut_free(k);
+	return rc;
+}
+
+int
+kcut_attach(struct kcut *k, int fd, struct err *e)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &k->prog_fd, sizeof k->prog_fd) != 0)
+		return err_sys(e, E_IO, "cannot attach the eBPF program to the capture socket");
+	return 0;
+}
+
+int
+kcut_run(struct kcut *k, const uint8_t *p, size_t len, uint32_t *copy, struct err *e)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p, .data_size_in = (uint32_t)len,
+		    .repeat = 1);
+
+	if (bpf_prog_test_run_opts(k->prog_fd, &o) != 0)
+		return err_sys(e, E_IO, "cannot run the eBPF program");
+	*copy = o.retval;
+	return 0;
+}
+
+static void
+make_key(struct kcut_key *key, int af, const uint8_t *src, const uint8_t *dst, uint16_t sport,
+	 uint16_t dport)
+{
+	size_t alen = af == 6 ? 16 : 4;
+
+	memset(key, 0, sizeof *key);
+	memcpy(key->src, src, alen);
+	memcpy(key->dst, dst, alen);
+	key->sport_be = (unsigned short)((sport >> 8) | (sport << 8));
+	key->dport_be = (unsigned short)((dport >> 8) | (dport << 8));
+	key->af = (unsigned char)af;
+}
+
+void
+kcut_set(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_t sport,
+	 uint16_t dport, uint32_t lo, uint32_t s, bool follow)
+{
+	struct kcut_key key;
+	struct kcut_val v = { lo | (unsigned long long)s << 32, follow, 0 }, cur;
+
+	if (k == NULL)
+		return;
+	make_key(&key, af, src, dst, sport, dport);
+	if (follow && bpf_map_lookup_elem(k->dirs_fd, &key, &cur) == 0 && cur.follow &&
+	    (int32_t)(s - (uint32_t)(cur.lo_s >> 32)) <= 0)
+		return;	/* the program is at s or past it */
+	if (bpf_map_update_elem(k->dirs_fd, &key, &v, BPF_ANY) == 0)
+		k->updates++;
+	else
+		k->map_full++;
+}
+
+void
+kcut_del(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_t sport,
+	 uint16_t dport)
+{
+	struct kcut_key key;
+
+	if (k == NULL)
+		return;
+	make_key(&key, af, src, dst, sport, dport);
+	(void)bpf_map_delete_elem(k->dirs_fd, &key);	/* ENOENT: nothing was decided */
+}
+
+void
+kcut_counters(const struct kcut *k, struct kcut_counters *out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+
+	memset(out, 0, sizeof *out);
+	if (k == NULL)
+		return;
+	out->updates = k->updates;
+	out->map_full = k->map_full;
+	if (ncpu <= 0)
+		return;
+	for (uint32_t c = 0; c < KCUT_NCOUNT; c++) {
+		uint64_t *per = xcalloc((size_t)ncpu, sizeof *per);
+
+		if (bpf_map_lookup_elem(k->count_fd, &c, per) == 0)
+			for (int i = 0; i < ncpu; i++)
+				*(c == KCUT_C_PACKETS ? &out->packets :
+				  c == KCUT_C_BYTES ? &out->bytes :
+				  c == KCUT_C_FOLLOWED ? &out->followed : &out->stopped) += per[i];
+		free(per);
+	}
+}
+
+void
+kcut_free(struct kcut *k)
+{
+	if (k == NULL)
+		return;
+	bpf_object__close(k->obj);
+	free(k);
+}

@@ -1,0 +1,49 @@
+/* kcut_map: the layout of the maps the in-kernel cut (collect/bpf/kcut.bpf.c) shares with
+ * user space (collect/kcut.c). Included by both: plain fixed-width types only. */
+#ifndef COLLECT_KCUT_MAP_H
+#define COLLECT_KCUT_MAP_H
+
+#define KCUT_MAX_DIRS 32768	/* directions with a decision at once */
+#define KCUT_MAX_PORTS 4	/* TCP ports the folded capture filter drops */
+#define KCUT_FOLLOW_MAX 8	/* Open MPI frame headers read in one segment */
+
+/* One direction of a TCP connection, as the packet carries it: IPv4 addresses in the
+ * first 4 bytes (the rest zero), ports in network order. */
+struct kcut_key {
+	unsigned char src[16];
+	unsigned char dst[16];
+	unsigned short sport_be;
+	unsigned short dport_be;
+	unsigned char af;	/* 4 or 6 */
+	unsigned char pad[3];
+};
+
+/* Payload bytes with sequence numbers in [lo, s) (modulo 2^32; s - lo < 2^31) are frame
+ * body nobody reads: a segment wholly inside keeps only its headers. Both in one 64-bit
+ * word (lo | s << 32) so that a reader on another CPU never sees half an update. */
+struct kcut_val {
+	unsigned long long lo_s;
+	unsigned int follow;	/* Open MPI TCP BTL framing: the program reads the frame header
+				 * at s itself and moves the range to the next frame's body */
+	unsigned int pad;
+};
+
+/* What the program does besides cutting: the capture filter it stands in for. */
+struct kcut_conf {
+	unsigned int l3_off;	/* bytes before the IP header: 14 on an Ethernet packet socket */
+	unsigned int tcp_only;	/* drop what is not TCP over IPv4/IPv6 */
+	unsigned short drop_port[KCUT_MAX_PORTS];	/* drop TCP with either port here; 0 unused */
+	/* Open MPI TCP BTL frames (8-byte header: tag, type, count le16, size le32), as
+	 * parse/ompi.c's ompi_frame judges them, probed by collect/kcut.c: */
+	unsigned int frame_max;		/* largest size field believed */
+	unsigned int base[4][8];	/* frame bytes besides the size field, by type, count */
+	unsigned char keep[4][8][256];	/* header bytes parse reads, by type, count, tag; 0: not
+					 * followed; KCUT_KEEP_TAG8: byte 8 must repeat the tag */
+};
+#define KCUT_KEEP_TAG8 0x80
+
+/* kernel counters: cut packets, bytes not copied, frames followed, stops (a header the
+ * program could not read or judge: user space takes over) */
+enum { KCUT_C_PACKETS, KCUT_C_BYTES, KCUT_C_FOLLOWED, KCUT_C_STOPPED, KCUT_NCOUNT };
+
+#endif

@@ -1,0 +1,183 @@
+/* Unit tests for collect/kcut: the eBPF filter run on crafted frames (BPF_PROG_TEST_RUN)
+ * cuts exactly the segments wholly inside a declared body and applies the filter it
+ * replaces. Needs CAP_BPF; prints "skipped: reason" without it. */
+#include "collect/kcut.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "check.h"
+
+static struct kcut *K;	/* l3_off 0: the test run removes the Ethernet header */
+
+static const uint8_t A[4] = { 10, 0, 0, 1 }, B[4] = { 10, 0, 0, 2 };
+
+/* An Ethernet + IPv4 + TCP (20-byte header) frame into f; returns its length. */
+static size_t
+frame4(uint8_t *f, uint8_t proto, const uint8_t *src, const uint8_t *dst, uint16_t sport,
+       uint16_t dport, uint32_t seq, uint8_t flags, size_t payload)
+{
+	size_t iplen = 20 + 20 + payload;
+
+	memset(f, 0, 14 + iplen);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[16] = (uint8_t)(iplen >> 8), f[17] = (uint8_t)iplen;
+	f[22] = 64, f[23] = proto;
+	memcpy(f + 26, src, 4);
+	memcpy(f + 30, dst, 4);
+	f[34] = (uint8_t)(sport >> 8), f[35] = (uint8_t)sport;
+	f[36] = (uint8_t)(dport >> 8), f[37] = (uint8_t)dport;
+	f[38] = (uint8_t)(seq >> 24), f[39] = (uint8_t)(seq >> 16);
+	f[40] = (uint8_t)(seq >> 8), f[41] = (uint8_t)seq;
+	f[46] = 0x50, f[47] = (uint8_t)(flags | 0x10);
+	for (size_t i = 0; i < payload; i++)
+		f[54 + i] = (uint8_t)i;
+	return 14 + iplen;
+}
+
+/* What the program copies of a frame, counted from the IP header. */
+static uint32_t
+copy4(uint8_t proto, uint16_t sport, uint16_t dport, uint32_t seq, uint8_t flags, size_t payload)
+{
+	static uint8_t f[14 + 40 + 9000];
+	size_t n = frame4(f, proto, A, B, sport, dport, seq, flags, payload);
+	uint32_t c = 12345;
+	struct err e;
+
+	CHECK(kcut_run(K, f, n, &c, &e) == 0);
+	return c;
+}
+
+TEST(unknown_flow_whole)
+{
+	CHECK(copy4(6, 5000, 6000, 1000, 0, 1448) == 40 + 1448);
+}
+
+TEST(body_cut_edges)
+{
+	/* body [1000, 1000 + 10 * 1448) of 10.0.0.1:5000 -> 10.0.0.2:6000 */
+	kcut_set(K, 4, A, B, 5000, 6000, 1000, 1000 + 14480, false);
+	CHECK(copy4(6, 5000, 6000, 1000, 0, 1448) == 40);		/* first segment */
+	CHECK(copy4(6, 5000, 6000, 1000 + 13032, 0, 1448) == 40);	/* ends exactly at s */
+	CHECK(copy4(6, 5000, 6000, 1000 + 13033, 0, 1448) == 40 + 1448);	/* one byte past */
+	CHECK(copy4(6, 5000, 6000, 999, 0, 1448) == 40 + 1448);	/* starts before lo */
+	CHECK(copy4(6, 5000, 6000, 1000 + 14480, 0, 100) == 40 + 100);	/* the next header */
+	CHECK(copy4(6, 6000, 5000, 1000, 0, 1448) == 40 + 1448);	/* the other direction */
+	CHECK(copy4(6, 5000, 6000, 2000, 0x01, 100) == 40 + 100);	/* FIN: never cut */
+	CHECK(copy4(6, 5000, 6000, 2000, 0, 0) == 40);		/* bare ACK: nothing to cut */
+	kcut_del(K, 4, A, B, 5000, 6000);
+	CHECK(copy4(6, 5000, 6000, 1000, 0, 1448) == 40 + 1448);
+}
+
+TEST(body_across_wrap)
+{
+	uint32_t lo = 0xffffff00u;
+
+	kcut_set(K, 4, A, B, 5001, 6000, lo, lo + 3000, false);
+	CHECK(copy4(6, 5001, 6000, lo + 100, 0, 1448) == 40);		/* straddles 2^32 */
+	CHECK(copy4(6, 5001, 6000, lo + 2000, 0, 1448) == 40 + 1448);	/* past s */
+	CHECK(copy4(6, 5001, 6000, lo - 0x80000000u, 0, 100) == 40 + 100);	/* far away */
+	kcut_del(K, 4, A, B, 5001, 6000);
+}
+
+/* A segment of 1448 bytes at seq whose payload holds an Open MPI MATCH frame header
+ * (8-byte BTL header, then the 14-byte ob1 header) at offset pos; tag8: its byte 8. */
+static uint32_t
+copy_ompi(uint16_t sport, uint32_t seq, size_t pos, uint32_t size, uint8_t tag8)
+{
+	static uint8_t f[14 + 40 + 1448];
+	size_t n = frame4(f, 6, A, B, sport, 6000, seq, 0, 1448);
+	uint8_t *h = f + 54 + pos;
+	uint32_t c = 12345;
+	struct err e;
+
+	h[0] = 0x41, h[1] = 1, h[2] = 0, h[3] = 0;
+	h[4] = (uint8_t)size, h[5] = (uint8_t)(size >> 8), h[6] = (uint8_t)(size >> 16);
+	h[7] = (uint8_t)(size >> 24), h[8] = tag8;
+	CHECK(kcut_run(K, f, n, &c, &e) == 0);
+	return c;
+}
+
+TEST(follows_ompi_frames)
+{
+	uint32_t s = 1000 + 14480, body = 100000;
+	struct kcut_counters kc0, kc;
+
+	kcut_counters(K, &kc0);
+	kcut_set(K, 4, A, B, 5002, 6000, 1000, s, true);
+	CHECK(copy4(6, 5002, 6000, 1000, 0, 1448) == 40);	/* the seeded body */
+	/* the header at s, 100 bytes into the segment: copied up to the header's end (8 + 14
+	 * bytes), then followed */
+	CHECK(copy_ompi(5002, s - 100, 100, 14 + body, 0x41) == 40 + 100 + 22);
+	CHECK(copy4(6, 5002, 6000, s - 100 + 1448, 0, 1448) == 40);	/* the new body */
+	CHECK(copy4(6, 5002, 6000, s + 22 + body - 1448, 0, 1448) == 40);	/* its last bytes */
+	CHECK(copy4(6, 5002, 6000, s + 22 + body - 1447, 0, 1448) == 40 + 1448);	/* the header
+											 * after it */
+	/* a caller behind the program does not pull it back */
+	kcut_set(K, 4, A, B, 5002, 6000, 1000, s, true);
+	CHECK(copy4(6, 5002, 6000, s + 5000, 0, 1448) == 40);
+	/* the next header does not repeat its tag in byte 8: not followed */
+	s += 22 + body;
+	CHECK(copy_ompi(5002, s, 0, 14 + body, 0x42) == 40 + 1448);
+	CHECK(copy4(6, 5002, 6000, s + 1448, 0, 1448) == 40 + 1448);
+	kcut_counters(K, &kc);
+	CHECK(kc.followed - kc0.followed == 1);
+	CHECK(kc.stopped - kc0.stopped == 2);	/* a header cut by the segment's end, a bad one */
+	CHECK(kc.packets - kc0.packets == 5);
+	kcut_del(K, 4, A, B, 5002, 6000);
+}
+
+TEST(filter_folded)
+{
+	struct kcut *f = NULL;
+	const uint16_t ports[] = { 22, 2049 };
+	struct err e;
+	uint8_t fr[200];
+	uint32_t c = 1;
+	size_t n;
+
+	CHECK(kcut_open(&f, 0, true, ports, 2, &e) == 0);
+	if (f == NULL)
+		return;
+	n = frame4(fr, 17, A, B, 5000, 6000, 0, 0, 10);		/* UDP */
+	CHECK(kcut_run(f, fr, n, &c, &e) == 0 && c == 0);
+	n = frame4(fr, 6, A, B, 40000, 22, 0, 0, 10);		/* ssh */
+	CHECK(kcut_run(f, fr, n, &c, &e) == 0 && c == 0);
+	n = frame4(fr, 6, A, B, 2049, 900, 0, 0, 10);		/* NFS */
+	CHECK(kcut_run(f, fr, n, &c, &e) == 0 && c == 0);
+	n = frame4(fr, 6, A, B, 40000, 23, 0, 0, 10);		/* other TCP */
+	CHECK(kcut_run(f, fr, n, &c, &e) == 0 && c == 50);
+	kcut_free(f);
+	n = frame4(fr, 17, A, B, 5000, 6000, 0, 0, 10);		/* no filter: UDP whole */
+	CHECK(kcut_run(K, fr, n, &c, &e) == 0 && c == 50);
+}
+
+TEST(counters)
+{
+	struct kcut_counters kc;
+
+	kcut_counters(K, &kc);
+	CHECK(kc.packets == 8);		/* body_cut_edges 2, body_across_wrap 1, follows 5 */
+	CHECK(kc.bytes == 7 * 1448 + (1448 - 122));
+	CHECK(kc.updates == 3 && kc.map_full == 0);
+}
+
+int
+main(void)
+{
+	struct err e;
+
+	if (kcut_open(&K, 0, false, NULL, 0, &e) != 0) {
+		printf("SKIP test_kcut.c/all: skipped: %s\n", e.msg);
+		return 0;
+	}
+	RUN(unknown_flow_whole);
+	RUN(body_cut_edges);
+	RUN(body_across_wrap);
+	RUN(follows_ompi_frames);
+	RUN(filter_folded);
+	RUN(counters);
+	kcut_free(K);
+	return check_done();
+}
