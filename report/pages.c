@@ -1216,7 +1216,6 @@ out:
 
 /* ---------------------------------------------------------------- why slow (explain) */
 
-#define PAGE_EXPLAIN_MAX_RANKS 64	/* bars drawn; beyond, the page says so */
 #define PAGE_EXPLAIN_CAUSES 5		/* causes written out */
 
 /* Each rank's time as a stacked bar (start-up, computing, CPU taken by others, waiting on
@@ -1232,6 +1231,8 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	struct err e;
 	char q[PLOT_Q_MAX], line[1024];
 	int n, shown = 0;
+	struct rgroup *g;
+	bool grouped, by_node;
 
 	if (!r->have_prof || !r->have_msgs || !r->have_phases) {
 		snprintf(why, cap, "needs the run's profile, messages and phases");
@@ -1244,21 +1245,42 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		return -1;
 	}
 	evid_free(&v);
-	n = a.nranks < PAGE_EXPLAIN_MAX_RANKS ? a.nranks : PAGE_EXPLAIN_MAX_RANKS;
+	g = xcalloc(PAGE_GROUPS, sizeof *g);
+	n = rank_groups(&r->prof, g, c->group_by, &by_node);
+	grouped = n > 0 && g[0].hi - g[0].lo > 1;
 	plot_begin_data(p, "x");
-	for (int i = 0; i < n; i++) {
-		const struct attr_rank *k = &a.ranks[i];
+	for (int i = 0; i < n; i++) {	/* attr ranks follow ranks.tsv rows; a group's means */
+		double x[5] = { 0 };
+		int lo = g[i].lo, hi = g[i].hi < a.nranks ? g[i].hi : a.nranks;
 
-		plot_row(p, "%d %.6f %.6f %.6f %.6f %.6f", k->rank, k->startup_ns / 1e9, k->work_ns / 1e9,
-			 k->cpu_wait_ns / 1e9, k->net_ns / 1e9, k->others_ns / 1e9);
+		for (int j = lo; j < hi; j++) {
+			const struct attr_rank *k = &a.ranks[j];
+
+			x[0] += k->startup_ns / (hi - lo);
+			x[1] += k->work_ns / (hi - lo);
+			x[2] += k->cpu_wait_ns / (hi - lo);
+			x[3] += k->net_ns / (hi - lo);
+			x[4] += k->others_ns / (hi - lo);
+		}
+		plot_row(p, "%d %.6f %.6f %.6f %.6f %.6f", i, x[0] / 1e9, x[1] / 1e9, x[2] / 1e9, x[3] / 1e9,
+			 x[4] / 1e9);
 	}
 	plot_end_data(p);
 	common(p);
-	snprintf(line, sizeof line, "Why the run took %.2f s: each rank's time%s", a.measured_ns / 1e9,
-		 n < a.nranks ? " (the first ranks)" : "");
+	if (grouped)
+		snprintf(line, sizeof line, "Why the run took %.2f s: mean time of a rank, per %s (%d ranks)",
+			 a.measured_ns / 1e9, by_node ? "node" : "group of ranks", a.nranks);
+	else
+		snprintf(line, sizeof line, "Why the run took %.2f s: each rank's time%s", a.measured_ns / 1e9,
+			 n < a.nranks ? " (the first ranks)" : "");
 	title(p, r, line);
+	plot_cmd(p, "set xtics rotate by 45 right font 'Sans,%d'", n > 16 ? 6 : 8);
+	plot_cmd(p, "set xtics (%s 0)", plot_quote_tic(q, sizeof q, g[0].label));
+	for (int i = 1; i < n; i++)
+		plot_cmd(p, "set xtics add (%s %d)", plot_quote_tic(q, sizeof q, g[i].label), i);
+	free(g);
 	/* the top causes, in words, under the bars */
-	plot_cmd(p, "set bmargin %d", 4 + 2 * (PAGE_EXPLAIN_CAUSES + 1));
+	plot_cmd(p, "set bmargin %d", 8 + 2 * (PAGE_EXPLAIN_CAUSES + 1));
 	for (int i = 0; i < a.n && shown < PAGE_EXPLAIN_CAUSES; i++) {
 		const struct attr_cause *x = &a.c[i];
 		char where[120];
@@ -1272,21 +1294,21 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 			 "finish,", where, x->cost_ns / 1e9, 100 * x->cost_ns / a.measured_ns,
 			 x->uncertain ? ", uncertain: the trace is partial there" : "");
 		plot_cmd(p, "set label %d %s at screen 0.08, screen %.3f left font 'Sans,10'", 100 + shown,
-			 plot_quote(q, sizeof q, line), 0.24 - 0.035 * shown);
+			 plot_quote(q, sizeof q, line), 0.20 - 0.032 * shown);
 		shown++;
 	}
 	if (shown == 0)
-		plot_cmd(p, "set label 100 %s at screen 0.08, screen 0.24 left font 'Sans,10'",
+		plot_cmd(p, "set label 100 %s at screen 0.08, screen 0.20 left font 'Sans,10'",
 			 plot_quote(q, sizeof q, "no cause cost the run 0.5 % or more"));
 	snprintf(line, sizeof line, "without every cause %.2f s; residual %.2f s (communication at the best "
 		 "throughput seen, latency, unexplained)", a.ideal_ns / 1e9, a.residual_ns / 1e9);
 	plot_cmd(p, "set label 99 %s at screen 0.08, screen %.3f left font 'Sans,9'", plot_quote(q, sizeof q, line),
-		 0.24 - 0.035 * (shown > 0 ? shown : 1));
+		 0.20 - 0.032 * (shown > 0 ? shown : 1));
 	plot_cmd(p, "set style data histograms");
 	plot_cmd(p, "set style histogram rowstacked");
 	plot_cmd(p, "set style fill pattern 1 border lc rgb 'black'");
 	plot_cmd(p, "set boxwidth 0.7");
-	plot_cmd(p, "set xlabel 'rank'");
+	plot_cmd(p, "set xlabel %s", grouped ? (by_node ? "'node'" : "'ranks'") : "'rank'");
 	plot_cmd(p, "set ylabel 'time (s)'");
 	plot_cmd(p, "set yrange [0:*]");
 	plot_cmd(p, "set key outside right top");
@@ -1295,7 +1317,7 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 
 		for (int k = 0; k < 5 && o < sizeof line; k++)
 			o += (size_t)snprintf(line + o, sizeof line - o, "%s $x using %d%s fs pattern %d lc rgb 'black' title %s",
-					      k ? "," : "", k + 2, k == 0 ? ":xtic(1)" : "", fills[k % 7],
+					      k ? "," : "", k + 2, "", fills[k % 7],
 					      plot_quote(q, sizeof q, parts[k]));
 		plot_cmd(p, "%s", line);
 	}
