@@ -192,8 +192,12 @@ page_timeline(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	if (nranks > PAGE_TIMELINE_MAX_RANKS || r->nphases > PAGE_TIMELINE_MAX_PHASES) {
 		char t[200];
 
-		snprintf(t, sizeof t, "Busy share per rank and time bin: %d ranks, %ld phases",
-			 nranks, r->nphases);
+		if (nranks > 256)	/* timeline_heat's rows */
+			snprintf(t, sizeof t, "Busy share per group of %d ranks and time bin: %d ranks, %ld phases",
+				 (nranks + 255) / 256, nranks, r->nphases);
+		else
+			snprintf(t, sizeof t, "Busy share per rank and time bin: %d ranks, %ld phases",
+				 nranks, r->nphases);
 		title(p, r, t);
 		return timeline_heat(r, p, nranks);
 	}
