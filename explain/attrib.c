@@ -542,6 +542,24 @@ rank_split(struct attr_result *r, const struct side *s, const double *dt)
 {
 	const struct prof *p = s->p;
 
+	int span = prof_rank_span(p);
+	double *net = xcalloc((size_t)span + 1, sizeof *net);		/* per world rank */
+	int64_t *first_of = xcalloc((size_t)span + 1, sizeof *first_of);	/* first message */
+
+	/* one pass over the messages, not one per rank: 1024 ranks x 10^7 messages */
+	for (int i = 0; i <= span; i++)
+		first_of[i] = INT64_MAX;
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+
+		if (m->dst >= 0 && m->dst < span) {
+			net[m->dst] -= dt[k];
+			if (m->t_ns < first_of[m->dst])
+				first_of[m->dst] = m->t_ns;
+		}
+		if (m->src >= 0 && m->src < span && m->src != m->dst && m->t_ns < first_of[m->src])
+			first_of[m->src] = m->t_ns;
+	}
 	r->nranks = p->nranks;
 	r->ranks = xcalloc((size_t)p->nranks + 1, sizeof *r->ranks);
 	for (int i = 0; i < p->nranks; i++) {
@@ -551,13 +569,9 @@ rank_split(struct attr_result *r, const struct side *s, const double *dt)
 
 		a->rank = p->ranks[i].rank;
 		a->exec_ns = (double)p->ranks[i].exec_ns;
-		for (long k = 0; k < p->nmsgs; k++) {
-			const struct prof_msg *m = &p->msgs[k];
-
-			if (m->dst == a->rank)
-				a->net_ns -= dt[k];
-			if ((m->src == a->rank || m->dst == a->rank) && m->t_ns < first)
-				first = m->t_ns;
+		if (a->rank >= 0 && a->rank < span) {
+			a->net_ns = net[a->rank];
+			first = first_of[a->rank];
 		}
 		if (first != INT64_MAX && first > p->t_phase0_ns)
 			a->startup_ns = fmin((double)(first - p->t_phase0_ns), a->exec_ns);
@@ -571,6 +585,8 @@ rank_split(struct attr_result *r, const struct side *s, const double *dt)
 			a->others_ns = fmax(a->exec_ns - a->work_ns - a->cpu_wait_ns - a->net_ns - a->startup_ns, 0);
 		}
 	}
+	free(net);
+	free(first_of);
 }
 
 /* The cpu causes of every node together, and the links', when there are several: in a

@@ -627,6 +627,9 @@ prof_rank(const struct prof *p, int rank)
 {
 	int lo = 0, hi = p->nranks - 1;
 
+	/* the usual case, ranks 0..n-1 all present: no search (replay asks per message) */
+	if (rank >= 0 && rank < p->nranks && p->ranks[rank].rank == rank)
+		return &p->ranks[rank];
 	/* read_ranks sorts the rows and rejects duplicates before anyone looks ranks up */
 	while (lo <= hi) {
 		int mid = lo + (hi - lo) / 2;

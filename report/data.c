@@ -324,6 +324,7 @@ read_messages(struct rep_run *r)
 	}
 	free(path);
 	r->have_msgs = true;
+	r->msg_stride = 1;
 	c_tf = tsv_r_col(&t, "t_first_ns");
 	c_tl = tsv_r_col(&t, "t_last_ns");
 	c_src = tsv_r_col(&t, "src");
@@ -353,9 +354,24 @@ read_messages(struct rep_run *r)
 		r->size_hist[pi][size_bin(m.bytes)]++;
 		r->msgs_total++;
 		span(r, m.t_first_ns, m.t_last_ns);
-		if (r->nmsgs >= REP_MAX_MSGS) {
+		/* keep one message in msg_stride, evenly over the whole file: when the array is
+		 * full, keep every other one and double the stride (memory stays at the cap) */
+		if ((r->msgs_total - 1) % r->msg_stride != 0) {
 			r->msgs_dropped++;
 			continue;
+		}
+		if (r->nmsgs >= REP_MAX_MSGS) {
+			long kept = 0;
+
+			for (long i = 0; i < r->nmsgs; i += 2)
+				r->msgs[kept++] = r->msgs[i];
+			r->msgs_dropped += r->nmsgs - kept;
+			r->nmsgs = kept;
+			r->msg_stride *= 2;
+			if ((r->msgs_total - 1) % r->msg_stride != 0) {
+				r->msgs_dropped++;
+				continue;
+			}
 		}
 		r->msgs = xgrow(r->msgs, &cap, (size_t)r->nmsgs + 1, sizeof *r->msgs);
 		r->msgs[r->nmsgs++] = m;

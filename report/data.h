@@ -17,7 +17,7 @@
 #define REP_MAX_KV 256		/* key/value rows kept per meta or stats file */
 #define REP_MAX_WARN 5		/* parse warnings kept for the front page */
 #define REP_MAX_NODES 1024	/* node files read from RUN/meta/ */
-#define REP_MAX_MSGS 200000	/* messages kept for the timeline (all are counted) */
+#define REP_MAX_MSGS 200000	/* messages kept (an even sample beyond; all are counted) */
 #define REP_MAX_PHASES 1000000	/* phases kept */
 #define REP_MAX_SCEN 64		/* scenario files read from RUN/predict/ */
 #define REP_MAX_PRED 64		/* model rows kept per scenario */
@@ -84,8 +84,10 @@ struct rep_run {
 	char prof_why[ERR_MSG_MAX];	/* why not, when !have_prof */
 
 	bool have_msgs;
-	struct rep_msg *msgs;		/* owned [nmsgs], in file order */
+	struct rep_msg *msgs;		/* owned [nmsgs], in file order: the messages whose
+					 * index in the file is a multiple of msg_stride */
 	long nmsgs, msgs_total, msgs_dropped;
+	long msg_stride;		/* 1 when every message is kept; a power of two */
 	int64_t size_hist[REP_NPROTO][REP_SIZE_BINS];	/* all messages, per protocol */
 	bool have_phases;
 	struct rep_phase *phases;	/* owned [nphases] */

@@ -283,6 +283,17 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 	snprintf(v, sizeof v, "%ld messages, %ld phases, %d scenarios predicted", r->msgs_total,
 		 r->nphases + r->phases_dropped, r->nscen);
 	line(&f, 0.05, "read", v);
+	if (r->msg_stride > 1 || r->phases_dropped > 0) {	/* caps said, never silent */
+		snprintf(v, sizeof v, "every message counted (sizes, matrix from links.tsv); 1 message in %ld kept "
+			 "for drawing, evenly over the file (cap %d); %ld phases past the cap of %d", r->msg_stride,
+			 REP_MAX_MSGS, r->phases_dropped, REP_MAX_PHASES);
+		line(&f, 0.05, "sampled", v);
+	}
+	if (r->have_prof && r->prof.capped > 0) {
+		snprintf(v, sizeof v, "%ld messages or phases past the model reader's caps, left out of the "
+			 "explain page", r->prof.capped);
+		line(&f, 0.05, "capped", v);
+	}
 	if (r->damaged > 0) {
 		snprintf(v, sizeof v, "%ld skipped (first: %.300s)", r->damaged, r->first_damage);
 		line(&f, 0.05, "damaged rows", v);

@@ -57,6 +57,72 @@ rank_label(char *dst, size_t cap, const struct rep_run *r, int rank)
 	return plot_quote_tic(dst, cap, t);
 }
 
+/* ---------------------------------------------------------------- rank groups */
+
+/* Above PAGE_GROUP_ABOVE ranks the per-rank pages draw groups of ranks: one per node when
+ * there are at most PAGE_GROUPS nodes and each node's ranks are consecutive rows of
+ * ranks.tsv, else PAGE_GROUPS or fewer runs of G consecutive rows, G a power of two. Fills
+ * g[0..n) (rows [lo, hi) of pf->ranks) and returns n; at or below the threshold one group
+ * per rank (the first PAGE_GROUPS). g holds room for PAGE_GROUPS groups; *by_node says
+ * which rule was taken. */
+struct rgroup {
+	int lo, hi;		/* rows of pf->ranks */
+	char label[48];
+};
+
+static int
+rank_groups(const struct prof *pf, struct rgroup *g, int group_by, bool *by_node)
+{
+	int n = 0, size = 1;
+
+	*by_node = false;
+	if (pf->nranks <= PAGE_GROUP_ABOVE && group_by == 0) {
+		for (int i = 0; i < pf->nranks && i < PAGE_GROUPS; i++) {
+			g[n].lo = i;
+			g[n].hi = i + 1;
+			snprintf(g[n++].label, sizeof g[0].label, "%d", pf->ranks[i].rank);
+		}
+		return n;
+	}
+	if (group_by <= 0) {		/* by node, when that gives few enough groups */
+		bool ok = true;
+
+		for (int i = 0; i < pf->nranks && ok; i++) {
+			if (i > 0 && strcmp(pf->ranks[i].host, pf->ranks[i - 1].host) == 0)
+				continue;
+			for (int j = 0; j < n && ok; j++)	/* a node met again: not consecutive */
+				ok = strcmp(pf->ranks[g[j].lo].host, pf->ranks[i].host) != 0;
+			if (n == PAGE_GROUPS)
+				ok = false;
+			if (!ok)
+				break;
+			if (n > 0)
+				g[n - 1].hi = i;
+			g[n].lo = i;
+			plot_clean(g[n].label, sizeof g[0].label, pf->ranks[i].host);
+			n++;
+		}
+		if (ok && n > 0) {
+			g[n - 1].hi = pf->nranks;
+			*by_node = true;
+			return n;
+		}
+		n = 0;
+	}
+	if (group_by > 0)
+		size = group_by;
+	while ((pf->nranks + size - 1) / size > PAGE_GROUPS)
+		size *= 2;
+	for (int i = 0; i < pf->nranks; i += size) {
+		g[n].lo = i;
+		g[n].hi = i + size < pf->nranks ? i + size : pf->nranks;
+		snprintf(g[n].label, sizeof g[0].label, "%d-%d", pf->ranks[g[n].lo].rank,
+			 pf->ranks[g[n].hi - 1].rank);
+		n++;
+	}
+	return n;
+}
+
 /* ---------------------------------------------------------------- timeline */
 
 static int
@@ -126,8 +192,12 @@ page_timeline(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	if (nranks > PAGE_TIMELINE_MAX_RANKS || r->nphases > PAGE_TIMELINE_MAX_PHASES) {
 		char t[200];
 
-		snprintf(t, sizeof t, "Busy share per rank and time bin: %d ranks, %ld phases",
-			 nranks, r->nphases);
+		if (nranks > 256)	/* timeline_heat's rows */
+			snprintf(t, sizeof t, "Busy share per group of %d ranks and time bin: %d ranks, %ld phases",
+				 (nranks + 255) / 256, nranks, r->nphases);
+		else
+			snprintf(t, sizeof t, "Busy share per rank and time bin: %d ranks, %ld phases",
+				 nranks, r->nphases);
 		title(p, r, t);
 		return timeline_heat(r, p, nranks);
 	}
@@ -177,9 +247,9 @@ page_timeline(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	{
 		char t[256];
 
-		if (stride > 1)
+		if (stride * r->msg_stride > 1)
 			snprintf(t, sizeof t, "Per-rank timeline: busy and idle phases, messages (1 in %ld drawn, %ld in all)",
-				 stride, r->msgs_total);
+				 stride * r->msg_stride, r->msgs_total);
 		else
 			snprintf(t, sizeof t, "Per-rank timeline: busy and idle phases, %ld messages", drawn);
 		title(p, r, t);
@@ -214,7 +284,7 @@ page_matrix(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	int nranks = rep_nranks(r);
 	int g, cells;
 	double *bytes, *msgs;
-	bool any = false;
+	bool any = false, sampled = false;
 	int lab_pt;		/* font size of the numbers in the cells */
 	char q[PLOT_Q_MAX];
 
@@ -241,6 +311,7 @@ page_matrix(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 			any = true;
 		}
 	} else {
+		sampled = r->msg_stride > 1;
 		for (long i = 0; i < r->nmsgs; i++) {
 			const struct rep_msg *m = &r->msgs[i];
 
@@ -280,8 +351,17 @@ page_matrix(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	free(bytes);
 	free(msgs);
 	common(p);
-	plot_cmd(p, "set multiplot layout 1,2 title %s font 'Sans,13'",
-		 plot_quote(q, sizeof q, g > 1 ? "Communication matrix (ranks grouped)" : "Communication matrix"));
+	{
+		char t[200];
+		size_t o = (size_t)snprintf(t, sizeof t, "Communication matrix");
+
+		if (g > 1)
+			o += (size_t)snprintf(t + o, sizeof t - o, " (heat map, %d ranks per cell)", g);
+		if (sampled)
+			snprintf(t + o, sizeof t - o, ", from 1 message in %ld of %ld (no links.tsv)", r->msg_stride,
+				 r->msgs_total);
+		plot_cmd(p, "set multiplot layout 1,2 title %s font 'Sans,13'", plot_quote(q, sizeof q, t));
+	}
 	plot_cmd(p, "set palette gray negative");
 	plot_cmd(p, "set style textbox opaque noborder margins 0.5,0.5");
 	plot_cmd(p, "set size ratio -1");
@@ -454,50 +534,92 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		"rank", "host", "exec (s)", "% comp", "% comm", "% idle", "avg busy (ms)",
 		"avg idle (ms)", "msgs sent", "avg size", "msgs recv",
 	};
+	static const char *const ghead[] = {
+		"ranks", "node or ranks", "exec (s)", "% comp", "% comm", "% idle", "avg busy (ms)",
+		"avg idle (ms)", "msgs sent", "avg size", "msgs recv",
+	};
 	const struct rep_run *r = c->run;
 	const struct prof *pf = &r->prof;
-	int shown, nlinks_shown = 0;
+	struct rgroup *g;
+	int ng, nlinks_shown = 0;
+	bool grouped, by_node;
 	double y = 0.88, dy;
 
 	if (!r->have_prof) {
 		snprintf(why, cap, "no per-rank summary (%.200s)", r->prof_why);
 		return 0;
 	}
-	title(p, r, "Execution characteristics (paper 003, Figure 3)");
+	g = xcalloc(PAGE_GROUPS, sizeof *g);
+	ng = rank_groups(pf, g, c->group_by, &by_node);
+	grouped = ng > 0 && g[0].hi - g[0].lo > 1;
+	if (grouped) {
+		char t[200];
+
+		snprintf(t, sizeof t, "Execution characteristics (paper 003, Figure 3): %d ranks in %d groups", pf->nranks,
+			 ng);
+		title(p, r, t);
+	} else {
+		title(p, r, "Execution characteristics (paper 003, Figure 3)");
+	}
 	plot_table_begin(p);
-	shown = pf->nranks < PAGE_TABLE_MAX_RANKS ? pf->nranks : PAGE_TABLE_MAX_RANKS;
-	dy = shown > 20 ? 0.021 : 0.03;
-	table_row(p, y, x, head, 11, true);
+	dy = ng > 20 ? 0.018 : 0.03;
+	table_row(p, y, x, grouped ? ghead : head, 11, true);
 	plot_table_rule(p, 0.03, 0.98, y - dy / 2);
-	for (int i = 0; i < shown; i++) {
-		const struct prof_rank *k = &pf->ranks[i];
+	for (int gi = 0; gi < ng; gi++) {
+		double exec_ns = 0, comp = 0, comm = 0, idle = 0, busy_ns = 0, idle_ns = 0;
+		int64_t sent = 0, bsent = 0, recv = 0;
+		int k = g[gi].hi - g[gi].lo;
 		char cell[11][64];
 		const char *cells[11];
 		char h[64];
 
-		snprintf(cell[0], 64, "%d", k->rank);
-		snprintf(cell[1], 64, "%s", plot_clean(h, 28, k->host));
-		snprintf(cell[2], 64, "%.3f", (double)k->exec_ns / 1e9);
-		snprintf(cell[3], 64, "%.1f", k->comp_pct);
-		snprintf(cell[4], 64, "%.1f", k->comm_pct);
-		snprintf(cell[5], 64, "%.1f", k->idle_pct);
-		fmt_ms(cell[6], 64, k->avg_busy_ns);
-		fmt_ms(cell[7], 64, k->avg_idle_ns);
-		snprintf(cell[8], 64, "%lld", (long long)k->msgs_sent);
-		fmt_bytes(cell[9], 64, k->msgs_sent > 0 ? (double)k->bytes_sent / (double)k->msgs_sent : NAN);
-		snprintf(cell[10], 64, "%lld", (long long)k->msgs_recv);
+		for (int i = g[gi].lo; i < g[gi].hi; i++) {	/* means over the group, sums of counts */
+			const struct prof_rank *rk = &pf->ranks[i];
+
+			exec_ns = fmax(exec_ns, (double)rk->exec_ns);
+			comp += rk->comp_pct / k;
+			comm += rk->comm_pct / k;
+			idle += rk->idle_pct / k;
+			busy_ns += rk->avg_busy_ns / k;
+			idle_ns += rk->avg_idle_ns / k;
+			sent += rk->msgs_sent;
+			bsent += rk->bytes_sent;
+			recv += rk->msgs_recv;
+		}
+		if (grouped) {
+			snprintf(cell[0], 64, "%d", k);
+			snprintf(cell[1], 64, "%s", g[gi].label);
+		} else {
+			snprintf(cell[0], 64, "%d", pf->ranks[g[gi].lo].rank);
+			snprintf(cell[1], 64, "%s", plot_clean(h, 28, pf->ranks[g[gi].lo].host));
+		}
+		snprintf(cell[2], 64, "%.3f", exec_ns / 1e9);
+		snprintf(cell[3], 64, "%.1f", comp);
+		snprintf(cell[4], 64, "%.1f", comm);
+		snprintf(cell[5], 64, "%.1f", idle);
+		fmt_ms(cell[6], 64, busy_ns);
+		fmt_ms(cell[7], 64, idle_ns);
+		snprintf(cell[8], 64, "%lld", (long long)sent);
+		fmt_bytes(cell[9], 64, sent > 0 ? (double)bsent / (double)sent : NAN);
+		snprintf(cell[10], 64, "%lld", (long long)recv);
 		for (int j = 0; j < 11; j++)
 			cells[j] = cell[j];
 		y -= dy;
 		table_row(p, y, x, cells, 11, false);
 	}
-	if (pf->nranks > shown) {
-		char t[128], q[PLOT_Q_MAX];
+	if (grouped || pf->nranks > ng) {
+		char t[300], q[PLOT_Q_MAX];
 
 		y -= dy;
-		snprintf(t, sizeof t, "... and %d more ranks (all in profile/ranks.tsv)", pf->nranks - shown);
+		if (grouped)
+			snprintf(t, sizeof t, "Above %d ranks, one row per %s (exec: the group's longest; %%: means; "
+				 "messages: sums). Every rank is in profile/ranks.tsv", PAGE_GROUP_ABOVE,
+				 by_node ? "node" : "group of consecutive ranks");
+		else
+			snprintf(t, sizeof t, "... and %d more ranks (all in profile/ranks.tsv)", pf->nranks - ng);
 		plot_cmd(p, "set label %s at screen 0.04,%.4f left font 'Sans,8'", plot_quote(q, sizeof q, t), y);
 	}
+	free(g);
 	if (pf->have_links && pf->nlinks > 0 && y > 0.25) {
 		const struct prof_link **v = xcalloc((size_t)pf->nlinks, sizeof *v);
 		static const double lx[] = { 0.04, 0.12, 0.22, 0.32, 0.42 };
@@ -521,7 +643,9 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 			plot_cmd(p, "set label %s at screen %.4f,%.4f right font 'Sans Bold,8'",
 				 plot_quote(q, sizeof q, lh[j]), lx[j] + 0.04, y);
 		}
-		room = (int)((y - 0.04) / dy);
+		room = (int)((y - 0.04) / dy) - 1;	/* a row for the rest */
+		if (room > PAGE_TOP_LINKS)
+			room = PAGE_TOP_LINKS;
 		for (int i = 0; i < pf->nlinks && nlinks_shown < room; i++, nlinks_shown++) {
 			char cell[5][64];
 
@@ -537,6 +661,21 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 				plot_cmd(p, "set label %s at screen %.4f,%.4f right font 'Sans,8'",
 					 plot_quote(q, sizeof q, cell[j]), lx[j] + 0.04, y);
 			}
+		}
+		if (nlinks_shown < pf->nlinks) {	/* the rest, summed */
+			int64_t msgs = 0, bytes = 0;
+			char t[200], b1[32], b2[32], q[PLOT_Q_MAX];
+
+			for (int i = nlinks_shown; i < pf->nlinks; i++) {
+				msgs += v[i]->msgs;
+				bytes += v[i]->bytes;
+			}
+			fmt_bytes(b1, sizeof b1, msgs > 0 ? (double)bytes / (double)msgs : NAN);
+			fmt_bytes(b2, sizeof b2, (double)bytes);
+			snprintf(t, sizeof t, "the other %d links: %lld messages, avg size %s, %s", pf->nlinks - nlinks_shown,
+				 (long long)msgs, b1, b2);
+			y -= dy;
+			plot_cmd(p, "set label %s at screen 0.04,%.4f left font 'Sans,8'", plot_quote(q, sizeof q, t), y);
 		}
 		free(v);
 	}
@@ -992,6 +1131,12 @@ page_masters(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		snprintf(why, cap, "needs messages, phases and at least three ranks");
 		return 0;
 	}
+	if (r->msg_stride > 1 || r->phases_dropped > 0) {
+		/* the hand-out/result cycles need every message and phase, not a sample */
+		snprintf(why, cap, "more than %d messages or %d phases (the report keeps a sample)",
+			 REP_MAX_MSGS, REP_MAX_PHASES);
+		return 0;
+	}
 	m = xcalloc((size_t)r->nmsgs + 1, sizeof *m);
 	b = xcalloc((size_t)r->nphases + 1, sizeof *b);
 	for (long i = 0; i < r->nmsgs; i++)
@@ -1075,7 +1220,6 @@ out:
 
 /* ---------------------------------------------------------------- why slow (explain) */
 
-#define PAGE_EXPLAIN_MAX_RANKS 64	/* bars drawn; beyond, the page says so */
 #define PAGE_EXPLAIN_CAUSES 5		/* causes written out */
 
 /* Each rank's time as a stacked bar (start-up, computing, CPU taken by others, waiting on
@@ -1091,6 +1235,8 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	struct err e;
 	char q[PLOT_Q_MAX], line[1024];
 	int n, shown = 0;
+	struct rgroup *g;
+	bool grouped, by_node;
 
 	if (!r->have_prof || !r->have_msgs || !r->have_phases) {
 		snprintf(why, cap, "needs the run's profile, messages and phases");
@@ -1103,21 +1249,42 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		return -1;
 	}
 	evid_free(&v);
-	n = a.nranks < PAGE_EXPLAIN_MAX_RANKS ? a.nranks : PAGE_EXPLAIN_MAX_RANKS;
+	g = xcalloc(PAGE_GROUPS, sizeof *g);
+	n = rank_groups(&r->prof, g, c->group_by, &by_node);
+	grouped = n > 0 && g[0].hi - g[0].lo > 1;
 	plot_begin_data(p, "x");
-	for (int i = 0; i < n; i++) {
-		const struct attr_rank *k = &a.ranks[i];
+	for (int i = 0; i < n; i++) {	/* attr ranks follow ranks.tsv rows; a group's means */
+		double x[5] = { 0 };
+		int lo = g[i].lo, hi = g[i].hi < a.nranks ? g[i].hi : a.nranks;
 
-		plot_row(p, "%d %.6f %.6f %.6f %.6f %.6f", k->rank, k->startup_ns / 1e9, k->work_ns / 1e9,
-			 k->cpu_wait_ns / 1e9, k->net_ns / 1e9, k->others_ns / 1e9);
+		for (int j = lo; j < hi; j++) {
+			const struct attr_rank *k = &a.ranks[j];
+
+			x[0] += k->startup_ns / (hi - lo);
+			x[1] += k->work_ns / (hi - lo);
+			x[2] += k->cpu_wait_ns / (hi - lo);
+			x[3] += k->net_ns / (hi - lo);
+			x[4] += k->others_ns / (hi - lo);
+		}
+		plot_row(p, "%d %.6f %.6f %.6f %.6f %.6f", i, x[0] / 1e9, x[1] / 1e9, x[2] / 1e9, x[3] / 1e9,
+			 x[4] / 1e9);
 	}
 	plot_end_data(p);
 	common(p);
-	snprintf(line, sizeof line, "Why the run took %.2f s: each rank's time%s", a.measured_ns / 1e9,
-		 n < a.nranks ? " (the first ranks)" : "");
+	if (grouped)
+		snprintf(line, sizeof line, "Why the run took %.2f s: mean time of a rank, per %s (%d ranks)",
+			 a.measured_ns / 1e9, by_node ? "node" : "group of ranks", a.nranks);
+	else
+		snprintf(line, sizeof line, "Why the run took %.2f s: each rank's time%s", a.measured_ns / 1e9,
+			 n < a.nranks ? " (the first ranks)" : "");
 	title(p, r, line);
+	plot_cmd(p, "set xtics rotate by 45 right font 'Sans,%d'", n > 16 ? 6 : 8);
+	plot_cmd(p, "set xtics (%s 0)", plot_quote_tic(q, sizeof q, g[0].label));
+	for (int i = 1; i < n; i++)
+		plot_cmd(p, "set xtics add (%s %d)", plot_quote_tic(q, sizeof q, g[i].label), i);
+	free(g);
 	/* the top causes, in words, under the bars */
-	plot_cmd(p, "set bmargin %d", 4 + 2 * (PAGE_EXPLAIN_CAUSES + 1));
+	plot_cmd(p, "set bmargin %d", 8 + 2 * (PAGE_EXPLAIN_CAUSES + 1));
 	for (int i = 0; i < a.n && shown < PAGE_EXPLAIN_CAUSES; i++) {
 		const struct attr_cause *x = &a.c[i];
 		char where[120];
@@ -1131,21 +1298,21 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 			 "finish,", where, x->cost_ns / 1e9, 100 * x->cost_ns / a.measured_ns,
 			 x->uncertain ? ", uncertain: the trace is partial there" : "");
 		plot_cmd(p, "set label %d %s at screen 0.08, screen %.3f left font 'Sans,10'", 100 + shown,
-			 plot_quote(q, sizeof q, line), 0.24 - 0.035 * shown);
+			 plot_quote(q, sizeof q, line), 0.20 - 0.032 * shown);
 		shown++;
 	}
 	if (shown == 0)
-		plot_cmd(p, "set label 100 %s at screen 0.08, screen 0.24 left font 'Sans,10'",
+		plot_cmd(p, "set label 100 %s at screen 0.08, screen 0.20 left font 'Sans,10'",
 			 plot_quote(q, sizeof q, "no cause cost the run 0.5 % or more"));
 	snprintf(line, sizeof line, "without every cause %.2f s; residual %.2f s (communication at the best "
 		 "throughput seen, latency, unexplained)", a.ideal_ns / 1e9, a.residual_ns / 1e9);
 	plot_cmd(p, "set label 99 %s at screen 0.08, screen %.3f left font 'Sans,9'", plot_quote(q, sizeof q, line),
-		 0.24 - 0.035 * (shown > 0 ? shown : 1));
+		 0.20 - 0.032 * (shown > 0 ? shown : 1));
 	plot_cmd(p, "set style data histograms");
 	plot_cmd(p, "set style histogram rowstacked");
 	plot_cmd(p, "set style fill pattern 1 border lc rgb 'black'");
 	plot_cmd(p, "set boxwidth 0.7");
-	plot_cmd(p, "set xlabel 'rank'");
+	plot_cmd(p, "set xlabel %s", grouped ? (by_node ? "'node'" : "'ranks'") : "'rank'");
 	plot_cmd(p, "set ylabel 'time (s)'");
 	plot_cmd(p, "set yrange [0:*]");
 	plot_cmd(p, "set key outside right top");
@@ -1154,7 +1321,7 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 
 		for (int k = 0; k < 5 && o < sizeof line; k++)
 			o += (size_t)snprintf(line + o, sizeof line - o, "%s $x using %d%s fs pattern %d lc rgb 'black' title %s",
-					      k ? "," : "", k + 2, k == 0 ? ":xtic(1)" : "", fills[k % 7],
+					      k ? "," : "", k + 2, "", fills[k % 7],
 					      plot_quote(q, sizeof q, parts[k]));
 		plot_cmd(p, "%s", line);
 	}

@@ -16,13 +16,16 @@
 #define PAGE_TIMELINE_MAX_PHASES 20000	/* phases drawn one by one; beyond, time bins */
 #define PAGE_TIMELINE_MAX_ARROWS 1500	/* messages drawn; beyond, one in N (said in the title) */
 #define PAGE_MATRIX_MAX_CELLS 64	/* ranks per matrix side; beyond, rank groups */
-#define PAGE_TABLE_MAX_RANKS 32		/* rows of the Figure 3 table; the rest is summarised */
+#define PAGE_GROUP_ABOVE 64		/* above this many ranks, per-rank pages draw rank groups */
+#define PAGE_GROUPS 32			/* groups (rows of the table, bars of explain) at most */
+#define PAGE_TOP_LINKS 12		/* busiest links listed; the rest are summed in one row */
 
 /* What a page sees: the run it is drawn for and every run given on the command line. */
 struct page_ctx {
 	const struct rep_run *run;
 	const struct rep_run *const *all;	/* [nall], includes run */
 	int nall;
+	int group_by;		/* rank groups: 0 automatic, -1 by node, N ranks per group */
 };
 
 typedef int (*page_fn)(const struct page_ctx *c, struct plot *p, char *why, size_t why_cap);

@@ -46,6 +46,9 @@ const char usage_report[] =
 	"  --accuracy DIR  the validation report of DIR (no RUN then)\n"
 	"  -o FILE.pdf     with --accuracy: write the PDF here (default DIR/accuracy.pdf)\n"
 	"  --no-png        write no PNG figures\n"
+	"  --group-by node|N  the table and explain pages: one row per node, or per N\n"
+	"                  consecutive ranks (default: per rank up to 64 ranks; above, per\n"
+	"                  node when at most 32 nodes, else groups of a power of two ranks)\n"
 	"  -q, --quiet     print only errors\n"
 	"  -v, --verbose   say what each page does\n"
 	"  -h, --help      this text\n"
@@ -56,6 +59,7 @@ const char usage_report[] =
 	"Examples:\n"
 	"  contend report run1\n"
 	"  contend report ws1 ws2 ws4 ws8      # adds speedup/efficiency across the four runs\n"
+	"  contend report --group-by 16 big1   # 1024 ranks: rows of 16 ranks\n"
 	"  CONTEND_GNUPLOT=/opt/gnuplot/bin/gnuplot contend report run1\n"
 	"  contend report --accuracy results/acc1             # results/acc1/accuracy.pdf\n"
 	"  contend report --accuracy results/acc1 -o acc.pdf --no-png\n";
@@ -330,6 +334,7 @@ cmd_report(int argc, char **argv)
 		{ "accuracy", required_argument, NULL, 'A' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-png", no_argument, NULL, 'P' },
+		{ "group-by", required_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -339,6 +344,7 @@ cmd_report(int argc, char **argv)
 	const struct rep_run **all;
 	bool png = true;
 	int opt, n, status = 0, nok = 0;
+	int group_by = 0;	/* 0 automatic, -1 by node, N ranks per group */
 	const char *acc_dir = NULL, *out = NULL;
 
 	while ((opt = cli_getopt(argc, argv, "o:qvh", longopts, usage_report)) != -1) {
@@ -346,6 +352,19 @@ cmd_report(int argc, char **argv)
 		case 'A': acc_dir = optarg; break;
 		case 'o': out = optarg; break;
 		case 'P': png = false; break;
+		case 'G':
+			if (strcmp(optarg, "node") == 0) {
+				group_by = -1;
+			} else {
+				char *end;
+				long v = strtol(optarg, &end, 10);
+
+				if (*optarg == '\0' || *end != '\0' || v < 1 || v > PROF_MAX_RANKS)
+					die_usage("report: --group-by takes 'node' or a number of ranks "
+						  "('%s' given)", optarg);
+				group_by = (int)v;
+			}
+			break;
 		case 'q': err_verbosity = 0; break;
 		case 'v': err_verbosity = 2; break;
 		default: break;
@@ -378,7 +397,7 @@ cmd_report(int argc, char **argv)
 		all[nok++] = &runs[i];
 	}
 	for (int i = 0; i < nok; i++) {
-		struct page_ctx c = { all[i], all, nok };
+		struct page_ctx c = { all[i], all, nok, group_by };
 
 		if (!all[i]->have_stats && !all[i]->have_prof) {
 			warnx_("report: '%s' is not parsed (no profile/): run 'contend parse %s' first",

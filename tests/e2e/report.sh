@@ -90,7 +90,7 @@ esac
 make_run "$tmpd/big" 80 200 node ./other
 if "$CONTEND" report -q --no-png "$tmpd/big" 2>"$tmpd/err"; then
 	check_report big "$tmpd/big/report.pdf" "contend report: big" "Busy share per rank" \
-		"Communication matrix (ranks grouped)" "Message size distribution" "Execution characteristics" \
+		"Communication matrix (heat map, 2 ranks per cell)" "Message size distribution" "Execution characteristics" \
 		"Predicted and measured" "Slowdown curves" "candidate master" "Why the run took"
 	[ ! -e "$tmpd/big/figures/02-timeline.png" ] && ok no-png || bad no-png "--no-png wrote PNG files"
 else
