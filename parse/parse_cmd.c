@@ -99,8 +99,8 @@ const char usage_parse[] =
 	"  contend parse traces/stencil-4ws\n"
 	"  contend parse --force --mpi generic --idle-gap 500us traces/stencil-4ws\n"
 	"  contend parse --pcap ring.pcap.gz -o /tmp/ring-profile\n"
-	"  contend parse -j 1 traces/stencil-4ws\n"
-	"  contend parse --part c3ws1 traces/stencil-4ws    (and c3ws2..4, then --merge)\n"
+	"  contend parse --force -j 1 traces/stencil-4ws\n"
+	"  contend parse --part c3ws1 traces/stencil-4ws\n"
 	"  contend parse --pcap a.pcapng --samples rank-0.tsv.gz --latency 60us --bandwidth 110M -o out\n";
 
 #define MAX_FILES 4096
