@@ -791,6 +791,18 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 		runmeta_set_i64(&m, "compress_level", a->o->cap.compress_level);
 	runmeta_set(&m, "libpcap", "%s", capture_lib_version());
 	runmeta_set(&m, "nodeload", "samples/node-%s.tsv.gz", a->host);
+	{
+		int64_t slice;
+		const char *src;
+
+		if (cpucap_slice_ns(&slice, &src) == 0) {
+			runmeta_set_i64(&m, "sched_slice_ns", slice);
+			runmeta_set(&m, "sched_slice_src", "%s", src);
+		} else {
+			runmeta_set(&m, "sched_slice_ns", "-");
+			runmeta_set(&m, "sched_slice_src", "unreadable");
+		}
+	}
 	if (captured) {
 		runmeta_set(&m, "tstamp_precision", "%s", cr->nano ? "nano" : "micro");
 		runmeta_set_i64(&m, "linktype", cr->linktype);

@@ -42,6 +42,26 @@ parse_i64(const char *s, int64_t *v)
 	return 0;
 }
 
+int
+cpucap_slice_ns(int64_t *ns, const char **src)
+{
+	static const char *const paths[] = { "/proc/sys/kernel/sched_base_slice_ns",
+					     "/sys/kernel/debug/sched/base_slice_ns",
+					     "/proc/sys/kernel/sched_min_granularity_ns",
+					     "/sys/kernel/debug/sched/min_granularity_ns" };
+	char line[64];
+	int64_t v;
+
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		if (read_line(paths[i], line, sizeof line) == 0 && parse_i64(line, &v) == 0 && v > 0) {
+			*ns = v;
+			*src = paths[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* The quota of one cgroup directory, 0 when it has one, -1 when none or unreadable. */
 static int
 dir_quota(const char *dir, bool v2, int64_t *quota_us, int64_t *period_us)

@@ -21,6 +21,13 @@ struct cpucap {
  * Never fails: what cannot be read stays unknown (see the fields). */
 void cpucap_read(pid_t pid, struct cpucap *out);
 
+/* The scheduler's time slice, in ns, into *ns with the file it came from into *src: EEVDF's
+ * base_slice_ns (/proc/sys/kernel/sched_base_slice_ns where a kernel has it, else debugfs
+ * sched/base_slice_ns, Linux 6.6 on), or CFS's sched_min_granularity_ns (/proc/sys/kernel
+ * before 5.13, debugfs sched/min_granularity_ns after). 0 found; -1 when none is readable
+ * (debugfs unmounted or locked down): *ns and *src untouched. */
+int cpucap_slice_ns(int64_t *ns, const char **src);
+
 /* Where the observer (every thread of the calling process) runs, so that its CPU does not
  * come out of the ranks' where the node has cores to spare: with more CPUs allowed than
  * local_ranks (the node's ranks, > 0), the process moves to the last allowed CPU, which

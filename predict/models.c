@@ -55,9 +55,11 @@ const struct model models[] = {
 	{ "replay", "-", "the run's own message trace replayed under the scenario (beyond the papers: "
 	  "the synchronisation structure paper 003 Sec. 5 asks for)",
 	  "each rank's busy time between its sends and receives stretched by (k + 1) / capacity; "
-	  "receives wait for their messages; transfers on changed links share each host's sending and "
-	  "receiving side max-min fairly",
-	  "run: messages (times, sizes, ranks), busy phases, netparams L and B; scenario: cpu_procs "
+	  "receives wait for their messages, and on a loaded node a rank that waited for one waits "
+	  "k / (k + 1) x k x slice / 2 / capacity more for the CPU; transfers on changed links share "
+	  "each host's sending and receiving side max-min fairly",
+	  "run: messages (times, sizes, ranks), busy phases, netparams L and B, the node's scheduler "
+	  "slice and the rank's CPU capacity (meta); scenario: cpu_procs "
 	  "or load_average, capacity, link bandwidth, latency, competing traffic",
 	  replay_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 },

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "predict/p000.h"
 #include "predict/fluid.h"
@@ -158,6 +159,56 @@ stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_dela
 	return p000_node_sd(n, d, &extrap);
 }
 
+/* A number from the key/value meta file path (format "meta"), or dflt when the file, the
+ * key or the number is missing. */
+static double
+meta_num(const char *path, const char *key, double dflt)
+{
+	char v[64], *end;
+	struct err e;
+	double x;
+
+	if (tsv_kv_lookup(path, "meta", key, v, sizeof v, &e) != 1)
+		return dflt;
+	x = strtod(v, &end);
+	return end != v && *end == '\0' && x > 0 && isfinite(x) ? x : dflt;
+}
+
+double
+replay_wake_ns(int k, double slice_ns, double capacity)
+{
+	if (k <= 0 || !(slice_ns > 0))
+		return 0;
+	if (!(capacity > 0) || capacity > 1)
+		capacity = 1;
+	return (double)k * k / (k + 1) * slice_ns / (2 * capacity);
+}
+
+/* The wake-up delay of rank i's receives under the scenario (replay_wake_ns): k from the
+ * scenario's CPU-bound competitors on its node, the slice its node's meta recorded
+ * (sched_slice_ns) or REPLAY_SLICE_NS, the capacity the scenario gives or else the one its
+ * rank meta recorded (a cgroup quota). */
+static double
+wake(const struct prof *p, const struct scen *s, const struct prof_rank *rk)
+{
+	const struct scen_node *n = scen_node_for(s, rk->rank, rk->host);
+	double slice, cap;
+	char *path;
+
+	if (n == NULL || n->cpu_procs <= 0)
+		return 0;
+	path = xasprintf("%s/meta/node-%s.tsv", p->run, rk->host);
+	slice = meta_num(path, "sched_slice_ns", REPLAY_SLICE_NS);
+	free(path);
+	cap = n->capacity;
+	if (isnan(cap)) {
+		path = xasprintf("%s/meta/rank-%d.tsv", p->run, rk->rank);
+		cap = meta_num(path, "cpu_capacity", 1);
+		free(path);
+	}
+	return replay_wake_ns(n->cpu_procs, slice, cap);
+}
+
 /* The index of host name h among hosts[0..*n), added when new. */
 static int
 host_index(const char **hosts, int *n, const char *h)
@@ -176,6 +227,7 @@ struct pass {
 	const struct ev *ev;
 	long nev;
 	const double *f;		/* per rank: CPU stretch */
+	const double *wk;		/* per rank: wake-up delay of a receive it waited for */
 	const int *host;		/* per rank: host index */
 	int nhosts;
 	const double *nlat, *nbw;	/* per message: the changed link's latency and bandwidth,
@@ -185,6 +237,7 @@ struct pass {
 	double *busy_prev;		/* per rank: busy time before prev */
 	double *dmsg;			/* per message: how late it arrives */
 	double *egress, *ingress;	/* per host: the FIFO queues (the first pass) */
+	long nwoke;			/* receives given the wake-up delay (last pass) */
 };
 
 /* Replay the events once. A send on a changed link leaves at dep = its time + D; dep_out
@@ -205,6 +258,7 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 	}
 	for (int h = 0; h < c->nhosts; h++)
 		c->egress[h] = c->ingress[h] = -INFINITY;
+	c->nwoke = 0;
 	for (long j = 0; j < c->nev; j++) {
 		const struct ev *x = &c->ev[j];
 		const struct prof_msg *m = &p->msgs[x->msg];
@@ -258,7 +312,14 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 				if (W < 0)
 					W = 0;
 			}
-			c->D[i] = fmax(c->D[i] - W, c->dmsg[x->msg] - S);
+			/* a rank that waited for the message, and still does in the replay, gets
+			 * the CPU back only when its competitors' slices are done */
+			if (W > 0 && c->wk[i] > 0 && c->dmsg[x->msg] - S >= c->D[i] - W) {
+				c->D[i] = c->dmsg[x->msg] - S + c->wk[i];
+				c->nwoke++;
+			} else {
+				c->D[i] = fmax(c->D[i] - W, c->dmsg[x->msg] - S);
+			}
 		}
 	}
 	for (int i = 0; i < p->nranks; i++)
@@ -312,12 +373,12 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	struct busy_list *bl;
 	struct sends *sd;
 	struct ev *ev;
-	double *D, *f, *dmsg, *egress, *ingress, *busy_prev, *nlat, *nbw, *dep, *dep2, *done;
+	double *D, *f, *wk, *dmsg, *egress, *ingress, *busy_prev, *nlat, *nbw, *dep, *dep2, *done;
 	int64_t *prev;
 	const char **hosts;
 	int *host;
 	int nhosts = 0, worst = -1, npass = 0;
-	long nev = 0, nchanged = 0;
+	long nev = 0, nchanged = 0, nwoke = 0;
 	double T = (double)prof_dedicated_ns(p), best = -INFINITY;
 	bool any = false;
 	struct p000_delay curves;
@@ -335,12 +396,15 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	if ((rc = p000_scenario_curves(s, &curves, e)) < 0)
 		return rc;
 	f = xcalloc((size_t)p->nranks, sizeof *f);
+	wk = xcalloc((size_t)p->nranks, sizeof *wk);
 	for (int i = 0; i < p->nranks; i++) {
 		f[i] = stretch(s, &p->ranks[i], &curves);
+		wk[i] = wake(p, s, &p->ranks[i]);
 		any |= f[i] != 1;
 	}
 	if (!any && s->nlinks == 0) {
 		free(f);
+		free(wk);
 		return pred_na(r, "the scenario changes nothing the replay sees (CPU-bound competitors, "
 			       "load average, CPU capacity, link latency or bandwidth)");
 	}
@@ -453,8 +517,8 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			nlat[k] = nbw[k] = NAN;
 	}
 	{
-		struct pass c = { p, bl, ev, nev, f, host, nhosts, nlat, nbw, D, prev, busy_prev, dmsg, egress,
-				  ingress };
+		struct pass c = { p, bl, ev, nev, f, wk, host, nhosts, nlat, nbw, D, prev, busy_prev, dmsg,
+				  egress, ingress, 0 };
 
 		/* FIFO first, then max-min fair sharing of the departures it gave, until the
 		 * departures settle (they move with what the sharing changes) */
@@ -478,6 +542,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			if (moved < REPLAY_SETTLED_NS)
 				break;
 		}
+		nwoke = c.nwoke;
 	}
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
@@ -493,14 +558,16 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 
 			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
 			pred_add(r, "node", name, D[i], f[i], "trace replay",
-				 "CPU stretch x%.3g; %.3f s late at its end", f[i], D[i] / 1e9);
+				 "CPU stretch x%.3g; wake-up %.2f ms per receive it waited for; %.3f s "
+				 "late at its end", f[i], wk[i] / 1e6, D[i] / 1e9);
 		}
 	}
 	r->predicted_ns = best;
 	snprintf(r->note, sizeof r->note,
 		 "%ld events replayed, %ld messages on changed links (max-min fair, %d replays); run = "
-		 "slowest rank (%d); receives wait for their messages, busy time stretched on loaded nodes",
-		 nev, nchanged, npass, worst >= 0 ? p->ranks[worst].rank : -1);
+		 "slowest rank (%d); receives wait for their messages, busy time stretched on loaded nodes, "
+		 "%ld waited-for receives on them wait for the CPU",
+		 nev, nchanged, npass, worst >= 0 ? p->ranks[worst].rank : -1, nwoke);
 	for (int i = 0; i < p->nranks; i++) {
 		free(bl[i].ph);
 		free(bl[i].before_ns);
@@ -519,6 +586,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(busy_prev);
 	free(dmsg);
 	free(f);
+	free(wk);
 	free(nlat);
 	free(nbw);
 	free(dep);

@@ -21,7 +21,15 @@
  *    idle (waiting), at the end of the busy phase it arrived in otherwise; the rank goes on
  *    at the later of its own time and the message's. With W the idle time the rank spent
  *    waiting just before (it would have spent it anyway) and S the time the message waited
- *    for the rank, D[r] = max(D[r] - W, D_msg - S).
+ *    for the rank, D[r] = max(D[r] - W, D_msg - S);
+ *  - a rank that waited for the message (W > 0) and still waits in the replay (the message's
+ *    term is the larger) on a node with k > 0 CPU-bound competitors gets the CPU only when
+ *    they have used their time slices: D[r] = D_msg - S + wake, with wake =
+ *    replay_wake_ns(k, slice, capacity). An MPI rank waiting for a message polls: it never
+ *    sleeps, so the scheduler gives it no wake-up preemption, and the message finds the CPU
+ *    with a competitor k / (k + 1) of the time, with k slices of it to go, k * slice / 2 on
+ *    average; under a cgroup quota of capacity c a slice of CPU takes slice / c of wall time.
+ *    The slice is the node's (collect records sched_slice_ns), else REPLAY_SLICE_NS.
  *
  * A rank's predicted time is its exec time plus its final D; the run's is the longest.
  * Under an empty scenario every D stays 0: the replay gives the dedicated time back. What it
@@ -32,6 +40,15 @@
 #define PREDICT_REPLAY_H
 
 #include "predict/models.h"
+
+/* The scheduler slice taken when the run's node meta has none: EEVDF's base_slice_ns
+ * default (3 ms, Linux 6.6 on) and CFS's sched_min_granularity_ns order before it. */
+#define REPLAY_SLICE_NS 3000000.0
+
+/* The expected delay before a polling rank that shares its CPU with k CPU-bound competitors
+ * runs again once its message arrives: k / (k + 1) * k * slice_ns / 2, divided by the CPU
+ * capacity (in (0, 1]; anything else is 1). 0 for k <= 0. */
+double replay_wake_ns(int k, double slice_ns, double capacity);
 
 /* The model: needs messages.tsv and phases.tsv. Returns 0 (r->status says whether it
  * applied) or negative with e set. */

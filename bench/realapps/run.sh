@@ -111,7 +111,7 @@ garli)
 	END="" ;;
 *) echo "realapps: unknown program '$PROG' (run.sh --list)" >&2; exit 2 ;;
 esac
-[ -x "$CONTEND" ] || { echo "realapps: no $CONTEND (make)" >&2; exit 1; }
+[ -x "$CONTEND" ] || { echo "realapps: no $CONTEND (make)" >&2; rm -rf "$W"; exit 1; }
 [ -z "$PMPI" ] || [ -f "$B/pmpi/$MPI.so" ] || { echo "realapps: no $B/pmpi/$MPI.so (make workloads)" >&2; exit 1; }
 $TB check >/dev/null 2>&1 || skip "no testbed here: $($TB check 2>&1 | tail -n 1)"
 

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "predict/replay.h"
 #include "tests/unit/check.h"
@@ -221,10 +223,12 @@ TEST(loaded_node_stretches_busy_time)
 {
 	struct pred_result r;
 
-	/* one competitor on the replying rank's node: its 40 ms of work take 80 */
+	/* one competitor on the replying rank's node: its 40 ms of work take 80, and each
+	 * request it waited for (all but the first) waits for the competitor's slice */
 	CHECK(predict(rr_run, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
-	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 40.0 * FX_MS, 1e3);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 40.0 * FX_MS +
+					   (ITERS - 1) * replay_wake_ns(1, REPLAY_SLICE_NS, 1), 1e3);
 	{
 		const struct pred_item *it = FX_ITEM(&r, "node", "rank 1 (ws2)");
 
@@ -266,6 +270,61 @@ TEST(slack_absorbs_a_slower_receiver)
 	CHECK(predict(sink_run, "[node ws2]\ncapacity = 0.25\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + (ITERS - 1) * 20.0 * FX_MS + 90.0 * FX_MS, 1e3);
 	pred_result_free(&r);
+}
+
+/* Writes a key/value meta file RUN/meta/NAME with one key. */
+static void
+meta(const char *run, const char *name, const char *key, const char *value)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/meta", run);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/meta/%s", run, name);
+	if ((f = fopen(path, "w")) == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fprintf(f, "# contend-meta 1\nkey\tvalue\n%s\t%s\n", key, value);
+	fclose(f);
+}
+
+TEST(waited_for_receive_waits_for_the_slice)
+{
+	struct pred_result r;
+	char path[512];
+
+	/* k / (k + 1) of the time a competitor has the CPU, k * slice / 2 of it to go; a
+	 * quota of capacity c makes a slice of CPU slice / c of wall time */
+	CHECK_NEAR(replay_wake_ns(1, 3e6, 1), 0.75e6, 1e-6);
+	CHECK_NEAR(replay_wake_ns(1, 3e6, 0.5), 1.5e6, 1e-6);
+	CHECK_NEAR(replay_wake_ns(2, 3e6, 1), 2e6, 1e-6);
+	CHECK_NEAR(replay_wake_ns(1, 3e6, 2), 0.75e6, 1e-6);	/* a core of its own: no quota */
+	CHECK(replay_wake_ns(0, 3e6, 0.5) == 0);
+	CHECK(replay_wake_ns(1, NAN, 1) == 0);
+	/* the node's recorded slice and the rank's recorded quota: 4 ms, half a CPU */
+	meta(rr_run, "node-ws2.tsv", "sched_slice_ns", "4000000");
+	meta(rr_run, "rank-1.tsv", "cpu_capacity", "0.5");
+	CHECK(predict(rr_run, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 40.0 * FX_MS + (ITERS - 1) * 2.0 * FX_MS,
+		   1e3);
+	pred_result_free(&r);
+	/* a scenario's capacity is the one that counts (and stretches the work: 40 ms take
+	 * 2 x 40 / 0.25) */
+	CHECK(predict(rr_run, "[node ws2]\ncpu_procs = 1\ncapacity = 0.25\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 280.0 * FX_MS + (ITERS - 1) * 4.0 * FX_MS,
+		   1e3);
+	pred_result_free(&r);
+	/* the rank that asks has no competitor: no wake-up delay for its replies */
+	CHECK(predict(rr_run, "[node ws1]\ncapacity = 0.5\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + (ITERS - 1) * 20.0 * FX_MS, 1e3);
+	pred_result_free(&r);
+	snprintf(path, sizeof path, "%s/meta/node-ws2.tsv", rr_run);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/meta/rank-1.tsv", rr_run);
+	unlink(path);
 }
 
 TEST(refuses_without_a_change_or_a_trace)
@@ -348,6 +407,7 @@ main(void)
 	RUN(loaded_node_stretches_busy_time);
 	RUN(message_that_came_during_work_waits_for_it);
 	RUN(slack_absorbs_a_slower_receiver);
+	RUN(waited_for_receive_waits_for_the_slice);
 	RUN(refuses_without_a_change_or_a_trace);
 	RUN(all_to_all_shares_a_capped_link);
 	RUN(a_short_message_is_not_queued_behind_a_long_one);
