@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
 #include "predict/p000.h"
 #include "predict/fluid.h"
 #include "predict/p003.h"
@@ -141,7 +142,8 @@ busy_end_before(const struct busy_list *b, int64_t t)
  * (eq. 2: k CPU-bound competitors give k + 1; communicating ones add their delay_comm),
  * or 1 + L for a load average L; divided by the CPU capacity left. */
 static double
-stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_delay *d)
+stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_delay *d,
+	const struct coloc_rank *cl)
 {
 	const struct scen_node *n = scen_node_for(s, rk->rank, rk->host);
 	bool extrap;
@@ -153,9 +155,10 @@ stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_dela
 		f = 1 + n->load_avg;
 		if (!isnan(n->capacity) && n->capacity > 0)
 			f /= n->capacity;
-		return f;
+	} else {
+		f = p000_node_sd(n, d, &extrap);
 	}
-	return p000_node_sd(n, d, &extrap);
+	return coloc_stretch(f, n->capacity, cl);	/* shared with the node's other ranks */
 }
 
 /* The index of host name h among hosts[0..*n), added when new. */
@@ -335,9 +338,15 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	if ((rc = p000_scenario_curves(s, &curves, e)) < 0)
 		return rc;
 	f = xcalloc((size_t)p->nranks, sizeof *f);
-	for (int i = 0; i < p->nranks; i++) {
-		f[i] = stretch(s, &p->ranks[i], &curves);
-		any |= f[i] != 1;
+	{
+		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
+
+		coloc_read(p, cl);
+		for (int i = 0; i < p->nranks; i++) {
+			f[i] = stretch(s, &p->ranks[i], &curves, &cl[i]);
+			any |= f[i] != 1;
+		}
+		free(cl);
 	}
 	if (!any && s->nlinks == 0) {
 		free(f);
