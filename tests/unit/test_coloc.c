@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "predict/coloc.h"
+#include "predict/models.h"
+#include "predict/scenario.h"
 #include "tests/unit/check.h"
 
 #define MS 1000000LL
@@ -108,6 +110,34 @@ TEST(one_rank_per_node_shares_nothing)
 	CHECK_NEAR(coloc_stretch(2, 1, NULL), 2, 1e-12);
 }
 
+TEST(models_that_take_a_node_alone_do_not_apply)
+{
+	static const char *const hosts[] = { "a", "a", "b", "b" };
+	struct prof_rank rk[4];
+	struct prof p;
+	struct scen s;
+	struct err e = { 0 };
+	int refused = 0;
+
+	make(&p, rk, 4, hosts, NULL, 0);
+	CHECK(scen_load_string(&s, "[node a]\ncpu_procs = 1\n", "t.ini", &e) == 0);
+	for (const struct model *m = models; m->name != NULL; m++) {
+		struct pred_result r;
+
+		if (m->covers & SCOPE_COLOC)
+			continue;
+		pred_result_init(&r);
+		CHECK(model_run(m, &p, &s, &r, &e) == 0);
+		CHECK(r.status == PRED_NA && strstr(r.why, "4 of the run's 4 ranks share a node") != NULL);
+		refused++;
+		pred_result_free(&r);
+	}
+	CHECK(refused >= 4);
+	CHECK(model_find("replay")->covers & SCOPE_COLOC);
+	CHECK(model_find("p000")->covers & SCOPE_COLOC);
+	scen_free(&s);
+}
+
 int
 main(void)
 {
@@ -116,5 +146,6 @@ main(void)
 	RUN(overlap_comes_from_the_phases);
 	RUN(without_phases_the_busy_fraction_stands_in);
 	RUN(one_rank_per_node_shares_nothing);
+	RUN(models_that_take_a_node_alone_do_not_apply);
 	return check_done();
 }
