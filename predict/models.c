@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
 #include "predict/p000.h"
 #include "predict/p003.h"
 #include "predict/replay.h"
@@ -29,7 +30,7 @@ const struct model models[] = {
 	  "run: per-rank computation time (work fractions), per-link messages, netparams B; "
 	  "scenario: cpu_procs, comm_procs with comm/compute fractions and comm_bandwidth, capacity, "
 	  "weight or serial_time, work_fraction, partitioning, delay_comm, link bandwidth",
-	  p000_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK },
+	  p000_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK | SCOPE_COLOC },
 	{ "p001", "001", "Shao, Berman & Wolski, Master/Slave Computing on the Grid",
 	  "eqs. 1-8 (work rates, AppRate by maximum flow, ExecTime eq. 2), Sec. 4.5 (simulator: "
 	  "predicted time, slave idle time, resource utilisation), Table 1 from the trace",
@@ -54,14 +55,15 @@ const struct model models[] = {
 	  run004_predict, SCOPE_CPU | SCOPE_QUEUE },
 	{ "replay", "-", "the run's own message trace replayed under the scenario (beyond the papers: "
 	  "the synchronisation structure paper 003 Sec. 5 asks for)",
-	  "each rank's busy time between its sends and receives stretched by (k + 1) / capacity; "
+	  "each rank's busy time between its sends and receives stretched by (k + 1) / capacity (less "
+	  "where the node's other ranks share its cores: predict/coloc.h); "
 	  "receives wait for their messages, and on a loaded node a rank that waited for one waits "
 	  "k / (k + 1) x k x slice / 2 / capacity more for the CPU; transfers on changed links share "
 	  "each host's sending and receiving side max-min fairly",
 	  "run: messages (times, sizes, ranks), busy phases, netparams L and B, the node's scheduler "
 	  "slice and the rank's CPU capacity (meta); scenario: cpu_procs "
 	  "or load_average, capacity, link bandwidth, latency, competing traffic",
-	  replay_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK },
+	  replay_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK | SCOPE_COLOC },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -207,6 +209,13 @@ model_run(const struct model *m, const struct prof *p, const struct scen *s, str
 		r->dedicated_ns = (double)prof_dedicated_ns(p);
 		return pred_na(r, "the scenario changes %s, which %s does not model; its number would leave "
 			       "that change out", scope_what(bit, s, buf, sizeof buf), m->name);
+	}
+	if (!(m->covers & SCOPE_COLOC) && (pred_scen_changes(s) & (SCOPE_CPU | SCOPE_COMM | SCOPE_QUEUE)) &&
+	    coloc_shared(p) > 0) {
+		r->dedicated_ns = (double)prof_dedicated_ns(p);
+		return pred_na(r, "%d of the run's %d ranks share a node, and %s takes each rank to have its "
+			       "node's CPU alone: it would charge a competitor in full to every rank of the "
+			       "node instead of sharing the node's cores among them", coloc_shared(p), p->nranks, m->name);
 	}
 	return m->predict(p, s, r, e);
 }

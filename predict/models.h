@@ -64,6 +64,7 @@ enum pred_scope {
 	SCOPE_COMM = 2,		/* communicating competitors on a node (comm_procs) */
 	SCOPE_LINK = 4,		/* a link's bandwidth, latency or competing traffic */
 	SCOPE_QUEUE = 8,	/* background arrivals (lambda, paper 004) */
+	SCOPE_COLOC = 16,	/* several ranks on a node sharing its CPUs (a model's covers only) */
 };
 
 struct model {
@@ -85,7 +86,8 @@ unsigned pred_scen_changes(const struct scen *s);
 /* Run model m on p under s, unless s changes a resource m does not see: then r is PRED_NA
  * with why naming the first such resource ("does not model ..."), because the model would
  * give a number that leaves the change out (the dedicated time, for a link change that a
- * CPU model ignores). Returns what m->predict returns (0 for the refusal). */
+ * CPU model ignores); or when s loads a CPU and the run has ranks sharing a node, unless m
+ * covers SCOPE_COLOC. Returns what m->predict returns (0 for the refusal). */
 int model_run(const struct model *m, const struct prof *p, const struct scen *s, struct pred_result *r,
 	      struct err *e) WUR;
 

@@ -8,6 +8,7 @@
 
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
 
 /* Poisson-binomial distribution of how many of p independent events happen, event j with
  * probability q[j]: after competitor j, out[i] is P(i of the first j+1 happen). O(p^2). */
@@ -419,6 +420,7 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	double *f2 = xcalloc((size_t)n, sizeof *f2);	/* dedicated partitioning (measured) */
 	double *f1 = xcalloc((size_t)n, sizeof *f1);	/* partitioning under contention */
 	double *ladd = xcalloc((size_t)n, sizeof *ladd);	/* eq. 3 time added per rank */
+	struct coloc_rank *cl = xcalloc((size_t)n, sizeof *cl);	/* the ranks' neighbours */
 	enum scen_part part = s->part == SCEN_PART_UNSET ? SCEN_PART_CONSTRAINT : s->part;
 	int nweight = 0, nserial = 0, nf1 = 0, nloaded = 0;
 	bool extrap_any = false, any = false;
@@ -494,12 +496,15 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 			goto out;
 		}
 	}
+	coloc_read(p, cl);
 	for (int a = 0; a < n; a++) {
 		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
 		bool x;
 
-		sd[a] = p000_node_sd(sn, d, &x);
-		extrap_any |= x;
+		/* the node's other ranks share its CPUs with the rank and the competitors */
+		sd[a] = sn == NULL ? 1 : coloc_stretch(p000_node_sd(sn, d, &x), sn->capacity, &cl[a]);
+		if (sn != NULL)
+			extrap_any |= x;
 	}
 	agg = aggregate(part, n, w, sd, f1, f2);
 	for (int a = 0; a < n; a++) {
@@ -577,6 +582,7 @@ out:
 	free(f2);
 	free(f1);
 	free(ladd);
+	free(cl);
 	(void)e;
 	return rc;
 }

@@ -95,6 +95,8 @@ list_models(void)
 		printf("    sees:      %s%s%s%s (a scenario changing anything else: does not apply)\n",
 		       m->covers & SCOPE_CPU ? "CPU" : "", m->covers & SCOPE_COMM ? ", communicating competitors" : "",
 		       m->covers & SCOPE_LINK ? ", links" : "", m->covers & SCOPE_QUEUE ? ", background arrivals" : "");
+		printf("    shared nodes: %s\n", m->covers & SCOPE_COLOC ? "a node's ranks share its cores" :
+		       "does not apply when ranks share a loaded node");
 	}
 	printf("\nselection (--select):\n");
 	for (const struct selector *x = selectors; x->name != NULL; x++)

@@ -8,6 +8,7 @@
 
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
 #include "predict/p000.h"
 #include "predict/fluid.h"
 #include "predict/p003.h"
@@ -142,7 +143,8 @@ busy_end_before(const struct busy_list *b, int64_t t)
  * (eq. 2: k CPU-bound competitors give k + 1; communicating ones add their delay_comm),
  * or 1 + L for a load average L; divided by the CPU capacity left. */
 static double
-stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_delay *d)
+stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_delay *d,
+	const struct coloc_rank *cl)
 {
 	const struct scen_node *n = scen_node_for(s, rk->rank, rk->host);
 	bool extrap;
@@ -154,9 +156,10 @@ stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_dela
 		f = 1 + n->load_avg;
 		if (!isnan(n->capacity) && n->capacity > 0)
 			f /= n->capacity;
-		return f;
+	} else {
+		f = p000_node_sd(n, d, &extrap);
 	}
-	return p000_node_sd(n, d, &extrap);
+	return coloc_stretch(f, n->capacity, cl);	/* shared with the node's other ranks */
 }
 
 /* A number from the key/value meta file path (format "meta"), or dflt when the file, the
@@ -397,10 +400,16 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		return rc;
 	f = xcalloc((size_t)p->nranks, sizeof *f);
 	wk = xcalloc((size_t)p->nranks, sizeof *wk);
-	for (int i = 0; i < p->nranks; i++) {
-		f[i] = stretch(s, &p->ranks[i], &curves);
-		wk[i] = wake(p, s, &p->ranks[i]);
-		any |= f[i] != 1;
+	{
+		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
+
+		coloc_read(p, cl);
+		for (int i = 0; i < p->nranks; i++) {
+			f[i] = stretch(s, &p->ranks[i], &curves, &cl[i]);
+			wk[i] = wake(p, s, &p->ranks[i]);
+			any |= f[i] != 1;
+		}
+		free(cl);
 	}
 	if (!any && s->nlinks == 0) {
 		free(f);

@@ -1,0 +1,30 @@
+/* coloc: several ranks on one node. A node's ranks share its CPUs with each other and with
+ * the scenario's competitors, so a competitor slows each of them less than it would slow a
+ * rank alone on the node, and not at all while the node has a core to spare. */
+#ifndef CONTEND_PREDICT_COLOC_H
+#define CONTEND_PREDICT_COLOC_H
+
+#include "predict/profile.h"
+
+/* What a rank's node holds besides the rank itself. */
+struct coloc_rank {
+	int nlocal;		/* the node's ranks, this one included (>= 1) */
+	double others_busy;	/* the other local ranks' busy share of this rank's busy time
+				 * (from the phases; else their busy fractions), summed */
+	double cores;		/* cores' worth the node's ranks may use (meta cpu_capacity),
+				 * 1 when the run does not say */
+};
+
+/* Fill c[0..p->nranks) from the profile (hosts, busy fractions) and the run's meta files
+ * (RUN/meta/rank-R.tsv cpu_capacity of the node's first rank). */
+void coloc_read(const struct prof *p, struct coloc_rank *c);
+/* Ranks sharing a node with another rank; 0 when every node has one. */
+int coloc_shared(const struct prof *p);
+/* The CPU stretch of a rank's busy time, from sd (the scenario's slowdown of a rank alone
+ * on one core of the node: k + 1 for k CPU-bound competitors, divided by cap) and cap (the
+ * scenario's CPU capacity, 1 when unset): the competitors' extra demand sd * cap - 1 shares
+ * the node's cores with the rank and the busy share of its neighbours, against the share
+ * they had in the run. A rank alone on a node of at most one core gets sd back. */
+double coloc_stretch(double sd, double cap, const struct coloc_rank *c);
+
+#endif
