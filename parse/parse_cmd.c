@@ -49,15 +49,16 @@ const char usage_parse[] =
 	"capture or samples file, a bad sample row, a rank meta value that fails its checks,\n"
 	"a missing piece of RUN) is reported on stderr with its file and line or byte;\n"
 	"everything read before it is still used and written, stats.tsv says complete\n"
-	"partial, and the exit status is 1. So is an Open MPI run over UCX (pml ucx), whose\n"
-	"ranks and tags are not decoded.\n"
+	"partial, and the exit status is 1. UCX streams are MPICH's unless RUN/meta names\n"
+	"the launcher openmpi (Open MPI's pml ucx) or --mpi ompi-ucx says so.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output DIR        where to write (default RUN/profile)\n"
 	"  -p, --pcap FILE...      captures to read instead of RUN (the option may repeat)\n"
 	"  -S, --samples FILE      a samples file of one rank (repeatable; with --pcap)\n"
 	"  -m, --mpi MODE          auto (default): recognise Open MPI and MPICH, else generic;\n"
-	"                          generic: paper 003's byte runs only; ompi; mpich\n"
+	"                          generic: paper 003's byte runs only; ompi; mpich;\n"
+	"                          ompi-ucx: UCX streams as Open MPI's (pml ucx)\n"
 	"  -g, --idle-gap DUR      a pause that ends a generic message (default 1ms)\n"
 	"  -b, --busy-threshold F  fraction of a sample interval on CPU that makes it busy\n"
 	"                          (default 0.5 of what the rank could run: scaled by the\n"
@@ -573,7 +574,7 @@ static const char *const kv_cols[] = { "key", "value", NULL };
 static void
 write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 {
-	static const char *const dname[3] = { "generic", "ompi", "mpich" };
+	static const char *const dname[FLOWS_NDEC] = { "generic", "ompi", "mpich", "ompi_ucx" };
 	struct tsv_w t;
 	struct err e;
 	char key[64];
@@ -622,7 +623,7 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	}
 	w_kv_u(&t, "non_mpi_streams", s->dec_conns[MSG_GENERIC]);
 	w_kv_u(&t, "non_mpi_bytes", s->dec_bytes[MSG_GENERIC]);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < FLOWS_NDEC; i++) {
 		snprintf(key, sizeof key, "%s_streams", dname[i]);
 		w_kv_u(&t, key, s->dec_conns[i]);
 		snprintf(key, sizeof key, "%s_bytes", dname[i]);
@@ -922,7 +923,7 @@ read_run_meta(struct ctx *c, const char *run)
 
 /* Open MPI may run over UCX (pml ucx): its streams are UCX's, which the MPICH decoder
  * frames exactly, but Open MPI lays out the UCP tag differently (docs/mpi-decoders.md), so
- * the ranks, tags and communicators read from it are wrong. Say so. */
+ * the ranks, tags and communicators read with '--mpi mpich' are wrong. Say so. */
 static void
 warn_ompi_ucx(struct ctx *c, const struct flows_stats *s)
 {
@@ -932,7 +933,7 @@ warn_ompi_ucx(struct ctx *c, const struct flows_stats *s)
 		return;
 	m = xasprintf("an Open MPI run over UCX (pml ucx): %" PRIu64 " UCX streams read with MPICH's "
 		      "tag layout; message sizes and times are right, ranks, tags and communicators "
-		      "are not (docs/mpi-decoders.md; record with '--mca pml ob1' to decode it)",
+		      "are not (docs/mpi-decoders.md; parse with '--mpi auto' or '--mpi ompi-ucx')",
 		      s->dec_conns[MSG_MPICH]);
 	warn_partial(c, m);
 	free(m);
@@ -1054,7 +1055,9 @@ get_opts(int argc, char **argv, struct opts *o)
 			else if (strcmp(optarg, "generic") == 0) o->mpi = FLOWS_MPI_GENERIC;
 			else if (strcmp(optarg, "ompi") == 0) o->mpi = FLOWS_MPI_OMPI;
 			else if (strcmp(optarg, "mpich") == 0) o->mpi = FLOWS_MPI_MPICH;
-			else die_usage("parse: option '--mpi': '%s' is not auto, generic, ompi or mpich", optarg);
+			else if (strcmp(optarg, "ompi-ucx") == 0) o->mpi = FLOWS_MPI_OMPI_UCX;
+			else die_usage("parse: option '--mpi': '%s' is not auto, generic, ompi, mpich or "
+				       "ompi-ucx", optarg);
 			break;
 		case 'g':
 			o->idle_gap_ns = cli_duration_ns(optarg, "--idle-gap", 1000);
@@ -1200,6 +1203,7 @@ cmd_parse(int argc, char **argv)
 
 	memset(&cfg, 0, sizeof cfg);
 	cfg.mpi = o.mpi;
+	cfg.ucx_is_ompi = strcmp(c.launcher, "openmpi") == 0;	/* pml ucx, if UCX at all */
 	cfg.max_conns = o.max_streams;
 	cfg.max_buf_bytes = o.max_buffer;
 	cb.msg = on_msg;
@@ -1227,14 +1231,21 @@ cmd_parse(int argc, char **argv)
 
 		printf("latency %.1f us (%s), bandwidth %.1f MB/s (%s)\n", np.lat_ns / 1e3, np.lat_source,
 		       np.bw_Bps / 1e6, np.bw_source);
+		uint64_t nmsgs = 0;
+		char ucx[40] = "";	/* named only when there were any: older outputs stay */
+
+		for (i = 0; i < FLOWS_NDEC; i++)
+			nmsgs += s->dec[i].msgs;
+		if (s->dec_conns[FLOWS_DEC_OMPI_UCX])
+			snprintf(ucx, sizeof ucx, ", ompi-ucx %" PRIu64, s->dec_conns[FLOWS_DEC_OMPI_UCX]);
 		printf("%" PRIu64 " packets, %" PRIu64 " streams (ompi %" PRIu64 ", mpich %" PRIu64
-		       ", other %" PRIu64 ", launcher %" PRIu64 "), %" PRIu64 " messages, %" PRIu64
-		       " gaps, %" PRIu64 " retransmissions\n",
+		       "%s, other %" PRIu64 ", launcher %" PRIu64 "), %" PRIu64 " messages, %"
+		       PRIu64 " gaps, %" PRIu64 " retransmissions\n",
 		       s->packets, s->conns, s->dec_conns[MSG_OMPI], s->dec_conns[MSG_MPICH],
-		       s->dec_conns[MSG_GENERIC],
+		       ucx, s->dec_conns[MSG_GENERIC],
 		       s->launcher_conns[LAUNCH_ORTE_OOB] + s->launcher_conns[LAUNCH_PMIX] +
 		       s->launcher_conns[LAUNCH_HYDRA],
-		       s->dec[0].msgs + s->dec[1].msgs + s->dec[2].msgs, s->tcp.gaps, s->tcp.retrans_segs);
+		       nmsgs, s->tcp.gaps, s->tcp.retrans_segs);
 		printf("coverage %s\n", c.cov_note);
 	}
 	rc = c.warnings ? 1 : 0;
