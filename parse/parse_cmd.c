@@ -50,7 +50,8 @@ const char usage_parse[] =
 	"a missing piece of RUN) is reported on stderr with its file and line or byte;\n"
 	"everything read before it is still used and written, stats.tsv says complete\n"
 	"partial, and the exit status is 1. UCX streams are MPICH's unless RUN/meta names\n"
-	"the launcher openmpi (Open MPI's pml ucx) or --mpi ompi-ucx says so.\n"
+	"the launcher openmpi (Open MPI's pml ucx) or --mpi ompi-ucx says so; a capture\n"
+	"without RUN whose UCX tags look like Open MPI's is warned about (exit status 1).\n"
 	"\n"
 	"options:\n"
 	"  -o, --output DIR        where to write (default RUN/profile)\n"
@@ -137,6 +138,7 @@ struct ctx {
 	uint64_t events_capped;		/* times past PARSE_MAX_EVENTS, not kept */
 	bool see_local;			/* RUN/meta/run.tsv: collected with --see-local */
 	char launcher[16];		/* RUN/meta/run.tsv's launcher, "" unknown */
+	uint64_t ucx_ompi_like;		/* MPICH-read UCX messages with context id 65535 */
 	struct cov_stats cov;		/* which rank pairs the capture could see */
 	char cov_note[COV_NOTE_MAX + 16];
 };
@@ -239,6 +241,8 @@ on_msg(void *vc, const struct msg *m)
 
 	rollup_msg(&c->prof, m);
 	keep_times(c, m);
+	if (m->mpi == MSG_MPICH && m->cid == 0xffff)	/* see warn_ompi_ucx */
+		c->ucx_ompi_like++;
 	if (c->write_failed)
 		return;
 	tsv_w_i64(&c->msgs, m->t_first_ns);
@@ -923,18 +927,27 @@ read_run_meta(struct ctx *c, const char *run)
 
 /* Open MPI may run over UCX (pml ucx): its streams are UCX's, which the MPICH decoder
  * frames exactly, but Open MPI lays out the UCP tag differently (docs/mpi-decoders.md), so
- * the ranks, tags and communicators read with '--mpi mpich' are wrong. Say so. */
+ * the ranks, tags and communicators read with MPICH's layout are wrong. Say so when the run
+ * is Open MPI's and '--mpi mpich' forced that layout, and when a run of unknown launcher (a
+ * bare capture) has UCX messages of MPICH context id 65535: Open MPI's collective tags
+ * (-16 the barrier, ...) fill those bits, MPICH's own context ids do not reach them. */
 static void
 warn_ompi_ucx(struct ctx *c, const struct flows_stats *s)
 {
 	char *m;
 
-	if (strcmp(c->launcher, "openmpi") != 0 || s->dec_conns[MSG_MPICH] == 0)
+	if (strcmp(c->launcher, "openmpi") == 0 && s->dec_conns[MSG_MPICH] > 0)
+		m = xasprintf("an Open MPI run over UCX (pml ucx): %" PRIu64 " UCX streams read with "
+			      "MPICH's tag layout; message sizes and times are right, ranks, tags and "
+			      "communicators are not (docs/mpi-decoders.md; parse with '--mpi auto' or "
+			      "'--mpi ompi-ucx')", s->dec_conns[MSG_MPICH]);
+	else if (c->launcher[0] == '\0' && c->ucx_ompi_like > 0)
+		m = xasprintf("%" PRIu64 " UCX messages carry MPICH context id 65535, as Open MPI's "
+			      "collective tags do when read with MPICH's tag layout: if this is an Open "
+			      "MPI run over UCX (pml ucx), parse it with '--mpi ompi-ucx'",
+			      c->ucx_ompi_like);
+	else
 		return;
-	m = xasprintf("an Open MPI run over UCX (pml ucx): %" PRIu64 " UCX streams read with MPICH's "
-		      "tag layout; message sizes and times are right, ranks, tags and communicators "
-		      "are not (docs/mpi-decoders.md; parse with '--mpi auto' or '--mpi ompi-ucx')",
-		      s->dec_conns[MSG_MPICH]);
 	warn_partial(c, m);
 	free(m);
 }
