@@ -14,7 +14,8 @@
  * The sender's world rank is in the UCP tag only for MPI_COMM_WORLD (context 0, or 1 for its
  * collectives); once seen for a direction it names that direction's sender for every
  * message. Messages whose ends are not yet known wait in a small queue until they are (or
- * the connection closes). */
+ * the connection closes). The record hooks (ucx_*) also serve Open MPI over UCX
+ * (parse/ompi_ucx.c), which differs only in the UCP tag layout. */
 #include "parse/mpich.h"
 
 #include <string.h>
@@ -275,8 +276,9 @@ mpich_world(uint64_t tag, int32_t *rank)
 	return true;
 }
 
-/* A UCP tag seen in direction d: split it by the decoder's layout into *m's fields, and learn
- * the sender's world rank when the tag names MPI_COMM_WORLD. */
+/* A UCP tag seen in direction d: split it by the decoder's layout (struct ucx_proto: MPICH's
+ * here, Open MPI's in parse/ompi_ucx.c) and learn the sender's world rank when the tag names
+ * MPI_COMM_WORLD. */
 static void
 tag_split(struct frame *f, int d, uint64_t tag, int32_t *cid, int32_t *comm_src, int32_t *t)
 {
