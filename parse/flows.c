@@ -144,6 +144,8 @@ decoder_index(const struct decoder *d)
 		return MSG_OMPI;
 	if (strcmp(d->name, "mpich") == 0)
 		return MSG_MPICH;
+	if (d == &dec_ompi_ucx)
+		return FLOWS_DEC_OMPI_UCX;
 	return MSG_GENERIC;
 }
 
@@ -154,7 +156,8 @@ candidate(const struct flows *f, const struct decoder *d)
 	case FLOWS_MPI_AUTO: return true;
 	case FLOWS_MPI_GENERIC: return false;
 	case FLOWS_MPI_OMPI: return strcmp(d->name, "ompi") == 0;
-	case FLOWS_MPI_MPICH: return strcmp(d->name, "mpich") == 0;
+	case FLOWS_MPI_MPICH:
+	case FLOWS_MPI_OMPI_UCX: return strcmp(d->name, "mpich") == 0;
 	}
 	return false;
 }
@@ -213,6 +216,10 @@ choose(struct flows *f, struct conn *c, bool force)
 				best_score = s, best = dec;
 		}
 	}
+	/* UCX streams look the same whichever MPI sends them; the run says whose they are. */
+	if (best == &dec_mpich && (f->cfg.mpi == FLOWS_MPI_OMPI_UCX ||
+				   (f->cfg.mpi == FLOWS_MPI_AUTO && f->cfg.ucx_is_ompi)))
+		best = &dec_ompi_ucx;
 	memset(&ci, 0, sizeof ci);
 	ci.conn = c->info.conn;
 	ci.af = c->info.af;

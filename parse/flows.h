@@ -25,7 +25,11 @@ enum flows_mpi {	/* --mpi */
 	FLOWS_MPI_GENERIC,	/* generic only */
 	FLOWS_MPI_OMPI,		/* Open MPI's decoder, else generic */
 	FLOWS_MPI_MPICH,	/* MPICH's decoder, else generic */
+	FLOWS_MPI_OMPI_UCX,	/* UCX streams as Open MPI's (pml ucx), else generic */
 };
+
+#define FLOWS_DEC_OMPI_UCX 3	/* stats index of dec_ompi_ucx (the others: enum msg_mpi) */
+#define FLOWS_NDEC 4		/* stats indexes: generic, ompi, mpich, ompi-ucx */
 
 /* What a finished connection looked like (for RUN/profile/conns.tsv and netparams). */
 struct flows_conn {
@@ -70,6 +74,7 @@ struct flows_cb {
 
 struct flows_config {
 	enum flows_mpi mpi;
+	bool ucx_is_ompi;	/* auto: UCX streams are Open MPI's (pml ucx), not MPICH's */
 	size_t max_conns;	/* concurrent connections (0: 65536) */
 	size_t max_buf_bytes;	/* tcpr cap per direction (0: default) */
 	size_t max_segs;	/* tcpr cap per direction (0: default) */
@@ -88,8 +93,8 @@ struct flows_stats {
 	uint64_t conns_dup;		/* already parsed from an earlier capture */
 	uint64_t orphan_pkts;		/* segments of no known connection without SYN or data */
 	uint64_t launcher_conns[LAUNCH_NKINDS], launcher_bytes[LAUNCH_NKINDS];
-	uint64_t dec_conns[3], dec_bytes[3];	/* by decoder: generic, ompi, mpich */
-	struct dec_stats dec[3];	/* per decoder */
+	uint64_t dec_conns[FLOWS_NDEC], dec_bytes[FLOWS_NDEC];	/* by decoder stats index */
+	struct dec_stats dec[FLOWS_NDEC];	/* per decoder */
 	struct tcpr_stats tcp;
 };
 

@@ -14,7 +14,8 @@
  * The sender's world rank is in the UCP tag only for MPI_COMM_WORLD (context 0, or 1 for its
  * collectives); once seen for a direction it names that direction's sender for every
  * message. Messages whose ends are not yet known wait in a small queue until they are (or
- * the connection closes). */
+ * the connection closes). The record hooks (ucx_*) also serve Open MPI over UCX
+ * (parse/ompi_ucx.c), which differs only in the UCP tag layout. */
 #include "parse/mpich.h"
 
 #include <string.h>
@@ -48,7 +49,7 @@
 
 #define PUT_REQ_LEN 20
 #define CM_MAX 64		/* longest connection event: 13 + sockaddr_in6 (28) */
-#define SCAN_WIN 4096		/* bytes a resync judgement may look ahead */
+#define SCAN_WIN UCX_SCAN_WIN
 #define RECORD_MIN AM_HDR_LEN
 #define KEY_MSGID 0		/* matching keys: eager multi-record message id */
 #define KEY_SREQ 1		/* rendezvous sender request id */
@@ -125,8 +126,8 @@ record_ok(const uint8_t *p, size_t n)
 	}
 }
 
-static int
-mpich_detect(const uint8_t *p, size_t n, int dir)
+int
+ucx_detect(const uint8_t *p, size_t n, int dir)
 {
 	static const uint8_t magic[MAGIC_LEN] = { 0x78, 0x56, 0x34, 0x12, 0xbe, 0xba, 0xfe, 0xca };
 	size_t k = n < MAGIC_LEN ? n : MAGIC_LEN;
@@ -140,8 +141,8 @@ mpich_detect(const uint8_t *p, size_t n, int dir)
 
 /* Header bytes the record whose first hlen bytes are hdr needs: > hlen for more, 0 when
  * complete, -1 when it is not a record we accept. */
-static int
-record_need(const uint8_t *hdr, size_t hlen)
+int
+ucx_record_need(const uint8_t *hdr, size_t hlen)
 {
 	struct rd r = rd_make(hdr, hlen);
 	uint8_t id;
@@ -188,7 +189,7 @@ mpich_record(const uint8_t *p, size_t n, uint64_t *total, uint64_t *keep)
 
 		if (h > n)
 			return (int)h;
-		need = record_need(p, h);
+		need = ucx_record_need(p, h);
 		if (need < 0)
 			return -1;
 		if (need == 0)
@@ -214,8 +215,8 @@ mpich_record_plausible(const uint8_t *p, size_t n)
 }
 
 /* The initiator's 8-byte magic; without it the stream may hold records already. */
-static int
-mpich_preamble(struct frame *f, int d, const uint8_t *p)
+int
+ucx_preamble(struct frame *f, int d, const uint8_t *p)
 {
 	struct rd r = rd_make(p, MAGIC_LEN);
 
@@ -225,8 +226,8 @@ mpich_preamble(struct frame *f, int d, const uint8_t *p)
 
 /* A record's length is in its 5-byte header, but for a PUT_REQ, whose raw data length
  * comes after it. */
-static uint64_t
-mpich_total(const uint8_t *hdr, size_t hlen)
+uint64_t
+ucx_total(const uint8_t *hdr, size_t hlen)
 {
 	struct rd r = rd_make(hdr, hlen);
 	uint8_t id = rd_u8(&r);
@@ -238,8 +239,8 @@ mpich_total(const uint8_t *hdr, size_t hlen)
 /* Resynchronise on a believable record that is followed by one, when that one is within
  * SCAN_WIN bytes: a 5-byte header alone is too weak a test. A PUT_REQ is never trusted
  * (its raw data length is too weak a check). */
-static enum frame_judge
-mpich_resync(const uint8_t *p, size_t n)
+enum frame_judge
+ucx_resync(const uint8_t *p, size_t n)
 {
 	uint64_t next;
 
@@ -256,20 +257,37 @@ mpich_resync(const uint8_t *p, size_t n)
 	return record_ok(p + next, n - next) ? FRAME_YES : FRAME_NO;
 }
 
-/* A UCP tag seen in direction d: learn the sender's world rank from MPI_COMM_WORLD. */
+/* MPICH's UCP tag (ucx_impl.h): context id << 48 | comm rank << 32 | tag. */
 static void
-learn(struct frame *f, int d, uint64_t tag)
-{
-	if (tag >> 48 <= 1)
-		frame_set_world(f, d, (int32_t)((tag >> 32) & 0xffff), RANKSRC_UCPTAG);
-}
-
-static void
-tag_split(uint64_t tag, int32_t *cid, int32_t *comm_src, int32_t *t)
+mpich_tag(uint64_t tag, int32_t *cid, int32_t *comm_src, int32_t *t)
 {
 	*cid = (int32_t)(tag >> 48);
 	*comm_src = (int32_t)((tag >> 32) & 0xffff);
 	*t = (int32_t)(uint32_t)tag;
+}
+
+/* MPI_COMM_WORLD is context 0, its collectives 1: the comm rank is the world rank. */
+static bool
+mpich_world(uint64_t tag, int32_t *rank)
+{
+	if (tag >> 48 > 1)
+		return false;
+	*rank = (int32_t)((tag >> 32) & 0xffff);
+	return true;
+}
+
+/* A UCP tag seen in direction d: split it by the decoder's layout (struct ucx_proto: MPICH's
+ * here, Open MPI's in parse/ompi_ucx.c) and learn the sender's world rank when the tag names
+ * MPI_COMM_WORLD. */
+static void
+tag_split(struct frame *f, int d, uint64_t tag, int32_t *cid, int32_t *comm_src, int32_t *t)
+{
+	const struct ucx_proto *up = (const struct ucx_proto *)f->pr;
+	int32_t r;
+
+	up->tag(tag, cid, comm_src, t);
+	if (up->world(tag, &r))
+		frame_set_world(f, d, r, RANKSRC_UCPTAG);
 }
 
 /* Start a message with a pending slot (multi-record eager or rendezvous). */
@@ -278,14 +296,13 @@ start_pending(struct frame *f, int d, uint64_t tag, uint64_t len)
 {
 	struct frame_msg *pm = frame_pend_new(f, d, len, MPICH_MSG_MAX);
 
-	tag_split(tag, &pm->cid, &pm->comm_src, &pm->tag);
-	learn(f, d, tag);
+	tag_split(f, d, tag, &pm->cid, &pm->comm_src, &pm->tag);
 	return pm;
 }
 
 /* The decoded header of the current record of direction d is complete: act on it. */
-static void
-mpich_start(struct frame *f, int d)
+void
+ucx_start(struct frame *f, int d)
 {
 	struct frame_dir *fd = &f->d[d], *peer = &f->d[1 - d];
 	struct rd r = rd_make(fd->hdr, fd->hlen);
@@ -304,10 +321,9 @@ mpich_start(struct frame *f, int d)
 		uint64_t tag = rd_le64(&r);
 		struct msg *m = frame_eager(f, d);
 
-		tag_split(tag, &m->cid, &m->comm_src, &m->tag);
+		tag_split(f, d, tag, &m->cid, &m->comm_src, &m->tag);
 		m->bytes = body;
 		m->proto = id == AM_EAGER_ONLY ? PROTO_EAGER : PROTO_SYNC;
-		learn(f, d, tag);
 		break;
 	}
 	case AM_EAGER_FIRST:
@@ -387,29 +403,21 @@ mpich_start(struct frame *f, int d)
 	}
 }
 
-static const struct frame_proto mpich_proto = {
-	.mpi = MSG_MPICH,
-	.pre_len = { MAGIC_LEN, 0 },
-	.preamble = mpich_preamble,
-	.need = record_need,
-	.total = mpich_total,
-	.start = mpich_start,
-	.resync = mpich_resync,
-	.resync_max = SCAN_WIN,
-	.anchor_off = -1,
-	.scan_max = MPICH_SCAN_MAX,
-	.wait_ranks = true,
+static const struct ucx_proto mpich_proto = {
+	.fp = UCX_FRAME_PROTO(MSG_MPICH),
+	.tag = mpich_tag,
+	.world = mpich_world,
 };
 
 static void *
 mpich_open(const struct conn_info *ci, const struct msg_sink *sink, struct dec_stats *st)
 {
-	return frame_open(&mpich_proto, ci, sink, st);
+	return frame_open(&mpich_proto.fp, ci, sink, st);
 }
 
 const struct decoder dec_mpich = {
 	.name = "mpich",
-	.detect = mpich_detect,
+	.detect = ucx_detect,
 	.open = mpich_open,
 	.data = frame_data,
 	.gap = frame_gap,

@@ -108,6 +108,7 @@ struct decoder {
 
 extern const struct decoder dec_ompi;	/* parse/ompi.c */
 extern const struct decoder dec_mpich;	/* parse/mpich.c */
+extern const struct decoder dec_ompi_ucx;	/* parse/ompi_ucx.c: Open MPI over UCX */
 extern const struct decoder dec_generic;	/* parse/generic.c */
 
 const char *msg_proto_name(enum msg_proto p);

@@ -53,8 +53,9 @@ const char usage_parse[] =
 	"capture or samples file, a bad sample row, a rank meta value that fails its checks,\n"
 	"a missing piece of RUN) is reported on stderr with its file and line or byte;\n"
 	"everything read before it is still used and written, stats.tsv says complete\n"
-	"partial, and the exit status is 1. So is an Open MPI run over UCX (pml ucx), whose\n"
-	"ranks and tags are not decoded.\n"
+	"partial, and the exit status is 1. UCX streams are MPICH's unless RUN/meta names\n"
+	"the launcher openmpi (Open MPI's pml ucx) or --mpi ompi-ucx says so; a capture\n"
+	"without RUN whose UCX tags look like Open MPI's is warned about (exit status 1).\n"
 	"\n"
 	"Each capture is parsed alone into a part, on -j threads at once, and the parts are\n"
 	"merged in capture order (a connection captured on both its nodes is taken from the\n"
@@ -70,7 +71,8 @@ const char usage_parse[] =
 	"  -p, --pcap FILE...      captures to read instead of RUN (the option may repeat)\n"
 	"  -S, --samples FILE      a samples file of one rank (repeatable; with --pcap)\n"
 	"  -m, --mpi MODE          auto (default): recognise Open MPI and MPICH, else generic;\n"
-	"                          generic: paper 003's byte runs only; ompi; mpich\n"
+	"                          generic: paper 003's byte runs only; ompi; mpich;\n"
+	"                          ompi-ucx: UCX streams as Open MPI's (pml ucx)\n"
 	"  -g, --idle-gap DUR      a pause that ends a generic message (default 1ms)\n"
 	"  -b, --busy-threshold F  fraction of a sample interval on CPU that makes it busy\n"
 	"                          (default 0.5 of what the rank could run: scaled by the\n"
@@ -161,6 +163,7 @@ struct ctx {
 	uint64_t events_capped;		/* times past PARSE_MAX_EVENTS, not kept */
 	bool see_local;			/* RUN/meta/run.tsv: collected with --see-local */
 	char launcher[16];		/* RUN/meta/run.tsv's launcher, "" unknown */
+	uint64_t ucx_ompi_like;		/* MPICH-read UCX messages with context id 65535 */
 	struct cov_stats cov;		/* which rank pairs the capture could see */
 	char cov_note[COV_NOTE_MAX + 16];
 };
@@ -263,6 +266,8 @@ on_msg(void *vc, const struct msg *m)
 
 	rollup_msg(&c->prof, m);
 	keep_times(c, m);
+	if (m->mpi == MSG_MPICH && m->cid == 0xffff)	/* see warn_ompi_ucx */
+		c->ucx_ompi_like++;
 	if (c->write_failed)
 		return;
 	tsv_w_i64(&c->msgs, m->t_first_ns);
@@ -531,7 +536,7 @@ static const char *const kv_cols[] = { "key", "value", NULL };
 static void
 write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 {
-	static const char *const dname[3] = { "generic", "ompi", "mpich" };
+	static const char *const dname[FLOWS_NDEC] = { "generic", "ompi", "mpich", "ompi_ucx" };
 	struct tsv_w t;
 	struct err e;
 	char key[64];
@@ -580,7 +585,7 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	}
 	w_kv_u(&t, "non_mpi_streams", s->dec_conns[MSG_GENERIC]);
 	w_kv_u(&t, "non_mpi_bytes", s->dec_bytes[MSG_GENERIC]);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < FLOWS_NDEC; i++) {
 		snprintf(key, sizeof key, "%s_streams", dname[i]);
 		w_kv_u(&t, key, s->dec_conns[i]);
 		snprintf(key, sizeof key, "%s_bytes", dname[i]);
@@ -880,18 +885,27 @@ read_run_meta(struct ctx *c, const char *run)
 
 /* Open MPI may run over UCX (pml ucx): its streams are UCX's, which the MPICH decoder
  * frames exactly, but Open MPI lays out the UCP tag differently (docs/mpi-decoders.md), so
- * the ranks, tags and communicators read from it are wrong. Say so. */
+ * the ranks, tags and communicators read with MPICH's layout are wrong. Say so when the run
+ * is Open MPI's and '--mpi mpich' forced that layout, and when a run of unknown launcher (a
+ * bare capture) has UCX messages of MPICH context id 65535: Open MPI's collective tags
+ * (-16 the barrier, ...) fill those bits, MPICH's own context ids do not reach them. */
 static void
 warn_ompi_ucx(struct ctx *c, const struct flows_stats *s)
 {
 	char *m;
 
-	if (strcmp(c->launcher, "openmpi") != 0 || s->dec_conns[MSG_MPICH] == 0)
+	if (strcmp(c->launcher, "openmpi") == 0 && s->dec_conns[MSG_MPICH] > 0)
+		m = xasprintf("an Open MPI run over UCX (pml ucx): %" PRIu64 " UCX streams read with "
+			      "MPICH's tag layout; message sizes and times are right, ranks, tags and "
+			      "communicators are not (docs/mpi-decoders.md; parse with '--mpi auto' or "
+			      "'--mpi ompi-ucx')", s->dec_conns[MSG_MPICH]);
+	else if (c->launcher[0] == '\0' && c->ucx_ompi_like > 0)
+		m = xasprintf("%" PRIu64 " UCX messages carry MPICH context id 65535, as Open MPI's "
+			      "collective tags do when read with MPICH's tag layout: if this is an Open "
+			      "MPI run over UCX (pml ucx), parse it with '--mpi ompi-ucx'",
+			      c->ucx_ompi_like);
+	else
 		return;
-	m = xasprintf("an Open MPI run over UCX (pml ucx): %" PRIu64 " UCX streams read with MPICH's "
-		      "tag layout; message sizes and times are right, ranks, tags and communicators "
-		      "are not (docs/mpi-decoders.md; record with '--mca pml ob1' to decode it)",
-		      s->dec_conns[MSG_MPICH]);
 	warn_partial(c, m);
 	free(m);
 }
@@ -1227,7 +1241,9 @@ get_opts(int argc, char **argv, struct opts *o)
 			else if (strcmp(optarg, "generic") == 0) o->mpi = FLOWS_MPI_GENERIC;
 			else if (strcmp(optarg, "ompi") == 0) o->mpi = FLOWS_MPI_OMPI;
 			else if (strcmp(optarg, "mpich") == 0) o->mpi = FLOWS_MPI_MPICH;
-			else die_usage("parse: option '--mpi': '%s' is not auto, generic, ompi or mpich", optarg);
+			else if (strcmp(optarg, "ompi-ucx") == 0) o->mpi = FLOWS_MPI_OMPI_UCX;
+			else die_usage("parse: option '--mpi': '%s' is not auto, generic, ompi, mpich or "
+				       "ompi-ucx", optarg);
 			break;
 		case 'g':
 			o->idle_gap_ns = cli_duration_ns(optarg, "--idle-gap", 1000);
@@ -1395,6 +1411,7 @@ cmd_parse(int argc, char **argv)
 	    open_out(&c.conns, outdir, "conns.tsv", "conns", conn_cols, &e) < 0)
 		die("parse: %s", e.msg);
 
+	cfg.ucx_is_ompi = strcmp(c.launcher, "openmpi") == 0;	/* pml ucx, if UCX at all */
 	/* Each capture is parsed alone into a part (on as many threads as asked), then the
 	 * parts are merged in capture order: the same profile whatever the thread count, and
 	 * the same as a merge of parts made on the nodes (--part, --merge). */
@@ -1458,14 +1475,21 @@ cmd_parse(int argc, char **argv)
 
 		printf("latency %.1f us (%s), bandwidth %.1f MB/s (%s)\n", np.lat_ns / 1e3, np.lat_source,
 		       np.bw_Bps / 1e6, np.bw_source);
+		uint64_t nmsgs = 0;
+		char ucx[40] = "";	/* named only when there were any: older outputs stay */
+
+		for (i = 0; i < FLOWS_NDEC; i++)
+			nmsgs += s->dec[i].msgs;
+		if (s->dec_conns[FLOWS_DEC_OMPI_UCX])
+			snprintf(ucx, sizeof ucx, ", ompi-ucx %" PRIu64, s->dec_conns[FLOWS_DEC_OMPI_UCX]);
 		printf("%" PRIu64 " packets, %" PRIu64 " streams (ompi %" PRIu64 ", mpich %" PRIu64
-		       ", other %" PRIu64 ", launcher %" PRIu64 "), %" PRIu64 " messages, %" PRIu64
-		       " gaps, %" PRIu64 " retransmissions\n",
+		       "%s, other %" PRIu64 ", launcher %" PRIu64 "), %" PRIu64 " messages, %"
+		       PRIu64 " gaps, %" PRIu64 " retransmissions\n",
 		       s->packets, s->conns, s->dec_conns[MSG_OMPI], s->dec_conns[MSG_MPICH],
-		       s->dec_conns[MSG_GENERIC],
+		       ucx, s->dec_conns[MSG_GENERIC],
 		       s->launcher_conns[LAUNCH_ORTE_OOB] + s->launcher_conns[LAUNCH_PMIX] +
 		       s->launcher_conns[LAUNCH_HYDRA],
-		       s->dec[0].msgs + s->dec[1].msgs + s->dec[2].msgs, s->tcp.gaps, s->tcp.retrans_segs);
+		       nmsgs, s->tcp.gaps, s->tcp.retrans_segs);
 		printf("coverage %s\n", c.cov_note);
 	}
 	rc = c.warnings ? 1 : 0;

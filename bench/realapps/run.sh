@@ -16,6 +16,7 @@
 #   --scenario S       none (default), cpu1, cpu2, link, both, agg: bench/accuracy's loads
 #   --run DIR          the collect run directory (default: a new one under the work dir)
 #   --small            the short inputs of the make check form
+#   --ucx              Open MPI over UCX (pml ucx) on UCX's TCP transport, not ob1
 #   --keep             keep the testbed up and the work directory
 #   --list             the programs, their packages and what they exercise
 # Environment: BUILD (default build), INSTANCE (testbed instance, default 15), PCT (each
@@ -56,7 +57,7 @@ EOF
 [ $# -ge 3 ] || usage
 PROG=$1 LAYOUT=$2 MPI=$3
 shift 3
-COLLECT="" USECOLLECT=0 PMPI="" SCEN=none RUN="" SMALL=0 KEEP=0
+COLLECT="" USECOLLECT=0 PMPI="" SCEN=none RUN="" SMALL=0 KEEP=0 LOPT=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--collect) [ $# -ge 2 ] || usage; COLLECT=$2; USECOLLECT=1; shift ;;
@@ -64,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--scenario) [ $# -ge 2 ] || usage; SCEN=$2; shift ;;
 	--run) [ $# -ge 2 ] || usage; RUN=$2; shift ;;
 	--small) SMALL=1 ;;
+	--ucx) LOPT="--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=eth0" ;;
 	--keep) KEEP=1 ;;
 	--list) list ;;
 	*) usage ;;
@@ -72,6 +74,7 @@ while [ $# -gt 0 ]; do
 done
 case $LAYOUT in 4x1) NP=4 ;; 4x2) NP=8 ;; *) echo "realapps: unknown layout '$LAYOUT' (4x1, 4x2)" >&2; exit 2 ;; esac
 case $MPI in ompi) MPIOPT="" ;; mpich) MPIOPT=--mpich ;; *) echo "realapps: unknown MPI '$MPI' (ompi, mpich)" >&2; exit 2 ;; esac
+[ -z "$LOPT" ] || [ "$MPI" = ompi ] || { echo "realapps: --ucx is for Open MPI (MPICH runs over UCX always)" >&2; exit 2; }
 case $SCEN in none | cpu1 | cpu2 | link | both | agg) ;; *) echo "realapps: unknown scenario '$SCEN'" >&2; exit 2 ;; esac
 skip() { echo "skipped: $*"; [ -n "${W:-}" ] && rm -rf "$W"; exit 77; }
 
@@ -193,7 +196,7 @@ thr0=$(throttled)
 riv=$(rivals)
 t0=$(now)
 # shellcheck disable=SC2086
-$TB mpirun $MPIOPT -np $NP -- "$@" >"$W/out" 2>&1 &
+$TB mpirun $MPIOPT -np $NP -- $LOPT "$@" >"$W/out" 2>&1 &
 PID=$!
 # Wait for the job to end; an MPICH job that printed its last line gets 5 s to finish, then
 # it is ended (SIGTERM to mpiexec, which passes it to the ranks and the agents).

@@ -32,7 +32,7 @@ TEST(known_sequence)
  * connection here, so rank 0's messages travel in direction 1. */
 TEST(known_program_messages)
 {
-	static const struct { int cid, src, tag; uint64_t bytes; const char *proto; } want[] = {
+	static const struct known_msg want[] = {
 		{ 0, 0, 7, 10, "eager" },
 		{ 0, 0, 9, 100, "sync" },
 		{ 0, 0, 10, 1000000, "rndv-put" },
@@ -43,47 +43,9 @@ TEST(known_program_messages)
 		{ 0, 0, 16, 200000, "rndv-put" },	/* large MPI_Ssend: rendezvous */
 		{ 496, 1, 14, 20, "eager" },	/* split communicator: world 0 is rank 1 there */
 	};
-	struct strm s;
-	struct got g = { 0 };
-	struct dec_stats st;
-	size_t i, w = 0;
-	int saw_barrier = 0, saw_bcast = 0, saw_allreduce = 0, saw_8 = 0;
 
-	CHECK(strm_load("mpi-known-mpich.strm.gz", &s) == 0);
-	strm_run(&dec_mpich, &s, 777, &g, &st, NULL);
-	for (i = 0; i < g.n; i++) {
-		const struct msg *m = &g.m[i];
-		const char *cn = msg_tag_name_cid(MSG_MPICH, m->cid, m->tag);
-
-		if (m->cid & 1) {	/* collectives */
-			CHECK(cn != NULL);
-			saw_barrier |= cn && strcmp(cn, "barrier") == 0 && m->bytes == 0;
-			saw_bcast |= cn && strcmp(cn, "bcast") == 0 && m->bytes == 1000;
-			saw_allreduce |= cn && strcmp(cn, "allreduce") == 0;
-			continue;
-		}
-		CHECK(cn == NULL);
-		if (m->dir == 0) {
-			CHECK(m->tag == 8 && m->bytes == 1000 && m->src_world == 1 && m->dst_world == 0);
-			saw_8++;
-			continue;
-		}
-		CHECK(w < sizeof want / sizeof want[0]);
-		if (w >= sizeof want / sizeof want[0])
-			break;
-		CHECK(m->cid == want[w].cid);
-		CHECK(m->comm_src == want[w].src);
-		CHECK(m->tag == want[w].tag);
-		CHECK(m->bytes == want[w].bytes);
-		CHECK_STR(msg_proto_name(m->proto), want[w].proto);
-		CHECK(m->src_world == 0 && m->dst_world == 1);
-		w++;
-	}
-	CHECK(w == sizeof want / sizeof want[0]);
-	CHECK(saw_8 == 1);
-	CHECK(saw_barrier && saw_bcast && saw_allreduce);
-	free(g.m);
-	strm_free(&s);
+	strm_check_known(&dec_mpich, MSG_MPICH, "mpi-known-mpich.strm.gz", want,
+			 sizeof want / sizeof want[0]);
 }
 
 TEST(self_connection)

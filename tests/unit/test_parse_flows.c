@@ -232,10 +232,52 @@ TEST(reordered_and_lost_bytes_reach_the_decoder_as_gaps)
 	flows_free(f);
 }
 
+/* UCX streams: MPICH's unless the run is Open MPI's (ucx_is_ompi, --mpi ompi-ucx); the UCP
+ * tag of one eager message (tag 5 from comm rank 2 on MPI_COMM_WORLD) then reads by the
+ * chosen layout. */
+static void
+ucx_eager(enum flows_mpi mpi, bool ucx_is_ompi, uint64_t utag)
+{
+	struct flows_config cfg = { 0 };
+	struct flows_cb cb = { on_msg, on_conn, rank_of, NULL };
+	struct flows *f;
+	uint8_t b[8 + 5 + 8 + 4] = { 0x78, 0x56, 0x34, 0x12, 0xbe, 0xba, 0xfe, 0xca, 2, 12 };
+
+	for (int i = 0; i < 8; i++)
+		b[13 + i] = (uint8_t)(utag >> (8 * i));
+	cfg.mpi = mpi;
+	cfg.ucx_is_ompi = ucx_is_ompi;
+	ngot = nconns = 0;
+	f = flows_new(&cfg, &cb);
+	handshake(f, 1002, 1001, 100, 900, 1000);
+	seg(f, A, 1002, B, 1001, 101, ACK, b, sizeof b, 2000);
+	flows_end_capture(f);
+	CHECK(ngot == 1);
+	if (ngot == 1)
+		CHECK(got[0].cid == 0 && got[0].comm_src == 2 && got[0].tag == 5 && got[0].bytes == 4);
+	CHECK(nconns == 1);
+	flows_free(f);
+}
+
+TEST(ucx_layout_chosen_per_run)
+{
+	uint64_t mpich = (uint64_t)2 << 32 | 5, ompi = (uint64_t)5 << 40 | (uint64_t)2 << 20;
+
+	ucx_eager(FLOWS_MPI_AUTO, false, mpich);
+	CHECK(strcmp(conns[0].kind, "mpich") == 0 && got[0].mpi == MSG_MPICH);
+	ucx_eager(FLOWS_MPI_AUTO, true, ompi);
+	CHECK(strcmp(conns[0].kind, "ompi-ucx") == 0 && got[0].mpi == MSG_OMPI);
+	ucx_eager(FLOWS_MPI_OMPI_UCX, false, ompi);
+	CHECK(strcmp(conns[0].kind, "ompi-ucx") == 0);
+	ucx_eager(FLOWS_MPI_MPICH, true, mpich);	/* asked for MPICH: MPICH */
+	CHECK(strcmp(conns[0].kind, "mpich") == 0);
+}
+
 int
 main(void)
 {
 	RUN(generic_request_reply_with_ranks_and_rtt);
+	RUN(ucx_layout_chosen_per_run);
 	RUN(orte_oob_and_pmix_are_launcher_traffic);
 	RUN(launch_detect_prefixes);
 	RUN(rst_closes_and_port_reuse_opens_anew);

@@ -136,8 +136,9 @@ def ompi_messages(s0, s1):
     return out, spans
 
 
-def ucx_messages(s0, s1):
-    """Yield messages of a UCX TCP connection (dir, cid, comm_src, tag, bytes, proto)."""
+def ucx_messages(s0, s1, layout='mpich'):
+    """Yield messages of a UCX TCP connection (dir, cid, comm_src, tag, bytes, proto); the
+    UCP tag read by MPICH's layout or by Open MPI 4.1 pml ucx's (layout 'ompi')."""
     out, spans, pend, rtr = [], [], {}, []
     recs = []
     for d, b in ((0, s0), (1, s1)):
@@ -153,6 +154,9 @@ def ucx_messages(s0, s1):
             sreq, rreq, addr, size, off = struct.unpack_from('<QQQQQ', body)
             rtr.append((1 - d, sreq, rreq, addr, size))
     def tagsplit(t):
+        if layout == 'ompi':    # pml_ucx_request.h: tag (24) << 40 | rank (20) << 20 | cid (20)
+            t24 = t >> 40
+            return (t & 0xfffff, (t >> 20) & 0xfffff, t24 - (1 << 24) if t24 & 0x800000 else t24)
         return (t >> 48, (t >> 32) & 0xffff, struct.unpack('<i', struct.pack('<I', t & 0xffffffff))[0])
     for d, i, am, body, ln, extra in sorted(recs, key=lambda r: (r[0], r[1])):
         if am in (2, 6):
@@ -161,6 +165,24 @@ def ucx_messages(s0, s1):
             out.append((d,) + tagsplit(t) + (ln - hl, 'eager' if am == 2 else 'sync'))
             if ln - hl > 64:
                 spans.append((d, i + 5 + hl + 32, i + 5 + ln - 16))
+        elif am in (3, 7):    # EAGER_FIRST / EAGER_SYNC_FIRST: tag, total, msg id
+            t, total, mid = struct.unpack_from('<QQQ', body)
+            hl = 24 if am == 3 else 40
+            pend[(d, 'm', mid)] = {'t': t, 'len': total, 'got': ln - hl,
+                                   'proto': 'eager' if am == 3 else 'sync'}
+            if ln - hl > 64:
+                spans.append((d, i + 5 + hl + 32, i + 5 + ln - 16))
+        elif am == 4:          # EAGER_MIDDLE: msg id, offset
+            mid = struct.unpack_from('<Q', body)[0]
+            if ln - 16 > 64:
+                spans.append((d, i + 5 + 16 + 32, i + 5 + ln - 16))
+            m = pend.get((d, 'm', mid))
+            if m is None:
+                continue
+            m['got'] += ln - 16
+            if m['got'] >= m['len']:
+                out.append((d,) + tagsplit(m['t']) + (m['len'], m['proto']))
+                del pend[(d, 'm', mid)]
         elif am == 9:
             t, ep, sreq, addr, size = struct.unpack_from('<QQQQQ', body)
             pend[(d, sreq)] = {'t': t, 'len': size, 'got': 0, 'proto': None, 'rreq': None}
@@ -219,12 +241,15 @@ def zero_spans(st, spans):
 
 
 def main2(argv):
-    """mpi-extract.py FILE.pcap INDEX OUT.gz ompi|ucx: also zero user data and write OUT's
+    """mpi-extract.py FILE.pcap INDEX OUT.gz ompi|ucx|ompi-ucx: also zero user data and write OUT's
     expected messages to OUT minus .strm.gz plus .expect (dir cid comm_src tag bytes proto)."""
     c = conns(argv[1])
     st = c[int(argv[2])]
     s0, s1 = whole(st)
-    msgs, spans = (ompi_messages if argv[4] == 'ompi' else ucx_messages)(s0, s1)
+    if argv[4] == 'ompi':
+        msgs, spans = ompi_messages(s0, s1)
+    else:
+        msgs, spans = ucx_messages(s0, s1, 'ompi' if argv[4] == 'ompi-ucx' else 'mpich')
     zero_spans(st, spans)
     write(argv[3], st)
     exp = argv[3].replace('.strm.gz', '.expect')

@@ -292,4 +292,64 @@ strm_check(const struct strm_want *want, const char *name, const char *expect, i
 	strm_free(&s);
 }
 
+/* What a UCX stream of mpi-known.c must hold, as the program says: world rank 1 initiated
+ * the connection, so rank 0's messages travel in direction 1 and rank 1's one point-to-point
+ * message (tag 8, 1000 bytes) in direction 0. */
+struct known_msg {
+	int cid, src, tag;
+	uint64_t bytes;
+	const char *proto;
+};
+
+/* Replay name through dec and check rank 0's point-to-point messages against want[0..nwant)
+ * in order, rank 1's tag 8, and that the collectives (MPICH: odd context ids; Open MPI:
+ * negative tags) are named, barrier, bcast and allreduce among them. */
+static inline void
+strm_check_known(const struct decoder *dec, enum msg_mpi mpi, const char *name,
+		 const struct known_msg *want, size_t nwant)
+{
+	struct strm s;
+	struct got g = { 0 };
+	struct dec_stats st;
+	size_t i, w = 0;
+	int saw_barrier = 0, saw_bcast = 0, saw_allreduce = 0, saw_8 = 0;
+
+	CHECK(strm_load(name, &s) == 0);
+	strm_run(dec, &s, 777, &g, &st, NULL);
+	for (i = 0; i < g.n; i++) {
+		const struct msg *m = &g.m[i];
+		const char *cn = msg_tag_name_cid(mpi, m->cid, m->tag);
+
+		CHECK(m->mpi == mpi);
+		if (mpi == MSG_MPICH ? (m->cid & 1) != 0 : m->tag < 0) {	/* collectives */
+			CHECK(cn != NULL);
+			saw_barrier |= cn && strcmp(cn, "barrier") == 0 && m->bytes == 0;
+			saw_bcast |= cn && strcmp(cn, "bcast") == 0 && m->bytes == 1000;
+			saw_allreduce |= cn && strcmp(cn, "allreduce") == 0;
+			continue;
+		}
+		CHECK(cn == NULL);
+		if (m->dir == 0) {
+			CHECK(m->tag == 8 && m->bytes == 1000 && m->src_world == 1 && m->dst_world == 0);
+			saw_8++;
+			continue;
+		}
+		CHECK(w < nwant);
+		if (w >= nwant)
+			break;
+		CHECK(m->cid == want[w].cid);
+		CHECK(m->comm_src == want[w].src);
+		CHECK(m->tag == want[w].tag);
+		CHECK(m->bytes == want[w].bytes);
+		CHECK_STR(msg_proto_name(m->proto), want[w].proto);
+		CHECK(m->src_world == 0 && m->dst_world == 1);
+		w++;
+	}
+	CHECK(w == nwant);
+	CHECK(saw_8 == 1);
+	CHECK(saw_barrier && saw_bcast && saw_allreduce);
+	free(g.m);
+	strm_free(&s);
+}
+
 #endif
