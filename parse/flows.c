@@ -450,7 +450,7 @@ flows_stats_conn(struct flows_stats *st, const struct flows_conn *k, bool take)
 {
 	uint64_t *b = NULL;
 
-	if (k->dec_idx >= 0 && k->dec_idx < 3) {
+	if (k->dec_idx >= 0 && k->dec_idx < FLOWS_NDEC) {
 		b = &st->dec_bytes[k->dec_idx];
 		add_u64s(&st->dec_conns[k->dec_idx], &(uint64_t){ 1 }, 1, take);
 		add_u64s((uint64_t *)&st->dec[k->dec_idx], (const uint64_t *)&k->dec,

@@ -1355,6 +1355,8 @@ cmd_parse(int argc, char **argv)
 		d = xasprintf("%s/capture", o.run);
 		pcaps = list_dir(d, "", ".pcap", &npcaps);
 		free(d);
+		read_run_meta(&c, o.run);
+		cfg.ucx_is_ompi = strcmp(c.launcher, "openmpi") == 0;	/* pml ucx, if UCX at all */
 		if (o.part != NULL) {
 			for (i = 0; i < npcaps; i++)
 				free(pcaps[i]);
@@ -1367,7 +1369,6 @@ cmd_parse(int argc, char **argv)
 		samples = list_dir(d, "rank-", ".tsv", &nsamples);
 		free(d);
 		own_lists = true;
-		read_run_meta(&c, o.run);
 		c.rm = rankmap_new();
 		if (rankmap_load_run(c.rm, o.run, &e) < 0)
 			warn_partial(&c, e.msg);
@@ -1411,7 +1412,6 @@ cmd_parse(int argc, char **argv)
 	    open_out(&c.conns, outdir, "conns.tsv", "conns", conn_cols, &e) < 0)
 		die("parse: %s", e.msg);
 
-	cfg.ucx_is_ompi = strcmp(c.launcher, "openmpi") == 0;	/* pml ucx, if UCX at all */
 	/* Each capture is parsed alone into a part (on as many threads as asked), then the
 	 * parts are merged in capture order: the same profile whatever the thread count, and
 	 * the same as a merge of parts made on the nodes (--part, --merge). */

@@ -60,8 +60,8 @@ conn_cols(void)
 static void
 options_str(const struct flows_config *cfg, char *out, size_t len)
 {
-	snprintf(out, len, "mpi=%d max_conns=%zu max_buf=%zu max_segs=%zu idle_gap_ns=%" PRId64,
-		 (int)cfg->mpi, cfg->max_conns, cfg->max_buf_bytes, cfg->max_segs, generic_idle_gap());
+	snprintf(out, len, "mpi=%d ucx_ompi=%d max_conns=%zu max_buf=%zu max_segs=%zu idle_gap_ns=%" PRId64,
+		 (int)cfg->mpi, (int)cfg->ucx_is_ompi, cfg->max_conns, cfg->max_buf_bytes, cfg->max_segs, generic_idle_gap());
 }
 
 static char *
@@ -566,7 +566,7 @@ read_conn(struct tsv_r *t, const int *col, struct flows_conn *k, struct err *e)
 	k->dec_idx = (int)v[30];
 	k->launch = (int)v[31];
 	k->bytes = u[2];
-	if (k->dec_idx < -1 || k->dec_idx > 2 || k->launch < -1 || k->launch >= LAUNCH_NKINDS ||
+	if (k->dec_idx < -1 || k->dec_idx >= FLOWS_NDEC || k->launch < -1 || k->launch >= LAUNCH_NKINDS ||
 	    k->ranksrc < RANKSRC_NONE || k->ranksrc > RANKSRC_SOCKMAP || k->conn < 0)
 		return err_set(e, E_FORMAT, "'%s' line %ld: a value out of range", t->path, t->line_no);
 	memcpy(&k->tcp, &u[3], sizeof k->tcp);
