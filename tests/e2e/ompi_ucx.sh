@@ -65,6 +65,7 @@ up=0
 
 # ScaLAPACK's LU test, 4 workstations
 if [ -x /usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/xdlu ]; then
+	up=1	# run.sh leaves the testbed up for a next run: the clean-up takes it down
 	INSTANCE=$INST BUILD=$BUILD CONTEND=$CONTEND TIMEOUT=150 timeout -k 10 200 \
 		sh "$TOP/bench/realapps/run.sh" lu 4x1 ompi --ucx --small --collect '' \
 		--run "$T/lu" --pmpi "$T/lu-truth" >"$T/lu.out" 2>&1
