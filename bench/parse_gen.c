@@ -59,16 +59,13 @@ put32(uint8_t *p, uint32_t v)
 	put16(p, (uint16_t)(v >> 16)), put16(p + 2, (uint16_t)v);
 }
 
-/* One Ethernet/IPv4/TCP frame from a:pa to b:pb. */
+/* The link, IPv4 and TCP headers (54 bytes) of a frame from a:pa to b:pb with n bytes of
+ * TCP payload; the MAC bytes are left to the caller. */
 static void
-frame(uint32_t a, uint16_t pa, uint32_t b, uint16_t pb, uint32_t seq, uint32_t ack, uint8_t flags,
-      const uint8_t *data, size_t n)
+put_headers(uint8_t *f, uint32_t a, uint16_t pa, uint32_t b, uint16_t pb, uint32_t seq,
+	    uint32_t ack, uint8_t flags, size_t n)
 {
-	uint8_t f[14 + 20 + 20 + MSS];
-	size_t len = 54 + n;
-
 	memset(f, 0, 54);
-	f[5] = (uint8_t)a, f[11] = (uint8_t)b;
 	put16(f + 12, 0x0800);
 	f[14] = 0x45;
 	put16(f + 16, (uint16_t)(40 + n));
@@ -78,6 +75,18 @@ frame(uint32_t a, uint16_t pa, uint32_t b, uint16_t pb, uint32_t seq, uint32_t a
 	put32(f + 38, seq), put32(f + 42, ack);
 	f[46] = 0x50, f[47] = flags;
 	put16(f + 48, 65535);
+}
+
+/* One Ethernet/IPv4/TCP frame from a:pa to b:pb. */
+static void
+frame(uint32_t a, uint16_t pa, uint32_t b, uint16_t pb, uint32_t seq, uint32_t ack, uint8_t flags,
+      const uint8_t *data, size_t n)
+{
+	uint8_t f[14 + 20 + 20 + MSS];
+	size_t len = 54 + n;
+
+	put_headers(f, a, pa, b, pb, seq, ack, flags, n);
+	f[5] = (uint8_t)a, f[11] = (uint8_t)b;
 	if (n)
 		memcpy(f + 54, data, n);
 	now_ns += 2000;
@@ -176,18 +185,9 @@ rg_frame(const struct rg_conn *c, int from_a, uint32_t seq, uint32_t ack, uint8_
 	size_t cap = 54 + keep;
 	int nodes[2] = { rg_node_of(ra), rg_node_of(rb) };
 
-	memset(f, 0, 54);
+	put_headers(f, ia, pa, ib, pb, seq, ack, flags, n);
 	put32(f + 2, ia), put32(f + 8, ib);	/* MACs from the addresses */
 	f[0] = f[6] = 0x02;
-	put16(f + 12, 0x0800);
-	f[14] = 0x45;
-	put16(f + 16, (uint16_t)(40 + n));
-	f[22] = 64, f[23] = 6;
-	put32(f + 26, ia), put32(f + 30, ib);
-	put16(f + 34, pa), put16(f + 36, pb);
-	put32(f + 38, seq), put32(f + 42, ack);
-	f[46] = 0x50, f[47] = flags;
-	put16(f + 48, 65535);
 	if (keep)
 		memcpy(f + 54, data, keep);
 	for (int i = 0; i < 2; i++) {
