@@ -344,16 +344,19 @@ table_model(const char *m)
 	return NULL;
 }
 
-/* Append a cell; false (counted in skipped) for an unknown model or implausible times. */
+/* Append a cell (med_ns <= 0: the mid-range); false (counted in skipped) for an unknown
+ * model or implausible times. */
 static bool
-add_cell(struct hl_table *t, int kind, const char *scen, const char *model, double pred_ns, double min_ns,
-	 double max_ns)
+add_cell(struct hl_table *t, int kind, const char *wl, const char *scen, const char *model, double pred_ns,
+	 double med_ns, double min_ns, double max_ns, double ded_spread)
 {
 	const char *m = table_model(model);
 	struct hl_cell *c;
 
+	if (!(med_ns > 0))
+		med_ns = (min_ns + max_ns) / 2;
 	if (m == NULL || !(pred_ns > 0) || !(min_ns > 0) || !(max_ns >= min_ns) || !isfinite(max_ns) ||
-	    !isfinite(pred_ns) || t->n >= HL_MAX_CELLS) {
+	    !isfinite(pred_ns) || !(med_ns >= min_ns && med_ns <= max_ns) || t->n >= HL_MAX_CELLS) {
 		t->skipped++;
 		return false;
 	}
@@ -366,11 +369,16 @@ add_cell(struct hl_table *t, int kind, const char *scen, const char *model, doub
 	c = &t->cells[t->n++];
 	memset(c, 0, sizeof *c);
 	c->kind = kind;
+	snprintf(c->workload, sizeof c->workload, "%s", wl);
+	snprintf(c->prog, sizeof c->prog, "%.*s", (int)strcspn(wl, "-"), wl);
+	snprintf(c->sname, sizeof c->sname, "%s", scen);
 	snprintf(c->scen, sizeof c->scen, "%s", hl_scen_class_of_name(scen));
 	snprintf(c->model, sizeof c->model, "%s", m);
 	c->pred_ns = pred_ns;
+	c->med_ns = med_ns;
 	c->min_ns = min_ns;
 	c->max_ns = max_ns;
+	c->ded_spread = ded_spread >= 0 && isfinite(ded_spread) ? ded_spread : -1;
 	return true;
 }
 
@@ -380,7 +388,7 @@ hl_table_load(struct hl_table *t, const char *path, struct err *e)
 	static const char *const cols[] = { "workload", "scenario", "model", "predicted_ns", "measured_min_ns",
 					    "measured_max_ns", NULL };
 	struct tsv_r r;
-	int c_wl, c_sc, c_m, c_p, c_lo, c_hi, c_kind, rc;
+	int c_wl, c_sc, c_m, c_p, c_lo, c_hi, c_kind, c_med, c_ds, rc;
 
 	memset(t, 0, sizeof *t);
 	if ((rc = tsv_r_open(&r, path, "accuracy", 1, cols, e)) < 0)
@@ -393,8 +401,10 @@ hl_table_load(struct hl_table *t, const char *path, struct err *e)
 	c_lo = tsv_r_col(&r, "measured_min_ns");
 	c_hi = tsv_r_col(&r, "measured_max_ns");
 	c_kind = tsv_r_col(&r, "kind");
+	c_med = tsv_r_col(&r, "measured_ns");
+	c_ds = tsv_r_col(&r, "dedicated_spread");
 	for (;;) {
-		double pr, lo, hi;
+		double pr, lo, hi, med = -1, ds = -1;
 		char sc[16], m[16];
 		int kind;
 		struct err e2;
@@ -413,12 +423,17 @@ hl_table_load(struct hl_table *t, const char *path, struct err *e)
 			t->skipped++;
 			continue;
 		}
+		if ((c_med >= 0 && tsv_r_f64(&r, c_med, &med, &e2) < 0) ||
+		    (c_ds >= 0 && strcmp(tsv_r_str(&r, c_ds), "-") != 0 && tsv_r_f64(&r, c_ds, &ds, &e2) < 0)) {
+			t->skipped++;
+			continue;
+		}
 		kind = c_kind >= 0 ? hl_kind_from_name(tsv_r_str(&r, c_kind)) : -1;
 		if (kind < 0)
 			kind = hl_kind_from_name(tsv_r_str(&r, c_wl));
 		snprintf(sc, sizeof sc, "%s", tsv_r_str(&r, c_sc));
 		snprintf(m, sizeof m, "%s", tsv_r_str(&r, c_m));
-		add_cell(t, kind, sc, m, pr, lo, hi);
+		add_cell(t, kind, tsv_r_str(&r, c_wl), sc, m, pr, med, lo, hi, ds);
 	}
 	tsv_r_close(&r);
 	return 0;
@@ -430,8 +445,9 @@ hl_table_builtin(struct hl_table *t)
 	memset(t, 0, sizeof *t);
 	snprintf(t->source, sizeof t->source, "built in: bench/results/accuracy.tsv of 2026-11-22");
 	for (int i = 0; builtin[i].workload != NULL; i++)
-		add_cell(t, hl_kind_from_name(builtin[i].workload), builtin[i].scenario, builtin[i].model,
-			 builtin[i].pred_ns, builtin[i].min_ns, builtin[i].max_ns);
+		add_cell(t, hl_kind_from_name(builtin[i].workload), builtin[i].workload, builtin[i].scenario,
+			 builtin[i].model, builtin[i].pred_ns, builtin[i].med_ns, builtin[i].min_ns, builtin[i].max_ns,
+			 -1);
 }
 
 void
@@ -443,38 +459,105 @@ hl_table_free(struct hl_table *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Whether cell c counts for a run of kind run_kind: not of program leave_out, of class
+ * scen_class (NULL: any), of kind `kind` (< 0: every kind, the master/slave one only for a
+ * master/slave run: work that moves says nothing about a fixed-work program). */
+static bool
+in_scope(const struct hl_cell *c, const char *leave_out, const char *scen_class, int kind, int run_kind)
+{
+	if (leave_out != NULL && strcmp(c->prog, leave_out) == 0)
+		return false;
+	if (scen_class != NULL && strcmp(c->scen, scen_class) != 0)
+		return false;
+	return kind >= 0 ? c->kind == kind : !(c->kind == HL_FARM && run_kind != HL_FARM);
+}
+
+/* The signed error of a cell, log(measured median / predicted). */
+static double
+log_err(const struct hl_cell *c)
+{
+	return log(c->med_ns / c->pred_ns);
+}
+
+/* Model m's cell of the same workload and scenario as c, or NULL. */
+static const struct hl_cell *
+twin(const struct hl_table *t, const struct hl_cell *c, const char *m)
+{
+	for (int i = 0; i < t->n; i++) {
+		const struct hl_cell *d = &t->cells[i];
+
+		if (strcmp(d->model, m) == 0 && strcmp(d->workload, c->workload) == 0 && strcmp(d->sname, c->sname) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+/* Whether model i may head a run of kind `kind`: it gave a number, and p001 only for a farm. */
+static bool
+pickable(const struct model *const *ms, const struct pred_result *rs, int i, int kind)
+{
+	return rs[i].status == PRED_OK && isfinite(rs[i].predicted_ns) && rs[i].predicted_ns > 0 &&
+	       (kind == HL_FARM || strcmp(ms[i]->name, "p001") != 0);
+}
+
 int
 hl_pick(const struct model *const *ms, const struct pred_result *rs, int nm, int kind)
 {
 	for (int o = 0; pick_order[o] != NULL; o++)
 		for (int i = 0; i < nm; i++)
-			if (strcmp(ms[i]->name, pick_order[o]) == 0 && rs[i].status == PRED_OK &&
-			    (kind == HL_FARM || strcmp(ms[i]->name, "p001") != 0) &&
-			    isfinite(rs[i].predicted_ns) && rs[i].predicted_ns > 0)
+			if (strcmp(ms[i]->name, pick_order[o]) == 0 && pickable(ms, rs, i, kind))
 				return i;
 	return -1;
 }
 
-/* The model-error terms from the cells of model under class; kind < 0 pools every kind. */
-static int
-error_terms(const struct hl_table *t, const char *model, const char *scen_class, int kind, int run_kind,
-	    double *lo, double *hi)
+int
+hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const char *scen_class,
+	     const struct model *const *ms, const struct pred_result *rs, int nm, int rule, int *ncmp, bool *own)
 {
-	int n = 0;
+	*ncmp = 0;
+	*own = false;
+	if (t == NULL || rule < 0)
+		return rule;
+	/* the kind's own cells first; a master/slave run has no other (fixed work says nothing) */
+	for (int pass = 0; pass < 2 && (pass == 0 || kind != HL_FARM); pass++) {
+		int scope = pass == 0 ? kind : -1, need = pass == 0 ? HL_PICK_KIND_MIN : HL_PICK_MIN, nrule = 0;
+		int best = rule;
+		double best_mean = INFINITY;
 
-	*lo = *hi = 0;
-	for (int i = 0; i < t->n; i++) {
-		const struct hl_cell *c = &t->cells[i];
+		if (pass == 0 && kind < 0)
+			continue;
+		for (int k = 0; k < t->n; k++)
+			nrule += strcmp(t->cells[k].model, ms[rule]->name) == 0 &&
+				 in_scope(&t->cells[k], leave_out, scen_class, scope, kind);
+		if (nrule < need)
+			continue;
+		for (int i = 0; i < nm; i++) {
+			double sum_i = 0, sum_r = 0;
+			int n = 0, wins = 0;
 
-		if (strcmp(c->model, model) != 0 || strcmp(c->scen, scen_class) != 0)
-			continue;
-		if (kind >= 0 ? c->kind != kind : (c->kind == HL_FARM && run_kind != HL_FARM))
-			continue;
-		*lo = fmax(*lo, 1 - c->min_ns / c->pred_ns);
-		*hi = fmax(*hi, c->max_ns / c->pred_ns - 1);
-		n++;
+			if (i == rule || !pickable(ms, rs, i, kind))
+				continue;
+			for (int k = 0; k < t->n; k++) {
+				const struct hl_cell *c = &t->cells[k], *d;
+
+				if (strcmp(c->model, ms[rule]->name) != 0 || !in_scope(c, leave_out, scen_class, scope, kind) ||
+				    (d = twin(t, c, ms[i]->name)) == NULL)
+					continue;
+				sum_r += fabs(log_err(c));
+				sum_i += fabs(log_err(d));
+				wins += fabs(log_err(d)) < fabs(log_err(c));
+				n++;
+			}
+			if (n >= need && wins >= HL_PICK_WIN * n && sum_i < sum_r && sum_i / n < best_mean) {
+				best = i;
+				best_mean = sum_i / n;
+			}
+		}
+		*ncmp = nrule;
+		*own = pass == 0;
+		return best;
 	}
-	return n;
+	return rule;
 }
 
 static int
@@ -493,28 +576,85 @@ median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void
-hl_answer(const struct hl_table *t, int kind, const char *scen_class, const struct model *const *ms,
-	  const struct pred_result *rs, int nm, const double *ded_ns, int nded, struct hl_answer *a)
+/* The HL_COVER central quantiles of model's signed errors over the cells in scope, as
+ * order statistics of split conformal prediction: the floor((n + 1) a)-th smallest below
+ * and the ceil((n + 1) (1 - a))-th above (a = (1 - HL_COVER) / 2), clamped to the sample.
+ * Returns the cells, 0 leaving lo and hi alone. */
+static int
+quantiles(const struct hl_table *t, const char *leave_out, const char *model, const char *scen_class, int kind,
+	  int run_kind, double *lo, double *hi)
 {
-	double *v, P, down, up;
+	double *v = xmallocarray((size_t)t->n + 1, sizeof *v), a = (1 - HL_COVER) / 2;
+	int n = 0, k;
+
+	for (int i = 0; i < t->n; i++)
+		if (strcmp(t->cells[i].model, model) == 0 && in_scope(&t->cells[i], leave_out, scen_class, kind, run_kind))
+			v[n++] = log_err(&t->cells[i]);
+	if (n > 0) {
+		qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+		k = (int)floor((n + 1) * a);
+		*lo = v[k < 1 ? 0 : k - 1];
+		k = (int)ceil((n + 1) * (1 - a));
+		*hi = v[k > n ? n - 1 : k - 1];
+	}
+	free(v);
+	return n;
+}
+
+/* Shrink (*lo, *hi) toward the quantiles (lo2, hi2) of n cells: weight n / (n + HL_SHRINK). */
+static void
+shrink(double *lo, double *hi, double lo2, double hi2, int n)
+{
+	double w = n / (n + HL_SHRINK);
+
+	*lo = w * lo2 + (1 - w) * *lo;
+	*hi = w * hi2 + (1 - w) * *hi;
+}
+
+/* The measured noise: the median over the cells in scope of (slowest - fastest) / 2 / median. */
+static double
+noise(const struct hl_table *t, const char *leave_out, const char *scen_class, int run_kind)
+{
+	double *v = xmallocarray((size_t)t->n + 1, sizeof *v), r = 0;
+	int n = 0;
+
+	for (int i = 0; i < t->n; i++)
+		if (in_scope(&t->cells[i], leave_out, scen_class, -1, run_kind))
+			v[n++] = (t->cells[i].max_ns - t->cells[i].min_ns) / 2 / t->cells[i].med_ns;
+	if (n > 0)
+		r = median(v, n);
+	free(v);
+	return r;
+}
+
+void
+hl_answer(const struct hl_table *t, const char *leave_out, int kind, const char *scen_class,
+	  const struct model *const *ms, const struct pred_result *rs, int nm, const double *ded_ns, int nded,
+	  struct hl_answer *a)
+{
+	double *v, P, down, up, lo = 0, hi = 0;
 	int nv = 0;
 
 	memset(a, 0, sizeof *a);
-	a->pick = hl_pick(ms, rs, nm, kind);
+	a->rule = hl_pick(ms, rs, nm, kind);
+	a->pick = hl_pick_data(t, leave_out, kind, scen_class, ms, rs, nm, a->rule, &a->ncmp, &a->cmp_own);
 	a->nded = nded;
 	if (a->pick < 0) {
 		a->pred_ns = a->lo_ns = a->hi_ns = NAN;
 		return;
 	}
 	P = a->pred_ns = rs[a->pick].predicted_ns;
-	if (t != NULL) {
-		a->ncells = error_terms(t, ms[a->pick]->name, scen_class, kind, kind, &a->err_lo, &a->err_hi);
-		if (a->ncells < HL_MIN_CELLS) {
-			a->pooled = true;
-			a->ncells = error_terms(t, ms[a->pick]->name, scen_class, -1, kind, &a->err_lo,
-						&a->err_hi);
-		}
+	if (t != NULL && (a->nall = quantiles(t, leave_out, ms[a->pick]->name, NULL, -1, kind, &lo, &hi)) > 0) {
+		double l2 = 0, h2 = 0;
+
+		if ((a->nclass = quantiles(t, leave_out, ms[a->pick]->name, scen_class, -1, kind, &l2, &h2)) > 0)
+			shrink(&lo, &hi, l2, h2, a->nclass);
+		a->nkind = quantiles(t, leave_out, ms[a->pick]->name, scen_class, kind, kind, &l2, &h2);
+		if (a->nkind >= HL_MIN_CELLS)
+			shrink(&lo, &hi, l2, h2, a->nkind);
+		a->err_lo = fmax(0, -lo);
+		a->err_hi = fmax(0, hi);
+		a->noise = noise(t, leave_out, a->nclass > 0 ? scen_class : NULL, kind);
 	}
 	if (nded >= 2) {
 		v = xmallocarray((size_t)nded, sizeof *v);
@@ -540,8 +680,65 @@ hl_answer(const struct hl_table *t, int kind, const char *scen_class, const stru
 			a->dis_lo = -d;
 	}
 	free(v);
-	down = sqrt(a->err_lo * a->err_lo + a->spread * a->spread + a->dis_lo * a->dis_lo);
-	up = sqrt(a->err_hi * a->err_hi + a->spread * a->spread + a->dis_hi * a->dis_hi);
-	a->lo_ns = P * fmax(0, 1 - down);
-	a->hi_ns = P * (1 + up);
+	if (a->nall > 0) {	/* measured errors: the disagreement is no calibrated spread */
+		down = sqrt(a->err_lo * a->err_lo + a->spread * a->spread + a->noise * a->noise);
+		up = sqrt(a->err_hi * a->err_hi + a->spread * a->spread + a->noise * a->noise);
+		a->lo_ns = P * exp(-down);
+		a->hi_ns = P * exp(up);
+	} else {
+		down = sqrt(a->spread * a->spread + a->dis_lo * a->dis_lo);
+		up = sqrt(a->spread * a->spread + a->dis_hi * a->dis_hi);
+		a->lo_ns = P * fmax(0, 1 - down);
+		a->hi_ns = P * (1 + up);
+	}
+}
+
+int
+hl_score(const struct hl_table *t, FILE *out)
+{
+	const struct model *ms[32];
+	struct pred_result rs[32];
+	char *done = xcalloc((size_t)t->n + 1, 1);
+	int scored = 0;
+
+	fprintf(out, "workload\tscenario\tkind\tpick\trule\tpredicted_ns\tlo_ns\thi_ns\tmeasured_ns\tinside\t"
+		"width_pct\terror_pct\n");
+	for (int i = 0; i < t->n; i++) {
+		const struct hl_cell *c = &t->cells[i];
+		struct hl_answer a;
+		double ded[2] = { 1, 1 };
+		int nm = 0;
+
+		if (done[i])
+			continue;
+		/* the cell's models, each once, in models[] order */
+		for (const struct model *m = models; m->name != NULL && nm < 32; m++) {
+			const struct hl_cell *d = strcmp(c->model, m->name) == 0 ? c : twin(t, c, m->name);
+
+			if (d == NULL)
+				continue;
+			ms[nm] = m;
+			pred_result_init(&rs[nm]);
+			rs[nm].status = PRED_OK;
+			rs[nm].predicted_ns = d->pred_ns;
+			nm++;
+		}
+		for (int k = i; k < t->n; k++)
+			if (strcmp(t->cells[k].workload, c->workload) == 0 && strcmp(t->cells[k].sname, c->sname) == 0)
+				done[k] = 1;
+		if (c->ded_spread > 0)	/* two runs at median (1 -+ s) have spread s */
+			ded[0] = 1 - c->ded_spread, ded[1] = 1 + c->ded_spread;
+		hl_answer(t, c->prog, c->kind, c->scen, ms, rs, nm, ded, 2, &a);
+		if (a.pick >= 0) {
+			fprintf(out, "%s\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%.2f\t%+.2f\n", c->workload, c->sname,
+				hl_kind_name(c->kind), ms[a.pick]->name, ms[a.rule]->name, a.pred_ns, a.lo_ns, a.hi_ns,
+				c->med_ns, a.lo_ns <= c->med_ns && c->med_ns <= a.hi_ns ? "yes" : "no",
+				100 * (a.hi_ns - a.lo_ns) / a.pred_ns, 100 * (a.pred_ns - c->med_ns) / c->med_ns);
+			scored++;
+		}
+		for (int k = 0; k < nm; k++)
+			pred_result_free(&rs[k]);
+	}
+	free(done);
+	return scored;
 }

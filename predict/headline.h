@@ -5,27 +5,40 @@
  * The rules: the first model of p001, replay, p003, p000, p004, p002 that gives a number
  * (model_run refuses a model that does not see a resource the scenario changes; p001 counts
  * only for master/slave runs of 3 ranks or more, the load balancing paper 003 Sec. 5 leaves
- * out). The interval around its
- * prediction P has, on each side, the root sum of squares of three relative terms:
- *  - the model's measured error: over the table's cells of that model, this kind of program
- *    and this kind of scenario (or, with fewer than HL_MIN_CELLS of the kind, every kind
- *    but the master/slave ones, unless the run is one), the lowest fastest-run/prediction
- *    ratio below 1 and the highest slowest-run/prediction ratio above 1;
- *  - the dedicated runs' spread, (slowest - fastest) / 2 / median, when several were given;
- *  - the models' disagreement: half the distance from P to the median of the other models
- *    that gave a number, on that side. */
+ * out), unless the error table says otherwise: on the measured cells of this class of
+ * scenario (the kind's own when it has HL_PICK_KIND_MIN of them, else every kind but the
+ * master/slave one; a master/slave run only from its own kind), another model that gave a
+ * number wins when it is closer to the measured median than the rules' pick on at least
+ * HL_PICK_WIN of HL_PICK_MIN or more shared cells and on average (|log(measured/predicted)|).
+ *
+ * The interval around the pick's prediction P: the empirical quantiles (HL_COVER central)
+ * of the pick's signed error log(measured median / predicted) over the table's cells of
+ * every class of scenario, shrunk toward this class's (weight n / (n + HL_SHRINK)) and then
+ * toward this kind's in this class (with HL_MIN_CELLS or more), each clipped to keep P
+ * inside; on each side the root sum of squares with the dedicated runs' spread,
+ * (slowest - fastest) / 2 / median, and the measured noise (the median of the table cells'
+ * (slowest - fastest) / 2 / median). Cells of the program named leave_out never count: the
+ * scoring in bench/realapps leaves the scored program out. With no cell of the model at
+ * all, the models' disagreement (half the distance from P to the median of the other
+ * models, on that side) stands in for the error term. */
 #ifndef PREDICT_HEADLINE_H
 #define PREDICT_HEADLINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lib/err.h"
 #include "predict/models.h"
 #include "predict/profile.h"
 #include "predict/scenario.h"
 
-#define HL_MIN_CELLS 2		/* cells of the run's kind below which every kind is pooled */
+#define HL_MIN_CELLS 3		/* cells of the run's kind below which the kind's own do not count */
+#define HL_COVER 0.8		/* the interval's nominal central share */
+#define HL_SHRINK 4.0		/* cells the wider pool's quantiles are worth against a narrower one's */
+#define HL_PICK_MIN 4		/* shared cells below which the data does not override the rules */
+#define HL_PICK_KIND_MIN 8	/* ... of the run's kind, below which every kind is compared */
+#define HL_PICK_WIN 0.75	/* share of the shared cells the other model must be closer on */
 #define HL_MAX_CELLS 100000	/* rows kept from an error table */
 
 /* Kinds of program (bench/realapps covers each). */
@@ -59,10 +72,15 @@ const char *hl_scen_class_of_name(const char *name);
  * scenario's measured runs. */
 struct hl_cell {
 	int kind;		/* enum hl_kind, -1 unknown */
+	char workload[48];	/* the table's workload: one program, layout, MPI */
+	char prog[32];		/* the program: the workload up to its first '-' */
+	char sname[16];		/* the scenario as named in the table (cpu1, cpu2, ...) */
 	char scen[16];		/* hl_scen_class_of_name of the scenario */
 	char model[16];		/* "p001-u" is stored as "p001" */
 	double pred_ns;		/* the prediction */
+	double med_ns;		/* the measured median (measured_ns; the mid-range without it) */
 	double min_ns, max_ns;	/* the fastest and the slowest measured run */
+	double ded_spread;	/* the dedicated runs' spread (dedicated_spread; -1 without) */
 };
 
 struct hl_table {
@@ -73,7 +91,8 @@ struct hl_table {
 };
 
 /* Read a contend-accuracy file (bench/accuracy's, bench/realapps'; docs/formats.md): the
- * kind from its kind column when it has one, else from the workload name. Rows of models
+ * kind from its kind column when it has one, else from the workload name; the optional
+ * dedicated_spread column (a fraction) is for hl_score. Rows of models
  * other than p000, p001(-u), p002, p003, p004 and replay, and damaged rows, are counted in
  * skipped. Returns 0, or negative with e set (nothing to free then). */
 int hl_table_load(struct hl_table *t, const char *path, struct err *e) WUR;
@@ -84,14 +103,23 @@ void hl_table_free(struct hl_table *t);
 /* The scope rules: the index into ms/rs of the headline model, -1 when none gave a number.
  * p001 is picked only for a run of kind HL_FARM. */
 int hl_pick(const struct model *const *ms, const struct pred_result *rs, int nm, int kind);
+/* The pick with the error table: rule (hl_pick's) unless the table's cells, without
+ * leave_out's (NULL: none), show another model closer (above). *ncmp: the shared cells the
+ * choice was made on (0: no data, the rules stand); *own: they were of the run's kind. */
+int hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const char *scen_class,
+		 const struct model *const *ms, const struct pred_result *rs, int nm, int rule, int *ncmp,
+		 bool *own);
 
 struct hl_answer {
 	int pick;		/* index into ms/rs, -1: no model applies */
+	int rule;		/* the scope rules' own pick */
+	int ncmp;		/* shared cells the pick was checked on, 0: the rules alone */
+	bool cmp_own;		/* they were of the run's kind */
 	double pred_ns;		/* the pick's prediction */
 	double lo_ns, hi_ns;	/* the interval */
-	double err_lo, err_hi;	/* the model-error terms, fractions >= 0, down and up */
-	int ncells;		/* table cells they came from, 0: none for this model and scenario */
-	bool pooled;		/* the cells are of every kind, not only the run's */
+	double err_lo, err_hi;	/* the model-error terms, log(measured / predicted) >= 0, down and up */
+	int nall, nclass, nkind;	/* the pick's cells: every class, this class, this class and kind */
+	double noise;		/* the measured noise term, fraction */
 	double spread;		/* the dedicated runs' term, fraction */
 	int nded;		/* dedicated runs it came from */
 	double dis_lo, dis_hi;	/* the disagreement terms, fractions >= 0 */
@@ -99,8 +127,17 @@ struct hl_answer {
 };
 
 /* The headline for a run of kind `kind` under a scenario of class scen_class: the pick among
- * ms/rs and its interval. ded_ns: the exec times of the dedicated runs (nded >= 1). */
-void hl_answer(const struct hl_table *t, int kind, const char *scen_class, const struct model *const *ms,
-	       const struct pred_result *rs, int nm, const double *ded_ns, int nded, struct hl_answer *a);
+ * ms/rs and its interval, from t's cells without those of program leave_out (NULL: none).
+ * ded_ns: the exec times of the dedicated runs (nded >= 1). */
+void hl_answer(const struct hl_table *t, const char *leave_out, int kind, const char *scen_class,
+	       const struct model *const *ms, const struct pred_result *rs, int nm, const double *ded_ns, int nded,
+	       struct hl_answer *a);
+
+/* Score the headline on t itself, leave one program out: for every (workload, scenario) of
+ * t, the models' predictions from its rows, the pick and the interval from the other
+ * programs' cells, the dedicated spread from its dedicated_spread column. One TSV row per
+ * cell on out (workload, scenario, kind, pick, rule, predicted_ns, lo_ns, hi_ns,
+ * measured_ns, inside, width_pct, error_pct). Returns the cells scored. */
+int hl_score(const struct hl_table *t, FILE *out);
 
 #endif

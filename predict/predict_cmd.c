@@ -22,6 +22,7 @@
 const char usage_predict[] =
 	"usage: contend predict RUN --scenario FILE [--model NAME] [--dedicated RUN2]... [--errors FILE]\n"
 	"       contend predict --select RUN [--scenario FILE] [--policy NAME] [--model NAME]\n"
+	"       contend predict --score TABLE\n"
 	"       contend predict --list-models\n"
 	"       contend predict --calibrate-delay-comm [--instance K] [--points N] [-o FILE]\n"
 	"\n"
@@ -47,6 +48,11 @@ const char usage_predict[] =
 	"                             default bench/results/realapps/accuracy.tsv beside the\n"
 	"                             binary's source tree when present, else the built-in\n"
 	"                             bench/results/accuracy.tsv\n"
+	"      --score TABLE          score the headline on a contend-accuracy TABLE with a kind\n"
+	"                             column, leave one program out: per cell, the pick and the\n"
+	"                             interval from the other programs' cells and the models'\n"
+	"                             numbers in TABLE; one TSV row per cell on stdout\n"
+	"                             (bench/realapps/score.sh)\n"
 	"  -l, --list-models          list the models, their papers and inputs\n"
 	"      --select               answer the papers' resource questions, ranked: best master\n"
 	"                             and slaves (p001), best processor set (p004); candidates\n"
@@ -501,7 +507,7 @@ headline(const struct prof *p, const struct scen *s, const char *errors_path, ch
 	int n = 0, kind;
 	struct hl_table t;
 	const char *cls = hl_scen_class(s);
-	char why[256], b1[64], b2[64], b3[64], e1[48], e2[48], e3[48];
+	char why[256], b1[64], b2[64], b3[64], e1[48], e2[48], e3[48], pk[96];
 
 	ded[n++] = (double)prof_dedicated_ns(p);
 	for (int i = 0; i < nded && n < 16; i++) {
@@ -516,7 +522,7 @@ headline(const struct prof *p, const struct scen *s, const char *errors_path, ch
 	}
 	load_errors(&t, errors_path);
 	kind = hl_classify(p, why, sizeof why);
-	hl_answer(&t, kind, cls, ms, rs, nm, ded, n, a);
+	hl_answer(&t, NULL, kind, cls, ms, rs, nm, ded, n, a);
 	if (a->pick < 0) {
 		printf("answer: none: no model gives a number for this run and scenario (each says why below)\n");
 		snprintf(detail, dlen, "no model gives a number");
@@ -526,24 +532,36 @@ headline(const struct prof *p, const struct scen *s, const char *errors_path, ch
 	secs(b1, sizeof b1, a->pred_ns);
 	secs(b2, sizeof b2, a->lo_ns);
 	secs(b3, sizeof b3, a->hi_ns);
-	printf("answer: %s [%s, %s]  (%s, the scope rules' pick; program kind %s, scenario kind %s)\n", b1, b2,
-	       b3, ms[a->pick]->name, hl_kind_name(kind), cls);
-	pm(e1, sizeof e1, a->err_lo, a->err_hi);
+	if (a->pick == a->rule)
+		snprintf(pk, sizeof pk, "the scope rules' pick%s", a->ncmp > 0 ? ", no other model closer on the cells" : "");
+	else
+		snprintf(pk, sizeof pk, "closer than %s on the measured cells", ms[a->rule]->name);
+	printf("answer: %s [%s, %s]  (%s, %s; program kind %s, scenario kind %s)\n", b1, b2, b3,
+	       ms[a->pick]->name, pk, hl_kind_name(kind), cls);
+	pm(e1, sizeof e1, -expm1(-a->err_lo), expm1(a->err_hi));
 	pm(e2, sizeof e2, a->spread, a->spread);
 	pm(e3, sizeof e3, a->dis_lo, a->dis_hi);
-	printf("  interval from: %s's error on %d measured cell%s (%s programs, %s scenarios) %s; ",
-	       ms[a->pick]->name, a->ncells, a->ncells == 1 ? "" : "s", a->pooled ? "all" : hl_kind_name(kind), cls,
-	       a->ncells > 0 ? e1 : "none measured");
-	if (n > 1)
-		printf("the spread of %d dedicated runs %s; ", n, e2);
+	if (a->nall > 0)
+		printf("  interval from: %s's error, %.0f %% of it, on %d measured cell%s (%d of %s scenarios, %d of "
+		       "those of kind %s) %s; measured noise %.1f %%; ", ms[a->pick]->name, 100 * HL_COVER, a->nall,
+		       a->nall == 1 ? "" : "s", a->nclass, cls, a->nkind, hl_kind_name(kind), e1, 100 * a->noise);
 	else
-		printf("one dedicated run, no spread (--dedicated adds more); ");
-	printf("the disagreement of %d other model%s %s\n  errors from: %s\n", a->nother, a->nother == 1 ? "" : "s",
-	       e3, t.source);
+		printf("  interval from: %s's error: none measured; the disagreement of %d other model%s %s; ",
+		       ms[a->pick]->name, a->nother, a->nother == 1 ? "" : "s", e3);
+	if (n > 1)
+		printf("the spread of %d dedicated runs %s\n", n, e2);
+	else
+		printf("one dedicated run, no spread (--dedicated adds more)\n");
+	printf("  errors from: %s\n", t.source);
 	printf("  kind: %s (%s)\n", hl_kind_name(kind), why);
-	snprintf(detail, dlen, "%s program, %s scenario; error %s on %d cells%s, spread %s of %d runs, "
-		 "disagreement %s of %d models", hl_kind_name(kind), cls, e1, a->ncells, a->pooled ? " of every kind" : "",
-		 e2, n, e3, a->nother);
+	if (a->nall > 0)
+		snprintf(detail, dlen, "%s program, %s scenario; %s%s; error %s on %d cells (%d of the class, %d of "
+			 "the kind), noise %.1f %%, spread %s of %d runs", hl_kind_name(kind), cls,
+			 a->pick == a->rule ? "the rules' pick" : "closer than ", a->pick == a->rule ? "" :
+			 ms[a->rule]->name, e1, a->nall, a->nclass, a->nkind, 100 * a->noise, e2, n);
+	else
+		snprintf(detail, dlen, "%s program, %s scenario; no measured error; spread %s of %d runs, "
+			 "disagreement %s of %d models", hl_kind_name(kind), cls, e2, n, e3, a->nother);
 	hl_table_free(&t);
 }
 
@@ -591,6 +609,7 @@ cmd_predict(int argc, char **argv)
 		{ "dedicated", required_argument, NULL, 'd' },
 		{ "errors", required_argument, NULL, 'e' },
 		{ "list-models", no_argument, NULL, 'l' },
+		{ "score", required_argument, NULL, 'Q' },
 		{ "select", no_argument, NULL, 'S' },
 		{ "calibrate-delay-comm", no_argument, NULL, 'C' },
 		{ "out", required_argument, NULL, 'o' },
@@ -619,7 +638,7 @@ cmd_predict(int argc, char **argv)
 	char *tsv_path = NULL;
 	char b1[64];
 	static char self_exe[4096];
-	const char *policy = NULL, *delay_comm = NULL, *errors_path = NULL;
+	const char *policy = NULL, *delay_comm = NULL, *errors_path = NULL, *score = NULL;
 	char *ded[15];
 	int nded = 0;
 	struct hl_answer hl;
@@ -639,6 +658,7 @@ cmd_predict(int argc, char **argv)
 			break;
 		case 'e': errors_path = optarg; break;
 		case 'l': list = true; break;
+		case 'Q': score = optarg; break;
 		case 'S': select = true; break;
 		case 'C': calib = true; break;
 		case 'o': out = optarg; break;
@@ -656,6 +676,19 @@ cmd_predict(int argc, char **argv)
 	}
 	if (probe_ms > 0) {	/* the calibration's probe, run inside a workstation */
 		printf("wall_ns %lld\n", (long long)calib_probe(probe_ms));
+		return 0;
+	}
+	if (score != NULL) {
+		struct hl_table t;
+
+		if (optind != argc)
+			die_usage("predict: --score takes no RUN");
+		if (hl_table_load(&t, score, &e) < 0)
+			die("predict: --score: %s", e.msg);
+		nm = hl_score(&t, stdout);
+		hl_table_free(&t);
+		if (nm == 0)
+			die("predict: --score: '%s' has no cell a model gives a number for", score);
 		return 0;
 	}
 	if (list) {
