@@ -6,8 +6,9 @@
 # and other work on the machine hit every condition alike. Then each dedicated run is parsed,
 # the median one is predicted under every scenario (the other dedicated runs given with
 # --dedicated), and every model's number and the headline answer are set against the
-# measured median. The headline's interval is scored leave-one-program-out: the error table
-# it is built from holds the other programs' cells only (docs/validation.md).
+# measured median. The headline's pick and interval are scored leave-one-program-out: the
+# error table they come from holds the other programs' cells only (docs/validation.md);
+# bench/realapps/score.sh scores them again from the written accuracy-raw.tsv.
 #
 # Writes into RESULTS: accuracy.md (the tables, the summary, machine and commands),
 # accuracy-raw.tsv (one row per cell and model, with the headline's interval), runs.tsv
@@ -220,8 +221,8 @@ stats() {
 		printf "%.0f %.0f %.0f %d\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR], NR }'
 }
 
-# Pass 1: every model's number and the headline's pick, from an empty error table (the
-# numbers do not depend on it; the intervals come in pass 2).
+# Pass 1: every model's number, from an empty error table (the numbers do not depend on it;
+# the headline's pick and interval do: they come in pass 2).
 EMPTY=$W/empty-errors.tsv
 printf '# contend-accuracy 1\nworkload\tscenario\tmodel\tpredicted_ns\tmeasured_min_ns\tmeasured_max_ns\tkind\n' >"$EMPTY"
 CELLS=$W/cells.txt	# tag prog kind scen med min max n ded_wall_ns offset_ns base desc
@@ -306,8 +307,8 @@ acc_table() {	# [program to leave out]
 }
 acc_table >"$ACC"
 
-# Pass 2: the headline's interval, leave-one-program-out: each program's cells are predicted
-# with an error table of the other programs' cells only.
+# Pass 2: the headline's pick and interval, leave-one-program-out: each program's cells are
+# predicted with an error table of the other programs' cells only.
 HL=$W/hl.txt	# tag scen lo_wall hi_wall pred_wall
 : >"$HL"
 for p in $(awk '{ print $2 }' "$CELLS" | sort -u); do
@@ -331,10 +332,12 @@ RAW=$RES/accuracy-raw.tsv
 	printf 'prog\tlayout\tmpi\tkind\tscenario\tmodel\tdedicated_ns\tpredicted_ns\tmeasured_ns\tmeasured_min_ns\tmeasured_max_ns\treps\terror_pct\tlo_ns\thi_ns\tinside\twidth_pct\n'
 	awk -v OFS='\t' -v cells="$CELLS" -v hlf="$HL" '
 		FILENAME == cells { c = $1 " " $4; kind[c] = $3; med[c] = $5; mn[c] = $6; mx[c] = $7; n[c] = $8; ded[c] = $9; next }
-		FILENAME == hlf { c = $1 " " $2; lo[c] = $3; hi[c] = $4; next }
+		FILENAME == hlf { c = $1 " " $2; lo[c] = $3; hi[c] = $4; pr[c] = $5; next }
 		{ c = $1 " " $2; if (!(c in med)) next
 		  split($1, a, "-")
 		  if ($4 == "n/a") { print a[1], a[2], a[3], kind[c], $2, $3, ded[c], "n/a", med[c], mn[c], mx[c], n[c], "-", "-", "-", "-", "-"; next }
+		  # the headline of pass 2, whose pick, like its interval, comes from the other programs
+		  if ($3 == "contend" && (c in lo)) $4 = pr[c]
 		  e = sprintf("%+.2f", 100 * ($4 - med[c]) / med[c])
 		  if ($3 == "contend" && (c in lo))
 			print a[1], a[2], a[3], kind[c], $2, $3, ded[c], $4, med[c], mn[c], mx[c], n[c], e, lo[c], hi[c],
