@@ -29,9 +29,10 @@ const char usage_predict[] =
 	"Predict how long the run in RUN would take under the what-if scenario FILE (an INI\n"
 	"file, docs/scenario.md): competing processes on nodes, slower or shared links, a\n"
 	"partitioning policy. The first line is the answer: the prediction of the model the\n"
-	"scope rules pick for this run and scenario, with an interval from what was measured\n"
-	"(the model's error on programs of the same kind, the dedicated runs' spread, the\n"
-	"models' disagreement; docs/validation.md). Then the measured dedicated time, each\n"
+	"scope rules pick for this run and scenario (or of another that was closer on enough\n"
+	"measured cells), with an interval from what was measured (the quantiles of the\n"
+	"model's error on other programs, the dedicated runs' spread, the measured noise;\n"
+	"docs/validation.md). Then the measured dedicated time, each\n"
 	"model's prediction and what each loaded node and changed link adds. Writes\n"
 	"RUN/predict/<name>.tsv (<name>: FILE's base name without .ini; format in\n"
 	"docs/formats.md). A model that does not apply to the run, or does not see a resource\n"
@@ -542,9 +543,10 @@ headline(const struct prof *p, const struct scen *s, const char *errors_path, ch
 	pm(e2, sizeof e2, a->spread, a->spread);
 	pm(e3, sizeof e3, a->dis_lo, a->dis_hi);
 	if (a->nall > 0)
-		printf("  interval from: %s's error, %.0f %% of it, on %d measured cell%s (%d of %s scenarios, %d of "
-		       "those of kind %s) %s; measured noise %.1f %%; ", ms[a->pick]->name, 100 * HL_COVER, a->nall,
-		       a->nall == 1 ? "" : "s", a->nclass, cls, a->nkind, hl_kind_name(kind), e1, 100 * a->noise);
+		printf("  interval from: %s's error on %d measured cell%s (%d under %s scenarios, %d of them of kind "
+		       "%s), %.0f %% central range %s; measured noise %.1f %%; ", ms[a->pick]->name, a->nall,
+		       a->nall == 1 ? "" : "s", a->nclass, cls, a->nkind, hl_kind_name(kind), 100 * HL_COVER, e1,
+		       100 * a->noise);
 	else
 		printf("  interval from: %s's error: none measured; the disagreement of %d other model%s %s; ",
 		       ms[a->pick]->name, a->nother, a->nother == 1 ? "" : "s", e3);
