@@ -534,7 +534,7 @@ headline(const struct prof *p, const struct scen *s, const char *errors_path, ch
 	secs(b2, sizeof b2, a->lo_ns);
 	secs(b3, sizeof b3, a->hi_ns);
 	if (a->pick == a->rule)
-		snprintf(pk, sizeof pk, "the scope rules' pick%s", a->ncmp > 0 ? ", no other model closer on the cells" : "");
+		snprintf(pk, sizeof pk, "the scope rules' pick");
 	else
 		snprintf(pk, sizeof pk, "closer than %s on the measured cells", ms[a->rule]->name);
 	printf("answer: %s [%s, %s]  (%s, %s; program kind %s, scenario kind %s)\n", b1, b2, b3,
