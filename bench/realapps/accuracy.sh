@@ -419,9 +419,10 @@ scen_table() {	# scenario
 	echo "wall time adds mpirun's start and end, taken from the dedicated run the prediction came"
 	echo "from (its wall time minus its longest rank's exec time) and added to every model's"
 	echo "number and interval. Error = (predicted - measured median) / measured median. contend:"
-	echo "the headline answer \`contend predict\` leads with (the scope rules' pick); its interval"
-	echo "is built from an error table of the *other* programs only (leave one program out), so"
-	echo "the coverage below is not scored on the cells the interval was fitted on."
+	echo "the headline answer \`contend predict\` leads with (the scope rules' pick, or the model"
+	echo "closer on enough measured cells); its pick and interval come from an error table of the"
+	echo "*other* programs only (leave one program out), so the errors and the coverage below are"
+	echo "not scored on the cells they were taken from."
 	echo
 	echo "## The dedicated runs"
 	echo
