@@ -382,6 +382,33 @@ add_cell(struct hl_table *t, int kind, const char *wl, const char *scen, const c
 	return true;
 }
 
+static int
+key_cmp(const struct hl_cell *x, const struct hl_cell *y)
+{
+	int d = strcmp(x->workload, y->workload);
+
+	if (d == 0)
+		d = strcmp(x->sname, y->sname);
+	return d != 0 ? d : strcmp(x->model, y->model);
+}
+
+static int
+key_cmp_p(const void *a, const void *b)
+{
+	return key_cmp(*(const struct hl_cell *const *)a, *(const struct hl_cell *const *)b);
+}
+
+/* The cells by key, so that a model's twin of a cell is a binary search away. */
+static void
+index_cells(struct hl_table *t)
+{
+	free(t->by_key);
+	t->by_key = xmallocarray((size_t)t->n + 1, sizeof *t->by_key);
+	for (int i = 0; i < t->n; i++)
+		t->by_key[i] = &t->cells[i];
+	qsort(t->by_key, (size_t)t->n, sizeof *t->by_key, key_cmp_p);
+}
+
 int
 hl_table_load(struct hl_table *t, const char *path, struct err *e)
 {
@@ -436,6 +463,7 @@ hl_table_load(struct hl_table *t, const char *path, struct err *e)
 		add_cell(t, kind, tsv_r_str(&r, c_wl), sc, m, pr, med, lo, hi, ds);
 	}
 	tsv_r_close(&r);
+	index_cells(t);
 	return 0;
 }
 
@@ -448,6 +476,7 @@ hl_table_builtin(struct hl_table *t)
 		add_cell(t, hl_kind_from_name(builtin[i].workload), builtin[i].workload, builtin[i].scenario,
 			 builtin[i].model, builtin[i].pred_ns, builtin[i].med_ns, builtin[i].min_ns, builtin[i].max_ns,
 			 -1);
+	index_cells(t);
 }
 
 void
@@ -456,6 +485,7 @@ hl_table_free(struct hl_table *t)
 	if (t == NULL)
 		return;
 	free(t->cells);
+	free(t->by_key);
 	memset(t, 0, sizeof *t);
 }
 
@@ -479,17 +509,27 @@ log_err(const struct hl_cell *c)
 	return log(c->med_ns / c->pred_ns);
 }
 
-/* Model m's cell of the same workload and scenario as c, or NULL. */
+/* Model m's cell of the same workload and scenario as c (the first of duplicates), or NULL. */
 static const struct hl_cell *
 twin(const struct hl_table *t, const struct hl_cell *c, const char *m)
 {
-	for (int i = 0; i < t->n; i++) {
-		const struct hl_cell *d = &t->cells[i];
+	struct hl_cell key;
+	int lo = 0, hi = t->n;
 
-		if (strcmp(d->model, m) == 0 && strcmp(d->workload, c->workload) == 0 && strcmp(d->sname, c->sname) == 0)
-			return d;
+	if (t->by_key == NULL)
+		return NULL;
+	memcpy(key.workload, c->workload, sizeof key.workload);
+	memcpy(key.sname, c->sname, sizeof key.sname);
+	snprintf(key.model, sizeof key.model, "%s", m);
+	while (lo < hi) {	/* the first cell not below key */
+		int mid = lo + (hi - lo) / 2;
+
+		if (key_cmp(t->by_key[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	return lo < t->n && key_cmp(t->by_key[lo], &key) == 0 ? t->by_key[lo] : NULL;
 }
 
 /* Whether model i may head a run of kind `kind`: it gave a number, and p001 only for a farm. */
@@ -698,22 +738,23 @@ hl_score(const struct hl_table *t, FILE *out)
 {
 	const struct model *ms[32];
 	struct pred_result rs[32];
-	char *done = xcalloc((size_t)t->n + 1, 1);
 	int scored = 0;
 
 	fprintf(out, "workload\tscenario\tkind\tpick\trule\tpredicted_ns\tlo_ns\thi_ns\tmeasured_ns\tinside\t"
 		"width_pct\terror_pct\n");
-	for (int i = 0; i < t->n; i++) {
-		const struct hl_cell *c = &t->cells[i];
+	/* by_key holds each workload and scenario's cells together */
+	for (int g = 0; t->by_key != NULL && g < t->n;) {
+		const struct hl_cell *c = t->by_key[g];
 		struct hl_answer a;
 		double ded[2] = { 1, 1 };
 		int nm = 0;
 
-		if (done[i])
-			continue;
+		while (g < t->n && strcmp(t->by_key[g]->workload, c->workload) == 0 &&
+		       strcmp(t->by_key[g]->sname, c->sname) == 0)
+			g++;
 		/* the cell's models, each once, in models[] order */
 		for (const struct model *m = models; m->name != NULL && nm < 32; m++) {
-			const struct hl_cell *d = strcmp(c->model, m->name) == 0 ? c : twin(t, c, m->name);
+			const struct hl_cell *d = twin(t, c, m->name);
 
 			if (d == NULL)
 				continue;
@@ -723,9 +764,6 @@ hl_score(const struct hl_table *t, FILE *out)
 			rs[nm].predicted_ns = d->pred_ns;
 			nm++;
 		}
-		for (int k = i; k < t->n; k++)
-			if (strcmp(t->cells[k].workload, c->workload) == 0 && strcmp(t->cells[k].sname, c->sname) == 0)
-				done[k] = 1;
 		if (c->ded_spread > 0)	/* two runs at median (1 -+ s) have spread s */
 			ded[0] = 1 - c->ded_spread, ded[1] = 1 + c->ded_spread;
 		hl_answer(t, c->prog, c->kind, c->scen, ms, rs, nm, ded, 2, &a);
@@ -739,6 +777,5 @@ hl_score(const struct hl_table *t, FILE *out)
 		for (int k = 0; k < nm; k++)
 			pred_result_free(&rs[k]);
 	}
-	free(done);
 	return scored;
 }

@@ -86,6 +86,7 @@ struct hl_cell {
 struct hl_table {
 	int n, cap;
 	struct hl_cell *cells;	/* owned */
+	const struct hl_cell **by_key;	/* owned: cells by workload, scenario, model (hl_table_load) */
 	char source[300];	/* where the cells came from, for people */
 	long skipped;		/* rows not used: other models, damaged or implausible */
 };
@@ -134,10 +135,10 @@ void hl_answer(const struct hl_table *t, const char *leave_out, int kind, const 
 	       struct hl_answer *a);
 
 /* Score the headline on t itself, leave one program out: for every (workload, scenario) of
- * t, the models' predictions from its rows, the pick and the interval from the other
- * programs' cells, the dedicated spread from its dedicated_spread column. One TSV row per
- * cell on out (workload, scenario, kind, pick, rule, predicted_ns, lo_ns, hi_ns,
- * measured_ns, inside, width_pct, error_pct). Returns the cells scored. */
+ * t, in the order of their names, the models' predictions from its rows, the pick and the
+ * interval from the other programs' cells, the dedicated spread from its dedicated_spread
+ * column. One TSV row per cell on out (workload, scenario, kind, pick, rule, predicted_ns,
+ * lo_ns, hi_ns, measured_ns, inside, width_pct, error_pct). Returns the cells scored. */
 int hl_score(const struct hl_table *t, FILE *out);
 
 #endif
