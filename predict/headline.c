@@ -632,9 +632,10 @@ quantiles(const struct hl_table *t, const char *leave_out, const char *model, co
 			v[n++] = log_err(&t->cells[i]);
 	if (n > 0) {
 		qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-		k = (int)floor((n + 1) * a);
+		/* 1e-9: (n + 1) a is an integer for n = 9, 19, ... which rounding must not move */
+		k = (int)floor((n + 1) * a + 1e-9);
 		*lo = v[k < 1 ? 0 : k - 1];
-		k = (int)ceil((n + 1) * (1 - a));
+		k = (int)ceil((n + 1) * (1 - a) - 1e-9);
 		*hi = v[k > n ? n - 1 : k - 1];
 	}
 	free(v);

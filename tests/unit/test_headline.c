@@ -373,6 +373,38 @@ TEST(the_interval_is_the_shrunk_quantiles_of_the_measured_errors)
 	CHECK(hl_table_load(&t, "/nonexistent/accuracy.tsv", &e) < 0);
 }
 
+TEST(the_quantiles_are_the_conformal_ranks)
+{
+	const struct model *ms[8];
+	struct pred_result rs[8];
+	const double pred[] = { 0, 0, 0, 0, 0, 1.0 }, ded[] = { 1e9 };
+	char path[300];
+	struct hl_table t;
+	struct hl_answer a;
+	struct err e;
+	FILE *f;
+
+	/* 19 cells measured 91 .. 109 against 100: (19 + 1) x 0.1 = 2 exactly, the 2nd and the 18th */
+	snprintf(path, sizeof path, "%s/ranks.tsv", check_tmpdir());
+	if ((f = fopen(path, "w")) == NULL) {
+		printf("# skipped: cannot write '%s'\n", path);
+		return;
+	}
+	fputs("# contend-accuracy 1\nworkload\tscenario\tmodel\tpredicted_ns\tmeasured_ns\tmeasured_min_ns\t"
+	      "measured_max_ns\tkind\n", f);
+	for (int i = 1; i <= 19; i++)
+		fprintf(f, "p%d\tcpu1\treplay\t100\t%d\t%d\t%d\thalo\n", i, 90 + i, 90 + i, 90 + i);
+	fclose(f);
+	CHECK(hl_table_load(&t, path, &e) == 0);
+	fake(ms, rs, pred);
+	hl_answer(&t, NULL, HL_HALO, "cpu", ms, rs, 6, ded, 1, &a);
+	CHECK(a.nall == 19 && a.nclass == 19 && a.nkind == 19);
+	CHECK_NEAR(a.err_lo, -log(0.92), 1e-12);
+	CHECK_NEAR(a.err_hi, log(1.08), 1e-12);
+	CHECK_NEAR(a.noise, 0, 1e-12);
+	hl_table_free(&t);
+}
+
 static bool
 same_cell(const struct hl_cell *x, const struct hl_cell *y)
 {
@@ -448,6 +480,7 @@ main(void)
 	RUN(the_scope_rules_pick_in_order);
 	RUN(the_data_overrides_the_rules_only_with_enough_cells);
 	RUN(the_interval_is_the_shrunk_quantiles_of_the_measured_errors);
+	RUN(the_quantiles_are_the_conformal_ranks);
 	RUN(built_in_errors_match_bench_results);
 	return check_done();
 }
