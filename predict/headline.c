@@ -356,7 +356,7 @@ add_cell(struct hl_table *t, int kind, const char *wl, const char *scen, const c
 	if (!(med_ns > 0))
 		med_ns = (min_ns + max_ns) / 2;
 	if (m == NULL || !(pred_ns > 0) || !(min_ns > 0) || !(max_ns >= min_ns) || !isfinite(max_ns) ||
-	    !isfinite(pred_ns) || !(med_ns >= min_ns && med_ns <= max_ns) || t->n >= HL_MAX_CELLS) {
+	    !isfinite(pred_ns) || !(med_ns >= min_ns - 1 && med_ns <= max_ns + 1) || t->n >= HL_MAX_CELLS) {
 		t->skipped++;
 		return false;
 	}
