@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sched.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +53,77 @@ ensure_netns(int instance, const char *ns, struct err *e)
 			return -E_IO;
 	}
 	return tb_run((const char *[]){ "ip", "-n", ns, "link", "set", "lo", "up", NULL }, e);
+}
+
+#define NSFS_MAGIC_ 0x6e736673	/* statfs f_type of a namespace file (linux/magic.h NSFS_MAGIC) */
+
+void
+tb_ipcns_path(const char *ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", TB_IPCNS_DIR, ns);
+}
+
+/* True when path holds a namespace bind-mounted there. */
+static bool
+ipcns_exists(const char *ns)
+{
+	char path[128];
+	struct statfs sf;
+
+	tb_ipcns_path(ns, path, sizeof path);
+	return statfs(path, &sf) == 0 && sf.f_type == NSFS_MAGIC_;
+}
+
+/* Journal, then create an IPC namespace for workstation ns, kept by a bind mount on
+ * TB_IPCNS_DIR/ns as `ip netns` keeps network namespaces. This process enters it only to
+ * mount it, and returns to its own. Why a workstation needs one: UCX's shared-memory
+ * transports take two processes to share a machine when they share the kernel's boot id
+ * and IPC namespace; with one IPC namespace per workstation they reach only the ranks of
+ * their own workstation, as on separate machines. */
+static int
+ensure_ipcns(int instance, const char *ns, struct err *e)
+{
+	char path[128];
+	int fd, self, r = 0;
+
+	if (ipcns_exists(ns))
+		return 0;
+	if (tb_journal_add(instance, "ipcns", ns, e) < 0)
+		return -E_IO;
+	if (mkdir(TB_IPCNS_DIR, 0755) < 0 && errno != EEXIST)
+		return err_sys(e, E_IO, "cannot create '%s'", TB_IPCNS_DIR);
+	tb_ipcns_path(ns, path, sizeof path);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return err_sys(e, E_IO, "cannot create '%s'", path);
+	close(fd);
+	self = open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return err_sys(e, E_IO, "cannot open '/proc/self/ns/ipc'");
+	if (unshare(CLONE_NEWIPC) < 0) {
+		close(self);
+		return err_sys(e, E_IO, "cannot create an IPC namespace for '%s'", ns);
+	}
+	if (mount("/proc/self/ns/ipc", path, NULL, MS_BIND, NULL) < 0)
+		r = err_sys(e, E_IO, "cannot bind the IPC namespace of '%s' on '%s'", ns, path);
+	if (setns(self, CLONE_NEWIPC) < 0 && r == 0)
+		r = err_sys(e, E_IO, "cannot return to the IPC namespace of the testbed command");
+	close(self);
+	return r;
+}
+
+int
+tb_net_del_ipcns(const char *name, struct err *e)
+{
+	char path[128];
+	bool was = ipcns_exists(name);
+
+	tb_ipcns_path(name, path, sizeof path);
+	if (was && umount2(path, MNT_DETACH) < 0)
+		return err_sys(e, E_IO, "cannot unmount '%s'", path);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return err_sys(e, E_IO, "cannot remove '%s'", path);
+	return was;
 }
 
 /* A veth pair: `outer` in the root namespace on `bridge`, `inner` in namespace ns with
@@ -152,7 +226,7 @@ tb_net_up(const struct tb_conf *c, struct err *e)
 		tb_name_veth(c->instance, i, veth, sizeof veth);
 		tb_name_bridge(c->instance, s, br, sizeof br);
 		tb_addr(c->instance, s, i, addr, sizeof addr);
-		if (ensure_netns(c->instance, ns, e) < 0 ||
+		if (ensure_netns(c->instance, ns, e) < 0 || ensure_ipcns(c->instance, ns, e) < 0 ||
 		    ensure_veth(c->instance, veth, br, ns, "eth0", addr, e) < 0)
 			return -E_IO;
 		if (c->routed) {
@@ -304,6 +378,8 @@ int
 tb_net_sweep(int instance, int *removed, struct err *e)
 {
 	if (sweep_dir(instance, "/sys/class/net", tb_net_del_link, removed, e) < 0)
+		return -E_IO;
+	if (sweep_dir(instance, TB_IPCNS_DIR, tb_net_del_ipcns, removed, e) < 0)
 		return -E_IO;
 	return sweep_dir(instance, "/run/netns", tb_net_del_netns, removed, e);
 }

@@ -10,7 +10,8 @@
 #define TB_HOSTS_FILE "/etc/hosts"
 
 /* Build what is missing of c's network (bridges with the root namespace's .254 address,
- * one namespace per workstation with eth0 at .<i>, and for the routed layout the router
+ * one network namespace per workstation with eth0 at .<i> and an IPC namespace of its own
+ * bound on TB_IPCNS_DIR/<name>, and for the routed layout the router
  * namespace at .253 on both subnets with forwarding on). Each object is written to the
  * journal before it is created; objects that exist are left alone, addresses are
  * replaced, so calling it again is harmless. Returns 0 or negative with e naming the
@@ -26,8 +27,13 @@ int tb_net_shape(const struct tb_conf *c, struct err *e) WUR;
  * there was nothing, negative on failure. */
 int tb_net_del_netns(const char *name, struct err *e) WUR;
 int tb_net_del_link(const char *name, struct err *e) WUR;
+/* The same for a workstation's IPC namespace (unmounted, its file removed). */
+int tb_net_del_ipcns(const char *name, struct err *e) WUR;
 
-/* Remove every link in the root namespace and every named namespace whose name starts
+/* The file a workstation's IPC namespace is bound on: TB_IPCNS_DIR/ns. */
+void tb_ipcns_path(const char *ns, char *buf, size_t len);
+
+/* Remove every link in the root namespace and every named namespace (network, IPC) whose name starts
  * with the instance prefix "c<K>" followed by a letter (what a lost journal would have
  * listed). Adds the number removed to *removed. Returns 0 or negative. */
 int tb_net_sweep(int instance, int *removed, struct err *e) WUR;

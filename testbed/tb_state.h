@@ -71,7 +71,7 @@ int tb_conf_load(int instance, struct tb_conf *c, struct err *e) WUR;
 int tb_conf_save(const struct tb_conf *c, struct err *e) WUR;
 
 /* The journal: one row per object `up` is about to create, written before creating it so
- * that `down` finds it after a crash. kind: netns, link, cgroup, hosts, file. */
+ * that `down` finds it after a crash. kind: netns, ipcns, link, cgroup, hosts, file. */
 int tb_journal_add(int instance, const char *kind, const char *name, struct err *e) WUR;
 struct tb_jrow {
 	char kind[16];

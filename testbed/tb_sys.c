@@ -355,6 +355,18 @@ tb_enter(const char *netns, const char *const cgroup_dirs[], struct err *e)
 		return r;
 	}
 	close(fd);
+	/* the workstation's IPC namespace (tb_net.h), where `up` made one: shared memory of
+	 * System V and of UCX then stays within the workstation */
+	snprintf(path, sizeof path, "%s/%s", TB_IPCNS_DIR, netns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		int r = setns(fd, CLONE_NEWIPC);
+
+		close(fd);
+		if (r < 0)
+			return err_sys(e, errno == EPERM ? E_PERM : E_IO, "cannot enter the IPC namespace '%s'",
+				       path);
+	}
 	/* a UTS namespace of its own so that gethostname() names the workstation, as the
 	 * launchers and per-node tools expect of a separate machine */
 	if (unshare(CLONE_NEWUTS) < 0)

@@ -42,9 +42,14 @@ bool tb_proc_is(pid_t pid, uint64_t ticks);
  * Returns 1 when a signal was sent, 0 when there was nothing to stop. */
 int tb_proc_stop(pid_t pid, uint64_t ticks, int grace_ms);
 
+/* Where `testbed up` binds a workstation's IPC namespace: TB_IPCNS_DIR/<netns>. */
+#define TB_IPCNS_DIR "/run/contend-ipcns"
+
 /* Move the calling process into network namespace /run/netns/<netns> (setns CLONE_NEWNET),
- * into a new UTS namespace whose host name is <netns>, and into each cgroup directory of cgroup_dirs (NULL-terminated, may be NULL) by writing
- * its pid to <dir>/cgroup.procs. Returns 0 or -E_IO / -E_PERM. */
+ * into the IPC namespace TB_IPCNS_DIR/<netns> when there is one, into a new UTS namespace
+ * whose host name is <netns>, and into each cgroup directory of cgroup_dirs
+ * (NULL-terminated, may be NULL) by writing its pid to <dir>/cgroup.procs. Returns 0 or
+ * -E_IO / -E_PERM. */
 int tb_enter(const char *netns, const char *const cgroup_dirs[], struct err *e) WUR;
 
 /* Path of the running executable (readlink /proc/self/exe) into buf. Returns 0 or -E_IO. */

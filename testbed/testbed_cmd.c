@@ -246,6 +246,8 @@ print_status(const struct tb_conf *c)
 		snprintf(nsp, sizeof nsp, "/run/netns/%s", ns);
 		snprintf(vp, sizeof vp, "/sys/class/net/%s", veth);
 		absent += !tb_exists(nsp) + (i > 0 && !tb_exists(vp));
+		tb_ipcns_path(ns, nsp, sizeof nsp);
+		absent += i > 0 && !tb_exists(nsp);
 	}
 	tb_name_bridge(instance, 1, br, sizeof br);
 	tb_addr(instance, 1, 0, net, sizeof net);
@@ -601,6 +603,8 @@ sub_down(int argc, char **argv)
 			r = tb_net_del_link(rows[k].name, &e);
 		else if (strcmp(rows[k].kind, "netns") == 0)
 			r = tb_net_del_netns(rows[k].name, &e);
+		else if (strcmp(rows[k].kind, "ipcns") == 0)
+			r = tb_net_del_ipcns(rows[k].name, &e);
 		else if (strcmp(rows[k].kind, "cgroup") == 0) {
 			char prefix[128];
 
@@ -982,14 +986,25 @@ sub_mpirun(int argc, char **argv)
 	av = xcalloc((size_t)(argc - optind) + 48, sizeof *av);
 	/* The MPI's own transport choice unless --tcp: users' jobs move the messages between
 	 * ranks of one node through shared memory, and the tests should see what they get.
-	 * UCX cannot be left to itself: it tells machines apart by the kernel's identity, which
-	 * every workstation shares, and would reach the other workstations through shared
-	 * memory; so MPICH's UCX keeps to TCP, and its node-local messages go over TCP too. */
+	 * UCX (MPICH's ch4:ucx) tells machines apart by the kernel's boot id, which every
+	 * workstation shares, and by the IPC namespace, which `up` gives each workstation:
+	 * without that namespace UCX would reach the other workstations through shared memory,
+	 * so a testbed made before it existed needs `up` again. */
 	if (mpich) {
 		const char *fixed[] = { "mpiexec.mpich", "-iface", br, "-launcher", "rsh", "-launcher-exec",
-					agent, "-hosts", hosts, "-n", npbuf, "-genv", "UCX_TLS", "tcp,self",
-					"-genv", "UCX_NET_DEVICES", "eth0", NULL };
-		const char *tcp_only[] = { "-genv", "MPIR_CVAR_NOLOCAL", "1", NULL };
+					agent, "-hosts", hosts, "-n", npbuf, "-genv", "UCX_NET_DEVICES", "eth0",
+					NULL };
+		const char *tcp_only[] = { "-genv", "UCX_TLS", "tcp,self", "-genv", "MPIR_CVAR_NOLOCAL", "1", NULL };
+
+		for (int i = 1; i <= conf.nws; i++) {
+			char name[32], path[160];
+
+			tb_name_ws(instance, i, name, sizeof name);
+			tb_ipcns_path(name, path, sizeof path);
+			if (!tcp && !tb_exists(path))
+				die("testbed %d: workstation %s has no IPC namespace and UCX would use shared memory "
+				    "between workstations: run 'up' again, or use --tcp", instance, name);
+		}
 
 		for (int k = 0; fixed[k] != NULL; k++)
 			av[n++] = fixed[k];

@@ -2,7 +2,8 @@
 # e2e: the testbed end to end: a killed `up` cleaned by `down`, `up` twice, Open MPI and MPICH
 # workloads across three workstations, kernel counters showing bridged traffic between the
 # namespaces, a capped link that is slower, a loaded workstation that is slower, a
-# communicating competitor, and a `down` that leaves nothing behind.
+# communicating competitor, an IPC namespace per workstation, and a `down` that leaves
+# nothing behind.
 # Uses its own testbed instance (TESTBED_E2E_INSTANCE, default 9) and never touches another.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -39,6 +40,8 @@ trap 'exit 1' INT TERM
 leftovers() {
 	ip netns list 2>/dev/null | awk -v p="c${K}" 'index($1, p) == 1 && substr($1, length(p) + 1, 1) ~ /[a-z]/ { print "netns " $1 }'
 	for l in /sys/class/net/c"$K"[a-z]*; do [ -e "$l" ] && echo "link ${l##*/}"; done
+	for f in /run/contend-ipcns/c"$K"[a-z]*; do [ -e "$f" ] && echo "ipc namespace $f"; done
+	grep " /run/contend-ipcns/c${K}[a-z]" /proc/self/mountinfo | sed 's/^/mount /'
 	tc qdisc show 2>/dev/null | grep -E " dev c${K}[a-z]" | sed 's/^/qdisc /'
 	for d in /sys/fs/cgroup/cpu/contend-testbed-"$K" /sys/fs/cgroup/cpuset/contend-testbed-"$K"; do
 		[ -e "$d" ] && echo "cgroup $d"
@@ -100,6 +103,16 @@ if out=$(tb up 2>&1) && [ "$(ip netns list | grep -c "^c${K}ws")" = 3 ] &&
 	pass up-idempotent
 else
 	flunk up-idempotent "$out"
+fi
+# each workstation has an IPC namespace of its own (UCX's shared memory stays within it)
+ipc1=$(tb exec ws1 -- readlink /proc/self/ns/ipc 2>&1)
+ipc1b=$(tb exec ws1 -- readlink /proc/self/ns/ipc 2>&1)
+ipc2=$(tb exec ws2 -- readlink /proc/self/ns/ipc 2>&1)
+if [ "$ipc1" = "$ipc1b" ] && [ "$ipc1" != "$ipc2" ] && [ "$ipc1" != "$(readlink /proc/self/ns/ipc)" ] &&
+	case $ipc2 in ipc:*) true ;; *) false ;; esac; then
+	pass ipc-namespace-per-workstation
+else
+	flunk ipc-namespace-per-workstation "ws1 '$ipc1' then '$ipc1b', ws2 '$ipc2', here '$(readlink /proc/self/ns/ipc)'"
 fi
 
 # --- Open MPI across the bridge: the veths' counters grow, the bridge's own much less

@@ -2,13 +2,15 @@
 # compare.sh: contend's rebuilt point-to-point messages of a run against the ground truth
 # the PMPI wrapper (tests/pmpi/pmpi_log.c) wrote for the same run.
 #
-# Usage: sh tests/pmpi/compare.sh [-q] RUN TRUTHDIR
+# Usage: sh tests/pmpi/compare.sh [-q] [-a] RUN TRUTHDIR
 #   RUN       a run directory `contend parse` has written RUN/profile/messages.tsv into
 #   TRUTHDIR  the PMPI_LOG_DIR of the run: rank-R.tsv, format "pmpi" v1
 #   -q        only the summary lines
+#   -a        every message, also between ranks of one host (a run recorded with
+#             `collect --see-local`, or one whose MPI was kept to TCP)
 #
-# Only messages that crossed the wire count: sender and receiver on different hosts (the
-# hosts from RUN/meta/rank-R.tsv, else from the truth files' own header). A rebuilt
+# Without -a only messages that crossed the wire count: sender and receiver on different
+# hosts (the hosts from RUN/meta/rank-R.tsv, else from the truth files' own header). A rebuilt
 # message is point-to-point when Open MPI's decoder gave it a non-negative tag or MPICH's
 # an even (point-to-point) context id; control frames (proto ctrl) are not messages.
 # A truth send and a rebuilt message match when source, destination, tag and bytes are
@@ -16,13 +18,19 @@
 #
 # Prints one row per rank pair (src dst sent rebuilt matched), the collective calls of the
 # truth by name (calls, bytes summed over ranks), then
-#   p2p_wire	sent=N rebuilt=M matched=K rebuilt/sent=K/N
+#   p2p_wire	sent=N rebuilt=M matched=K rebuilt/sent=K/N   (p2p_all with -a)
 # and exits 0 when every truth send was matched and nothing extra was rebuilt (also when
 # there were none), 1 when not,
 # 2 on unusable input.
 set -u
-quiet=0
-[ "${1:-}" = -q ] && { quiet=1; shift; }
+quiet=0 all=0
+while :; do
+	case ${1:-} in
+	-q) quiet=1; shift ;;
+	-a) all=1; shift ;;
+	*) break ;;
+	esac
+done
 [ $# -eq 2 ] || { sed -n 's/^# \{0,1\}//; /^Usage:/,/^$/p' "$0" >&2; exit 2; }
 run=$1 truth=$2
 msgs=$run/profile/messages.tsv
@@ -35,7 +43,7 @@ hosts=$(for m in "$run"/meta/rank-*.tsv; do
 	[ -r "$m" ] && awk -F'\t' '$1 == "rank" { r = $2 } $1 == "host" { h = $2 } END { if (r != "" && h != "") print r "\t" h }' "$m"
 done)
 
-printf '%s\n' "$hosts" | awk -F'\t' -v quiet=$quiet -v msgs="$msgs" '
+printf '%s\n' "$hosts" | awk -F'\t' -v quiet=$quiet -v all=$all -v msgs="$msgs" '
 function bad(why) { print "compare: " why > "/dev/stderr"; failed = 2; exit 2 }
 FILENAME == "-" { if (NF == 2) host[$1] = $2; next }
 # truth files
@@ -67,7 +75,7 @@ END {
 	for (k in tp) {
 		split(k, a, SUBSEP)
 		if (!(a[1] in host) || !(a[2] in host) || a[2] < 0) { unplaced += tp[k]; continue }
-		if (host[a[1]] == host[a[2]]) continue
+		if (!all && host[a[1]] == host[a[2]]) continue
 		p = a[1] SUBSEP a[2]
 		sent[p] += tp[k]; S += tp[k]
 		m = (k in rb) ? (rb[k] < tp[k] ? rb[k] : tp[k]) : 0
@@ -76,7 +84,7 @@ END {
 	}
 	for (k in rb) {
 		split(k, a, SUBSEP)
-		if ((a[1] in host) && (a[2] in host) && host[a[1]] == host[a[2]]) continue
+		if (!all && (a[1] in host) && (a[2] in host) && host[a[1]] == host[a[2]]) continue
 		p = a[1] SUBSEP a[2]
 		rebuilt[p] += rb[k]; M += rb[k]
 		pairs[p] = 1
@@ -97,6 +105,6 @@ END {
 		if (generic) printf "note\t%d messages of the generic decoder not compared\n", generic
 		if (unplaced) printf "note\t%d truth sends to or from a rank of unknown host\n", unplaced
 	}
-	printf "p2p_wire\tsent=%d\trebuilt=%d\tmatched=%d\trebuilt/sent=%s\n", S, M, K, S ? sprintf("%.5f", K / S) : "-"
+	printf "%s\tsent=%d\trebuilt=%d\tmatched=%d\trebuilt/sent=%s\n", all ? "p2p_all" : "p2p_wire", S, M, K, S ? sprintf("%.5f", K / S) : "-"
 	exit (K == S && M == S) ? 0 : 1
 }' - "$@"
