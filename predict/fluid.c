@@ -9,6 +9,7 @@
 #include "lib/xalloc.h"
 
 #define FLUID_DONE_BYTES 1e-6	/* what is left of a flow when it counts as done */
+#define FLUID_TOKEN_BYTES 1.0	/* a bucket with less counts as empty */
 
 static const struct fluid_flow *sort_base;	/* for cmp_start; one sort at a time */
 
@@ -72,16 +73,36 @@ fair_rates(const struct fluid_flow *f, const long *act, long nact, const double 
 	}
 }
 
+/* Tokens come into each bucket at its capacity for dt_ns while no flow is active. */
+static void
+refill(double *tok, const double *cap_Bps, const struct fluid_bucket *bk, int nres, double dt_ns)
+{
+	for (int r = 0; bk != NULL && r < nres; r++)
+		if (isfinite(dt_ns) && dt_ns > 0)
+			tok[r] = fmin(bk[r].burst_bytes, tok[r] + cap_Bps[r] * dt_ns / 1e9);
+}
+
 int
 fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct err *e)
 {
+	return fluid_run_bucket(f, n, cap_Bps, NULL, nres, e);
+}
+
+int
+fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk, int nres,
+		 struct err *e)
+{
 	long *ord, *act, nact = 0, next = 0, *cnt;
-	double *rem, *rate, *left, t = -INFINITY;
+	double *rem, *rate, *left, *tok, *now, *use, t = -INFINITY;
 	bool *frozen;
 
 	for (int r = 0; r < nres; r++)
 		if (!(cap_Bps[r] > 0))
 			return err_set(e, E_USAGE, "resource %d has capacity %g", r, cap_Bps[r]);
+	for (int r = 0; bk != NULL && r < nres; r++)
+		if (!(bk[r].burst_bytes >= 0) || (bk[r].burst_bytes > 0 && !(bk[r].peak_Bps >= cap_Bps[r])))
+			return err_set(e, E_USAGE, "resource %d has a bucket of %g B at %g B/s over %g B/s", r,
+				       bk[r].burst_bytes, bk[r].peak_Bps, cap_Bps[r]);
 	for (long i = 0; i < n; i++)
 		for (int j = 0; j < FLUID_MAX_RES; j++)
 			if (f[i].res[j] < -1 || f[i].res[j] >= nres)
@@ -95,6 +116,11 @@ fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct 
 	frozen = xmallocarray((size_t)n, sizeof *frozen);
 	left = xmallocarray((size_t)nres + 1, sizeof *left);
 	cnt = xmallocarray((size_t)nres + 1, sizeof *cnt);
+	tok = xmallocarray((size_t)nres + 1, sizeof *tok);	/* bytes in each bucket */
+	now = xmallocarray((size_t)nres + 1, sizeof *now);	/* what each passes now, B/s */
+	use = xmallocarray((size_t)nres + 1, sizeof *use);	/* what its flows take, B/s */
+	for (int r = 0; r < nres; r++)
+		tok[r] = bk != NULL ? bk[r].burst_bytes : 0;
 	for (long i = 0; i < n; i++)
 		ord[i] = i;
 	sort_base = f;
@@ -103,8 +129,12 @@ fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct 
 		double dt = INFINITY, step, t_next;
 		long first = -1;
 
-		if (nact == 0)
-			t = fmax(t, f[ord[next]].start_ns);
+		if (nact == 0) {	/* idle until the next start: the buckets fill */
+			double t1 = fmax(t, f[ord[next]].start_ns);
+
+			refill(tok, cap_Bps, bk, nres, t1 - t);
+			t = t1;
+		}
 		while (next < n && f[ord[next]].start_ns <= t) {
 			long i = ord[next++];
 			bool any = false;
@@ -120,7 +150,9 @@ fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct 
 		}
 		if (nact == 0)
 			continue;
-		fair_rates(f, act, nact, cap_Bps, nres, left, cnt, frozen, rate);
+		for (int r = 0; r < nres; r++)
+			now[r] = tok[r] >= FLUID_TOKEN_BYTES ? bk[r].peak_Bps : cap_Bps[r];
+		fair_rates(f, act, nact, now, nres, left, cnt, frozen, rate);
 		for (long k = 0; k < nact; k++)
 			if (rate[k] > 0 && rem[k] / rate[k] * 1e9 < dt) {
 				dt = rem[k] / rate[k] * 1e9;
@@ -128,6 +160,19 @@ fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct 
 			}
 		t_next = next < n ? f[ord[next]].start_ns - t : INFINITY;
 		step = fmin(dt, t_next);
+		/* a bucket that runs dry changes the rates: that is an event too */
+		for (int r = 0; r < nres; r++)
+			use[r] = 0;
+		for (long k = 0; k < nact; k++)
+			for (int j = 0; j < FLUID_MAX_RES; j++)
+				if (f[act[k]].res[j] >= 0)
+					use[f[act[k]].res[j]] += rate[k];
+		for (int r = 0; r < nres; r++)
+			if (tok[r] >= FLUID_TOKEN_BYTES && use[r] > cap_Bps[r] &&
+			    tok[r] / (use[r] - cap_Bps[r]) * 1e9 < step) {
+				step = tok[r] / (use[r] - cap_Bps[r]) * 1e9;
+				first = -1;
+			}
 		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
 			for (long k = 0; k < nact; k++)
 				f[act[k]].done_ns = t;
@@ -136,6 +181,8 @@ fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct 
 		}
 		for (long k = 0; k < nact; k++)
 			rem[k] -= rate[k] * step / 1e9;
+		for (int r = 0; bk != NULL && r < nres; r++)
+			tok[r] = fmin(bk[r].burst_bytes, fmax(0, tok[r] + (cap_Bps[r] - use[r]) * step / 1e9));
 		t += step;
 		if (step == dt && first >= 0)
 			rem[first] = 0;
@@ -157,5 +204,8 @@ fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct 
 	free(frozen);
 	free(left);
 	free(cnt);
+	free(tok);
+	free(now);
+	free(use);
 	return 0;
 }

@@ -9,7 +9,13 @@
  * and so on); the rates change only when a flow starts or ends. A flow alone on its
  * resources moves at the smallest of their capacities; two flows starting together on one
  * resource end together, at twice one's time; a short flow that starts behind a long one is
- * not held up behind it (as it would be in a FIFO queue) but shares the capacity. */
+ * not held up behind it (as it would be in a FIFO queue) but shares the capacity.
+ *
+ * A resource may be a token bucket (tc's tbf, a provider's rate limiter): tokens come at its
+ * capacity up to burst_bytes, and while the bucket holds tokens the resource passes peak_Bps
+ * (the line underneath); empty, it passes its capacity. A bucket starts full. Bursts
+ * shorter than the bucket then go at the line's speed, and only a sustained load over the
+ * capacity is held to it. */
 #ifndef PREDICT_FLUID_H
 #define PREDICT_FLUID_H
 
@@ -28,5 +34,16 @@ struct fluid_flow {
  * fill each done_ns. A flow with no resource or no bytes is done at its start. Returns 0, or
  * -E_USAGE with e set for a resource index out of range or a capacity <= 0. */
 int fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct err *e) WUR;
+
+/* A resource's token bucket: burst_bytes 0 for none (a strict capacity). */
+struct fluid_bucket {
+	double burst_bytes;	/* the bucket's size, >= 0 */
+	double peak_Bps;	/* what passes while it holds tokens, >= the capacity */
+};
+
+/* fluid_run with a token bucket per resource, bk[0..nres) (NULL: none). Returns as
+ * fluid_run, and -E_USAGE for a negative burst or a peak under the capacity. */
+int fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk, int nres,
+		     struct err *e) WUR;
 
 #endif

@@ -241,7 +241,33 @@ struct pass {
 	double *dmsg;			/* per message: how late it arrives */
 	double *egress, *ingress;	/* per host: the FIFO queues (the first pass) */
 	long nwoke;			/* receives given the wake-up delay (last pass) */
+	const double *nburst;		/* per message: the changed link's token bucket, bytes (0
+					 * none) */
+	double peak_Bps;		/* what a bucket with tokens passes: the run's bandwidth */
+	double *tok, *tok_t;		/* per host side (2h sending, 2h + 1 receiving): tokens in
+					 * its bucket and when they were counted (the first pass) */
 };
+
+/* A transfer of bytes through a FIFO queue from start_ns at rate_Bps, across a host's
+ * sending side and its peer's receiving side whose buckets (of burst_bytes, filled at
+ * rate_Bps) hold ta and tb tokens counted at ta_t and tb_t: what the buckets hold goes at
+ * peak_Bps. Returns when its last byte has gone and takes the tokens it used. */
+static double
+fifo_transfer(double start_ns, double bytes, double rate_Bps, double burst_bytes, double peak_Bps, double *ta,
+	      double *ta_t, double *tb, double *tb_t)
+{
+	double fast;	/* bytes the buckets let through at the peak */
+
+	if (burst_bytes <= 0 || !(peak_Bps > rate_Bps))
+		return start_ns + bytes / rate_Bps * 1e9;
+	*ta = fmin(burst_bytes, *ta + fmax(0, start_ns - *ta_t) * rate_Bps / 1e9);
+	*tb = fmin(burst_bytes, *tb + fmax(0, start_ns - *tb_t) * rate_Bps / 1e9);
+	fast = fmin(bytes, fmin(*ta, *tb));
+	*ta -= fast;
+	*tb -= fast;
+	*ta_t = *tb_t = start_ns;
+	return start_ns + (fast / peak_Bps + (bytes - fast) / rate_Bps) * 1e9;
+}
 
 /* Replay the events once. A send on a changed link leaves at dep = its time + D; dep_out
  * (per message) records it. Without done_in (the first pass) it queues behind the changed-
@@ -261,6 +287,10 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 	}
 	for (int h = 0; h < c->nhosts; h++)
 		c->egress[h] = c->ingress[h] = -INFINITY;
+	for (int r = 0; r < 2 * c->nhosts; r++) {
+		c->tok[r] = INFINITY;	/* full: fifo_transfer caps it at the bucket */
+		c->tok_t[r] = -INFINITY;
+	}
 	c->nwoke = 0;
 	for (long j = 0; j < c->nev; j++) {
 		const struct ev *x = &c->ev[j];
@@ -287,7 +317,9 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 				if (done_in == NULL) {
 					double start = fmax(dep, fmax(c->egress[ha], c->ingress[hb]));
 
-					done = start + (double)m->bytes / c->nbw[x->msg] * 1e9;
+					done = fifo_transfer(start, (double)m->bytes, c->nbw[x->msg], c->nburst[x->msg],
+							     c->peak_Bps, &c->tok[2 * ha], &c->tok_t[2 * ha],
+							     &c->tok[2 * hb + 1], &c->tok_t[2 * hb + 1]);
 					c->egress[ha] = c->ingress[hb] = done;
 				} else {
 					done = done_in[x->msg] + (dep - dep_in[x->msg]);
@@ -331,8 +363,8 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 }
 
 /* The changed-link messages as flows: from the departures dep, each across its sending
- * host's and its receiving host's side, of capacity the slowest changed link on it. Fills
- * done (per message). */
+ * host's and its receiving host's side, of capacity the slowest changed link on it and of
+ * the smallest bucket of those links (none when one has none). Fills done (per message). */
 static int
 fair_share(const struct pass *c, const double *dep, double *done, struct err *e)
 {
@@ -340,10 +372,13 @@ fair_share(const struct pass *c, const double *dep, double *done, struct err *e)
 	struct fluid_flow *fl = xmallocarray((size_t)p->nmsgs + 1, sizeof *fl);
 	long *idx = xmallocarray((size_t)p->nmsgs + 1, sizeof *idx), n = 0;
 	double *cap = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *cap);
+	struct fluid_bucket *bk = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *bk);
 	int rc;
 
-	for (int r = 0; r < 2 * c->nhosts; r++)
+	for (int r = 0; r < 2 * c->nhosts; r++) {
 		cap[r] = INFINITY;
+		bk[r] = (struct fluid_bucket){ INFINITY, c->peak_Bps };
+	}
 	for (long j = 0; j < c->nev; j++) {
 		const struct ev *x = &c->ev[j];
 		const struct prof_msg *m = &p->msgs[x->msg];
@@ -356,17 +391,23 @@ fair_share(const struct pass *c, const double *dep, double *done, struct err *e)
 		fl[n] = (struct fluid_flow){ dep[x->msg], (double)m->bytes, { 2 * ha, 2 * hb + 1 }, 0 };
 		cap[2 * ha] = fmin(cap[2 * ha], c->nbw[x->msg]);
 		cap[2 * hb + 1] = fmin(cap[2 * hb + 1], c->nbw[x->msg]);
+		bk[2 * ha].burst_bytes = fmin(bk[2 * ha].burst_bytes, c->nburst[x->msg]);
+		bk[2 * hb + 1].burst_bytes = fmin(bk[2 * hb + 1].burst_bytes, c->nburst[x->msg]);
 		idx[n++] = x->msg;
 	}
-	for (int r = 0; r < 2 * c->nhosts; r++)
+	for (int r = 0; r < 2 * c->nhosts; r++) {
 		if (!isfinite(cap[r]))
 			cap[r] = 1;	/* carries no flow */
-	rc = fluid_run(fl, n, cap, 2 * c->nhosts, e);
+		if (!isfinite(bk[r].burst_bytes) || !(bk[r].peak_Bps > cap[r]))
+			bk[r].burst_bytes = 0;
+	}
+	rc = fluid_run_bucket(fl, n, cap, bk, 2 * c->nhosts, e);
 	for (long k = 0; rc == 0 && k < n; k++)
 		done[idx[k]] = fl[k].done_ns;
 	free(fl);
 	free(idx);
 	free(cap);
+	free(bk);
 	return rc;
 }
 
@@ -377,6 +418,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	struct sends *sd;
 	struct ev *ev;
 	double *D, *f, *wk, *dmsg, *egress, *ingress, *busy_prev, *nlat, *nbw, *dep, *dep2, *done;
+	double *nburst, *tok, *tok_t;
 	int64_t *prev;
 	const char **hosts;
 	int *host;
@@ -511,6 +553,9 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	dmsg = xcalloc((size_t)p->nmsgs + 1, sizeof *dmsg);
 	nlat = xmallocarray((size_t)p->nmsgs + 1, sizeof *nlat);
 	nbw = xmallocarray((size_t)p->nmsgs + 1, sizeof *nbw);
+	nburst = xcalloc((size_t)p->nmsgs + 1, sizeof *nburst);
+	tok = xcalloc(2 * (size_t)nhosts + 1, sizeof *tok);
+	tok_t = xcalloc(2 * (size_t)nhosts + 1, sizeof *tok_t);
 	dep = xcalloc((size_t)p->nmsgs + 1, sizeof *dep);
 	dep2 = xcalloc((size_t)p->nmsgs + 1, sizeof *dep2);
 	done = xcalloc((size_t)p->nmsgs + 1, sizeof *done);
@@ -524,10 +569,12 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		nlat[k] = nbw[k] = NAN;
 		if (sl != NULL && p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat[k], &nbw[k]) != 0)
 			nlat[k] = nbw[k] = NAN;
+		if (sl != NULL && sl->burst_bytes > 0)
+			nburst[k] = (double)sl->burst_bytes;
 	}
 	{
 		struct pass c = { p, bl, ev, nev, f, wk, host, nhosts, nlat, nbw, D, prev, busy_prev, dmsg,
-				  egress, ingress, 0 };
+				  egress, ingress, 0, nburst, p->bw_Bps, tok, tok_t };
 
 		/* FIFO first, then max-min fair sharing of the departures it gave, until the
 		 * departures settle (they move with what the sharing changes) */
@@ -598,6 +645,9 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(wk);
 	free(nlat);
 	free(nbw);
+	free(nburst);
+	free(tok);
+	free(tok_t);
 	free(dep);
 	free(dep2);
 	free(done);

@@ -17,6 +17,10 @@
  *    slower link is a host's NIC: its sends share it, so do its receives; the two
  *    directions do not); the departures come from a first replay with FIFO queues, and the
  *    replay is rerun with the shared finishing times until the departures settle;
+ *  - a changed link with a burst (the scenario's `burst`: a token bucket, as tc's tbf and
+ *    the testbed cap a link) gives each host side a bucket of that many bytes, filled at
+ *    newB: what it holds passes at the run's measured bandwidth, only the rest at newB, so
+ *    bursts that fit in the bucket cost nothing more (without a burst the link is strict);
  *  - a receive is needed where the rank was when it arrived: at its arrival if the rank was
  *    idle (waiting), at the end of the busy phase it arrived in otherwise; the rank goes on
  *    at the later of its own time and the message's. With W the idle time the rank spent

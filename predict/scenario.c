@@ -401,6 +401,7 @@ enter_section(struct pctx *c, const char *sect)
 		l->bw_Bps = NAN;
 		l->lat_ns = -1;
 		l->competing_flows = -1;
+		l->burst_bytes = -1;
 		l->competing_Bps = NAN;
 		c->idx = s->nlinks++;
 		c->kind = SECT_LINK;
@@ -442,7 +443,7 @@ static const char *const node_keys[] = {
 	"service_mean", "service_p", "service_mean_a", "service_mean_b", "speed", "cost", NULL,
 };
 static const char *const link_keys[] = {
-	"bandwidth", "latency", "competing_flows", "competing_traffic", NULL,
+	"bandwidth", "latency", "competing_flows", "competing_traffic", "burst", NULL,
 };
 static const char *const policy_keys[] = { "x", "deadline", "budget", "max_procs", NULL };
 static const char *const select_keys[] = { "candidates", "master", NULL };
@@ -560,7 +561,8 @@ set_link(struct pctx *c, const char *key, const char *v)
 	int rc = 0;
 
 	if (k < 0)
-		return perr(c, key, "unknown key (known: bandwidth, latency, competing_flows, competing_traffic)");
+		return perr(c, key, "unknown key (known: bandwidth, latency, competing_flows, competing_traffic, "
+			    "burst)");
 	if (!once(c, k))
 		return perr(c, key, "set twice in one section");
 	switch (k) {
@@ -572,6 +574,7 @@ set_link(struct pctx *c, const char *key, const char *v)
 	case 1: rc = scen_parse_duration_ns(v, &l->lat_ns, &e2); break;
 	case 2: rc = parse_count(v, 100000, &l->competing_flows, &e2); break;
 	case 3: rc = scen_parse_bw_Bps(v, &l->competing_Bps, &e2); break;
+	case 4: rc = scen_parse_bytes(v, &l->burst_bytes, &e2); break;
 	default: BUG("link key %d", k);
 	}
 	if (rc < 0)

@@ -77,6 +77,8 @@ struct scen_link {
 	int64_t lat_ns;			/* new latency, -1 unset (then the measured one) */
 	int competing_flows;		/* competing TCP flows sharing it fairly, -1 unset */
 	double competing_Bps;		/* competing traffic rate, NAN unset */
+	int64_t burst_bytes;		/* a token bucket of this size over bandwidth, -1 unset
+					 * (a strict link) */
 };
 
 struct scen {

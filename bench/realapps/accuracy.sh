@@ -27,7 +27,7 @@
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
 # supported), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
 # "cpu1 cpu2 link both agg"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
-# LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for p000, from
+# BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for p000, from
 # `contend predict --calibrate-delay-comm`; default the paper's curves).
 # Exit: 0 every cell has its numbers, 1 something failed (said on stderr), 2 usage, 77 a
 # package or the testbed is missing (the line says which).
@@ -40,8 +40,9 @@ export INSTANCE=${INSTANCE:-15}
 INST=$INSTANCE
 PCT=${PCT:-50}
 LINK=${LINK:-100mbit}
+BURST=${BURST:-}
 LOADED=${LOADED:-2}
-export PCT LINK LOADED
+export PCT LINK BURST LOADED
 RUNSH=$TOP/bench/realapps/run.sh
 R="" RES="" SMALL=0 KEEPDIR="" QUIET=0
 CMDLINE="sh bench/realapps/accuracy.sh $*"
@@ -186,6 +187,14 @@ done
 
 ws() { echo "c${INST}ws$1"; }
 rate_ini() { echo "$1" | sed 's/gbit$/ Gbit\/s/; s/mbit$/ Mbit\/s/; s/kbit$/ kbit\/s/'; }
+# The link's token bucket in bytes, as the testbed builds it: BURST (k, M, G are 1024s), or
+# 10 ms at the rate and at least 16 KiB (testbed/tb_net.c).
+burst_ini() {
+	awk -v r="$LINK" -v b="$BURST" 'function num(s, k,   v, u) { v = s + 0; u = s; sub(/^[0-9.]+/, "", u)
+			u = tolower(substr(u, 1, 1)); return v * (u == "g" ? k * k * k : u == "m" ? k * k : u == "k" ? k : 1) }
+		BEGIN { if (b != "") n = num(b, 1024); else { n = num(r, 1000) / 8 / 100; if (n < 16384) n = 16384 }
+			printf "%.0f B\n", n }'
+}
 # The scenario given to predict: what run.sh's real run of the condition had.
 scenario_ini() {	# scenario bw_Bps
 	WS=$(ws "$LOADED")
@@ -209,7 +218,8 @@ scenario_ini() {	# scenario bw_Bps
 	case $1 in
 	link | both)
 		for i in 1 2 3 4; do
-			[ $i -ne "$LOADED" ] && printf '[link %s-%s]\nbandwidth = %s\n' "$WS" "$(ws $i)" "$(rate_ini "$LINK")"
+			[ $i -ne "$LOADED" ] && printf '[link %s-%s]\nbandwidth = %s\nburst = %s\n' "$WS" "$(ws $i)" \
+				"$(rate_ini "$LINK")" "$(burst_ini)"
 		done ;;
 	esac
 }
@@ -456,7 +466,7 @@ scen_table() {	# scenario
 	echo '```'
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(( $(date +%s) - T0 )) s"
 	echo "command: $CMDLINE"
-	echo "environment: PROGS=\"$PROGS\" LAYOUTS=\"$LAYOUTS\" MPIS=\"$MPIS\" SCENARIOS=\"$SCENARIOS\" INSTANCE=$INST PCT=$PCT LINK=$LINK LOADED=$LOADED"
+	echo "environment: PROGS=\"$PROGS\" LAYOUTS=\"$LAYOUTS\" MPIS=\"$MPIS\" SCENARIOS=\"$SCENARIOS\" INSTANCE=$INST PCT=$PCT LINK=$LINK BURST=${BURST:-default} LOADED=$LOADED"
 	echo "contend: $("$CONTEND" version 2>/dev/null | head -n 1)"
 	echo "kernel: $(uname -sr)"
 	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores"

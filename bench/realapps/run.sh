@@ -21,8 +21,9 @@
 #   --list             the programs, their packages and what they exercise
 # Environment: BUILD (default build), INSTANCE (testbed instance, default 15), PCT (each
 # workstation's CPU capacity in % of a core, default 50), LINK (the link scenarios' cap,
-# default 100mbit), LOADED (the loaded workstation, default 2), TIMEOUT (seconds a run
-# may take, default 300).
+# default 100mbit), BURST (its token bucket as `testbed link --burst` takes it, default
+# the testbed's: 10 ms at LINK, 125 kB at 100mbit), LOADED (the loaded workstation,
+# default 2), TIMEOUT (seconds a run may take, default 300).
 # Exit: 0 a run and its times, 1 the run failed, 2 usage, 77 a package or the testbed
 # is missing (the message says which, and `sh bench/realapps/setup.sh` installs them).
 set -u
@@ -33,6 +34,7 @@ CONTEND=${CONTEND:-$B/contend}
 INST=${INSTANCE:-15}
 PCT=${PCT:-50}
 LINK=${LINK:-100mbit}
+BURST=${BURST:-}
 LOADED=${LOADED:-2}
 TIMEOUT=${TIMEOUT:-300}
 IN=$TOP/bench/realapps/inputs
@@ -166,7 +168,7 @@ cpu2) $TB load "$(ws "$LOADED")" --cpu 2 >/dev/null || exit 1 ;;
 agg)	$TB load "$(ws 1)" --cpu 1 >/dev/null || exit 1
 	$TB load "$(ws 3)" --comm "$(ws 4)" --duty 0.5 --period 1s >/dev/null || exit 1 ;;
 esac
-case $SCEN in link | both) $TB link "$(ws "$LOADED")" "$LINK" >/dev/null || exit 1 ;; esac
+case $SCEN in link | both) $TB link "$(ws "$LOADED")" "$LINK" ${BURST:+--burst "$BURST"} >/dev/null || exit 1 ;; esac
 [ "$SCEN" = none ] || sleep 0.3
 
 # What wraps the program inside each rank.

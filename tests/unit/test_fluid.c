@@ -1,6 +1,7 @@
 /* test_fluid: max-min fair sharing of capped resources (predict/fluid.h), worked by hand:
  * a flow alone, two that start together, a short one behind a long one (not queued behind
- * it), and a flow across two resources whose second one has room for a third flow. */
+ * it), a flow across two resources whose second one has room for a third flow, and a
+ * token bucket that lets a burst through at the line's speed. */
 #include <math.h>
 #include <stdio.h>
 
@@ -72,6 +73,26 @@ TEST(empty_and_bad_input)
 	CHECK(fluid_run(NULL, 0, cap, 1, &e) == 0);
 }
 
+TEST(a_bucket_passes_bursts_at_the_peak)
+{
+	/* 1 MB/s with a 100 kB bucket over a 100 MB/s line: a 50 kB burst goes at the line,
+	 * 0.5 ms (a strict 1 MB/s takes 50 ms); 99.5 ms later the bucket is full again, and a
+	 * 200 kB burst takes the bucket's 100 kB and 1 MB/s for the rest, whatever goes at
+	 * the peak while it drains: bucket + 1 MB/s x t = 200 kB, t = 0.1 s */
+	struct fluid_flow f[] = { { 0, 5e4, { 0, -1 }, 0 }, { 0.1 * S, 2e5, { 0, -1 }, 0 } };
+	double cap[] = { 1e6 };
+	struct fluid_bucket bk[] = { { 1e5, 1e8 } }, none[] = { { 0, 1e8 } }, bad[] = { { 1e5, 1e5 } };
+	struct err e;
+
+	CHECK(fluid_run_bucket(f, 2, cap, bk, 1, &e) == 0);
+	CHECK_NEAR(f[0].done_ns, 0.0005 * S, 10);
+	CHECK_NEAR(f[1].done_ns, 0.2 * S, 10);
+	CHECK(fluid_run_bucket(f, 2, cap, none, 1, &e) == 0);	/* no bucket: strict */
+	CHECK_NEAR(f[0].done_ns, 0.05 * S, 10);
+	CHECK_NEAR(f[1].done_ns, 0.3 * S, 10);
+	CHECK(fluid_run_bucket(f, 2, cap, bad, 1, &e) == -E_USAGE);	/* a peak under the rate */
+}
+
 int
 main(void)
 {
@@ -80,5 +101,6 @@ main(void)
 	RUN(a_short_flow_shares_instead_of_queueing);
 	RUN(max_min_across_two_resources);
 	RUN(empty_and_bad_input);
+	RUN(a_bucket_passes_bursts_at_the_peak);
 	return check_done();
 }

@@ -1,8 +1,9 @@
 /* test_replay: the trace replay model (predict/replay.h) on hand-built runs whose answer
  * is worked out by hand: nothing changed gives the dedicated time back, a halo exchange on
  * a slower link pays one transfer per iteration (the two directions go at once), a
- * request/reply pays both, a loaded node stretches its busy time, and a message that came
- * while its receiver was busy is only needed when that receiver is done. */
+ * request/reply pays both, a loaded node stretches its busy time, a message that came
+ * while its receiver was busy is only needed when that receiver is done, and a link capped
+ * by a token bucket passes what fits in the bucket at the line's speed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +374,27 @@ TEST(a_short_message_is_not_queued_behind_a_long_one)
 	pred_result_free(&r);
 }
 
+TEST(a_token_bucket_passes_the_bursts_it_holds)
+{
+	struct pred_result r;
+
+	/* 1.25 MB/s on average, with a bucket over the measured 12.5 MB/s line (tc's tbf, as
+	 * the testbed caps a link): a 250 kB bucket holds each 125 kB message and refills in
+	 * the 90 ms between them, so every message goes at the line, as measured; a strict
+	 * 1.25 MB/s (the old reading of the same bandwidth) was +90 ms an iteration */
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nburst = 250 kB\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS, 1e4);
+	pred_result_free(&r);
+	/* a 62.5 kB bucket: the bucket and then 1.25 MB/s for the other 62.5 kB, 50 ms a
+	 * message (bucket + rate x t = bytes): +40 ms an iteration; the bucket is full again
+	 * 50 ms after each message, before the next leaves 90 ms after */
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nburst = 62.5 kB\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * (100 + 40) * FX_MS, 1e4);
+	pred_result_free(&r);
+}
+
 TEST(start_up_is_work_where_it_ran_and_waiting_where_it_waited)
 {
 	struct pred_result r;
@@ -412,5 +434,6 @@ main(void)
 	RUN(all_to_all_shares_a_capped_link);
 	RUN(a_short_message_is_not_queued_behind_a_long_one);
 	RUN(start_up_is_work_where_it_ran_and_waiting_where_it_waited);
+	RUN(a_token_bucket_passes_the_bursts_it_holds);
 	return check_done();
 }

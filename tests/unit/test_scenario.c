@@ -55,6 +55,7 @@ TEST(full_file)
 		"[link ws1-ws2]\n"
 		"bandwidth = 10 Mbit/s ; inline comment\n"
 		"latency = 2 ms\n"
+		"burst = 125 kB\n"
 		"[link node-a node-b]\n"
 		"competing_flows = 2\n"
 		"[policy]\n"
@@ -85,7 +86,9 @@ TEST(full_file)
 	l = scen_link_for(&s, "ws2", "ws1");
 	CHECK(l != NULL && l->lat_ns == 2000000);
 	CHECK_NEAR(l->bw_Bps, 1.25e6, 1e-6);
+	CHECK(l != NULL && l->burst_bytes == 125000);
 	CHECK(scen_link_for(&s, "node-a", "node-b") != NULL);
+	CHECK(scen_link_for(&s, "node-a", "node-b")->burst_bytes == -1);	/* unset: a strict link */
 	CHECK(s.ncand == 3);
 	CHECK_STR(s.cand[2], "ws3");
 	CHECK_NEAR(s.x, 10, 0);
