@@ -64,7 +64,8 @@ int hl_classify(const struct prof *p, char *why, size_t whylen);
  * and links), "agg" (communicating competitors or CPU on several nodes, with or without
  * links), "queue" (background arrivals), "none". */
 const char *hl_scen_class(const struct scen *s);
-/* The same for a scenario name of bench/accuracy or bench/realapps ("cpu1", "cpu2" -> "cpu");
+/* The same for a scenario name of bench/accuracy or bench/realapps ("cpu1", "cpu2" -> "cpu",
+ * "strict" -> "link");
  * other names are returned as they are. Borrowed or static. */
 const char *hl_scen_class_of_name(const char *name);
 

@@ -26,8 +26,8 @@
 #   -q          print only the tables and errors
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
 # supported), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
-# "cpu1 cpu2 link both agg"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
-# BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for p000, from
+# "cpu1 cpu2 link both agg strict"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
+# BURST, STRICT_BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for p000, from
 # `contend predict --calibrate-delay-comm`; default the paper's curves).
 # Exit: 0 every cell has its numbers, 1 something failed (said on stderr), 2 usage, 77 a
 # package or the testbed is missing (the line says which).
@@ -70,10 +70,10 @@ fi
 PROGS=${PROGS:-lammps lu qr mpb fel garli}
 LAYOUTS=${LAYOUTS:-4x1}
 MPIS=${MPIS:-ompi mpich}
-SCENARIOS=${SCENARIOS:-cpu1 cpu2 link both agg}
+SCENARIOS=${SCENARIOS:-cpu1 cpu2 link both agg strict}
 for sc in $SCENARIOS; do
-	case $sc in cpu1 | cpu2 | link | both | agg) ;;
-	*) echo "realapps-accuracy: unknown scenario '$sc' (cpu1 cpu2 link both agg)" >&2; exit 2 ;; esac
+	case $sc in cpu1 | cpu2 | link | both | agg | strict) ;;
+	*) echo "realapps-accuracy: unknown scenario '$sc' (cpu1 cpu2 link both agg strict)" >&2; exit 2 ;; esac
 done
 for l in $LAYOUTS; do
 	case $l in 4x1 | 4x2) ;; *) echo "realapps-accuracy: unknown layout '$l' (4x1, 4x2)" >&2; exit 2 ;; esac
@@ -203,6 +203,7 @@ scenario_ini() {	# scenario bw_Bps
 	cpu1) echo "description = one CPU-bound competitor on $WS" ;;
 	cpu2) echo "description = two CPU-bound competitors on $WS" ;;
 	link) echo "description = $WS's link at $(rate_ini "$LINK")" ;;
+	strict) echo "description = $WS's link at $(rate_ini "$LINK"), no burst (a ${STRICT_BURST:-3000} B bucket)" ;;
 	both) echo "description = one CPU-bound competitor on $WS and its link at $(rate_ini "$LINK")" ;;
 	agg) echo "description = a serial competitor on $(ws 1), a parallel one (bulk transfers half the time) on $(ws 3) and $(ws 4)" ;;
 	esac
@@ -216,10 +217,12 @@ scenario_ini() {	# scenario bw_Bps
 		done ;;
 	esac
 	case $1 in
-	link | both)
+	link | both | strict)
+		b=$(burst_ini)
+		[ "$1" = strict ] && b=$(BURST=${STRICT_BURST:-3000} burst_ini)
 		for i in 1 2 3 4; do
 			[ $i -ne "$LOADED" ] && printf '[link %s-%s]\nbandwidth = %s\nburst = %s\n' "$WS" "$(ws $i)" \
-				"$(rate_ini "$LINK")" "$(burst_ini)"
+				"$(rate_ini "$LINK")" "$b"
 		done ;;
 	esac
 }

@@ -13,7 +13,9 @@
 #   MPI      ompi or mpich
 #   --collect 'OPTS'   wrap every rank in `contend collect -q OPTS -o RUN --`
 #   --pmpi DIR         write the PMPI truth of every rank into DIR (tests/pmpi/pmpi_log.c)
-#   --scenario S       none (default), cpu1, cpu2, link, both, agg: bench/accuracy's loads
+#   --scenario S       none (default), cpu1, cpu2, link, both, agg: bench/accuracy's loads;
+#                      strict: the link cap with a bucket of STRICT_BURST (default 3000 B,
+#                      two full frames), as a NIC of that speed passes no burst
 #   --run DIR          the collect run directory (default: a new one under the work dir)
 #   --small            the short inputs of the make check form
 #   --ucx              Open MPI over UCX (pml ucx) on UCX's TCP transport, not ob1
@@ -77,7 +79,7 @@ done
 case $LAYOUT in 4x1) NP=4 ;; 4x2) NP=8 ;; *) echo "realapps: unknown layout '$LAYOUT' (4x1, 4x2)" >&2; exit 2 ;; esac
 case $MPI in ompi) MPIOPT="" ;; mpich) MPIOPT=--mpich ;; *) echo "realapps: unknown MPI '$MPI' (ompi, mpich)" >&2; exit 2 ;; esac
 [ -z "$LOPT" ] || [ "$MPI" = ompi ] || { echo "realapps: --ucx is for Open MPI (MPICH runs over UCX always)" >&2; exit 2; }
-case $SCEN in none | cpu1 | cpu2 | link | both | agg) ;; *) echo "realapps: unknown scenario '$SCEN'" >&2; exit 2 ;; esac
+case $SCEN in none | cpu1 | cpu2 | link | both | agg | strict) ;; *) echo "realapps: unknown scenario '$SCEN'" >&2; exit 2 ;; esac
 skip() { echo "skipped: $*"; [ -n "${W:-}" ] && rm -rf "$W"; exit 77; }
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/contend-realapps.XXXXXX") || exit 1
@@ -168,7 +170,10 @@ cpu2) $TB load "$(ws "$LOADED")" --cpu 2 >/dev/null || exit 1 ;;
 agg)	$TB load "$(ws 1)" --cpu 1 >/dev/null || exit 1
 	$TB load "$(ws 3)" --comm "$(ws 4)" --duty 0.5 --period 1s >/dev/null || exit 1 ;;
 esac
-case $SCEN in link | both) $TB link "$(ws "$LOADED")" "$LINK" ${BURST:+--burst "$BURST"} >/dev/null || exit 1 ;; esac
+case $SCEN in
+link | both) $TB link "$(ws "$LOADED")" "$LINK" ${BURST:+--burst "$BURST"} >/dev/null || exit 1 ;;
+strict) $TB link "$(ws "$LOADED")" "$LINK" --burst "${STRICT_BURST:-3000}" >/dev/null || exit 1 ;;
+esac
 [ "$SCEN" = none ] || sleep 0.3
 
 # What wraps the program inside each rank.

@@ -186,6 +186,7 @@ TEST(scenarios_are_told_apart_by_class)
 	CHECK_STR(hl_scen_class_of_name("cpu1"), "cpu");
 	CHECK_STR(hl_scen_class_of_name("cpu2"), "cpu");
 	CHECK_STR(hl_scen_class_of_name("cpux"), "cpux");
+	CHECK_STR(hl_scen_class_of_name("strict"), "link");
 	CHECK_STR(hl_scen_class_of_name("link"), "link");
 }
 
