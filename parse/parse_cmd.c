@@ -336,6 +336,21 @@ msg_batch_run(void *arg)
 	}
 }
 
+/* Rows made on a row thread (rc: 0, or negative with e saying why they could not be
+ * made) appended to t; the first failure is kept as the parse's write error. */
+static void
+rows_out(struct ctx *c, struct tsv_w *t, const struct buf *rows, int rc, const struct err *e)
+{
+	if (c->write_failed)
+		return;
+	if (rc < 0) {
+		c->werr = *e;
+		c->write_failed = true;
+	} else if (tsv_w_rows(t, rows->data, rows->len, &c->werr) < 0) {
+		c->write_failed = true;
+	}
+}
+
 /* The oldest batch's rows into messages.tsv; the batch is free again. */
 static void
 msgs_write_oldest(struct ctx *c)
@@ -344,9 +359,7 @@ msgs_write_oldest(struct ctx *c)
 
 	if (b == NULL)
 		return;
-	if (!c->write_failed && (b->rc < 0 ? (c->werr = b->e, -1) :
-				 tsv_w_rows(&c->msgs, b->rows.data, b->rows.len, &c->werr)) < 0)
-		c->write_failed = true;
+	rows_out(c, &c->msgs, &b->rows, b->rc, &b->e);
 	b->n = 0;
 	c->batch_free[c->nbatch_free++] = b;
 }
@@ -607,9 +620,7 @@ sample_done(struct ctx *c, struct sample_job *j, struct tsv_w *t)
 		tsv_w_mem(&mt, &j->rows, ncols(phases_cols));
 		j->wrc = phases_write(rc, &mt, &j->we);
 	}
-	if (!c->write_failed && (j->wrc < 0 ? (c->werr = j->we, -1) :
-				 tsv_w_rows(t, j->rows.data, j->rows.len, &c->werr)) < 0)
-		c->write_failed = true;
+	rows_out(c, t, &j->rows, j->wrc, &j->we);
 	pr = rollup_rank(&c->prof, rank);
 	if (pr != NULL && rc->samples > 0) {
 		pr->has_cpu = true;
