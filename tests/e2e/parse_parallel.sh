@@ -68,6 +68,13 @@ for n in $runs; do
 	done
 	rm -rf "$T/$n-parts" "$T/$n-merge"
 done
+# --times: one line of the steps' times on stderr, and the same profile
+R=$T/halo128
+if [ -d "$R" ]; then
+	"$CONTEND" parse -q --times -j 2 -o "$T/times" "$R" 2>"$T/times.err"
+	check times '[ "$(grep -c "^parse: times: parts [0-9.]* s (waited for), merge [0-9.]* s, samples [0-9.]* s, outputs [0-9.]* s, total [0-9.]* s$" "$T/times.err")" -eq 1 ] &&
+		same "$T/halo128-j1" "$T/times"' "$(head -c 300 "$T/times.err")"
+fi
 m128=$(awk -F'\t' '$1 == "ompi_msgs" { print $2 }' "$T/halo128-j1/stats.tsv" 2>/dev/null)
 p128=$(awk -F'\t' '$1 == "samples_files" { print $2 }' "$T/halo128-j1/stats.tsv" 2>/dev/null)
 check halo128/size '[ "${m128:-0}" -gt 40000 ] && [ "${p128:-0}" -eq 128 ]' \
