@@ -7,8 +7,13 @@
 #   jN       contend parse -j JOBS RUN                  (JOBS: the CPUs available)
 #   parts    contend parse --part NODE RUN for every node one after the other (the slowest
 #            and the largest part: what one node of a cluster job costs), then --merge
-# then the growth exponent of each time over the series (the slope of log time against
-# log messages between the first and the last size: 1 is linear).
+#            (-j JOBS)
+# The steps after the captures, from parse --times, for j1 and jN: m1_s / mN_s the merge
+# (the parts' messages into messages.tsv and the sums), s1_s / sN_s the samples
+# (phases.tsv); `after` is (m1 + s1) / (mN + sN), how much the -j threads shorten them, and
+# `speedup` is j1_s / jN_s. Then the growth exponent of each time over the series (the
+# slope of log time against log messages between the first and the last size: 1 is
+# linear).
 #
 #   make bench && sh bench/scale.sh               # 4 32 256 1024 ranks (long: a quiet machine)
 #   SIZES="4 32" SECONDS_RUN=2 sh bench/scale.sh  # the plumbing, in seconds
@@ -39,21 +44,28 @@ else
 	trap 'rm -rf "$W"' EXIT INT TERM
 fi
 
-# timed NAME CMD...: run CMD, append "NAME seconds peak_kB exit" to $W/times
+# timed NAME CMD...: run CMD, append "NAME seconds peak_kB exit merge_s samples_s" to
+# $W/times (the last two from parse --times, 0 without)
 timed() {
 	name=$1; shift
 	$TIME -f '%e %M' -o "$W/t.out" "$@" >/dev/null 2>"$W/t.err"
 	rc=$?
-	echo "$name $(tail -n 1 "$W/t.out") $rc" >>"$W/times"
+	steps=$(awk '/^parse: times:/ { for (i = 3; i < NF; i++) { if ($i == "merge") m = $(i + 1)
+		if ($i == "samples") s = $(i + 1) } } END { printf "%s %s", m + 0, s + 0 }' "$W/t.err")
+	echo "$name $(tail -n 1 "$W/t.out") $rc $steps" >>"$W/times"
 }
-# get NAME FIELD: seconds (2) or peak MB (3) of a timed step; for parts, the largest
+# get NAME FIELD: seconds (2), peak MB (3), merge (5) or samples seconds (6) of a timed
+# step; for parts, the largest
 get() {
-	awk -v n="$1" -v f="$2" '$1 == n { v = f == 3 ? $3 / 1024 : $2; if (v > m) m = v } END { printf "%.2f", m }' "$W/times"
+	awk -v n="$1" -v f="$2" '$1 == n { v = f == 3 ? $3 / 1024 : $f; if (v > m) m = v } END { printf "%.2f", m }' "$W/times"
 }
+# ratio A B: A / B, or - when B is 0
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 bad() { awk -v n="$1" '$1 == n && $4 != 0 && $4 != 1 { b = 1 } END { exit !b }' "$W/times"; }
 
-printf '%6s %5s %9s %8s | %7s %7s | %7s %7s %6s | %7s %7s %7s %7s\n' ranks nodes msgs cap_MB \
-	j1_s j1_MB jN_s jN_MB speedup part_s part_MB merge_s merge_MB
+printf '%6s %5s %9s %8s | %7s %7s | %7s %7s %6s | %6s %6s %6s %6s %5s | %7s %7s %7s %7s\n' \
+	ranks nodes msgs cap_MB j1_s j1_MB jN_s jN_MB speedup m1_s s1_s mN_s sN_s after \
+	part_s part_MB merge_s merge_MB
 : >"$W/series"
 for n in $SIZES; do
 	nodes=$n
@@ -63,24 +75,27 @@ for n in $SIZES; do
 	"$GEN" -R "$R" -n "$n" -N "$nodes" -p "$PATTERN" -t "$SECONDS_RUN" -m "$MSG_BYTES" -M "$MPI" >"$W/gen.out" || {
 		echo "bench/scale: parse_gen failed at $n ranks" >&2; exit 1; }
 	cap=$(du -sm "$R/capture" | cut -f1)
-	timed j1 "$CONTEND" parse -q -j 1 -o "$W/p1" "$R"
+	timed j1 "$CONTEND" parse -q --times -j 1 -o "$W/p1" "$R"
 	msgs=$(grep -vc '^#' "$W/p1/messages.tsv")
 	msgs=$((msgs - 1))
-	timed jN "$CONTEND" parse -q -j "$JOBS" -o "$W/pN" "$R"
+	timed jN "$CONTEND" parse -q --times -j "$JOBS" -o "$W/pN" "$R"
 	for c in "$R"/capture/*.pcap; do
 		node=$(basename "$c" .pcap)
 		timed part "$CONTEND" parse -q --part "$node" -o "$W/pp" "$R"
 	done
-	timed merge "$CONTEND" parse -q --merge -o "$W/pp" "$R"
+	timed merge "$CONTEND" parse -q --times -j "$JOBS" --merge -o "$W/pp" "$R"
 	for s in j1 jN part merge; do bad $s && echo "bench/scale: $s failed at $n ranks" >&2; done
 	# the three ways must agree
 	for f in "$W"/p1/*.tsv; do
 		cmp -s "$f" "$W/pN/$(basename "$f")" && cmp -s "$f" "$W/pp/$(basename "$f")" ||
 			echo "bench/scale: $(basename "$f") differs between the ways at $n ranks" >&2
 	done
-	printf '%6s %5s %9s %8s | %7s %7s | %7s %7s %6s | %7s %7s %7s %7s\n' "$n" "$nodes" "$msgs" "$cap" \
-		"$(get j1 2)" "$(get j1 3)" "$(get jN 2)" "$(get jN 3)" \
-		"$(awk -v a="$(get j1 2)" -v b="$(get jN 2)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+	after1=$(awk -v a="$(get j1 5)" -v b="$(get j1 6)" 'BEGIN { print a + b }')
+	afterN=$(awk -v a="$(get jN 5)" -v b="$(get jN 6)" 'BEGIN { print a + b }')
+	printf '%6s %5s %9s %8s | %7s %7s | %7s %7s %6s | %6s %6s %6s %6s %5s | %7s %7s %7s %7s\n' \
+		"$n" "$nodes" "$msgs" "$cap" "$(get j1 2)" "$(get j1 3)" "$(get jN 2)" "$(get jN 3)" \
+		"$(ratio "$(get j1 2)" "$(get jN 2)")" "$(get j1 5)" "$(get j1 6)" "$(get jN 5)" \
+		"$(get jN 6)" "$(ratio "$after1" "$afterN")" \
 		"$(get part 2)" "$(get part 3)" "$(get merge 2)" "$(get merge 3)"
 	echo "$msgs $(get j1 2) $(get jN 2) $(get part 2) $(get merge 2)" >>"$W/series"
 	rm -rf "$R" "$W/p1" "$W/pN" "$W/pp"

@@ -37,17 +37,30 @@ tsv_w_open(struct tsv_w *t, const char *path, const char *format, int version,
 	return rc;
 }
 
+/* n bytes to the file or to memory; sets the sticky error. */
+static int
+w_put(struct tsv_w *t, const char *s, size_t n)
+{
+	if (t->w == NULL) {
+		if (buf_add(t->mem, s, n) == 0)
+			return 0;
+		t->failed = err_set(&t->e, E_LIMIT, "rows of more than %zu bytes in memory",
+				    t->mem->max);
+		return t->failed;
+	}
+	if (gzw_write(t->w, s, n, &t->e) < 0)
+		t->failed = t->e.code;
+	return t->failed;
+}
+
 static void
 w_raw(struct tsv_w *t, const char *s, size_t n)
 {
 	if (t->failed)
 		return;
-	if (t->col > 0 && gzw_write(t->w, "\t", 1, &t->e) < 0) {
-		t->failed = t->e.code;
+	if (t->col > 0 && w_put(t, "\t", 1) < 0)
 		return;
-	}
-	if (gzw_write(t->w, s, n, &t->e) < 0)
-		t->failed = t->e.code;
+	w_put(t, s, n);
 	t->col++;
 }
 
@@ -76,8 +89,7 @@ w_num(struct tsv_w *t, char *p, char *end)
 		return;
 	if (t->col > 0)
 		*--p = '\t';
-	if (gzw_write(t->w, p, (size_t)(end - p), &t->e) < 0)
-		t->failed = t->e.code;
+	w_put(t, p, (size_t)(end - p));
 	t->col++;
 }
 
@@ -158,14 +170,33 @@ int
 tsv_w_end(struct tsv_w *t, struct err *e)
 {
 	if (!t->failed && t->col != t->ncols)
-		BUG("row of %d fields in '%s', which has %d columns", t->col, t->path, t->ncols);
+		BUG("row of %d fields in '%s', which has %d columns", t->col,
+		    t->path ? t->path : "(memory)", t->ncols);
 	t->col = 0;
 	if (t->failed)
 		return err_set(e, -t->failed, "%s", t->e.msg);
-	if (gzw_write(t->w, "\n", 1, &t->e) < 0) {
-		t->failed = t->e.code;
+	if (w_put(t, "\n", 1) < 0)
 		return err_set(e, -t->failed, "%s", t->e.msg);
-	}
+	return 0;
+}
+
+void
+tsv_w_mem(struct tsv_w *t, struct buf *b, int ncols)
+{
+	memset(t, 0, sizeof *t);
+	t->mem = b;
+	t->ncols = ncols;
+}
+
+int
+tsv_w_rows(struct tsv_w *t, const void *rows, size_t n, struct err *e)
+{
+	if (t->col != 0)
+		BUG("rows added inside a row of '%s'", t->path ? t->path : "(memory)");
+	if (t->failed)
+		return err_set(e, -t->failed, "%s", t->e.msg);
+	if (w_put(t, rows, n) < 0)
+		return err_set(e, -t->failed, "%s", t->e.msg);
 	return 0;
 }
 

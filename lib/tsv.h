@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/gzio.h"
 
@@ -22,7 +23,8 @@
 #define TSV_MAX_LINE (1u << 20)
 
 struct tsv_w {
-	struct gzw *w;
+	struct gzw *w;		/* NULL for a writer into memory (tsv_w_mem) */
+	struct buf *mem;	/* its rows, borrowed */
 	char *path;
 	int ncols;		/* columns per row */
 	int col;		/* next column in the current row */
@@ -46,6 +48,12 @@ int tsv_w_end(struct tsv_w *t, struct err *e) WUR;
 int tsv_w_comment(struct tsv_w *t, struct err *e, const char *fmt, ...) WUR PRINTF(3, 4);
 int tsv_w_flush(struct tsv_w *t, struct err *e) WUR;
 int tsv_w_close(struct tsv_w *t, struct err *e);
+/* A writer of rows of ncols fields into b (borrowed, b's cap applies), without header: rows
+ * formatted on another thread, for tsv_w_rows. Past b's cap the error is sticky as for a
+ * file (-E_LIMIT). Nothing to close. */
+void tsv_w_mem(struct tsv_w *t, struct buf *b, int ncols);
+/* Append n bytes of whole rows made by a memory writer of the same columns to t. */
+int tsv_w_rows(struct tsv_w *t, const void *rows, size_t n, struct err *e) WUR;
 
 struct tsv_r {
 	struct gzr *r;

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+#include "lib/ordq.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "parse/coverage.h"
@@ -86,14 +87,18 @@ const char usage_parse[] =
 	"                          (default: measured from the fastest transfers)\n"
 	"      --max-streams N     connections followed at once (default 65536)\n"
 	"      --max-buffer SIZE   out-of-order bytes held per direction (default 4M)\n"
-	"  -j, --jobs N            captures parsed at once (default: the CPUs available);\n"
-	"                          memory grows with N (one connection table per capture)\n"
+	"  -j, --jobs N            captures parsed at once (default: the CPUs available),\n"
+	"                          and threads that make the profile's rows and read the\n"
+	"                          samples after them (also with --merge); memory grows\n"
+	"                          with N (one connection table per capture)\n"
 	"      --part NODE         parse only RUN/capture/NODE.* into RUN/profile/parts/ (NODE\n"
 	"                          '.': this host's name); nothing else is written\n"
 	"      --merge             merge RUN/profile/parts/ (instead of reading the captures)\n"
 	"                          into the profile; a capture without a part is a warning,\n"
 	"                          a part made with other -m -g --max-* options is refused\n"
 	"  -f, --force             overwrite an existing profile\n"
+	"      --times             print the time of each step on stderr (parts, merge,\n"
+	"                          samples, outputs): what bench/scale.sh reports\n"
 	"  -q, --quiet             no progress or summary\n"
 	"  -h, --help              this text\n"
 	"\n"
@@ -127,6 +132,7 @@ struct opts {
 	long jobs;			/* -j: captures parsed at once (0: the CPUs available) */
 	const char *part;		/* --part NODE: that node's part only */
 	bool merge;			/* --merge: the parts into the profile */
+	bool times;			/* --times: each step's time on stderr */
 };
 
 #define PARSE_MAX_EVENTS (1u << 23)	/* send and arrival times kept for the waits */
@@ -137,9 +143,27 @@ struct rank_times {
 	size_t nsend, narr, csend, carr;	/* counts and allocated entries */
 };
 
+/* Messages are formatted into messages.tsv's rows on -j threads, a batch at a time, and
+ * written in the order they came: the same file whatever the thread count. */
+#define ROW_BATCH 4096			/* messages per batch */
+#define ROW_BATCHES 8			/* batches at the row threads at once */
+#define ROW_BATCH_MAX (64u << 20)	/* bytes of one batch's rows (about 100 a row) */
+
+struct msg_batch {
+	struct msg m[ROW_BATCH];
+	size_t n;			/* messages in m */
+	struct buf rows;		/* their rows, made by msg_batch_run */
+	int rc;				/* 0, or negative with e set: the rows do not fit */
+	struct err e;
+};
+
 struct ctx {
 	struct opts *o;
 	struct tsv_w msgs, conns;
+	struct ordq *rowq;		/* batches of messages being formatted */
+	struct msg_batch *batch;	/* the one being filled, or NULL */
+	struct msg_batch *batch_free[ROW_BATCHES + 1];	/* batches not in use */
+	size_t nbatch_free;
 	struct rollup prof;
 	struct rankmap *rm;
 	int warnings;			/* partial-result warnings printed */
@@ -257,12 +281,105 @@ keep_times(struct ctx *c, const struct msg *m)
 	keep_time(c, m->dst_world, true, m->t_last_ns);
 }
 
+/* Columns of a NULL-terminated list. */
+static int
+ncols(const char *const *cols)
+{
+	int n = 0;
+
+	while (cols[n] != NULL)
+		n++;
+	return n;
+}
+
+/* One row of messages.tsv. Called on the row threads (msg_batch_run): reads nothing shared. */
+static void
+msg_row(struct tsv_w *t, const struct msg *m)
+{
+	char fl[32];
+	const char *tn = m->tag == INT32_MIN ? NULL : msg_tag_name_cid(m->mpi, m->cid, m->tag);
+
+	tsv_w_i64(t, m->t_first_ns);
+	tsv_w_i64(t, m->t_last_ns);
+	tsv_w_i64(t, m->src_world);
+	tsv_w_i64(t, m->dst_world);
+	tsv_w_i64(t, m->cid);
+	tsv_w_i64(t, m->comm_src);
+	if (m->tag == INT32_MIN)
+		tsv_w_str(t, NULL);
+	else
+		tsv_w_i64(t, m->tag);
+	tsv_w_str(t, tn);
+	tsv_w_u64(t, m->bytes);
+	tsv_w_u64(t, m->wire_bytes);
+	tsv_w_str(t, msg_mpi_name(m->mpi));
+	tsv_w_str(t, msg_proto_name(m->proto));
+	tsv_w_str(t, rank_src_name(m->ranksrc));
+	flags_str(m->flags, fl, sizeof fl);
+	tsv_w_str(t, fl);
+	tsv_w_i64(t, m->conn);
+}
+
+/* A batch's rows, made on a row thread. */
+static void
+msg_batch_run(void *arg)
+{
+	struct msg_batch *b = arg;
+	struct tsv_w t;
+
+	buf_clear(&b->rows);
+	tsv_w_mem(&t, &b->rows, ncols(msg_cols));
+	b->rc = 0;
+	for (size_t i = 0; i < b->n && b->rc == 0; i++) {
+		msg_row(&t, &b->m[i]);
+		b->rc = tsv_w_end(&t, &b->e);
+	}
+}
+
+/* Rows made on a row thread (rc: 0, or negative with e saying why they could not be
+ * made) appended to t; the first failure is kept as the parse's write error. */
+static void
+rows_out(struct ctx *c, struct tsv_w *t, const struct buf *rows, int rc, const struct err *e)
+{
+	if (c->write_failed)
+		return;
+	if (rc < 0) {
+		c->werr = *e;
+		c->write_failed = true;
+	} else if (tsv_w_rows(t, rows->data, rows->len, &c->werr) < 0) {
+		c->write_failed = true;
+	}
+}
+
+/* The oldest batch's rows into messages.tsv; the batch is free again. */
+static void
+msgs_write_oldest(struct ctx *c)
+{
+	struct msg_batch *b = ordq_pop(c->rowq);
+
+	if (b == NULL)
+		return;
+	rows_out(c, &c->msgs, &b->rows, b->rc, &b->e);
+	b->n = 0;
+	c->batch_free[c->nbatch_free++] = b;
+}
+
+/* The current batch to the row threads (its rows come out in order, msgs_write_oldest). */
+static void
+msgs_flush(struct ctx *c)
+{
+	if (c->batch == NULL || c->batch->n == 0)
+		return;
+	while (ordq_pending(c->rowq) == ROW_BATCHES)
+		msgs_write_oldest(c);
+	ordq_push(c->rowq, c->batch);
+	c->batch = NULL;
+}
+
 static void
 on_msg(void *vc, const struct msg *m)
 {
 	struct ctx *c = vc;
-	char fl[32];
-	const char *tn = m->tag == INT32_MIN ? NULL : msg_tag_name_cid(m->mpi, m->cid, m->tag);
 
 	rollup_msg(&c->prof, m);
 	keep_times(c, m);
@@ -270,27 +387,46 @@ on_msg(void *vc, const struct msg *m)
 		c->ucx_ompi_like++;
 	if (c->write_failed)
 		return;
-	tsv_w_i64(&c->msgs, m->t_first_ns);
-	tsv_w_i64(&c->msgs, m->t_last_ns);
-	tsv_w_i64(&c->msgs, m->src_world);
-	tsv_w_i64(&c->msgs, m->dst_world);
-	tsv_w_i64(&c->msgs, m->cid);
-	tsv_w_i64(&c->msgs, m->comm_src);
-	if (m->tag == INT32_MIN)
-		tsv_w_str(&c->msgs, NULL);
-	else
-		tsv_w_i64(&c->msgs, m->tag);
-	tsv_w_str(&c->msgs, tn);
-	tsv_w_u64(&c->msgs, m->bytes);
-	tsv_w_u64(&c->msgs, m->wire_bytes);
-	tsv_w_str(&c->msgs, msg_mpi_name(m->mpi));
-	tsv_w_str(&c->msgs, msg_proto_name(m->proto));
-	tsv_w_str(&c->msgs, rank_src_name(m->ranksrc));
-	flags_str(m->flags, fl, sizeof fl);
-	tsv_w_str(&c->msgs, fl);
-	tsv_w_i64(&c->msgs, m->conn);
-	if (tsv_w_end(&c->msgs, &c->werr) < 0)
-		c->write_failed = true;
+	if (c->batch == NULL) {
+		while (c->nbatch_free == 0)
+			msgs_write_oldest(c);
+		c->batch = c->batch_free[--c->nbatch_free];
+	}
+	c->batch->m[c->batch->n++] = *m;
+	if (c->batch->n == ROW_BATCH)
+		msgs_flush(c);
+}
+
+/* Start the row threads of messages.tsv: threads of them (0: rows made on this one). */
+static void
+msgs_rows_start(struct ctx *c, size_t threads)
+{
+	c->rowq = ordq_new(threads, ROW_BATCHES, msg_batch_run);
+	for (size_t i = 0; i < ROW_BATCHES + 1; i++) {
+		struct msg_batch *b = xcalloc(1, sizeof *b);
+
+		buf_init(&b->rows, ROW_BATCH_MAX);
+		c->batch_free[c->nbatch_free++] = b;
+	}
+}
+
+/* Write every batch left and stop the row threads. */
+static void
+msgs_rows_end(struct ctx *c)
+{
+	msgs_flush(c);
+	while (ordq_pending(c->rowq) > 0)
+		msgs_write_oldest(c);
+	ordq_free(c->rowq);
+	c->rowq = NULL;
+	if (c->batch != NULL)
+		c->batch_free[c->nbatch_free++] = c->batch;
+	c->batch = NULL;
+	for (size_t i = 0; i < c->nbatch_free; i++) {
+		buf_release(&c->batch_free[i]->rows);
+		free(c->batch_free[i]);
+	}
+	c->nbatch_free = 0;
 }
 
 static void
@@ -408,92 +544,154 @@ rank_from_name(const char *path)
 	return (int32_t)v;
 }
 
-/* CPU phases of every samples file: into the rollup and phases.tsv. */
+/* One rank's samples, read into phases on a row thread (sample_run). */
+struct sample_job {
+	const char *path;		/* borrowed */
+	struct phases_opts po;
+	struct rank_times *rt;		/* its message times for the waits, or NULL */
+	struct rank_cpu rc;
+	int rcode;			/* phases_from_samples_opt's */
+	struct err e;
+	struct buf rows;		/* its phases.tsv rows */
+	int wrc;			/* 0, or negative with we set: the rows do not fit */
+	struct err we;
+};
+
+#define SAMPLE_JOBS 8			/* ranks read at once, at most */
+#define SAMPLE_ROWS_MAX (256u << 20)	/* bytes of one rank's phases.tsv rows */
+
 static void
-do_samples(struct ctx *c, char **files, size_t n, const char *outdir)
+sample_run(void *arg)
+{
+	struct sample_job *j = arg;
+	struct phases_wait *waits = NULL;
+	struct tsv_w t;
+
+	if (j->rt != NULL) {
+		j->po.nwaits = phases_waits(j->rt->send_ns, j->rt->nsend, j->rt->arr_ns, j->rt->narr,
+					    &waits);
+		j->po.waits = waits;
+	}
+	j->rcode = phases_from_samples_opt(j->path, &j->po, &j->rc, &j->e);
+	free(waits);
+	j->wrc = 0;
+	if (j->rcode < 0)
+		return;
+	buf_init(&j->rows, SAMPLE_ROWS_MAX);
+	tsv_w_mem(&t, &j->rows, ncols(phases_cols));
+	j->wrc = phases_write(&j->rc, &t, &j->we);
+}
+
+/* What a rank's samples gave, in file order: counters, warnings, phases.tsv, rollup. */
+static void
+sample_done(struct ctx *c, struct sample_job *j, struct tsv_w *t)
+{
+	struct rollup_rank *pr;
+	struct rank_cpu *rc = &j->rc;
+	int64_t taken;		/* samples its agent took (its meta), -1 unknown */
+	int32_t rank;
+
+	if (j->rcode < 0) {
+		c->samples_failed++;
+		warn_partial(c, j->e.msg);
+		goto out;
+	}
+	c->samples_files++;
+	c->samples_bad_rows += rc->bad_rows;
+	c->samples_out_of_run += rc->out_of_run;
+	c->samples_system_idle += rc->system_idle;
+	c->samples_polling += rc->polling;
+	c->samples_utime_ticks += (uint64_t)rc->utime_ticks;
+	c->samples_stime_ticks += (uint64_t)rc->stime_ticks;
+	c->samples_truncated += rc->truncated;
+	c->samples_damaged += rc->damaged;
+	taken = c->rm ? rankmap_samples_taken(c->rm, rank_from_name(j->path)) : -1;
+	if (!phases_judge(rc, j->path, taken, say_partial, c)) {
+		c->samples_rejected++;
+		goto out;
+	}
+	rank = rc->rank >= 0 ? (int32_t)rc->rank : rank_from_name(j->path);
+	if (rc->rank < 0) {
+		/* phases_write wrote the rows without it: write them again */
+		struct tsv_w mt;
+
+		rc->rank = rank;
+		buf_clear(&j->rows);
+		tsv_w_mem(&mt, &j->rows, ncols(phases_cols));
+		j->wrc = phases_write(rc, &mt, &j->we);
+	}
+	rows_out(c, t, &j->rows, j->wrc, &j->we);
+	pr = rollup_rank(&c->prof, rank);
+	if (pr != NULL && rc->samples > 0) {
+		pr->has_cpu = true;
+		pr->t_first_ns = rc->t_first_ns;
+		pr->t_last_ns = rc->t_last_ns;
+		pr->busy_ns = rc->busy_ns;
+		pr->n_busy = (int64_t)rc->n_busy;
+		pr->n_idle = (int64_t)rc->n_idle;
+		pr->avg_busy_ns = (int64_t)llround(rc->avg_busy_ns);
+		pr->avg_idle_ns = (int64_t)llround(rc->avg_idle_ns);
+		pr->cpu_frac = rc->cpu_frac;
+		pr->run_ns = rc->run_ns;
+		pr->wait_ns = rc->wait_ns;
+	}
+out:
+	rank_cpu_release(rc);
+	buf_release(&j->rows);
+	free(j);
+}
+
+/* CPU phases of every samples file: into the rollup and phases.tsv. The files are read on
+ * threads threads (0: here), a rank each, and their results taken in file order. */
+static void
+do_samples(struct ctx *c, char **files, size_t n, const char *outdir, size_t threads)
 {
 	struct tsv_w t;
 	struct err e;
+	struct ordq *q;
+	bool *taken;		/* per world rank: a file of it is being read (its times are sorted) */
 	size_t i;
 
 	if (open_out(&t, outdir, "phases.tsv", PHASES_FORMAT, phases_cols, &e) < 0) {
 		warn_partial(c, e.msg);
 		return;
 	}
+	q = ordq_new(threads, SAMPLE_JOBS, sample_run);
+	taken = xcalloc(c->ntimes ? c->ntimes : 1, sizeof *taken);
 	for (i = 0; i < n; i++) {
-		struct rank_cpu rc;
-		struct rollup_rank *pr;
-		int32_t rank;
+		struct sample_job *j = xcalloc(1, sizeof *j);
+		int32_t rank = rank_from_name(files[i]);
 		double thr, cap;	/* busy threshold for this rank; its node's CPU capacity */
 		int64_t t0, t1;		/* the rank's run, CLOCK_MONOTONIC (its meta) */
-		int64_t taken;		/* samples its agent took (its meta), -1 unknown */
-		struct phases_opts po;
-		struct phases_wait *waits = NULL;
-		int rcode;
 
-		memset(&rc, 0, sizeof rc);
 		/* A rank whose node may use only part of a core (a cgroup quota, as collect records
 		 * in cpu_capacity) can run at most that share of an interval: the busy threshold is
 		 * a fraction of what it could have run, unless the user set one. */
 		thr = c->o->busy_threshold;
-		cap = c->rm ? rankmap_cpu_capacity(c->rm, rank_from_name(files[i])) : 0;
+		cap = c->rm ? rankmap_cpu_capacity(c->rm, rank) : 0;
 		if (!c->o->busy_threshold_set && cap > 0 && cap < 1)
 			thr *= cap;
-		po = (struct phases_opts){ .busy_threshold = thr, .count_system = !c->o->user_only };
-		rank = rank_from_name(files[i]);
+		j->path = files[i];
+		j->po = (struct phases_opts){ .busy_threshold = thr, .count_system = !c->o->user_only };
 		if (rank >= 0 && (size_t)rank < c->ntimes && !c->o->user_only) {
-			struct rank_times *rt = &c->times[rank];
-
-			po.nwaits = phases_waits(rt->send_ns, rt->nsend, rt->arr_ns, rt->narr, &waits);
-			po.waits = waits;
+			if (taken[rank]) {
+				/* two files of one rank: the first must be done with its times */
+				while (ordq_pending(q) > 0)
+					sample_done(c, ordq_pop(q), &t);
+			}
+			taken[rank] = true;
+			j->rt = &c->times[rank];
 		}
-		if (c->rm != NULL && rankmap_run_window(c->rm, rank_from_name(files[i]), &t0, &t1) == 0)
-			phases_opts_window(&po, t0, t1);
-		rcode = phases_from_samples_opt(files[i], &po, &rc, &e);
-		free(waits);
-		waits = NULL;
-		if (rcode < 0) {
-			c->samples_failed++;
-			warn_partial(c, e.msg);
-			rank_cpu_release(&rc);
-			continue;
-		}
-		c->samples_files++;
-		c->samples_bad_rows += rc.bad_rows;
-		c->samples_out_of_run += rc.out_of_run;
-		c->samples_system_idle += rc.system_idle;
-		c->samples_polling += rc.polling;
-		c->samples_utime_ticks += (uint64_t)rc.utime_ticks;
-		c->samples_stime_ticks += (uint64_t)rc.stime_ticks;
-		c->samples_truncated += rc.truncated;
-		c->samples_damaged += rc.damaged;
-		taken = c->rm ? rankmap_samples_taken(c->rm, rank_from_name(files[i])) : -1;
-		if (!phases_judge(&rc, files[i], taken, say_partial, c)) {
-			c->samples_rejected++;
-			rank_cpu_release(&rc);
-			continue;
-		}
-		rank = rc.rank >= 0 ? (int32_t)rc.rank : rank_from_name(files[i]);
-		if (rc.rank < 0)
-			rc.rank = rank;
-		if (!c->write_failed && phases_write(&rc, &t, &c->werr) < 0)
-			c->write_failed = true;
-		pr = rollup_rank(&c->prof, rank);
-		if (pr != NULL && rc.samples > 0) {
-			pr->has_cpu = true;
-			pr->t_first_ns = rc.t_first_ns;
-			pr->t_last_ns = rc.t_last_ns;
-			pr->busy_ns = rc.busy_ns;
-			pr->n_busy = (int64_t)rc.n_busy;
-			pr->n_idle = (int64_t)rc.n_idle;
-			pr->avg_busy_ns = (int64_t)llround(rc.avg_busy_ns);
-			pr->avg_idle_ns = (int64_t)llround(rc.avg_idle_ns);
-			pr->cpu_frac = rc.cpu_frac;
-			pr->run_ns = rc.run_ns;
-			pr->wait_ns = rc.wait_ns;
-		}
-		rank_cpu_release(&rc);
+		if (c->rm != NULL && rankmap_run_window(c->rm, rank, &t0, &t1) == 0)
+			phases_opts_window(&j->po, t0, t1);
+		while (ordq_pending(q) == SAMPLE_JOBS)
+			sample_done(c, ordq_pop(q), &t);
+		ordq_push(q, j);
 	}
+	while (ordq_pending(q) > 0)
+		sample_done(c, ordq_pop(q), &t);
+	ordq_free(q);
+	free(taken);
 	if (tsv_w_close(&t, &e) < 0)
 		warn_partial(c, e.msg);
 }
@@ -1203,6 +1401,25 @@ check_parts(struct ctx *c, char **caps, size_t ncaps, char **names, size_t n, co
 	}
 }
 
+/* Threads that make rows after the captures: -j, and none (this one) for -j 1. */
+static size_t
+row_threads(const struct opts *o)
+{
+	long jobs = o->jobs > 0 ? o->jobs : cpus_available();
+
+	return jobs > 1 ? (size_t)jobs : 0;
+}
+
+/* CLOCK_MONOTONIC in seconds, for --times. */
+static double
+clock_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void
 get_opts(int argc, char **argv, struct opts *o)
 {
@@ -1221,6 +1438,7 @@ get_opts(int argc, char **argv, struct opts *o)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "part", required_argument, NULL, 3 },
 		{ "merge", no_argument, NULL, 4 },
+		{ "times", no_argument, NULL, 5 },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1270,6 +1488,7 @@ get_opts(int argc, char **argv, struct opts *o)
 		case 'j': o->jobs = (long)cli_i64(optarg, "--jobs", 1, 1024); break;
 		case 3: o->part = optarg; break;
 		case 4: o->merge = true; break;
+		case 5: o->times = true; break;
 		case 'f': o->force = true; break;
 		case 'q': err_verbosity = 0; break;
 		default: BUG("option %d", c);
@@ -1315,6 +1534,7 @@ cmd_parse(int argc, char **argv)
 	size_t npcaps, nsamples, nnames, i;
 	bool own_lists = false, quiet;
 	int rc;
+	double t_start = clock_s(), t_step, t_wait = 0, t_merge = 0, t_samples, t_out;	/* s */
 
 	get_opts(argc, argv, &o);
 	quiet = err_verbosity == 0;
@@ -1411,10 +1631,12 @@ cmd_parse(int argc, char **argv)
 	if (open_out(&c.msgs, outdir, "messages.tsv", "messages", msg_cols, &e) < 0 ||
 	    open_out(&c.conns, outdir, "conns.tsv", "conns", conn_cols, &e) < 0)
 		die("parse: %s", e.msg);
+	msgs_rows_start(&c, row_threads(&o));
 
 	/* Each capture is parsed alone into a part (on as many threads as asked), then the
 	 * parts are merged in capture order: the same profile whatever the thread count, and
 	 * the same as a merge of parts made on the nodes (--part, --merge). */
+	t_step = clock_s();
 	if (o.merge) {
 		partdir = xasprintf("%s/parts", outdir);
 		names = list_parts(partdir, &nnames);
@@ -1438,10 +1660,16 @@ cmd_parse(int argc, char **argv)
 	cb.ctx = &c;
 	merge = part_merge_new(&cb, &cfg, say_partial);
 	for (i = 0; i < nnames; i++) {
+		double t;
+
 		if (!o.merge)
 			parts_wait(&q, i);
+		t = clock_s();
+		t_wait += t - t_step;
 		if (part_merge_add(merge, partdir, names[i], &e) < 0)
 			warn_partial(&c, e.msg);
+		t_step = clock_s();
+		t_merge += t_step - t;
 		if (!o.merge)
 			part_remove(partdir, names[i]);
 		free(names[i]);
@@ -1458,11 +1686,16 @@ cmd_parse(int argc, char **argv)
 	c.pcap_unreadable = sum->pcap_unreadable;
 	c.pcap_truncated = sum->pcap_truncated;
 	c.pcap_damaged = sum->pcap_damaged;
+	msgs_rows_end(&c);
 	if (tsv_w_close(&c.msgs, &e) < 0 || tsv_w_close(&c.conns, &e) < 0) {
 		c.write_failed = true;
 		c.werr = e;
 	}
-	do_samples(&c, samples, nsamples, outdir);
+	t_merge += clock_s() - t_step;
+	t_step = clock_s();
+	do_samples(&c, samples, nsamples, outdir, row_threads(&o));
+	t_samples = clock_s() - t_step;
+	t_step = clock_s();
 	rollup_netparams(&c.prof, o.lat_ns, o.bw_Bps, &np);
 	write_netparams(&c, &np, outdir);
 	write_ranks_links(&c, &np, outdir, quiet);
@@ -1470,6 +1703,11 @@ cmd_parse(int argc, char **argv)
 	warn_ompi_ucx(&c, st);
 	write_warnings(&c, outdir);	/* after the last warning */
 	write_stats(&c, st, outdir);
+	t_out = clock_s() - t_step;
+	if (o.times)
+		fprintf(stderr, "parse: times: parts %.3f s (waited for), merge %.3f s, samples %.3f s, "
+			"outputs %.3f s, total %.3f s\n", t_wait, t_merge, t_samples, t_out,
+			clock_s() - t_start);
 	if (!quiet) {
 		const struct flows_stats *s = st;
 

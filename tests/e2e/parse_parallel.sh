@@ -3,8 +3,10 @@
 # whatever N, and so does a parse in parts (--part NODE for every node, then --merge):
 # every file of profile/ compared with cmp, on every run shipped in traces/, on a
 # generated Open MPI run of 32 ranks on 8 nodes and an MPICH one of 16 on 4 (parse_gen -R:
-# every connection in the captures of both its nodes) and on three generated captures that
-# share connections.
+# every connection in the captures of both its nodes), on three generated captures that
+# share connections, and on a generated run of 128 ranks with more messages and ranks
+# than the row threads hold at once (their batches and rank files are reused many times):
+# -j 1, 2, 3, 4 and 7, and the merge of the parts with -j 1 and -j 3.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -32,6 +34,7 @@ if [ -x "$GEN" ]; then
 		"$GEN" -o "$T/gen/capture/n3.pcap" -s 4 -c 8 -m 4096 >/dev/null && runs="$runs gen"
 	"$GEN" -R "$T/mpi32" -n 32 -N 8 -p irregular -t 1 >/dev/null && runs="$runs mpi32"
 	"$GEN" -R "$T/mpich16" -n 16 -N 4 -p alltoall -t 1 -M mpich >/dev/null && runs="$runs mpich16"
+	"$GEN" -R "$T/halo128" -n 128 -N 32 -p halo -t 8 >/dev/null && runs="$runs halo128"
 else
 	fail gen "no $GEN (make bench)"
 fi
@@ -46,7 +49,7 @@ for n in $runs; do
 	R=$T/$n
 	"$CONTEND" parse -q -j 1 -o "$T/$n-j1" "$R" 2>/dev/null
 	check "$n/j1" '[ -s "$T/$n-j1/messages.tsv" ] && [ -s "$T/$n-j1/stats.tsv" ]' "no profile"
-	for j in 2 4; do
+	for j in 2 3 4 7; do
 		"$CONTEND" parse -q -j $j -o "$T/$n-j$j" "$R" 2>/dev/null
 		check "$n/j$j" 'same "$T/$n-j1" "$T/$n-j$j"' "-j $j differs from -j 1"
 	done
@@ -56,10 +59,26 @@ for n in $runs; do
 	done
 	np=$(ls "$T/$n-parts/parts" | grep -c '\.stats\.tsv$')
 	check "$n/parts" '[ "$np" -eq "$(ls "$R"/capture | wc -l)" ]' "$np parts"
-	"$CONTEND" parse -q --merge -o "$T/$n-parts" "$R" 2>/dev/null
-	rm -rf "$T/$n-parts/parts"
-	check "$n/merge" 'same "$T/$n-j1" "$T/$n-parts"' "part+merge differs from one process"
+	for j in 1 3; do
+		rm -rf "$T/$n-merge"
+		mkdir -p "$T/$n-merge" && cp -r "$T/$n-parts/parts" "$T/$n-merge/"
+		"$CONTEND" parse -q -j $j --merge -o "$T/$n-merge" "$R" 2>/dev/null
+		rm -rf "$T/$n-merge/parts"
+		check "$n/merge-j$j" 'same "$T/$n-j1" "$T/$n-merge"' "part+merge -j $j differs from one process"
+	done
+	rm -rf "$T/$n-parts" "$T/$n-merge"
 done
+# --times: one line of the steps' times on stderr, and the same profile
+R=$T/halo128
+if [ -d "$R" ]; then
+	"$CONTEND" parse -q --times -j 2 -o "$T/times" "$R" 2>"$T/times.err"
+	check times '[ "$(grep -c "^parse: times: parts [0-9.]* s (waited for), merge [0-9.]* s, samples [0-9.]* s, outputs [0-9.]* s, total [0-9.]* s$" "$T/times.err")" -eq 1 ] &&
+		same "$T/halo128-j1" "$T/times"' "$(head -c 300 "$T/times.err")"
+fi
+m128=$(awk -F'\t' '$1 == "ompi_msgs" { print $2 }' "$T/halo128-j1/stats.tsv" 2>/dev/null)
+p128=$(awk -F'\t' '$1 == "samples_files" { print $2 }' "$T/halo128-j1/stats.tsv" 2>/dev/null)
+check halo128/size '[ "${m128:-0}" -gt 40000 ] && [ "${p128:-0}" -eq 128 ]' \
+	"$m128 messages, $p128 samples files: fewer than the row threads' batches wrap at"
 dups=$(awk -F'\t' '$1 == "streams_duplicate" { print $2 }' "$T/gen-j1/stats.tsv" 2>/dev/null)
 check gen/duplicates '[ "${dups:-0}" -gt 0 ]' "no connection seen in two captures"
 

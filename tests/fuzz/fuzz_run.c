@@ -2,7 +2,8 @@
  * copy of traces/stencil-4ws (its samples as plain text); `contend parse` (cmd_parse, in a
  * child process so that its exit cannot end the fuzzer) reads the result. The check is the
  * rule of docs/parse.md: no crash or sanitizer report, and exit 0 only with the undamaged
- * run's ranks.tsv. Every operation makes damage parse can see, or none (an edit that writes
+ * run's ranks.tsv; and the profile of `-j 3` (rows and samples on threads) is the one of
+ * `-j 1`, byte for byte, with the same exit status. Every operation makes damage parse can see, or none (an edit that writes
  * back the same value, a gzip header byte that holds no data).
  *
  * The child's coverage does not reach the fuzzer, so this target explores by mutation
@@ -86,16 +87,16 @@ put(const char *rel, const char *p, size_t n)
 	fclose(f);
 }
 
-/* Run cmd_parse on dir/run in a child: its exit status, or -1 for a crash or a sanitizer
- * report (on stderr, kept in dir/err). */
+/* Run cmd_parse -j jobs on dir/run into dir/outname in a child: its exit status, or -1
+ * for a crash or a sanitizer report (on stderr, kept in dir/err). */
 static int
-parse_child(void)
+parse_child(const char *jobs, const char *outname)
 {
 	char out[128], run[128], errp[128];
 	pid_t pid, k;
 	int st;
 
-	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(out, sizeof out, "%s/%s", dir, outname);
 	snprintf(run, sizeof run, "%s/run", dir);
 	snprintf(errp, sizeof errp, "%s/err", dir);
 	fflush(stdout);
@@ -104,14 +105,14 @@ parse_child(void)
 	if (pid < 0)
 		abort();
 	if (pid == 0) {
-		char *argv[] = { "parse", "-q", "-f", "-o", out, run, NULL };
+		char *argv[] = { "parse", "-q", "-f", "-j", (char *)jobs, "-o", out, run, NULL };
 		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 		dup2(fd, 2);
 		close(fd);
 		fd = open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
-		_exit(cmd_parse(6, argv));
+		_exit(cmd_parse(8, argv));
 	}
 	/* libFuzzer's timer interrupts the wait */
 	while ((k = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
@@ -215,12 +216,47 @@ setup(void)
 		base[i].data = slurp(src, &base[i].len, gz);
 		put(base[i].rel, base[i].data, base[i].len);
 	}
-	rc = parse_child();
+	rc = parse_child("1", "out");
 	ref_len = ranks(ref, sizeof ref);
 	if (rc != 0 || ref_len < 100) {
 		fprintf(stderr, "fuzz_run: the undamaged run does not parse cleanly (exit %d)\n", rc);
 		exit(1);
 	}
+}
+
+/* Whether every file of the profile in dir/out is in dir/out3 with the same bytes. */
+static int
+same_profiles(void)
+{
+	static const char *const files[] = { "messages.tsv", "phases.tsv", "ranks.tsv", "links.tsv",
+		"conns.tsv", "netparams.tsv", "coverage.tsv", "warnings.tsv", "stats.tsv", NULL };
+	int same = 1;
+
+	for (int i = 0; files[i] != NULL && same; i++) {
+		char pa[128], pb[128];
+		size_t na = 0, nb = 0;
+		char *a, *b;
+		int ha, hb;
+
+		snprintf(pa, sizeof pa, "%s/out/%s", dir, files[i]);
+		snprintf(pb, sizeof pb, "%s/out3/%s", dir, files[i]);
+		ha = access(pa, R_OK) == 0;
+		hb = access(pb, R_OK) == 0;
+		if (ha != hb) {
+			fprintf(stderr, "fuzz_run: %s written by one of -j 1 and -j 3 only\n", files[i]);
+			return 0;
+		}
+		if (!ha)
+			continue;
+		a = slurp(pa, &na, 0);
+		b = slurp(pb, &nb, 0);
+		same = na == nb && memcmp(a, b, na) == 0;
+		if (!same)
+			fprintf(stderr, "fuzz_run: %s differs between -j 1 and -j 3\n", files[i]);
+		free(a);
+		free(b);
+	}
+	return same;
 }
 
 /* Start of line ln (0-based, wrapping) of f, and its length without '\n'. */
@@ -399,11 +435,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put(cur[i].rel, cur[i].data, cur[i].len);
 		free(cur[i].data);
 	}
-	rc = parse_child();
+	rc = parse_child("1", "out");
 	if (getenv("FUZZ_RUN_VERBOSE") != NULL)
 		fprintf(stderr, "fuzz_run: parse exit %d\n", rc);
 	if (rc < 0)
 		__builtin_trap();	/* a crash or a sanitizer report (printed above) */
+	if (parse_child("3", "out3") != rc || !same_profiles()) {
+		fprintf(stderr, "fuzz_run: -j 3 gave another exit status or profile than -j 1\n");
+		__builtin_trap();
+	}
 	if (rc == 0) {
 		got_len = ranks(got, sizeof got);
 		if (got_len != ref_len || memcmp(got, ref, ref_len) != 0) {

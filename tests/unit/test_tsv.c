@@ -118,6 +118,86 @@ TEST(roundtrip_gzip)
 	roundtrip(true);
 }
 
+/* The file's bytes, NUL-terminated, into out (cap bytes); their length, or -1. */
+static long
+file_bytes(const char *path, char *out, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (f == NULL)
+		return -1;
+	n = fread(out, 1, cap - 1, f);
+	fclose(f);
+	out[n] = '\0';
+	return (long)n;
+}
+
+/* Rows made in memory (on another thread, in parse) and appended whole give the same
+ * bytes as rows written field by field; past the buffer's cap the error is sticky. */
+static void
+some_rows(struct tsv_w *t, int first, int n)
+{
+	static const char *const strs[] = { "plain", "tab\there", NULL, "", "back\\slash\nline" };
+	struct err e;
+
+	for (int i = first; i < first + n; i++) {
+		tsv_w_i64(t, -(int64_t)i * 1000003);
+		tsv_w_u64(t, UINT64_MAX - (uint64_t)i);
+		tsv_w_f64(t, i / 7.0);
+		tsv_w_str(t, strs[i % 5]);
+		CHECK(tsv_w_end(t, &e) == 0);
+	}
+}
+
+TEST(rows_made_in_memory)
+{
+	const char *pa = tmp("direct.tsv"), *pb = tmp("via-mem.tsv");
+	static char a[8192], b[8192];
+	struct tsv_w t, m;
+	struct buf mb;
+	struct err e;
+
+	CHECK(tsv_w_open(&t, pa, "test", 1, cols, false, true, &e) == 0);
+	some_rows(&t, 0, 30);
+	CHECK(tsv_w_close(&t, &e) == 0);
+	CHECK(tsv_w_open(&t, pb, "test", 1, cols, false, true, &e) == 0);
+	buf_init(&mb, 1 << 20);
+	for (int k = 0; k < 3; k++) {
+		buf_clear(&mb);
+		tsv_w_mem(&m, &mb, 4);
+		some_rows(&m, 10 * k, 10);
+		CHECK(tsv_w_close(&m, &e) == 0);	/* nothing to close */
+		CHECK(tsv_w_rows(&t, mb.data, mb.len, &e) == 0);
+	}
+	CHECK(tsv_w_close(&t, &e) == 0);
+	CHECK(file_bytes(pa, a, sizeof a) > 1000);
+	CHECK(file_bytes(pb, b, sizeof b) > 1000);
+	CHECK_STR(b, a);
+	/* a cap too small: the row that does not fit fails, and every later one */
+	buf_release(&mb);
+	buf_init(&mb, 60);
+	tsv_w_mem(&m, &mb, 4);
+	tsv_w_i64(&m, 1);
+	tsv_w_u64(&m, 2);
+	tsv_w_f64(&m, 3);
+	tsv_w_str(&m, "x");
+	CHECK(tsv_w_end(&m, &e) == 0);
+	some_rows(&m, 0, 0);
+	tsv_w_i64(&m, 1);
+	tsv_w_u64(&m, UINT64_MAX);
+	tsv_w_f64(&m, 3);
+	tsv_w_str(&m, "a string long enough to pass the cap of sixty bytes");
+	CHECK(tsv_w_end(&m, &e) == -E_LIMIT);
+	tsv_w_i64(&m, 1);
+	tsv_w_u64(&m, 2);
+	tsv_w_f64(&m, 3);
+	tsv_w_str(&m, "x");
+	CHECK(tsv_w_end(&m, &e) == -E_LIMIT);
+	CHECK(mb.len <= 60);
+	buf_release(&mb);
+}
+
 /* Escaped strings never put a raw tab or newline in a row. */
 TEST(escaping_on_disk)
 {
@@ -495,6 +575,7 @@ main(void)
 	RUN(roundtrip_plain);
 	RUN(roundtrip_gzip);
 	RUN(escaping_on_disk);
+	RUN(rows_made_in_memory);
 	RUN(strings_held_together);
 	RUN(refuse_existing);
 	RUN(full_disk);
