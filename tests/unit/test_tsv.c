@@ -586,12 +586,5 @@ main(void)
 	RUN(bad_fields);
 	RUN(cut_gzip);
 	RUN(kv_lookup);
-	{
-		char cmd[600];
-
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
-		if (system(cmd) != 0)
-			fprintf(stderr, "cannot remove '%s'\n", check_tmpdir());
-	}
 	return check_done();
 }
