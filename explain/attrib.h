@@ -14,7 +14,7 @@
  *    what exceeds its).
  *
  * A cause's cost is the measured time minus the replay of the trace with that cause alone
- * taken out (explain/xreplay.h). With every cause taken out the replay gives the ideal
+ * taken out (predict/replay.h, REPLAY_MEASURED). With every cause taken out the replay gives the ideal
  * time T0, so that measured = T0 + sum of costs + interaction exactly; the interaction is
  * what the causes cost together beyond their sum (negative when they overlap). T0 is then
  * split into the ranks' own work and the residual: what no named cause explains (without

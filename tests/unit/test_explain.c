@@ -17,7 +17,7 @@
 
 #include "explain/attrib.h"
 #include "explain/evidence.h"
-#include "explain/xreplay.h"
+#include "predict/replay.h"
 #include "tests/unit/check.h"
 #include "tests/unit/models_fixture.h"
 
@@ -308,21 +308,25 @@ check_sums(const struct attr_result *r)
 TEST(replay_unchanged_gives_measured)
 {
 	struct prof p;
-	struct xrep x;
+	struct replay_trace x;
+	struct replay_out o = { 0 };
 	struct err e;
 	double f[2] = { 1, 1 };
-	struct xrep_change c = { .busy_f = f };
+	struct replay_in c = { .busy_f = f };
 
 	halo(run_dir("loaded"), 40, 80, 40);
 	CHECK(prof_load(&p, run_dir("loaded"), &e) == 0);
-	xrep_init(&x, &p);
+	replay_trace_init(&x, &p, REPLAY_MEASURED);
 	CHECK(x.nev == 4 * ITERS);
-	CHECK_NEAR(xrep_run(&x, NULL, NULL), (double)(ITERS * P_MS * FX_MS), 1);
-	CHECK_NEAR(xrep_run(&x, &c, NULL), (double)(ITERS * P_MS * FX_MS), 1);
+	CHECK(replay_run(&x, NULL, &o, &e) == 0);
+	CHECK_NEAR(o.run_ns, (double)(ITERS * P_MS * FX_MS), 1);
+	CHECK(replay_run(&x, &c, &o, &e) == 0);
+	CHECK_NEAR(o.run_ns, (double)(ITERS * P_MS * FX_MS), 1);
 	/* rank 0 twice as fast: it only waited more, the run stays as long */
 	f[0] = 0.5;
-	CHECK_NEAR(xrep_run(&x, &c, NULL), (double)(ITERS * P_MS * FX_MS), 1);
-	xrep_free(&x);
+	CHECK(replay_run(&x, &c, &o, &e) == 0);
+	CHECK_NEAR(o.run_ns, (double)(ITERS * P_MS * FX_MS), 1);
+	replay_trace_free(&x);
 	prof_free(&p);
 }
 
