@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
 #include "predict/replay.h"
 
 /* One run as the attribution sees it: its replay and each rank's busy time split. */
@@ -65,6 +66,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 {
 	int64_t tm0 = INT64_MAX, tm1 = INT64_MIN;
 	int nbusy = 0;
+	struct coloc_rank *cl;
 
 	*s = (struct side){ .view = *p, .v = v, .T = (double)prof_dedicated_ns(p) };
 	if (v->have_demand) {
@@ -83,6 +85,8 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->cap = xcalloc((size_t)p->nranks + 1, sizeof *s->cap);
 	s->wake = xcalloc((size_t)p->nranks + 1, sizeof *s->wake);
 	s->w = xcalloc((size_t)p->nranks + 1, sizeof *s->w);
+	cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
+	coloc_read(p, cl);
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 		double b = s->x.busy_ns[i], w;
@@ -102,18 +106,17 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 
 			s->idle_rate[i] = er->idle_run_ns + er->idle_wait_ns > 0 ?
 					  er->idle_run_ns / (er->idle_run_ns + er->idle_wait_ns) : 1;
-			int on = 0;	/* ranks sharing the node's CPU */
-
-			for (int j = 0; j < p->nranks; j++)
-				on += strcmp(p->ranks[j].host, rk->host) == 0;
+			/* the node's capacity shared with the rank's neighbours as busy as they
+			 * were while it was (predict/coloc.h): one always busy takes half */
 			s->cap[i] = eh != NULL && isfinite(eh->capacity) && eh->capacity > 0 ?
-				    fmin(eh->capacity / (on > 0 ? on : 1), 1) : 1;
+				    fmin(eh->capacity / (1 + cl[i].others_busy), 1) : 1;
 		}
 		if (b > 0) {
 			s->own_mean += s->own[i];
 			nbusy++;
 		}
 	}
+	free(cl);
 	if (nbusy > 0)
 		s->own_mean /= nbusy;
 	for (long k = 0; k < p->nmsgs; k++) {
@@ -206,6 +209,21 @@ cpu_out(struct side *s, const struct side *b, int i, bool out)
 	s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
 	s->g[i] = out ? idle_factor(s, b, i) : 1;
 	s->w[i] = out ? -s->wake[i] : 0;
+}
+
+/* Each rank's wake-up delay in the run (s->wake): a rank that may use a share c of a CPU
+ * and ran own ns of work behind k CPU-bound competitors waited own * k / c beyond its own
+ * limit (or the baseline's wait), so k is that excess * c / own, to the nearest whole
+ * process; its receives that found it waiting each waited replay_wake_ns(k) more for the
+ * CPU (predict/replay.h), which the cpu cause takes out. */
+static void
+wake_delays(struct side *s, const struct side *b)
+{
+	for (int i = 0; i < s->p->nranks; i++) {
+		double k = s->own[i] > 0 ? wait_excess(s, b, i) * s->cap[i] / s->own[i] : 0;
+
+		s->wake[i] = k >= 0.5 ? replay_rank_wake_ns(s->p, i, (int)fmin(lround(k), 64), NAN) : 0;
+	}
 }
 
 /* The cost of the imbalance of a side: every rank's own work set to the mean. */
@@ -725,6 +743,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		bs = &b;
 		r->baseline_ns = b.T;
 	}
+	wake_delays(&s, bs);
 	r->measured_ns = s.T;
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
