@@ -6,15 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/xreplay.h"
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
+#include "predict/replay.h"
 
 /* One run as the attribution sees it: its replay and each rank's busy time split. */
 struct side {
 	struct prof view;	/* the run with the demand phases as its busy phases */
 	const struct prof *p;	/* &view */
 	const struct evid *v;
-	struct xrep x;
+	struct replay_trace x;	/* REPLAY_MEASURED */
 	double T;		/* measured run time */
 	double *busy;		/* [nranks] busy time */
 	double *wait;		/* [nranks] run-queue wait inside it */
@@ -27,8 +28,22 @@ struct side {
 	double *cap;		/* [nranks] the CPU it may use: its node's cpu_capacity shared
 				 * among the node's ranks, at most 1 */
 	double *f;		/* [nranks] scratch factors on busy time */
-	double *g;		/* [nranks] scratch factors on the gaps (xrep_ev gap_ns) */
+	double *g;		/* [nranks] scratch factors on the gaps (replay_in gap_f) */
+	double *wake;		/* [nranks] the wake-up delay its waited-for receives had in the
+				 * run (replay_rank_wake_ns of its competitors), 0 none */
+	double *w;		/* [nranks] scratch wake-up changes (replay_in wake_ns) */
 };
+
+/* The run time with in's changes; s->T (nothing changed) should the replay fail, which
+ * only changed links can make it do. */
+static double
+replay_time(const struct side *s, const struct replay_in *in)
+{
+	struct replay_out o = { 0 };
+	struct err e;
+
+	return replay_run(&s->x, in, &o, &e) == 0 ? o.run_ns : s->T;
+}
 
 /* Busy time of rank r inside [t0, t1]. */
 static double
@@ -51,6 +66,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 {
 	int64_t tm0 = INT64_MAX, tm1 = INT64_MIN;
 	int nbusy = 0;
+	struct coloc_rank *cl;
 
 	*s = (struct side){ .view = *p, .v = v, .T = (double)prof_dedicated_ns(p) };
 	if (v->have_demand) {
@@ -59,7 +75,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 		s->view.have_phases = true;
 	}
 	p = s->p = &s->view;
-	xrep_init(&s->x, p);
+	replay_trace_init(&s->x, p, REPLAY_MEASURED);
 	s->busy = xcalloc((size_t)p->nranks + 1, sizeof *s->busy);
 	s->wait = xcalloc((size_t)p->nranks + 1, sizeof *s->wait);
 	s->own = xcalloc((size_t)p->nranks + 1, sizeof *s->own);
@@ -67,6 +83,10 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->g = xcalloc((size_t)p->nranks + 1, sizeof *s->g);
 	s->idle_rate = xcalloc((size_t)p->nranks + 1, sizeof *s->idle_rate);
 	s->cap = xcalloc((size_t)p->nranks + 1, sizeof *s->cap);
+	s->wake = xcalloc((size_t)p->nranks + 1, sizeof *s->wake);
+	s->w = xcalloc((size_t)p->nranks + 1, sizeof *s->w);
+	cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
+	coloc_read(p, cl);
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 		double b = s->x.busy_ns[i], w;
@@ -86,18 +106,17 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 
 			s->idle_rate[i] = er->idle_run_ns + er->idle_wait_ns > 0 ?
 					  er->idle_run_ns / (er->idle_run_ns + er->idle_wait_ns) : 1;
-			int on = 0;	/* ranks sharing the node's CPU */
-
-			for (int j = 0; j < p->nranks; j++)
-				on += strcmp(p->ranks[j].host, rk->host) == 0;
+			/* the node's capacity shared with the rank's neighbours as busy as they
+			 * were while it was (predict/coloc.h): one always busy takes half */
 			s->cap[i] = eh != NULL && isfinite(eh->capacity) && eh->capacity > 0 ?
-				    fmin(eh->capacity / (on > 0 ? on : 1), 1) : 1;
+				    fmin(eh->capacity / (1 + cl[i].others_busy), 1) : 1;
 		}
 		if (b > 0) {
 			s->own_mean += s->own[i];
 			nbusy++;
 		}
 	}
+	free(cl);
 	if (nbusy > 0)
 		s->own_mean /= nbusy;
 	for (long k = 0; k < p->nmsgs; k++) {
@@ -126,7 +145,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 static void
 side_free(struct side *s)
 {
-	xrep_free(&s->x);
+	replay_trace_free(&s->x);
 	free(s->busy);
 	free(s->wait);
 	free(s->own);
@@ -134,6 +153,8 @@ side_free(struct side *s)
 	free(s->g);
 	free(s->idle_rate);
 	free(s->cap);
+	free(s->wake);
+	free(s->w);
 }
 
 /* The index of world rank r in s->p->ranks, or -1. */
@@ -187,17 +208,33 @@ cpu_out(struct side *s, const struct side *b, int i, bool out)
 {
 	s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
 	s->g[i] = out ? idle_factor(s, b, i) : 1;
+	s->w[i] = out ? -s->wake[i] : 0;
+}
+
+/* Each rank's wake-up delay in the run (s->wake): a rank that may use a share c of a CPU
+ * and ran own ns of work behind k CPU-bound competitors waited own * k / c beyond its own
+ * limit (or the baseline's wait), so k is that excess * c / own, to the nearest whole
+ * process; its receives that found it waiting each waited replay_wake_ns(k) more for the
+ * CPU (predict/replay.h), which the cpu cause takes out. */
+static void
+wake_delays(struct side *s, const struct side *b)
+{
+	for (int i = 0; i < s->p->nranks; i++) {
+		double k = s->own[i] > 0 ? wait_excess(s, b, i) * s->cap[i] / s->own[i] : 0;
+
+		s->wake[i] = k >= 0.5 ? replay_rank_wake_ns(s->p, i, (int)fmin(lround(k), 64), NAN) : 0;
+	}
 }
 
 /* The cost of the imbalance of a side: every rank's own work set to the mean. */
 static double
 imbalance_cost(struct side *s)
 {
-	struct xrep_change c = { .busy_f = s->f };
+	struct replay_in c = { .busy_f = s->f };
 
 	for (int i = 0; i < s->p->nranks; i++)
 		s->f[i] = factor(s, i, s->own_mean + s->wait[i]);
-	return s->T - xrep_run(&s->x, &c, NULL);
+	return s->T - replay_time(s, &c);
 }
 
 /* The best throughput of the pair, here or in the baseline; 0 none. */
@@ -264,12 +301,12 @@ static void
 cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side *b)
 {
 	const struct prof *p = s->p;
-	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
+	struct replay_in c = { .busy_f = s->f, .gap_f = s->g, .wake_ns = s->w };
 
 	for (int h = 0; h < p->nranks; h++) {
 		const char *host = p->ranks[h].host;
 		const struct evid_host *eh = evid_host(s->v, host);
-		double wait = 0, busy = 0, gmin = 1, most = -1;
+		double wait = 0, busy = 0, gmin = 1, most = -1, wake = 0;
 		int worst = -1, slow = -1;	/* the rank that waited most; the slowest to answer */
 		struct attr_cause *x;
 		size_t len;
@@ -291,10 +328,12 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 				most = w;
 				worst = p->ranks[i].rank;
 			}
+			if (here)
+				wake = fmax(wake, s->wake[i]);
 		}
 		if (wait <= 0 && gmin >= 0.99)	/* within 1 %: the samples' grain */
 			continue;
-		x = add(r, cap, ATTR_CPU, s->T - xrep_run(&s->x, &c, NULL));
+		x = add(r, cap, ATTR_CPU, s->T - replay_time(s, &c));
 		x->rank = worst;
 		snprintf(x->host, sizeof x->host, "%s", host);
 		snprintf(x->where, sizeof x->where, "%s", host);
@@ -307,6 +346,11 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 				 "; rank %d in idle time ran %.0f %% of its runnable time (%.0f %% %s)", p->ranks[slow].rank,
 				 100 * s->idle_rate[slow], 100 * s->idle_rate[slow] / gmin,
 				 b != NULL ? "in the baseline" : "it may use");
+			len = strlen(x->evidence);
+		}
+		if (wake > 0) {
+			snprintf(x->evidence + len, sizeof x->evidence - len,
+				 "; a message it waited for waited %.2f ms more for the CPU", wake / 1e6);
 			len = strlen(x->evidence);
 		}
 		if (eh != NULL && isfinite(eh->capacity) && eh->capacity < 0.995) {
@@ -379,7 +423,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 	int nh = 0, np = 0;
 	long *pair_of = xcalloc((size_t)p->nmsgs + 1, sizeof *pair_of);
 	double *one = xcalloc((size_t)p->nmsgs + 1, sizeof *one);
-	struct xrep_change c = { .msg_dt_ns = one };
+	struct replay_in c = { .msg_dt_ns = one };
 
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
@@ -417,7 +461,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 
 		for (long k = 0; k < p->nmsgs; k++)
 			one[k] = pair_of[k] == q->id ? dt[k] : 0;
-		x = add(r, cap, ATTR_LINK, s->T - xrep_run(&s->x, &c, NULL));
+		x = add(r, cap, ATTR_LINK, s->T - replay_time(s, &c));
 		snprintf(x->host, sizeof x->host, "%s", hosts[q->a]);
 		snprintf(x->host2, sizeof x->host2, "%s", hosts[q->b]);
 		snprintf(x->where, sizeof x->where, "%s-%s", hosts[q->a], hosts[q->b]);
@@ -474,7 +518,7 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 	const struct prof *p = s->p;
 	int idx[ATTR_MAX_SHAPLEY], n = 0;
 	double *v, fact[ATTR_MAX_SHAPLEY + 1];
-	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
+	struct replay_in c = { .busy_f = s->f, .gap_f = s->g, .wake_ns = s->w };
 
 	for (int i = 0; i < r->n; i++) {
 		if (r->c[i].kind != ATTR_CPU)
@@ -497,7 +541,7 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 				out = (m >> j & 1) && strcmp(p->ranks[i].host, r->c[idx[j]].host) == 0;
 			cpu_out(s, b, i, out);
 		}
-		v[m] = s->T - xrep_run(&s->x, &c, NULL);
+		v[m] = s->T - replay_time(s, &c);
 	}
 	for (int j = 0; j < n; j++) {
 		struct attr_cause *x = &r->c[idx[j]];
@@ -595,7 +639,7 @@ static void
 group_costs(struct attr_result *r, struct side *s, const struct side *b, const double *dt)
 {
 	const struct prof *p = s->p;
-	struct xrep_change c = { .busy_f = s->f, .idle_f = s->g };
+	struct replay_in c = { .busy_f = s->f, .gap_f = s->g, .wake_ns = s->w };
 	int ncpu = 0, nlink = 0;
 
 	for (int i = 0; i < r->n; i++) {
@@ -606,10 +650,10 @@ group_costs(struct attr_result *r, struct side *s, const struct side *b, const d
 	for (int i = 0; i < p->nranks; i++)
 		cpu_out(s, b, i, true);
 	if (ncpu > 1)
-		r->cpu_all_ns = s->T - xrep_run(&s->x, &c, NULL);
-	c = (struct xrep_change){ .msg_dt_ns = dt };
+		r->cpu_all_ns = s->T - replay_time(s, &c);
+	c = (struct replay_in){ .msg_dt_ns = dt };
 	if (nlink > 1)
-		r->link_all_ns = s->T - xrep_run(&s->x, &c, NULL);
+		r->link_all_ns = s->T - replay_time(s, &c);
 }
 
 /* Append to buf (cap bytes) ", " (nothing first), n (when >= 0) and what. */
@@ -685,7 +729,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 {
 	struct side s, b;
 	struct side *bs = NULL;
-	struct xrep_change all;
+	struct replay_in all;
 	double *dt, startup, finish;
 	size_t cap = 0;
 	int allbusy = 0;
@@ -699,6 +743,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		bs = &b;
 		r->baseline_ns = b.T;
 	}
+	wake_delays(&s, bs);
 	r->measured_ns = s.T;
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
@@ -722,11 +767,12 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 
 		s.f[i] = factor(&s, i, own + s.wait[i] - wait_excess(&s, bs, i));
 		s.g[i] = idle_factor(&s, bs, i);
+		s.w[i] = -s.wake[i];
 		if (s.busy[i] > 0 && s.busy[i] >= 0.9 * (double)p->ranks[i].exec_ns)
 			allbusy++;
 	}
-	all = (struct xrep_change){ .busy_f = s.f, .msg_dt_ns = dt, .idle_f = s.g };
-	r->ideal_ns = xrep_run(&s.x, &all, NULL) - fmax(startup, 0) - fmax(finish, 0);
+	all = (struct replay_in){ .busy_f = s.f, .msg_dt_ns = dt, .gap_f = s.g, .wake_ns = s.w };
+	r->ideal_ns = replay_time(&s, &all) - fmax(startup, 0) - fmax(finish, 0);
 	if (bs != NULL && p->nranks > 1)
 		r->ideal_ns += imbalance_cost(bs);	/* the baseline's own imbalance stays */
 	for (int i = 0; i < r->n; i++)

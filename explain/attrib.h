@@ -3,7 +3,10 @@
  * Causes (docs/explain.md):
  *  - cpu: CPU taken by other processes on a node. Each rank on it loses the run-queue wait
  *    of its busy phases (schedstat, measured directly); the counterfactual shortens its busy
- *    phases by that wait (with a baseline: by the wait above the baseline's).
+ *    phases by that wait (with a baseline: by the wait above the baseline's; without one,
+ *    by the wait beyond what its own CPU limit, shared with its node's ranks as busy as
+ *    they were, imposes), and takes out the wake-up delay (predict/replay.h) of each
+ *    receive that found it waiting, for the competitors that wait implies.
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
  *    against the best throughput its rank pair reached (in this run or the baseline); the
  *    counterfactual sends every one at that best.
@@ -14,7 +17,7 @@
  *    what exceeds its).
  *
  * A cause's cost is the measured time minus the replay of the trace with that cause alone
- * taken out (explain/xreplay.h). With every cause taken out the replay gives the ideal
+ * taken out (predict/replay.h, REPLAY_MEASURED). With every cause taken out the replay gives the ideal
  * time T0, so that measured = T0 + sum of costs + interaction exactly; the interaction is
  * what the causes cost together beyond their sum (negative when they overlap). T0 is then
  * split into the ranks' own work and the residual: what no named cause explains (without

@@ -13,14 +13,11 @@
 #include "predict/fluid.h"
 #include "predict/p003.h"
 
-/* The grain of the busy phases: CPU samples every 20 ms make a phase start up to one
- * interval before what started it. */
-#define REPLAY_GRAIN_NS 20000000LL
 #define REPLAY_MAX_PASSES 8		/* replays: FIFO, then fair sharing until settled */
 #define REPLAY_SETTLED_NS 100000.0	/* departures that move less have settled */
 
 /* One rank's busy phases, sorted, with the busy time before each. */
-struct busy_list {
+struct replay_busy {
 	long n;
 	const struct prof_busy **ph;	/* into prof->busy */
 	double *before_ns;		/* busy time of the phases before ph[i] */
@@ -40,9 +37,9 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The rank's first send at or after t, or INT64_MAX. */
-static int64_t
-next_send(const struct sends *sd, int64_t t)
+/* The index of the rank's first send at or after t (sd->n when none). */
+static long
+send_index(const struct sends *sd, int64_t t)
 {
 	long lo = 0, hi = sd->n;
 
@@ -54,15 +51,32 @@ next_send(const struct sends *sd, int64_t t)
 		else
 			hi = mid;
 	}
-	return lo < sd->n ? sd->t_ns[lo] : INT64_MAX;
+	return lo;
+}
+
+/* The rank's first send at or after t, or INT64_MAX. */
+static int64_t
+next_send(const struct sends *sd, int64_t t)
+{
+	long i = send_index(sd, t);
+
+	return i < sd->n ? sd->t_ns[i] : INT64_MAX;
 }
 
 /* One send or receive. */
-struct ev {
-	int64_t t_ns;		/* dedicated time: departure, or when the receive was needed */
+struct replay_ev {
+	int64_t t_ns;		/* the trace's time: departure, or when the receive was needed */
 	long msg;		/* index into prof->msgs */
 	int rank;		/* index into prof->ranks */
 	int recv;		/* 0 send, 1 receive (sends first at equal times) */
+	int answer;		/* REPLAY_MEASURED recv: came in a busy phase between two sends of
+				 * the rank within REPLAY_GRAIN_NS of it: it was waited for */
+	int woke;		/* recv: the message found the rank waiting for it (needed on
+				 * arrival): where a negative wake_ns applies */
+	double wait_ns;		/* REPLAY_MEASURED recv: W, every idle stretch since the rank's
+				 * previous event; NAN: run_pass works W out */
+	double gap_ns;		/* REPLAY_MEASURED: idle time since the rank's previous event that
+				 * is not W (the rank getting to this event), scaled by gap_f; 0 */
 };
 
 static int
@@ -76,7 +90,7 @@ cmp_busy(const void *a, const void *b)
 static int
 cmp_ev(const void *a, const void *b)
 {
-	const struct ev *x = a, *y = b;
+	const struct replay_ev *x = a, *y = b;
 
 	if (x->t_ns != y->t_ns)
 		return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
@@ -87,7 +101,7 @@ cmp_ev(const void *a, const void *b)
 
 /* The index of the last phase starting at or before t, or -1. */
 static long
-phase_at(const struct busy_list *b, int64_t t)
+phase_at(const struct replay_busy *b, int64_t t)
 {
 	long lo = 0, hi = b->n - 1, at = -1;
 
@@ -106,7 +120,7 @@ phase_at(const struct busy_list *b, int64_t t)
 
 /* Busy time before t. */
 static double
-busy_before(const struct busy_list *b, int64_t t)
+busy_before(const struct replay_busy *b, int64_t t)
 {
 	long i = phase_at(b, t);
 	const struct prof_busy *x;
@@ -119,7 +133,7 @@ busy_before(const struct busy_list *b, int64_t t)
 
 /* The busy phase t falls in, or NULL. */
 static const struct prof_busy *
-in_busy(const struct busy_list *b, int64_t t)
+in_busy(const struct replay_busy *b, int64_t t)
 {
 	long i = phase_at(b, t);
 
@@ -128,7 +142,7 @@ in_busy(const struct busy_list *b, int64_t t)
 
 /* The end of the last busy phase ending at or before t, or INT64_MIN. */
 static int64_t
-busy_end_before(const struct busy_list *b, int64_t t)
+busy_end_before(const struct replay_busy *b, int64_t t)
 {
 	long i = phase_at(b, t);
 
@@ -187,29 +201,37 @@ replay_wake_ns(int k, double slice_ns, double capacity)
 	return (double)k * k / (k + 1) * slice_ns / (2 * capacity);
 }
 
-/* The wake-up delay of rank i's receives under the scenario (replay_wake_ns): k from the
- * scenario's CPU-bound competitors on its node, the slice its node's meta recorded
- * (sched_slice_ns) or REPLAY_SLICE_NS, the capacity the scenario gives or else the one its
- * rank meta recorded (a cgroup quota). */
-static double
-wake(const struct prof *p, const struct scen *s, const struct prof_rank *rk)
+double
+replay_rank_wake_ns(const struct prof *p, int i, int k, double capacity)
 {
-	const struct scen_node *n = scen_node_for(s, rk->rank, rk->host);
-	double slice, cap;
+	const struct prof_rank *rk = &p->ranks[i];
+	double slice, cap = capacity;
 	char *path;
 
-	if (n == NULL || n->cpu_procs <= 0)
+	if (k <= 0)
 		return 0;
 	path = xasprintf("%s/meta/node-%s.tsv", p->run, rk->host);
 	slice = meta_num(path, "sched_slice_ns", REPLAY_SLICE_NS);
 	free(path);
-	cap = n->capacity;
 	if (isnan(cap)) {
 		path = xasprintf("%s/meta/rank-%d.tsv", p->run, rk->rank);
 		cap = meta_num(path, "cpu_capacity", 1);
 		free(path);
 	}
-	return replay_wake_ns(n->cpu_procs, slice, cap);
+	return replay_wake_ns(k, slice, cap);
+}
+
+/* The wake-up delay of rank i's receives under the scenario (replay_rank_wake_ns): k from
+ * the scenario's CPU-bound competitors on its node, the capacity the scenario gives or
+ * else the one its rank meta recorded (a cgroup quota). */
+static double
+wake(const struct prof *p, const struct scen *s, const struct prof_rank *rk)
+{
+	const struct scen_node *n = scen_node_for(s, rk->rank, rk->host);
+
+	if (n == NULL || n->cpu_procs <= 0)
+		return 0;
+	return replay_rank_wake_ns(p, (int)(rk - p->ranks), n->cpu_procs, n->capacity);
 }
 
 /* The index of host name h among hosts[0..*n), added when new. */
@@ -226,11 +248,13 @@ host_index(const char **hosts, int *n, const char *h)
 /* What one pass over the events reads and writes. */
 struct pass {
 	const struct prof *p;
-	const struct busy_list *bl;
-	const struct ev *ev;
+	const struct replay_busy *bl;
+	const struct replay_ev *ev;
 	long nev;
 	const double *f;		/* per rank: CPU stretch */
 	const double *wk;		/* per rank: wake-up delay of a receive it waited for */
+	const double *g;		/* per rank: factor on its gaps (replay_ev gap_ns) */
+	const double *dt;		/* per message: change of its time on an unchanged link */
 	const int *host;		/* per rank: host index */
 	int nhosts;
 	const double *nlat, *nbw;	/* per message: the changed link's latency and bandwidth,
@@ -293,7 +317,7 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 	}
 	c->nwoke = 0;
 	for (long j = 0; j < c->nev; j++) {
-		const struct ev *x = &c->ev[j];
+		const struct replay_ev *x = &c->ev[j];
 		const struct prof_msg *m = &p->msgs[x->msg];
 		int i = x->rank;
 		int64_t from = c->prev[i];
@@ -305,6 +329,8 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 			c->D[i] += (b - c->busy_prev[i]) * (c->f[i] - 1);
 			c->busy_prev[i] = b;
 		}
+		if (x->gap_ns > 0)	/* the rank getting to this event, at its pace */
+			c->D[i] += x->gap_ns * (c->g[i] - 1);
 		c->prev[i] = x->t_ns;
 		if (!x->recv) {
 			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
@@ -327,7 +353,7 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 				c->dmsg[x->msg] = done + c->nlat[x->msg] - (double)arr;
 				nchanged++;
 			} else {
-				c->dmsg[x->msg] = c->D[i];
+				c->dmsg[x->msg] = c->D[i] + c->dt[x->msg];
 			}
 		} else {
 			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
@@ -347,6 +373,8 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 				if (W < 0)
 					W = 0;
 			}
+			if (!isnan(x->wait_ns))	/* REPLAY_MEASURED: W worked out with the trace */
+				W = x->wait_ns;
 			/* a rank that waited for the message, and still does in the replay, gets
 			 * the CPU back only when its competitors' slices are done */
 			if (W > 0 && c->wk[i] > 0 && c->dmsg[x->msg] - S >= c->D[i] - W) {
@@ -354,6 +382,12 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 				c->nwoke++;
 			} else {
 				c->D[i] = fmax(c->D[i] - W, c->dmsg[x->msg] - S);
+			}
+			/* the wake-up the measured run had, taken out: the rank goes on as soon as
+			 * both it and the message are there */
+			if (W > 0 && c->wk[i] < 0 && x->woke) {
+				c->D[i] += c->wk[i];
+				c->nwoke++;
 			}
 		}
 	}
@@ -380,7 +414,7 @@ fair_share(const struct pass *c, const double *dep, double *done, struct err *e)
 		bk[r] = (struct fluid_bucket){ INFINITY, c->peak_Bps };
 	}
 	for (long j = 0; j < c->nev; j++) {
-		const struct ev *x = &c->ev[j];
+		const struct replay_ev *x = &c->ev[j];
 		const struct prof_msg *m = &p->msgs[x->msg];
 		int ha, hb;
 
@@ -411,20 +445,295 @@ fair_share(const struct pass *c, const double *dep, double *done, struct err *e)
 	return rc;
 }
 
+/* W for a REPLAY_MEASURED receive needed at t by a rank whose previous event was at from:
+ * every idle stretch since then, or 0 when it was busy with earlier work at t. Between two
+ * events a rank has nothing else to wait for: the busy stretches in between are work that
+ * comes before the message whatever its arrival, the idle ones could all have gone. Demand
+ * phases break a long wait into pieces (a polling loop's rare user tick reads as a busy
+ * interval), and only the last piece would let a faster sender's gain through. */
+static double
+idle_before(const struct replay_busy *b, int64_t t, int64_t from)
+{
+	long i = phase_at(b, t);
+	const struct prof_busy *ph = i >= 0 && t < b->ph[i]->t_end_ns ? b->ph[i] : NULL;
+	int64_t at = t, idle_from = from;
+	double idle;
+
+	if (ph != NULL) {
+		if (ph->t_start_ns < t - REPLAY_GRAIN_NS)
+			return 0;	/* busy with earlier work */
+		at = ph->t_start_ns;
+	}
+	if (idle_from == INT64_MIN)	/* the rank's first event: idle since its last busy phase */
+		idle_from = i >= 0 ? (ph != NULL ? (i > 0 ? b->ph[i - 1]->t_end_ns : INT64_MIN)
+						 : (b->ph[i]->t_end_ns <= at ? b->ph[i]->t_end_ns : INT64_MIN))
+			       : INT64_MIN;
+	if (idle_from == INT64_MIN || idle_from >= at)
+		return 0;
+	idle = (double)(at - idle_from) - (busy_before(b, at) - busy_before(b, idle_from));
+	return idle > 0 ? idle : 0;
+}
+
+/* REPLAY_MEASURED: each receive's W and each event's gap, from the rank's previous event. */
+static void
+measured_waits(struct replay_trace *t)
+{
+	int64_t *prev = xmallocarray((size_t)t->p->nranks + 1, sizeof *prev);
+
+	for (int i = 0; i < t->p->nranks; i++)
+		prev[i] = INT64_MIN;
+	for (long j = 0; j < t->nev; j++) {
+		struct replay_ev *v = &t->ev[j];
+		const struct replay_busy *b = &t->bl[v->rank];
+		int64_t from = prev[v->rank];
+		double busy = busy_before(b, v->t_ns);
+
+		v->wait_ns = 0;
+		if (v->recv && v->answer && from != INT64_MIN)
+			v->wait_ns = (double)(v->t_ns - from);
+		else if (v->recv)
+			v->wait_ns = idle_before(b, v->t_ns, from);
+		if (from != INT64_MIN)
+			v->gap_ns = fmax((double)(v->t_ns - from) - (busy - busy_before(b, from)) - v->wait_ns, 0);
+		prev[v->rank] = v->t_ns;
+	}
+	free(prev);
+}
+
+void
+replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind kind)
+{
+	struct replay_busy *bl;
+	struct sends *sd;
+	const char **hosts;
+
+	*t = (struct replay_trace){ .p = p, .kind = kind };
+	/* each rank's busy phases in time order, with the busy time before each */
+	bl = t->bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
+	for (long k = 0; k < p->nbusy; k++) {
+		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
+
+		if (rk != NULL)
+			bl[rk - p->ranks].n++;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		bl[i].ph = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].ph);
+		bl[i].before_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].before_ns);
+		bl[i].n = 0;
+	}
+	for (long k = 0; k < p->nbusy; k++) {
+		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
+
+		if (rk != NULL && p->busy[k].t_end_ns > p->busy[k].t_start_ns) {
+			struct replay_busy *b = &bl[rk - p->ranks];
+
+			b->ph[b->n++] = &p->busy[k];
+		}
+	}
+	t->busy_ns = xcalloc((size_t)p->nranks + 1, sizeof *t->busy_ns);
+	for (int i = 0; i < p->nranks; i++) {
+		struct replay_busy *b = &bl[i];
+
+		if (b->n > 1)
+			qsort(b->ph, (size_t)b->n, sizeof *b->ph, cmp_busy);
+		for (long j = 1; j < b->n; j++)
+			b->before_ns[j] = b->before_ns[j - 1] +
+					  (double)(b->ph[j - 1]->t_end_ns - b->ph[j - 1]->t_start_ns);
+		t->busy_ns[i] = busy_before(b, INT64_MAX);
+	}
+
+	/* each rank's send times */
+	sd = xcalloc((size_t)p->nranks + 1, sizeof *sd);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_rank *a = p->msgs[k].src >= 0 ? prof_rank(p, p->msgs[k].src) : NULL;
+
+		if (a != NULL)
+			sd[a - p->ranks].n++;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		sd[i].t_ns = xcalloc((size_t)sd[i].n + 1, sizeof *sd[i].t_ns);
+		sd[i].n = 0;
+	}
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_rank *a = p->msgs[k].src >= 0 ? prof_rank(p, p->msgs[k].src) : NULL;
+
+		if (a != NULL)
+			sd[a - p->ranks].t_ns[sd[a - p->ranks].n++] = p->msgs[k].t_ns;
+	}
+	for (int i = 0; i < p->nranks; i++)
+		qsort(sd[i].t_ns, (size_t)sd[i].n, sizeof *sd[i].t_ns, cmp_i64);
+
+	/* the events: every message between two known ranks, sent and received */
+	t->ev = xmallocarray((size_t)p->nmsgs * 2 + 1, sizeof *t->ev);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
+		const struct prof_rank *b = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
+		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
+		const struct prof_busy *ph;
+		int answer = 0;
+
+		if (a == NULL || b == NULL || a == b)
+			continue;
+		/* a message that came while its receiver was busy was needed when it stopped, or at
+		 * its next send if that is sooner (what it sends may carry what it received);
+		 * unless it came within the phases' grain of the phase's start: then the receiver
+		 * was waiting for it, and the work it started is the message's */
+		ph = in_busy(&bl[b - p->ranks], arr);
+		if (ph != NULL && kind == REPLAY_MEASURED) {
+			const struct sends *r = &sd[b - p->ranks];
+			long j = send_index(r, arr);
+
+			/* between a send of the rank and its next, both closer than the samples
+			 * see: it was waiting for this message (a ping-pong in a polling loop
+			 * whose stray user tick made the interval busy) */
+			answer = j > 0 && j < r->n && arr - r->t_ns[j - 1] < REPLAY_GRAIN_NS &&
+				 r->t_ns[j] - arr < REPLAY_GRAIN_NS;
+		}
+		if (ph != NULL && !answer && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
+			int64_t ns = next_send(&sd[b - p->ranks], arr);
+
+			need = ns < ph->t_end_ns ? ns : ph->t_end_ns;
+		}
+		t->ev[t->nev++] = (struct replay_ev){ m->t_ns, k, (int)(a - p->ranks), 0, 0, 0, NAN, 0 };
+		t->ev[t->nev++] = (struct replay_ev){ need, k, (int)(b - p->ranks), 1, answer, need == arr, NAN, 0 };
+	}
+	qsort(t->ev, (size_t)t->nev, sizeof *t->ev, cmp_ev);
+	if (kind == REPLAY_MEASURED)
+		measured_waits(t);
+
+	hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
+	t->host = xcalloc((size_t)p->nranks + 1, sizeof *t->host);
+	for (int i = 0; i < p->nranks; i++)
+		t->host[i] = host_index(hosts, &t->nhosts, p->ranks[i].host);
+	free(hosts);
+	for (int i = 0; i < p->nranks; i++)
+		free(sd[i].t_ns);
+	free(sd);
+}
+
+void
+replay_trace_free(struct replay_trace *t)
+{
+	if (t == NULL)
+		return;
+	for (int i = 0; t->bl != NULL && i < t->p->nranks; i++) {
+		free(t->bl[i].ph);
+		free(t->bl[i].before_ns);
+	}
+	free(t->bl);
+	free(t->ev);
+	free(t->host);
+	free(t->busy_ns);
+	*t = (struct replay_trace){ 0 };
+}
+
+/* in's array a, or a new array of n copies of dflt put in *own (the caller frees it). */
+static const double *
+or_fill(const double *a, size_t n, double dflt, double **own)
+{
+	if (a != NULL)
+		return a;
+	*own = xmallocarray(n, sizeof **own);
+	for (size_t k = 0; k < n; k++)
+		(*own)[k] = dflt;
+	return *own;
+}
+
+int
+replay_run(const struct replay_trace *t, const struct replay_in *in, struct replay_out *out, struct err *e)
+{
+	static const struct replay_in none;
+	const struct prof *p = t->p;
+	size_t nr = (size_t)p->nranks + 1, nm = (size_t)p->nmsgs + 1;
+	double *own[7] = { NULL };	/* the defaults of what in leaves NULL */
+	double *D, *dmsg, *egress, *ingress, *busy_prev, *dep, *dep2, *done, *tok, *tok_t, best = -INFINITY;
+	const double *nbw;
+	int64_t *prev;
+	long nchanged;
+	int rc = 0;
+
+	if (in == NULL)
+		in = &none;
+	D = xcalloc(nr, sizeof *D);
+	prev = xcalloc(nr, sizeof *prev);
+	busy_prev = xcalloc(nr, sizeof *busy_prev);	/* busy time before prev */
+	dmsg = xcalloc(nm, sizeof *dmsg);
+	egress = xcalloc((size_t)t->nhosts + 1, sizeof *egress);
+	ingress = xcalloc((size_t)t->nhosts + 1, sizeof *ingress);
+	dep = xcalloc(nm, sizeof *dep);
+	dep2 = xcalloc(nm, sizeof *dep2);
+	done = xcalloc(nm, sizeof *done);
+	tok = xcalloc(2 * (size_t)t->nhosts + 1, sizeof *tok);
+	tok_t = xcalloc(2 * (size_t)t->nhosts + 1, sizeof *tok_t);
+	nbw = or_fill(in->bw_Bps, nm, NAN, &own[4]);
+	{
+		struct pass c = { p, t->bl, t->ev, t->nev, or_fill(in->busy_f, nr, 1, &own[0]),
+				  or_fill(in->wake_ns, nr, 0, &own[1]), or_fill(in->gap_f, nr, 1, &own[2]),
+				  or_fill(in->msg_dt_ns, nm, 0, &own[3]), t->host, t->nhosts,
+				  or_fill(in->lat_ns, nm, NAN, &own[5]), nbw, D, prev, busy_prev, dmsg,
+				  egress, ingress, 0, or_fill(in->burst_B, nm, 0, &own[6]), p->bw_Bps, tok, tok_t };
+
+		/* FIFO first, then max-min fair sharing of the departures it gave, until the
+		 * departures settle (they move with what the sharing changes) */
+		nchanged = run_pass(&c, NULL, NULL, dep);
+		for (out->npass = 1; nchanged > 0 && out->npass < REPLAY_MAX_PASSES; out->npass++) {
+			double moved = 0;
+
+			if ((rc = fair_share(&c, dep, done, e)) < 0)
+				break;
+			run_pass(&c, done, dep, dep2);
+			for (long k = 0; k < p->nmsgs; k++) {
+				if (!isnan(nbw[k]))
+					moved = fmax(moved, fabs(dep2[k] - dep[k]));
+			}
+			{
+				double *tmp = dep;
+
+				dep = dep2;
+				dep2 = tmp;
+			}
+			if (moved < REPLAY_SETTLED_NS)
+				break;
+		}
+		out->nwoke = c.nwoke;
+	}
+	out->nchanged = nchanged;
+	out->worst = -1;
+	for (int i = 0; i < p->nranks; i++) {
+		double x = (double)p->ranks[i].exec_ns + D[i];
+
+		if (x > best) {
+			best = x;
+			out->worst = i;
+		}
+		if (out->late_ns != NULL)
+			out->late_ns[i] = D[i];
+	}
+	out->run_ns = p->nranks > 0 ? best : 0;
+	for (int k = 0; k < 7; k++)
+		free(own[k]);
+	free(tok);
+	free(tok_t);
+	free(D);
+	free(prev);
+	free(busy_prev);
+	free(dmsg);
+	free(egress);
+	free(ingress);
+	free(dep);
+	free(dep2);
+	free(done);
+	return rc;
+}
+
 int
 replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
 {
-	struct busy_list *bl;
-	struct sends *sd;
-	struct ev *ev;
-	double *D, *f, *wk, *dmsg, *egress, *ingress, *busy_prev, *nlat, *nbw, *dep, *dep2, *done;
-	double *nburst, *tok, *tok_t;
-	int64_t *prev;
-	const char **hosts;
-	int *host;
-	int nhosts = 0, worst = -1, npass = 0;
-	long nev = 0, nchanged = 0, nwoke = 0;
-	double T = (double)prof_dedicated_ns(p), best = -INFINITY;
+	struct replay_trace t;
+	struct replay_out out = { 0 };
+	double *D, *f, *wk, *nlat, *nbw, *nburst;
+	double T = (double)prof_dedicated_ns(p);
 	bool any = false;
 	struct p000_delay curves;
 	int rc;
@@ -460,105 +769,10 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			       "load average, CPU capacity, link latency or bandwidth)");
 	}
 
-	/* each rank's busy phases in time order, with the busy time before each */
-	bl = xcalloc((size_t)p->nranks, sizeof *bl);
-	for (long k = 0; k < p->nbusy; k++) {
-		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
-
-		if (rk != NULL)
-			bl[rk - p->ranks].n++;
-	}
-	for (int i = 0; i < p->nranks; i++) {
-		bl[i].ph = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].ph);
-		bl[i].before_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].before_ns);
-		bl[i].n = 0;
-	}
-	for (long k = 0; k < p->nbusy; k++) {
-		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
-
-		if (rk != NULL && p->busy[k].t_end_ns > p->busy[k].t_start_ns) {
-			struct busy_list *b = &bl[rk - p->ranks];
-
-			b->ph[b->n++] = &p->busy[k];
-		}
-	}
-	for (int i = 0; i < p->nranks; i++) {
-		struct busy_list *b = &bl[i];
-
-		if (b->n > 1)
-			qsort(b->ph, (size_t)b->n, sizeof *b->ph, cmp_busy);
-		for (long j = 1; j < b->n; j++)
-			b->before_ns[j] = b->before_ns[j - 1] +
-					  (double)(b->ph[j - 1]->t_end_ns - b->ph[j - 1]->t_start_ns);
-	}
-
-	/* each rank's send times */
-	sd = xcalloc((size_t)p->nranks, sizeof *sd);
-	for (long k = 0; k < p->nmsgs; k++) {
-		const struct prof_rank *a = p->msgs[k].src >= 0 ? prof_rank(p, p->msgs[k].src) : NULL;
-
-		if (a != NULL)
-			sd[a - p->ranks].n++;
-	}
-	for (int i = 0; i < p->nranks; i++) {
-		sd[i].t_ns = xcalloc((size_t)sd[i].n + 1, sizeof *sd[i].t_ns);
-		sd[i].n = 0;
-	}
-	for (long k = 0; k < p->nmsgs; k++) {
-		const struct prof_rank *a = p->msgs[k].src >= 0 ? prof_rank(p, p->msgs[k].src) : NULL;
-
-		if (a != NULL)
-			sd[a - p->ranks].t_ns[sd[a - p->ranks].n++] = p->msgs[k].t_ns;
-	}
-	for (int i = 0; i < p->nranks; i++)
-		qsort(sd[i].t_ns, (size_t)sd[i].n, sizeof *sd[i].t_ns, cmp_i64);
-
-	/* the events: every message between two known ranks, sent and received */
-	ev = xmallocarray((size_t)p->nmsgs * 2 + 1, sizeof *ev);
-	for (long k = 0; k < p->nmsgs; k++) {
-		const struct prof_msg *m = &p->msgs[k];
-		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
-		const struct prof_rank *b = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
-		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
-		const struct prof_busy *ph;
-
-		if (a == NULL || b == NULL || a == b)
-			continue;
-		/* a message that came while its receiver was busy was needed when it stopped, or at
-		 * its next send if that is sooner (what it sends may carry what it received);
-		 * unless it came within the phases' grain of the phase's start: then the receiver
-		 * was waiting for it, and the work it started is the message's */
-		ph = in_busy(&bl[b - p->ranks], arr);
-		if (ph != NULL && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
-			int64_t ns = next_send(&sd[b - p->ranks], arr);
-
-			need = ns < ph->t_end_ns ? ns : ph->t_end_ns;
-		}
-		ev[nev++] = (struct ev){ m->t_ns, k, (int)(a - p->ranks), 0 };
-		ev[nev++] = (struct ev){ need, k, (int)(b - p->ranks), 1 };
-	}
-	qsort(ev, (size_t)nev, sizeof *ev, cmp_ev);
-
-	hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
-	host = xcalloc((size_t)p->nranks + 1, sizeof *host);
-	for (int i = 0; i < p->nranks; i++)
-		host[i] = host_index(hosts, &nhosts, p->ranks[i].host);
-	egress = xcalloc((size_t)nhosts + 1, sizeof *egress);
-	ingress = xcalloc((size_t)nhosts + 1, sizeof *ingress);
-	for (int h = 0; h < nhosts; h++)
-		egress[h] = ingress[h] = -INFINITY;
-	D = xcalloc((size_t)p->nranks, sizeof *D);
-	prev = xcalloc((size_t)p->nranks, sizeof *prev);
-	busy_prev = xcalloc((size_t)p->nranks, sizeof *busy_prev);	/* busy time before prev */
-	dmsg = xcalloc((size_t)p->nmsgs + 1, sizeof *dmsg);
+	/* each message's changed link, NAN on an unchanged one */
 	nlat = xmallocarray((size_t)p->nmsgs + 1, sizeof *nlat);
 	nbw = xmallocarray((size_t)p->nmsgs + 1, sizeof *nbw);
 	nburst = xcalloc((size_t)p->nmsgs + 1, sizeof *nburst);
-	tok = xcalloc(2 * (size_t)nhosts + 1, sizeof *tok);
-	tok_t = xcalloc(2 * (size_t)nhosts + 1, sizeof *tok_t);
-	dep = xcalloc((size_t)p->nmsgs + 1, sizeof *dep);
-	dep2 = xcalloc((size_t)p->nmsgs + 1, sizeof *dep2);
-	done = xcalloc((size_t)p->nmsgs + 1, sizeof *done);
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
@@ -572,43 +786,15 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		if (sl != NULL && sl->burst_bytes > 0)
 			nburst[k] = (double)sl->burst_bytes;
 	}
-	{
-		struct pass c = { p, bl, ev, nev, f, wk, host, nhosts, nlat, nbw, D, prev, busy_prev, dmsg,
-				  egress, ingress, 0, nburst, p->bw_Bps, tok, tok_t };
-
-		/* FIFO first, then max-min fair sharing of the departures it gave, until the
-		 * departures settle (they move with what the sharing changes) */
-		nchanged = run_pass(&c, NULL, NULL, dep);
-		for (npass = 1; nchanged > 0 && npass < REPLAY_MAX_PASSES; npass++) {
-			double moved = 0;
-
-			if ((rc = fair_share(&c, dep, done, e)) < 0)
-				break;
-			run_pass(&c, done, dep, dep2);
-			for (long k = 0; k < p->nmsgs; k++) {
-				if (!isnan(nbw[k]))
-					moved = fmax(moved, fabs(dep2[k] - dep[k]));
-			}
-			{
-				double *t = dep;
-
-				dep = dep2;
-				dep2 = t;
-			}
-			if (moved < REPLAY_SETTLED_NS)
-				break;
-		}
-		nwoke = c.nwoke;
-	}
+	D = xcalloc((size_t)p->nranks + 1, sizeof *D);
+	replay_trace_init(&t, p, REPLAY_DEDICATED);
+	out.late_ns = D;
+	rc = replay_run(&t, &(struct replay_in){ .busy_f = f, .wake_ns = wk, .lat_ns = nlat, .bw_Bps = nbw,
+						    .burst_B = nburst },
+			&out, e);
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
-		double t;
 
-		t = (double)rk->exec_ns + D[i];
-		if (t > best) {
-			best = t;
-			worst = i;
-		}
 		if (f[i] != 1 || fabs(D[i]) >= 1e6) {
 			char name[160];
 
@@ -618,38 +804,18 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 				 "late at its end", f[i], wk[i] / 1e6, D[i] / 1e9);
 		}
 	}
-	r->predicted_ns = best;
+	r->predicted_ns = out.run_ns;
 	snprintf(r->note, sizeof r->note,
 		 "%ld events replayed, %ld messages on changed links (max-min fair, %d replays); run = "
 		 "slowest rank (%d); receives wait for their messages, busy time stretched on loaded nodes, "
 		 "%ld waited-for receives on them wait for the CPU",
-		 nev, nchanged, npass, worst >= 0 ? p->ranks[worst].rank : -1, nwoke);
-	for (int i = 0; i < p->nranks; i++) {
-		free(bl[i].ph);
-		free(bl[i].before_ns);
-	}
-	free(bl);
-	for (int i = 0; i < p->nranks; i++)
-		free(sd[i].t_ns);
-	free(sd);
-	free(ev);
-	free(hosts);
-	free(host);
-	free(egress);
-	free(ingress);
+		 t.nev, out.nchanged, out.npass, out.worst >= 0 ? p->ranks[out.worst].rank : -1, out.nwoke);
+	replay_trace_free(&t);
 	free(D);
-	free(prev);
-	free(busy_prev);
-	free(dmsg);
 	free(f);
 	free(wk);
 	free(nlat);
 	free(nbw);
 	free(nburst);
-	free(tok);
-	free(tok_t);
-	free(dep);
-	free(dep2);
-	free(done);
 	return rc;
 }

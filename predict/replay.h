@@ -45,6 +45,10 @@
 
 #include "predict/models.h"
 
+/* The grain of the busy phases: CPU samples every 20 ms make a phase start up to one
+ * interval before what started it. */
+#define REPLAY_GRAIN_NS 20000000LL
+
 /* The scheduler slice taken when the run's node meta has none: EEVDF's base_slice_ns
  * default (3 ms, Linux 6.6 on) and CFS's sched_min_granularity_ns order before it. */
 #define REPLAY_SLICE_NS 3000000.0
@@ -57,5 +61,76 @@ double replay_wake_ns(int k, double slice_ns, double capacity);
 /* The model: needs messages.tsv and phases.tsv. Returns 0 (r->status says whether it
  * applied) or negative with e set. */
 int replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e);
+
+/* The engine, shared by replay_predict and by `contend explain` (explain/attrib.h), which
+ * replays a loaded run with causes taken out: a trace built once (the events in time
+ * order, each rank's busy phases), then one replay per change. */
+
+/* Which run the trace is, and so how its receives are read. */
+enum replay_kind {
+	REPLAY_DEDICATED,	/* predict: W is the last idle stretch before the receive */
+	REPLAY_MEASURED,	/* explain (docs/explain.md, "Method"): W is every idle stretch since
+				 * the rank's previous event; a message arriving in a busy phase
+				 * between two sends of its receiver, both within REPLAY_GRAIN_NS,
+				 * was waited for; the idle time before a send that is not W is
+				 * the rank's gap, scaled by replay_in gap_f */
+};
+
+struct replay_busy;		/* one rank's busy phases (replay.c) */
+struct replay_ev;		/* one send or receive (replay.c) */
+
+struct replay_trace {
+	const struct prof *p;	/* borrowed: must outlive the trace */
+	enum replay_kind kind;
+	struct replay_busy *bl;	/* owned, [p->nranks] */
+	long nev;		/* sends and receives between two known ranks */
+	struct replay_ev *ev;	/* owned, in replay order */
+	int *host;		/* owned, [p->nranks] index of the rank's host */
+	int nhosts;
+	double *busy_ns;	/* owned, [p->nranks] each rank's busy time */
+};
+
+/* What one replay changes; a NULL array changes nothing. */
+struct replay_in {
+	const double *busy_f;	/* [nranks] factor on the rank's busy time: > 1 stretched
+				 * (competitors), < 1 shrunk (run-queue wait taken out) */
+	const double *wake_ns;	/* [nranks] > 0: the delay of a receive the rank waited for and
+				 * still waits for in the replay (replay_wake_ns); < 0: the delay
+				 * the measured run had, taken out of every receive that found
+				 * the rank waiting (REPLAY_MEASURED) */
+	const double *gap_f;	/* [nranks] factor on the rank's gaps (REPLAY_MEASURED) */
+	const double *lat_ns;	/* [nmsgs] the changed link's latency, NAN on an unchanged one */
+	const double *bw_Bps;	/* [nmsgs] its bandwidth, NAN on an unchanged link; both or
+				 * neither of lat_ns and bw_Bps */
+	const double *msg_dt_ns;	/* [nmsgs] change of the message's time on the wire, on
+					 * an unchanged link */
+	const double *burst_B;	/* [nmsgs] the changed link's token bucket, bytes (0 or NULL: a
+				 * strict rate); it passes at the run's measured bandwidth */
+};
+
+struct replay_out {
+	double run_ns;		/* the slowest rank's exec_ns + D; 0 without ranks */
+	int worst;		/* its index in p->ranks, -1 */
+	double *late_ns;	/* the caller's [nranks] array or NULL: each rank's D at its end */
+	long nchanged;		/* messages on changed links */
+	long nwoke;		/* receives given a wake-up delay (in the last replay) */
+	int npass;		/* replays run: FIFO, then max-min fair until settled */
+};
+
+/* Build the trace of p (messages between two known ranks; busy phases from p->busy).
+ * Cannot fail; a run without messages replays its busy time alone. Free with
+ * replay_trace_free (accepts a zeroed struct). */
+void replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind kind);
+void replay_trace_free(struct replay_trace *t);
+
+/* Replay t with in's changes (in may be NULL) into out. Returns 0, or negative with e set
+ * when the fair sharing of changed links fails; out is filled either way. */
+int replay_run(const struct replay_trace *t, const struct replay_in *in, struct replay_out *out,
+	       struct err *e) WUR;
+
+/* replay_wake_ns for rank i (index in p->ranks) behind k CPU-bound competitors: the slice
+ * its node's meta recorded (RUN/meta/node-HOST.tsv sched_slice_ns) or REPLAY_SLICE_NS, and
+ * capacity, or when it is NAN the one its rank meta recorded (cpu_capacity, else 1). */
+double replay_rank_wake_ns(const struct prof *p, int i, int k, double capacity);
 
 #endif

@@ -40,6 +40,24 @@ fx_open(const char *dir, const char *name, const char *header)
 	return f;
 }
 
+/* Writes a key/value meta file RUN/meta/NAME with one key. */
+__attribute__((unused)) static void
+fx_meta(const char *run, const char *name, const char *key, const char *value)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/meta", run);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/meta/%s", run, name);
+	if ((f = fopen(path, "w")) == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fprintf(f, "# contend-meta 1\nkey\tvalue\n%s\t%s\n", key, value);
+	fclose(f);
+}
+
 #define FX_MSG_HDR "# contend-messages 1\nt_first_ns\tt_last_ns\tsrc\tdst\tcid\tcomm_src\ttag\ttag_name\tbytes\twire_bytes\tmpi\tproto\tranksrc\tflags\tconn\n"
 #define FX_PH_HDR "# contend-phases 1\nrank\tkind\tt_start_ns\tt_end_ns\trun_ns\twait_ns\n"
 #define FX_RANK_HDR "# contend-ranks 1\nrank\thost\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tn_busy\tn_idle\tcpu_pct\trun_ns\twait_ns\tmsgs_sent\tbytes_sent\tmsgs_recv\tbytes_recv\n"

@@ -8,8 +8,10 @@
  * before the first and after the last message; a polling rank's wait broken by a stray
  * busy interval still takes the faster sender's whole gain, and so does a ping-pong
  * finer than the samples inside a busy phase; answers slowed by run-queue
- * wait in idle time (system calls) are blamed on the node; and costs + interaction + ideal add up to
- * the measured time. */
+ * wait in idle time (system calls) are blamed on the node; a loaded rank's receives that
+ * found it waiting come sooner by the wake-up delay (its node's slice); two ranks on one
+ * core leave each other the CPU as busy as they were, not half; and costs + interaction +
+ * ideal add up to the measured time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,7 @@
 
 #include "explain/attrib.h"
 #include "explain/evidence.h"
-#include "explain/xreplay.h"
+#include "predict/replay.h"
 #include "tests/unit/check.h"
 #include "tests/unit/models_fixture.h"
 
@@ -308,21 +310,25 @@ check_sums(const struct attr_result *r)
 TEST(replay_unchanged_gives_measured)
 {
 	struct prof p;
-	struct xrep x;
+	struct replay_trace x;
+	struct replay_out o = { 0 };
 	struct err e;
 	double f[2] = { 1, 1 };
-	struct xrep_change c = { .busy_f = f };
+	struct replay_in c = { .busy_f = f };
 
 	halo(run_dir("loaded"), 40, 80, 40);
 	CHECK(prof_load(&p, run_dir("loaded"), &e) == 0);
-	xrep_init(&x, &p);
+	replay_trace_init(&x, &p, REPLAY_MEASURED);
 	CHECK(x.nev == 4 * ITERS);
-	CHECK_NEAR(xrep_run(&x, NULL, NULL), (double)(ITERS * P_MS * FX_MS), 1);
-	CHECK_NEAR(xrep_run(&x, &c, NULL), (double)(ITERS * P_MS * FX_MS), 1);
+	CHECK(replay_run(&x, NULL, &o, &e) == 0);
+	CHECK_NEAR(o.run_ns, (double)(ITERS * P_MS * FX_MS), 1);
+	CHECK(replay_run(&x, &c, &o, &e) == 0);
+	CHECK_NEAR(o.run_ns, (double)(ITERS * P_MS * FX_MS), 1);
 	/* rank 0 twice as fast: it only waited more, the run stays as long */
 	f[0] = 0.5;
-	CHECK_NEAR(xrep_run(&x, &c, NULL), (double)(ITERS * P_MS * FX_MS), 1);
-	xrep_free(&x);
+	CHECK(replay_run(&x, &c, &o, &e) == 0);
+	CHECK_NEAR(o.run_ns, (double)(ITERS * P_MS * FX_MS), 1);
+	replay_trace_free(&x);
 	prof_free(&p);
 }
 
@@ -363,7 +369,8 @@ TEST(cpu_taken_on_one_node)
 
 /* Both ranks lose half their work to the run queue: taking one node's load out gains
  * nothing while the other still holds the exchange back; together they cost half the
- * run, shared equally. */
+ * run, shared equally, and each halo that found its rank waiting the wake-up delay of one
+ * competitor (0.75 ms with the default 3 ms slice). */
 TEST(lockstep_shares)
 {
 	struct attr_result r;
@@ -378,9 +385,9 @@ TEST(lockstep_shares)
 	CHECK(a != NULL && b != NULL);
 	if (a == NULL || b == NULL)
 		return;
-	/* alone: at most the 1 ms the exchange gains per iteration */
-	CHECK(a->cost_ns <= 1.0 * ITERS * FX_MS && b->cost_ns <= 1.0 * ITERS * FX_MS);
-	CHECK(r.cpu_all_ns >= 39.0 * ITERS * FX_MS && r.cpu_all_ns <= 40.0 * ITERS * FX_MS);
+	/* alone: at most the 1 ms the exchange gains per iteration, and the wake-up */
+	CHECK(a->cost_ns <= 1.75 * ITERS * FX_MS && b->cost_ns <= 1.75 * ITERS * FX_MS);
+	CHECK(r.cpu_all_ns >= 39.75 * ITERS * FX_MS && r.cpu_all_ns <= 40.75 * ITERS * FX_MS);
 	CHECK_NEAR(a->share_ns, r.cpu_all_ns / 2, FX_MS);
 	CHECK_NEAR(b->share_ns, r.cpu_all_ns / 2, FX_MS);
 	CHECK(r.interaction_ns > 37.0 * ITERS * FX_MS);
@@ -390,7 +397,9 @@ TEST(lockstep_shares)
 
 /* A polling rank's wait broken by a stray busy interval: every idle stretch since its
  * previous message could go, not only the last one, so the faster sender's gain reaches it
- * whole (40 ms an iteration; 31 ms in the first, whose wait starts at the stray tick). */
+ * whole (40 ms an iteration; 31 ms in the first, whose wait starts at the stray tick).
+ * Rank 1 waited 40 ms for 40 ms of work: one competitor, whose wake-up delay (0.75 ms
+ * with the default 3 ms slice) each of the 9 answers before its last work waited. */
 TEST(stray_tick_in_a_wait)
 {
 	struct attr_result r;
@@ -399,7 +408,7 @@ TEST(stray_tick_in_a_wait)
 	CHECK(explain(run_dir("stray"), NULL, &r) == 0);
 	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
-	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1)) * FX_MS, 1e3);
+	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1) + 0.75 * (ITERS - 1)) * FX_MS, 1e3);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -452,7 +461,8 @@ TEST(partial_trace_said)
 
 /* An answer that comes in a busy phase, between a send and the next within one sample
  * interval, was waited for: rank 1's faster work reaches rank 0 (4 ms a ping, but for the
- * first two, inside the first 20 ms of rank 0's phase). */
+ * first two, inside the first 20 ms of rank 0's phase), and rank 1, which waited 4 ms for
+ * 4 ms of work (one competitor), gets each ping 0.75 ms sooner (the wake-up delay). */
 TEST(ping_pong_in_a_busy_phase)
 {
 	struct attr_result r;
@@ -461,7 +471,55 @@ TEST(ping_pong_in_a_busy_phase)
 	CHECK(explain(run_dir("ping"), NULL, &r) == 0);
 	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
-	CHECK(r.c[0].cost_ns >= 4.0 * (PINGS - 3) * FX_MS && r.c[0].cost_ns <= 4.0 * PINGS * FX_MS + 1);
+	CHECK(r.c[0].cost_ns >= 4.75 * (PINGS - 3) * FX_MS && r.c[0].cost_ns <= 4.75 * PINGS * FX_MS + 1);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* The wake-up term: the stray-tick run with an 8 ms slice on ws2 (its node meta). Each of
+ * rank 1's 9 answers before its last work found it waiting behind one competitor and
+ * waited 1/2 x 8 ms / 2 = 2 ms for the CPU: the cpu cause takes 9 x 2 ms more out than
+ * the run-queue wait alone (31 + 9 x 40 ms), where the default slice took 9 x 0.75 ms. */
+TEST(wake_up_taken_out)
+{
+	struct attr_result r;
+
+	stray_tick(run_dir("wake"));
+	fx_meta(run_dir("wake"), "node-ws2.tsv", "sched_slice_ns", "8000000");
+	CHECK(explain(run_dir("wake"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1) + 2.0 * (ITERS - 1)) * FX_MS, 1e3);
+	CHECK(strstr(r.c[0].evidence, "waited 2.00 ms more for the CPU") != NULL);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* Co-located ranks: the halo exchange with both ranks on ws1, one CPU (cpu_capacity 1).
+ * Rank 1 waited 40 ms of its 80 ms busy phases; rank 0 was busy half of that time, so
+ * sharing the CPU with it accounts for 40 x (1.5 - 1) = 20 ms of the wait, and 20 ms an
+ * iteration was another process's (predict/coloc.h). Taken as two always-busy ranks
+ * (capacity / 2 each), the whole wait was the ranks' own and no cpu cause was named. */
+TEST(co_located_ranks_share_the_cpu)
+{
+	const char *dir = run_dir("coloc");
+	struct attr_result r;
+	const struct attr_cause *c;
+	FILE *f;
+
+	halo(dir, 40, 80, 40);
+	f = fx_open(dir, "ranks.tsv", FX_RANK_HDR);
+	for (int k = 0; k < 2; k++)
+		fprintf(f, "%d\tws1\t%lld\t50\t0\t50\t1\t1\t1\t1\t50\t1\t%lld\t1\t1\t1\t1\n", k,
+			ITERS * P_MS * FX_MS, k == 1 ? ITERS * 40 * FX_MS : 0);
+	fclose(f);
+	fx_meta(dir, "rank-0.tsv", "cpu_capacity", "1");
+	fx_meta(dir, "rank-1.tsv", "cpu_capacity", "1");
+	CHECK(explain(dir, NULL, &r) == 0);
+	c = find(&r, ATTR_CPU, "ws1");
+	CHECK(c != NULL && r.c[0].kind == ATTR_CPU);
+	CHECK(c != NULL && c->cost_ns >= 19.0 * ITERS * FX_MS && c->cost_ns <= 20.0 * ITERS * FX_MS);
+	CHECK(c != NULL && strstr(c->evidence, "run-queue wait 0.200 s of 1.200 s busy") != NULL);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -612,6 +670,8 @@ main(void)
 	RUN(slow_reply_idle_wait);
 	RUN(partial_trace_said);
 	RUN(ping_pong_in_a_busy_phase);
+	RUN(wake_up_taken_out);
+	RUN(co_located_ranks_share_the_cpu);
 	RUN(slow_link_named);
 	RUN(link_round_trip_evidence);
 	RUN(imbalance_names_the_late_rank);

@@ -273,24 +273,6 @@ TEST(slack_absorbs_a_slower_receiver)
 	pred_result_free(&r);
 }
 
-/* Writes a key/value meta file RUN/meta/NAME with one key. */
-static void
-meta(const char *run, const char *name, const char *key, const char *value)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/meta", run);
-	mkdir(path, 0755);
-	snprintf(path, sizeof path, "%s/meta/%s", run, name);
-	if ((f = fopen(path, "w")) == NULL) {
-		perror(path);
-		exit(2);
-	}
-	fprintf(f, "# contend-meta 1\nkey\tvalue\n%s\t%s\n", key, value);
-	fclose(f);
-}
-
 TEST(waited_for_receive_waits_for_the_slice)
 {
 	struct pred_result r;
@@ -305,8 +287,8 @@ TEST(waited_for_receive_waits_for_the_slice)
 	CHECK(replay_wake_ns(0, 3e6, 0.5) == 0);
 	CHECK(replay_wake_ns(1, NAN, 1) == 0);
 	/* the node's recorded slice and the rank's recorded quota: 4 ms, half a CPU */
-	meta(rr_run, "node-ws2.tsv", "sched_slice_ns", "4000000");
-	meta(rr_run, "rank-1.tsv", "cpu_capacity", "0.5");
+	fx_meta(rr_run, "node-ws2.tsv", "sched_slice_ns", "4000000");
+	fx_meta(rr_run, "rank-1.tsv", "cpu_capacity", "0.5");
 	CHECK(predict(rr_run, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 40.0 * FX_MS + (ITERS - 1) * 2.0 * FX_MS,
