@@ -42,7 +42,9 @@ struct ival {
 	int64_t du, ds;		/* utime and stime ticks */
 };
 
-#define RING (2 * PHASES_USER_WINDOW + 1)
+/* intervals held on each side of the one being classified */
+#define HELD (PHASES_POLL_WINDOW > PHASES_USER_WINDOW ? PHASES_POLL_WINDOW : PHASES_USER_WINDOW)
+#define RING (2 * HELD + 1)
 
 /* The sample being read and the phase being built. */
 struct state {
@@ -157,12 +159,22 @@ emit(struct rank_cpu *out, struct state *s, const struct ival *iv, bool busy)
 	s->cur_len_ns = sat_add(s->cur_len_ns, iv->dt_ns);
 }
 
-/* True when the interval lies at least half inside one of the trace's waits and its own
- * ticks are not mostly user time (no ticks: nothing says it worked). */
-static bool
-polled(struct state *s, const struct ival *iv)
+/* The j-th held interval (0: the oldest). */
+static const struct ival *
+held(const struct state *s, size_t j)
 {
-	int64_t len = iv->t1_real_ns - iv->t0_real_ns, in = 0;
+	return &s->ring[(s->ring_head + j) % RING];
+}
+
+/* True when the held interval c lies at least half inside one of the trace's waits and
+ * its user share is under PHASES_POLL_USER_SHARE: its own ticks, with its neighbours'
+ * (nearest first, PHASES_POLL_WINDOW each side at most) while they are fewer than
+ * PHASES_POLL_MIN_TICKS. No ticks: nothing says it worked. */
+static bool
+polled(struct state *s, size_t c)
+{
+	const struct ival *iv = held(s, c);
+	int64_t len = iv->t1_real_ns - iv->t0_real_ns, in = 0, du = iv->du, ds = iv->ds;
 
 	while (s->wait_i < s->nwaits && s->waits[s->wait_i].t1_ns <= iv->t0_real_ns)
 		s->wait_i++;
@@ -175,7 +187,17 @@ polled(struct state *s, const struct ival *iv)
 	}
 	if (len <= 0 || 2 * in < len)
 		return false;
-	return iv->du + iv->ds == 0 || (double)iv->du < PHASES_POLL_USER_SHARE * (double)(iv->du + iv->ds);
+	for (size_t d = 1; d <= PHASES_POLL_WINDOW && du + ds < PHASES_POLL_MIN_TICKS; d++) {
+		if (c >= d) {
+			du = sat_add(du, held(s, c - d)->du);
+			ds = sat_add(ds, held(s, c - d)->ds);
+		}
+		if (c + d < s->ring_n) {
+			du = sat_add(du, held(s, c + d)->du);
+			ds = sat_add(ds, held(s, c + d)->ds);
+		}
+	}
+	return du + ds == 0 || (double)du < PHASES_POLL_USER_SHARE * (double)(du + ds);
 }
 
 /* Classify the next held interval with the user share of the held ones within
@@ -183,7 +205,7 @@ polled(struct state *s, const struct ival *iv)
 static void
 classify_next(struct rank_cpu *out, struct state *s)
 {
-	const struct ival *iv = &s->ring[(s->ring_head + s->ring_cls) % RING];
+	const struct ival *iv = held(s, s->ring_cls);
 	double run = (double)iv->run_ns + (s->count_wait ? (double)iv->wait_ns : 0);
 	bool busy;
 
@@ -194,8 +216,8 @@ classify_next(struct rank_cpu *out, struct state *s)
 		double du = 0, ds = 0;
 
 		for (size_t j = lo; j <= hi && j < s->ring_n; j++) {
-			du += (double)s->ring[(s->ring_head + j) % RING].du;
-			ds += (double)s->ring[(s->ring_head + j) % RING].ds;
+			du += (double)held(s, j)->du;
+			ds += (double)held(s, j)->ds;
 		}
 		if (du + ds > 0)
 			run *= du / (du + ds);
@@ -203,14 +225,14 @@ classify_next(struct rank_cpu *out, struct state *s)
 	busy = run >= s->threshold * (double)iv->dt_ns;
 	if (!busy && (double)iv->run_ns >= s->threshold * (double)iv->dt_ns)
 		out->system_idle++;
-	if (busy && polled(s, iv)) {
+	if (busy && polled(s, s->ring_cls)) {
 		busy = false;
 		out->polling++;
 	}
 	emit(out, s, iv, busy);
 	s->ring_cls++;
-	/* keep PHASES_USER_WINDOW classified intervals for the next one's window */
-	if (s->ring_cls > PHASES_USER_WINDOW) {
+	/* keep HELD classified intervals for the next one's window */
+	if (s->ring_cls > HELD) {
 		s->ring_head = (s->ring_head + 1) % RING;
 		s->ring_n--;
 		s->ring_cls--;
@@ -242,7 +264,7 @@ end_sample(struct rank_cpu *out, struct state *s)
 	iv = &s->ring[(s->ring_head + s->ring_n++) % RING];
 	*iv = (struct ival){ s->run_ns, s->wait_ns, s->mono_ns - s->prev_mono_ns, s->prev_real_ns,
 			     s->real_ns, s->du, s->ds };
-	if (s->ring_n - s->ring_cls > PHASES_USER_WINDOW)
+	if (s->ring_n - s->ring_cls > HELD)
 		classify_next(out, s);
 }
 
