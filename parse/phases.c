@@ -40,6 +40,8 @@ struct ival {
 	int64_t run_ns, wait_ns, dt_ns;
 	int64_t t0_real_ns, t1_real_ns;
 	int64_t du, ds;		/* utime and stime ticks */
+	int in_wait;		/* inside the trace's waits: 0 less than half, 1 at least half,
+				 * 2 wholly */
 };
 
 /* intervals held on each side of the one being classified */
@@ -166,33 +168,49 @@ held(const struct state *s, size_t j)
 	return &s->ring[(s->ring_head + j) % RING];
 }
 
-/* True when the held interval c lies at least half inside one of the trace's waits and
- * its user share is under PHASES_POLL_USER_SHARE: its own ticks, with its neighbours'
- * (nearest first, PHASES_POLL_WINDOW each side at most) while they are fewer than
- * PHASES_POLL_MIN_TICKS. No ticks: nothing says it worked. */
-static bool
-polled(struct state *s, size_t c)
+/* How much of the interval from t0 to t1 lies inside the trace's waits: 0 less than half,
+ * 1 at least half, 2 all of it. Intervals come in time order. */
+static int
+inside_wait(struct state *s, int64_t t0, int64_t t1)
 {
-	const struct ival *iv = held(s, c);
-	int64_t len = iv->t1_real_ns - iv->t0_real_ns, in = 0, du = iv->du, ds = iv->ds;
+	int64_t in = 0;
 
-	while (s->wait_i < s->nwaits && s->waits[s->wait_i].t1_ns <= iv->t0_real_ns)
+	while (s->wait_i < s->nwaits && s->waits[s->wait_i].t1_ns <= t0)
 		s->wait_i++;
-	for (size_t i = s->wait_i; i < s->nwaits && s->waits[i].t0_ns < iv->t1_real_ns; i++) {
-		int64_t a = s->waits[i].t0_ns > iv->t0_real_ns ? s->waits[i].t0_ns : iv->t0_real_ns;
-		int64_t b = s->waits[i].t1_ns < iv->t1_real_ns ? s->waits[i].t1_ns : iv->t1_real_ns;
+	for (size_t i = s->wait_i; i < s->nwaits && s->waits[i].t0_ns < t1; i++) {
+		int64_t a = s->waits[i].t0_ns > t0 ? s->waits[i].t0_ns : t0;
+		int64_t b = s->waits[i].t1_ns < t1 ? s->waits[i].t1_ns : t1;
 
 		if (b > a)
 			in += b - a;
 	}
-	if (len <= 0 || 2 * in < len)
+	if (t1 <= t0 || 2 * in < t1 - t0)
+		return 0;
+	return in >= t1 - t0 ? 2 : 1;
+}
+
+/* True when the held interval c lies at least half inside a wait and its user share is
+ * under PHASES_POLL_USER_SHARE: its own ticks, with those of the intervals next to it that
+ * lie wholly inside waits (nearest first, PHASES_POLL_WINDOW each side at most; not the
+ * ones a wait starts or ends in, which may hold work) while they are fewer than
+ * PHASES_POLL_MIN_TICKS. No ticks: nothing says it worked. */
+static bool
+polled(const struct state *s, size_t c)
+{
+	const struct ival *iv = held(s, c);
+	int64_t du = iv->du, ds = iv->ds;
+	bool back = true, fwd = true;	/* the sides still inside waits */
+
+	if (!iv->in_wait)
 		return false;
 	for (size_t d = 1; d <= PHASES_POLL_WINDOW && du + ds < PHASES_POLL_MIN_TICKS; d++) {
-		if (c >= d) {
+		back = back && c >= d && held(s, c - d)->in_wait == 2;
+		fwd = fwd && c + d < s->ring_n && held(s, c + d)->in_wait == 2;
+		if (back) {
 			du = sat_add(du, held(s, c - d)->du);
 			ds = sat_add(ds, held(s, c - d)->ds);
 		}
-		if (c + d < s->ring_n) {
+		if (fwd) {
 			du = sat_add(du, held(s, c + d)->du);
 			ds = sat_add(ds, held(s, c + d)->ds);
 		}
@@ -263,7 +281,7 @@ end_sample(struct rank_cpu *out, struct state *s)
 	assert(s->ring_n < RING);
 	iv = &s->ring[(s->ring_head + s->ring_n++) % RING];
 	*iv = (struct ival){ s->run_ns, s->wait_ns, s->mono_ns - s->prev_mono_ns, s->prev_real_ns,
-			     s->real_ns, s->du, s->ds };
+			     s->real_ns, s->du, s->ds, inside_wait(s, s->prev_real_ns, s->real_ns) };
 	if (s->ring_n - s->ring_cls > HELD)
 		classify_next(out, s);
 }
