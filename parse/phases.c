@@ -40,9 +40,13 @@ struct ival {
 	int64_t run_ns, wait_ns, dt_ns;
 	int64_t t0_real_ns, t1_real_ns;
 	int64_t du, ds;		/* utime and stime ticks */
+	int in_wait;		/* inside the trace's waits: 0 less than half, 1 at least half,
+				 * 2 wholly */
 };
 
-#define RING (2 * PHASES_USER_WINDOW + 1)
+/* intervals held on each side of the one being classified */
+#define HELD (PHASES_POLL_WINDOW > PHASES_USER_WINDOW ? PHASES_POLL_WINDOW : PHASES_USER_WINDOW)
+#define RING (2 * HELD + 1)
 
 /* The sample being read and the phase being built. */
 struct state {
@@ -157,25 +161,61 @@ emit(struct rank_cpu *out, struct state *s, const struct ival *iv, bool busy)
 	s->cur_len_ns = sat_add(s->cur_len_ns, iv->dt_ns);
 }
 
-/* True when the interval lies at least half inside one of the trace's waits and its own
- * ticks are not mostly user time (no ticks: nothing says it worked). */
-static bool
-polled(struct state *s, const struct ival *iv)
+/* The j-th held interval (0: the oldest). */
+static const struct ival *
+held(const struct state *s, size_t j)
 {
-	int64_t len = iv->t1_real_ns - iv->t0_real_ns, in = 0;
+	return &s->ring[(s->ring_head + j) % RING];
+}
 
-	while (s->wait_i < s->nwaits && s->waits[s->wait_i].t1_ns <= iv->t0_real_ns)
+/* How much of the interval from t0 to t1 lies inside the trace's waits: 0 less than half,
+ * 1 at least half, 2 all of it. Intervals come in time order. */
+static int
+inside_wait(struct state *s, int64_t t0, int64_t t1)
+{
+	int64_t in = 0;
+
+	while (s->wait_i < s->nwaits && s->waits[s->wait_i].t1_ns <= t0)
 		s->wait_i++;
-	for (size_t i = s->wait_i; i < s->nwaits && s->waits[i].t0_ns < iv->t1_real_ns; i++) {
-		int64_t a = s->waits[i].t0_ns > iv->t0_real_ns ? s->waits[i].t0_ns : iv->t0_real_ns;
-		int64_t b = s->waits[i].t1_ns < iv->t1_real_ns ? s->waits[i].t1_ns : iv->t1_real_ns;
+	for (size_t i = s->wait_i; i < s->nwaits && s->waits[i].t0_ns < t1; i++) {
+		int64_t a = s->waits[i].t0_ns > t0 ? s->waits[i].t0_ns : t0;
+		int64_t b = s->waits[i].t1_ns < t1 ? s->waits[i].t1_ns : t1;
 
 		if (b > a)
 			in += b - a;
 	}
-	if (len <= 0 || 2 * in < len)
+	if (t1 <= t0 || 2 * in < t1 - t0)
+		return 0;
+	return in >= t1 - t0 ? 2 : 1;
+}
+
+/* True when the held interval c lies at least half inside a wait and its user share is
+ * under PHASES_POLL_USER_SHARE: its own ticks, with those of the intervals next to it that
+ * lie wholly inside waits (nearest first, PHASES_POLL_WINDOW each side at most; not the
+ * ones a wait starts or ends in, which may hold work) while they are fewer than
+ * PHASES_POLL_MIN_TICKS. No ticks: nothing says it worked. */
+static bool
+polled(const struct state *s, size_t c)
+{
+	const struct ival *iv = held(s, c);
+	int64_t du = iv->du, ds = iv->ds;
+	bool back = true, fwd = true;	/* the sides still inside waits */
+
+	if (!iv->in_wait)
 		return false;
-	return iv->du + iv->ds == 0 || (double)iv->du < PHASES_POLL_USER_SHARE * (double)(iv->du + iv->ds);
+	for (size_t d = 1; d <= PHASES_POLL_WINDOW && du + ds < PHASES_POLL_MIN_TICKS; d++) {
+		back = back && c >= d && held(s, c - d)->in_wait == 2;
+		fwd = fwd && c + d < s->ring_n && held(s, c + d)->in_wait == 2;
+		if (back) {
+			du = sat_add(du, held(s, c - d)->du);
+			ds = sat_add(ds, held(s, c - d)->ds);
+		}
+		if (fwd) {
+			du = sat_add(du, held(s, c + d)->du);
+			ds = sat_add(ds, held(s, c + d)->ds);
+		}
+	}
+	return du + ds == 0 || (double)du < PHASES_POLL_USER_SHARE * (double)(du + ds);
 }
 
 /* Classify the next held interval with the user share of the held ones within
@@ -183,7 +223,7 @@ polled(struct state *s, const struct ival *iv)
 static void
 classify_next(struct rank_cpu *out, struct state *s)
 {
-	const struct ival *iv = &s->ring[(s->ring_head + s->ring_cls) % RING];
+	const struct ival *iv = held(s, s->ring_cls);
 	double run = (double)iv->run_ns + (s->count_wait ? (double)iv->wait_ns : 0);
 	bool busy;
 
@@ -194,8 +234,8 @@ classify_next(struct rank_cpu *out, struct state *s)
 		double du = 0, ds = 0;
 
 		for (size_t j = lo; j <= hi && j < s->ring_n; j++) {
-			du += (double)s->ring[(s->ring_head + j) % RING].du;
-			ds += (double)s->ring[(s->ring_head + j) % RING].ds;
+			du += (double)held(s, j)->du;
+			ds += (double)held(s, j)->ds;
 		}
 		if (du + ds > 0)
 			run *= du / (du + ds);
@@ -203,14 +243,14 @@ classify_next(struct rank_cpu *out, struct state *s)
 	busy = run >= s->threshold * (double)iv->dt_ns;
 	if (!busy && (double)iv->run_ns >= s->threshold * (double)iv->dt_ns)
 		out->system_idle++;
-	if (busy && polled(s, iv)) {
+	if (busy && polled(s, s->ring_cls)) {
 		busy = false;
 		out->polling++;
 	}
 	emit(out, s, iv, busy);
 	s->ring_cls++;
-	/* keep PHASES_USER_WINDOW classified intervals for the next one's window */
-	if (s->ring_cls > PHASES_USER_WINDOW) {
+	/* keep HELD classified intervals for the next one's window */
+	if (s->ring_cls > HELD) {
 		s->ring_head = (s->ring_head + 1) % RING;
 		s->ring_n--;
 		s->ring_cls--;
@@ -241,8 +281,8 @@ end_sample(struct rank_cpu *out, struct state *s)
 	assert(s->ring_n < RING);
 	iv = &s->ring[(s->ring_head + s->ring_n++) % RING];
 	*iv = (struct ival){ s->run_ns, s->wait_ns, s->mono_ns - s->prev_mono_ns, s->prev_real_ns,
-			     s->real_ns, s->du, s->ds };
-	if (s->ring_n - s->ring_cls > PHASES_USER_WINDOW)
+			     s->real_ns, s->du, s->ds, inside_wait(s, s->prev_real_ns, s->real_ns) };
+	if (s->ring_n - s->ring_cls > HELD)
 		classify_next(out, s);
 }
 

@@ -21,7 +21,14 @@
  * under PHASES_POLL_USER_SHARE counts as idle: measured on the testbed (2 ranks passing a
  * token, 60 ms of work per hop), waiting intervals had a user share of 0.30 (Open MPI 4.1)
  * and 0.40-0.45 (MPICH 4.0), working ones 0.91-0.97, at the same run time (0.9 of the
- * interval); the voluntary and involuntary switches did not tell them apart.
+ * interval); the voluntary and involuntary switches did not tell them apart. The share is
+ * taken over at least PHASES_POLL_MIN_TICKS ticks: an interval with fewer adds the ticks
+ * of its neighbours that lie wholly inside waits, nearest first, up to PHASES_POLL_WINDOW
+ * each side. A 20 ms interval under a 50 % quota holds about one 10 ms tick, so alone it
+ * reads a share of 0 or 1: a polling MPICH rank (0.43) read 1 in a quarter of its waiting
+ * intervals, and those, busy, cut its waits into pieces; a computing rank whose wait
+ * covers its work (an early send) read 0 ticks now and then, and those, idle, cut its
+ * work.
  *
  * Run time spent in the kernel can be waiting, not work: an MPI library that polls while
  * it waits (Open MPI over TCP) keeps its rank on the CPU, mostly in poll and read system
@@ -57,6 +64,8 @@
 #define PHASES_USER_WINDOW 2		/* intervals each side in the user share */
 
 #define PHASES_POLL_USER_SHARE 0.75	/* below it, an interval inside a wait polled */
+#define PHASES_POLL_MIN_TICKS 6		/* ticks the share of a wait's interval is taken over */
+#define PHASES_POLL_WINDOW 4		/* intervals each side it may take them from */
 
 /* A stretch the message trace says a rank waited through: from its last send to the
  * arrival of the next message for it, with no other arrival between (CLOCK_REALTIME ns). */

@@ -497,6 +497,24 @@ TEST(write_rows_back)
 
 /* 20 intervals of 20 ms of one thread on the CPU all the time, each in user mode (2 utime
  * ticks) when user(i) for interval i (1..20), else in system calls (2 stime ticks). */
+/* One row of thread 100/100 at sample i (20 ms apart) with these counters. */
+static int
+tick_row(struct tsv_w *w, int i, uint64_t ut, uint64_t st, uint64_t run_ns, struct err *e)
+{
+	tsv_w_i64(w, MONO0 + i * 20 * MS);
+	tsv_w_i64(w, REAL0 + i * 20 * MS);
+	tsv_w_i64(w, 100);
+	tsv_w_i64(w, 100);
+	tsv_w_str(w, "R");
+	tsv_w_u64(w, ut);
+	tsv_w_u64(w, st);
+	tsv_w_u64(w, run_ns);
+	tsv_w_u64(w, 0);
+	tsv_w_u64(w, 0);
+	tsv_w_u64(w, 0);
+	return tsv_w_end(w, e);
+}
+
 static int
 on_cpu_samples(const char *path, bool (*user)(int i))
 {
@@ -511,18 +529,7 @@ on_cpu_samples(const char *path, bool (*user)(int i))
 			ut += 2;
 		else if (i > 0)
 			st += 2;
-		tsv_w_i64(&w, MONO0 + i * 20 * MS);
-		tsv_w_i64(&w, REAL0 + i * 20 * MS);
-		tsv_w_i64(&w, 100);
-		tsv_w_i64(&w, 100);
-		tsv_w_str(&w, "R");
-		tsv_w_u64(&w, ut);
-		tsv_w_u64(&w, st);
-		tsv_w_u64(&w, (uint64_t)(1000 * MS + i * 20 * MS));
-		tsv_w_u64(&w, 0);
-		tsv_w_u64(&w, 0);
-		tsv_w_u64(&w, 0);
-		if (tsv_w_end(&w, &e) < 0)
+		if (tick_row(&w, i, ut, st, (uint64_t)(1000 * MS + i * 20 * MS), &e) < 0)
 			break;
 	}
 	return tsv_w_close(&w, &e);
@@ -656,18 +663,7 @@ TEST(polling_inside_a_wait_is_idle)
 			ut += 2;
 		else if (i > 0)
 			st += 1, ut += (i % 2);	/* polling: a user share of 0 or 0.5 */
-		tsv_w_i64(&w, MONO0 + i * 20 * MS);
-		tsv_w_i64(&w, REAL0 + i * 20 * MS);
-		tsv_w_i64(&w, 100);
-		tsv_w_i64(&w, 100);
-		tsv_w_str(&w, "R");
-		tsv_w_u64(&w, ut);
-		tsv_w_u64(&w, st);
-		tsv_w_u64(&w, (uint64_t)(1000 * MS + i * 20 * MS));
-		tsv_w_u64(&w, 0);
-		tsv_w_u64(&w, 0);
-		tsv_w_u64(&w, 0);
-		CHECK(tsv_w_end(&w, &e) == 0);
+		CHECK(tick_row(&w, i, ut, st, (uint64_t)(1000 * MS + i * 20 * MS), &e) == 0);
 	}
 	CHECK(tsv_w_close(&w, &e) == 0);
 
@@ -681,6 +677,39 @@ TEST(polling_inside_a_wait_is_idle)
 	CHECK(rc.busy_ns == 15 * 20 * MS && rc.idle_ns == 9 * 20 * MS);
 	CHECK(rc.nphases == 7 && !rc.phases[1].busy && rc.phases[1].t_start_ns == REAL0 + 60 * MS &&
 	      rc.phases[1].t_end_ns == REAL0 + 120 * MS);
+	rank_cpu_release(&rc);
+}
+
+/* A rank under a 50 % quota: one 10 ms tick per 20 ms interval. 10 intervals of work, 12
+ * of polling inside one wait of the trace (a user tick in every third: MPICH's share is
+ * 0.43), 8 of work. Alone, an interval with a user tick reads a share of 1; the rule takes
+ * the share over PHASES_POLL_MIN_TICKS ticks, so the wait is one idle phase (by its own
+ * ticks: 4 of its intervals busy, 9 phases). */
+TEST(polling_share_over_enough_ticks)
+{
+	const char *path = tmp("rank-7.tsv");
+	struct tsv_w w;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_wait wait = { REAL0 + 10 * 20 * MS, REAL0 + 22 * 20 * MS };
+	struct phases_opts o = { .busy_threshold = 0.25, .count_system = true, .waits = &wait, .nwaits = 1 };
+	uint64_t ut = 0, st = 0;
+
+	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
+	for (int i = 0; i <= 30; i++) {
+		if (i > 0 && (i <= 10 || i > 22 || (i - 11) % 3 == 1))
+			ut++;
+		else if (i > 0)
+			st++;
+		CHECK(tick_row(&w, i, ut, st, (uint64_t)(i * 10 * MS), &e) == 0);
+	}
+	CHECK(tsv_w_close(&w, &e) == 0);
+	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
+	CHECK(rc.polling == 12);
+	CHECK(rc.nphases == 3 && rc.n_busy == 2 && rc.n_idle == 1);
+	CHECK(rc.nphases == 3 && rc.phases[1].t_start_ns == REAL0 + 200 * MS &&
+	      rc.phases[1].t_end_ns == REAL0 + 440 * MS);
+	CHECK(rc.busy_ns == 18 * 20 * MS && rc.idle_ns == 12 * 20 * MS);
 	rank_cpu_release(&rc);
 }
 
@@ -731,6 +760,7 @@ main(void)
 	RUN(user_share);
 	RUN(waits_from_the_trace);
 	RUN(polling_inside_a_wait_is_idle);
+	RUN(polling_share_over_enough_ticks);
 	RUN(count_wait);
 	RUN(user_alone);
 	RUN(outside_run);
