@@ -244,12 +244,5 @@ main(void)
 	RUN(drop_iface);
 	RUN(kernel_cut_states);
 	RUN(compress_levels);
-	{
-		char cmd[600];
-
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
-		if (system(cmd) != 0)
-			fprintf(stderr, "cannot remove '%s'\n", check_tmpdir());
-	}
 	return check_done();
 }

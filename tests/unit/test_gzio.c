@@ -846,12 +846,5 @@ main(void)
 	RUN(line_across_chunks);
 	RUN(fopen_view);
 	RUN(open_missing);
-	{
-		char cmd[600];
-
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
-		if (system(cmd) != 0)
-			fprintf(stderr, "cannot remove '%s'\n", check_tmpdir());
-	}
 	return check_done();
 }
