@@ -15,6 +15,11 @@
 
 #define REPLAY_MAX_PASSES 8		/* replays: FIFO, then fair sharing until settled */
 #define REPLAY_SETTLED_NS 100000.0	/* departures that move less have settled */
+/* Two ranks exchange when their messages to each other go in pairs, the second leaving
+ * within REPLAY_XCHG_NS of the first's arrival, and either rank is the first of a pair at
+ * least REPLAY_XCHG_SHARE of the time (a request and its reply always start on one side). */
+#define REPLAY_XCHG_NS 10000000LL
+#define REPLAY_XCHG_SHARE 0.25
 
 /* One rank's busy phases, sorted, with the busy time before each. */
 struct replay_busy {
@@ -500,12 +505,113 @@ measured_waits(struct replay_trace *t)
 	free(prev);
 }
 
+/* A message's arrival: its last packet. */
+static int64_t
+arrival(const struct prof_msg *m)
+{
+	return m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+}
+
+/* A message between two ranks, keyed by the pair (lower rank first) and its departure. */
+struct pmsg {
+	int lo, hi;
+	int64_t t_ns;
+	long msg;
+};
+
+static int
+cmp_pmsg(const void *a, const void *b)
+{
+	const struct pmsg *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return (x->lo > y->lo) - (x->lo < y->lo);
+	if (x->hi != y->hi)
+		return (x->hi > y->hi) - (x->hi < y->hi);
+	if (x->t_ns != y->t_ns)
+		return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+	return (x->msg > y->msg) - (x->msg < y->msg);
+}
+
+/* The messages of one rank pair, pm[0..n) in departure order, paired: each one takes the
+ * oldest unpaired message of the other direction that arrived at most REPLAY_XCHG_NS before
+ * it left (or is still on its way). When the pair exchanges (both ranks send first often
+ * enough), a pair's second message did not wait for its first, which was sent without
+ * waiting for it in turn: both sides had posted their sends, and the second left late only
+ * because its rank got to it late (a transpose's sends one after another, a CPU quota). Its
+ * rank's receive of the first is then needed only once it has sent the second: later[]
+ * (per message) gets the second's departure. */
+static void
+exchange_pairs(const struct prof *p, const struct pmsg *pm, long n, int64_t *later)
+{
+	long *open = xmallocarray((size_t)n + 1, sizeof *open), *pair = xmallocarray((size_t)n + 1, sizeof *pair);
+	long head = 0, tail = 0, first[2] = { 0, 0 };	/* pairs that lo, hi sent first */
+
+	/* open[head..tail): the unpaired messages, in departure order, all of one direction */
+	for (long k = 0; k < n; k++) {
+		const struct prof_msg *m = &p->msgs[pm[k].msg];
+
+		pair[k] = -1;
+		if (head < tail && p->msgs[pm[open[head]].msg].src == m->src) {
+			open[tail++] = k;
+			continue;
+		}
+		while (head < tail && arrival(&p->msgs[pm[open[head]].msg]) + REPLAY_XCHG_NS < m->t_ns)
+			head++;
+		if (head == tail) {
+			head = tail = 0;
+			open[tail++] = k;
+			continue;
+		}
+		pair[k] = open[head++];
+		if (m->t_ns >= arrival(&p->msgs[pm[pair[k]].msg]))
+			first[p->msgs[pm[pair[k]].msg].src != pm[0].lo]++;
+	}
+	if (first[0] + first[1] > 0 &&
+	    fmin(first[0], first[1]) >= REPLAY_XCHG_SHARE * (double)(first[0] + first[1])) {
+		for (long k = 0; k < n; k++) {
+			if (pair[k] >= 0 && pm[k].t_ns >= arrival(&p->msgs[pm[pair[k]].msg]))
+				later[pm[pair[k]].msg] = pm[k].t_ns;
+		}
+	}
+	free(open);
+	free(pair);
+}
+
+/* later[k]: when message k's receiver sent its exchange partner, if it was sent after k
+ * arrived (exchange_pairs), else INT64_MIN. */
+static void
+exchanges(const struct prof *p, int64_t *later)
+{
+	struct pmsg *pm = xmallocarray((size_t)p->nmsgs + 1, sizeof *pm);
+	long n = 0;
+
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+
+		later[k] = INT64_MIN;
+		if (m->src >= 0 && m->dst >= 0 && m->src != m->dst && prof_rank(p, m->src) != NULL &&
+		    prof_rank(p, m->dst) != NULL)
+			pm[n++] = (struct pmsg){ m->src < m->dst ? m->src : m->dst, m->src < m->dst ? m->dst : m->src,
+						 m->t_ns, k };
+	}
+	qsort(pm, (size_t)n, sizeof *pm, cmp_pmsg);
+	for (long a = 0, b; a < n; a = b) {
+		for (b = a + 1; b < n && pm[b].lo == pm[a].lo && pm[b].hi == pm[a].hi; b++)
+			;
+		exchange_pairs(p, pm + a, b - a, later);
+	}
+	free(pm);
+}
+
+
 void
 replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind kind)
 {
 	struct replay_busy *bl;
 	struct sends *sd;
 	const char **hosts;
+	int64_t *later;
 
 	*t = (struct replay_trace){ .p = p, .kind = kind };
 	/* each rank's busy phases in time order, with the busy time before each */
@@ -565,6 +671,12 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 
 	/* the events: every message between two known ranks, sent and received */
 	t->ev = xmallocarray((size_t)p->nmsgs * 2 + 1, sizeof *t->ev);
+	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
+	if (kind == REPLAY_DEDICATED)
+		exchanges(p, later);
+	else
+		for (long k = 0; k < p->nmsgs; k++)
+			later[k] = INT64_MIN;
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
@@ -595,10 +707,15 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 
 			need = ns < ph->t_end_ns ? ns : ph->t_end_ns;
 		}
+		/* the receiver sent its half of an exchange after this arrived: it did not wait
+		 * for it to do so (sends go first at equal times) */
+		if (later[k] > need)
+			need = later[k];
 		t->ev[t->nev++] = (struct replay_ev){ m->t_ns, k, (int)(a - p->ranks), 0, 0, 0, NAN, 0 };
 		t->ev[t->nev++] = (struct replay_ev){ need, k, (int)(b - p->ranks), 1, answer, need == arr, NAN, 0 };
 	}
 	qsort(t->ev, (size_t)t->nev, sizeof *t->ev, cmp_ev);
+	free(later);
 	if (kind == REPLAY_MEASURED)
 		measured_waits(t);
 

@@ -26,6 +26,11 @@
  *    at the later of its own time and the message's. With W the idle time the rank spent
  *    waiting just before (it would have spent it anyway) and S the time the message waited
  *    for the rank, D[r] = max(D[r] - W, D_msg - S);
+ *  - except in an exchange: two ranks' messages to each other paired (the second leaving
+ *    within 10 ms of the first's arrival), each rank first in at least a quarter of the
+ *    pairs (a request and its reply start on one side), the second was posted with the
+ *    receive of the first and left late only because its rank got to it late; the receive
+ *    is then needed only once the second has left, so the send does not inherit it;
  *  - a rank that waited for the message (W > 0) and still waits in the replay (the message's
  *    term is the larger) on a node with k > 0 CPU-bound competitors gets the CPU only when
  *    they have used their time slices: D[r] = D_msg - S + wake, with wake =

@@ -2,8 +2,9 @@
  * is worked out by hand: nothing changed gives the dedicated time back, a halo exchange on
  * a slower link pays one transfer per iteration (the two directions go at once), a
  * request/reply pays both, a loaded node stretches its busy time, a message that came
- * while its receiver was busy is only needed when that receiver is done, and a link capped
- * by a token bucket passes what fits in the bucket at the line's speed. */
+ * while its receiver was busy is only needed when that receiver is done, a link capped by a
+ * token bucket passes what fits in the bucket at the line's speed, and the two directions
+ * of an exchange go at once even when one leaves just after the other arrived. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@
 #define LAT 50000LL		/* 50 us */
 #define XFER (LAT + BYTES * 1000000000LL / 12500000LL)	/* L + bytes / B, ns */
 
-static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300];
+static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
+	xchg_run[300], pingpong_run[300];
 
 static void
 msg(FILE *f, long long t0, long long t1, int src, int dst, long long bytes)
@@ -178,6 +180,43 @@ init_profile(const char *dir)
 	fclose(m);
 	fclose(ph);
 	common(dir, 2, 100 * FX_MS);
+}
+
+/* Two ranks, 10 iterations of 110 ms: 80 ms busy, then one sends and the other sends back
+ * 2 ms after that message arrived, as a polling rank whose send was posted with its receive
+ * does. With alternate the first sender alternates (an exchange: each side is first half the
+ * time), without it rank 0 always asks and rank 1 answers (a request and its reply). */
+static void
+pair_profile(const char *dir, int alternate)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 110 * FX_MS, back = t + 80 * FX_MS + XFER + 2 * FX_MS;
+		int a = alternate ? k % 2 : 0;
+
+		for (int r = 0; r < 2; r++) {
+			fx_phase(ph, r, "busy", t, t + 80 * FX_MS);
+			fx_phase(ph, r, "idle", t + 80 * FX_MS, t + 110 * FX_MS);
+		}
+		msg(m, t + 80 * FX_MS, t + 80 * FX_MS + XFER, a, 1 - a, BYTES);
+		msg(m, back, back + XFER, 1 - a, a, BYTES);
+	}
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, ITERS * 110 * FX_MS);
+}
+
+static void
+xchg_profile(const char *dir)
+{
+	pair_profile(dir, 1);
+}
+
+static void
+pingpong_profile(const char *dir)
+{
+	pair_profile(dir, 0);
 }
 
 static int
@@ -395,6 +434,28 @@ TEST(start_up_is_work_where_it_ran_and_waiting_where_it_waited)
 	pred_result_free(&r);
 }
 
+TEST(an_exchange_does_not_chain_its_two_directions)
+{
+	struct pred_result r;
+
+	/* 100 ms instead of 10 each way. Each side is first half the time, so the second
+	 * message of a pair was posted with the receive and left without waiting for it: the
+	 * second sender sends D late, then takes the first message (2 ms of slack: D + 88);
+	 * the first sender takes the second at D + 90. The ranks' D go (88, 90), (176, 180),
+	 * ..., up 90 ms an iteration: 900 ms after 10, one transfer's excess an iteration as
+	 * in the halo */
+	CHECK(predict(xchg_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 110 * FX_MS + ITERS * 90.0 * FX_MS, 1e4);
+	pred_result_free(&r);
+	/* the same timing with rank 0 always first is a request and its reply: the answer
+	 * waits for the question, +180 ms an iteration (rank 0 ends 1800 ms late) */
+	CHECK(predict(pingpong_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 110 * FX_MS + ITERS * 180.0 * FX_MS, 1e4);
+	pred_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -405,6 +466,8 @@ main(void)
 	fx_build(a2a_run, sizeof a2a_run, "a2a", a2a_profile);
 	fx_build(hol_run, sizeof hol_run, "hol", hol_profile);
 	fx_build(init_run, sizeof init_run, "init", init_profile);
+	fx_build(xchg_run, sizeof xchg_run, "xchg", xchg_profile);
+	fx_build(pingpong_run, sizeof pingpong_run, "pingpong", pingpong_profile);
 	RUN(unchanged_link_gives_the_dedicated_time);
 	RUN(halo_on_a_slower_link_pays_one_transfer);
 	RUN(request_reply_pays_both);
@@ -417,5 +480,6 @@ main(void)
 	RUN(a_short_message_is_not_queued_behind_a_long_one);
 	RUN(start_up_is_work_where_it_ran_and_waiting_where_it_waited);
 	RUN(a_token_bucket_passes_the_bursts_it_holds);
+	RUN(an_exchange_does_not_chain_its_two_directions);
 	return check_done();
 }
