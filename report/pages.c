@@ -16,6 +16,7 @@
 #include "predict/p001.h"
 #include "predict/p002.h"
 #include "predict/p003.h"
+#include "predict/run001.h"
 
 /* Fill patterns and dash types that stay apart in black and white. */
 static const int fills[] = { 1, 2, 4, 5, 6, 7, 3 };	/* pattern numbers for bars */
@@ -1107,16 +1108,14 @@ static int
 page_masters(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 {
 	const struct rep_run *r = c->run;
-	struct p001_msg *m;
-	struct p001_busy *b;
 	struct p001_derived d;
 	struct p001_app app;
 	struct p001_caps caps;
 	struct p001_masters flow, greedy;
 	struct graph g;
 	struct err e;
-	size_t nm = 0, nb = 0;
 	int nranks = rep_nranks(r), rc, master_host;
+	char reason[300];
 	char *path;
 	char q[PLOT_Q_MAX];
 	double measured_s;
@@ -1135,26 +1134,10 @@ page_masters(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 			 PROF_MAX_MSGS);
 		return 0;
 	}
-	m = xcalloc((size_t)r->prof.nmsgs + 1, sizeof *m);
-	b = xcalloc((size_t)r->prof.nbusy + 1, sizeof *b);
-	for (long i = 0; i < r->prof.nmsgs; i++) {
-		const struct prof_msg *pm = &r->prof.msgs[i];
-
-		if (pm->src >= 0 && pm->dst >= 0 && pm->src < nranks && pm->dst < nranks)
-			m[nm++] = (struct p001_msg){ pm->src, pm->dst, pm->bytes, pm->t_ns };
-	}
-	for (long i = 0; i < r->prof.nbusy; i++)
-		if (r->prof.busy[i].rank < nranks)
-			b[nb++] = (struct p001_busy){ r->prof.busy[i].rank, r->prof.busy[i].t_start_ns,
-						      r->prof.busy[i].t_end_ns };
-	memset(&d, 0, sizeof d);
-	rc = p001_derive(m, nm, b, nb, nranks, -1, &d, &e);
-	free(m);
-	free(b);
-	if (rc < 0 || d.tasks < 2 * (nranks - 1) || d.skipped_msgs > (int64_t)nm / 4) {
-		snprintf(why, cap, "not a master/slave run (%.200s)",
-			 rc < 0 ? e.msg : "too few hand-out/result cycles or too many other messages");
-		p001_derived_release(&d);
+	/* the model's own test, so the page never analyses as a farm a run paper 001 refuses */
+	rc = run001_derive(&r->prof, &d, reason, sizeof reason, &e);
+	if (rc <= 0) {
+		snprintf(why, cap, "not a master/slave run (%.200s)", rc < 0 ? e.msg : reason);
 		return 0;
 	}
 	app.t_slave_s = d.t_slave_s;
