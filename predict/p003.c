@@ -183,20 +183,6 @@ p003_node(const struct p003_node_in *in, struct p003_node_out *out)
 	return 0;
 }
 
-static double sleep_credit = 1;	/* share of sleep the scheduler credits back */
-
-void
-p003_set_sleep_credit(double credit)
-{
-	sleep_credit = credit > 1 ? 1 : credit > 0 ? credit : 0;
-}
-
-double
-p003_sleep_credit(void)
-{
-	return sleep_credit;
-}
-
 /* The share of a rank's idle time it was not asleep: on a CPU (an MPI library polling for
  * its messages) or runnable on a run queue, from the dedicated run's schedstat totals. The
  * run and wait time beyond its busy time fall in its idle time, less 5 % of the run time
@@ -473,7 +459,7 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 		in.load_avg = n != NULL && !isnan(n->load_avg) ? n->load_avg : -1;
 		in.capacity = n != NULL && !isnan(n->capacity) ? n->capacity : 1;
 		/* idle time that earns no credit: awake, or asleep on a scheduler that forgets */
-		in.awake_frac = 1 - sleep_credit * (1 - awake_frac(rk));
+		in.awake_frac = 1 - s->sleep_credit * (1 - awake_frac(rk));
 		if (p003_node(&in, &out) < 0)
 			BUG("p003_node rejected checked inputs for rank %d", rk->rank);
 		cpu_add = out.t_ns - out.t_link_ns;

@@ -130,16 +130,9 @@ struct p003_node_out {
  * (0, 1], comm_busy_frac or awake_frac not in [0, 1]). */
 int p003_node(const struct p003_node_in *in, struct p003_node_out *out) WUR;
 
-/* The share of a sleeping rank's idle time the platform's scheduler credits back, in [0, 1]
- * (docs/predict.md, "Idle time that is not sleep"): 1, the paper's scheduler (4.4BSD's
- * decayed priorities, the default); 0, a scheduler that keeps no credit for sleep (Linux
- * since 6.6: EEVDF accrues no lag while a task sleeps). A process-wide platform setting made
- * by the command layer before predicting; out-of-range values are clamped. */
-void p003_set_sleep_credit(double credit);
-double p003_sleep_credit(void);
-
 /* The registry's model: every rank of the run under the scenario, the run being the
- * slowest rank (the paper's one-node result applied to each node, then the max). */
+ * slowest rank (the paper's one-node result applied to each node, then the max). Idle time
+ * that is sleep earns the scheduler's credit in the share s->sleep_credit. */
 int p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e);
 
 #endif

@@ -15,7 +15,6 @@
 #include "predict/headline.h"
 #include "predict/models.h"
 #include "predict/p000.h"
-#include "predict/p003.h"
 #include "predict/profile.h"
 #include "predict/scenario.h"
 
@@ -350,7 +349,8 @@ load_run(struct prof *p, const char *run)
 
 /* --select: every selector (or the one named), ranked rows, RUN/predict/select-<name>.tsv. */
 static int
-cmd_select(const char *run, const char *scen_path, const char *model_name, const char *policy)
+cmd_select(const char *run, const char *scen_path, const char *model_name, const char *policy,
+	   double sleep_credit)
 {
 	const struct model *ms[8];
 	static struct model as_model[8];
@@ -378,6 +378,7 @@ cmd_select(const char *run, const char *scen_path, const char *model_name, const
 	} else if (scen_load_string(&s, "", "all", &e) < 0) {
 		die("predict: %s", e.msg);
 	}
+	s.sleep_credit = sleep_credit;
 	load_run(&p, run);
 	T = (double)prof_dedicated_ns(&p);
 	secs(b1, sizeof b1, T);
@@ -647,6 +648,7 @@ cmd_predict(int argc, char **argv)
 	char hl_detail[512];
 	struct calib_opts co;
 	double probe_ms = -1;
+	double sleep_credit = 1;	/* --sleep-credit: into the scenario, for p003 */
 
 	calib_opts_default(&co);
 	while ((c = cli_getopt(argc, argv, "s:m:d:e:lo:p:I:h", longopts, usage_predict)) != -1) {
@@ -672,7 +674,7 @@ cmd_predict(int argc, char **argv)
 		case 'R': co.reps = (int)cli_i64(optarg, "--reps", 1, 32); break;
 		case 'X': probe_ms = cli_f64(optarg, "--probe-cpu", 1, 60000); break;
 		case 'D': delay_comm = optarg; break;
-		case 'Z': p003_set_sleep_credit(cli_f64(optarg, "--sleep-credit", 0, 1)); break;
+		case 'Z': sleep_credit = cli_f64(optarg, "--sleep-credit", 0, 1); break;
 		default: break;
 		}
 	}
@@ -713,7 +715,7 @@ cmd_predict(int argc, char **argv)
 	if (select && (nded > 0 || errors_path != NULL))
 		die_usage("predict: --dedicated and --errors are for the headline of a scenario, not --select");
 	if (select)
-		return cmd_select(run, scen_path, model_name, policy);
+		return cmd_select(run, scen_path, model_name, policy, sleep_credit);
 	if (policy != NULL)
 		die_usage("predict: --policy goes with --select");
 	if (scen_path == NULL)
@@ -722,6 +724,7 @@ cmd_predict(int argc, char **argv)
 		die_usage("predict: unknown model '%s' (see 'contend predict --list-models')", model_name);
 	if (scen_load(&s, scen_path, &e) < 0)
 		die("predict: %s", e.msg);
+	s.sleep_credit = sleep_credit;
 	if (delay_comm != NULL) {	/* a calibration wins over the scenario's curves */
 		char *abs = realpath(delay_comm, NULL);
 

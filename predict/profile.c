@@ -393,6 +393,19 @@ read_topology(struct prof *p, const char *path, struct err *e)
 static const char *const msg_cols[] = { "t_first_ns", "src", "dst", "bytes", NULL };
 
 /* The index + 1 of a tag_name in p->names, added when new; 0 for "-", "" and past the cap. */
+const char *const prof_proto_names[PROF_NPROTO] = {
+	"eager", "sync", "rndv-put", "rndv-frag", "ctrl", "unknown", "other",
+};
+
+static uint8_t
+proto_index(const char *s)
+{
+	for (int i = 0; i < PROF_NPROTO - 1; i++)
+		if (strcmp(s, prof_proto_names[i]) == 0)
+			return (uint8_t)i;
+	return PROF_NPROTO - 1;
+}
+
 static uint8_t
 name_index(struct prof *p, const char *name)
 {
@@ -461,6 +474,7 @@ read_messages(struct prof *p, const char *path, struct err *e)
 			.have_tag = have_tag,
 			.ctrl = iproto >= 0 && strcmp(tsv_r_str(&t, iproto), "ctrl") == 0,
 			.name = iname >= 0 ? name_index(p, tsv_r_str(&t, iname)) : 0,
+			.proto = iproto >= 0 ? proto_index(tsv_r_str(&t, iproto)) : PROF_NPROTO - 2,
 		};
 	}
 	tsv_r_close(&t);

@@ -59,6 +59,12 @@ struct prof_topo {
 	double cap_tps;		/* NAN unknown */
 };
 
+#define PROF_NPROTO 7	/* messages.tsv proto values: eager sync rndv-put rndv-frag ctrl unknown other */
+
+/* The proto names, prof_msg.proto's index; the last one, "other", stands for any value not
+ * listed. */
+extern const char *const prof_proto_names[PROF_NPROTO];
+
 #define PROF_MAX_NAMES 64	/* distinct tag_name values kept (collectives), more are "other" */
 
 /* One row of messages.tsv, the fields the models and export use. */
@@ -73,6 +79,7 @@ struct prof_msg {
 	bool have_tag;		/* the file gave a tag */
 	bool ctrl;		/* proto "ctrl": a protocol record, not a user message */
 	uint8_t name;		/* tag_name as p->names[name - 1], 0 none */
+	uint8_t proto;		/* prof_proto_names index ("unknown" without a proto column) */
 };
 
 /* One busy (or idle) row of phases.tsv. */

@@ -184,82 +184,102 @@ exchanging_slaves(const struct prof *p, int master)
 	return count;
 }
 
-/* 1 derived, 0 not applicable (why set), negative error. */
-static int
-derive(const struct prof *p, struct ms_run *m, char *why, size_t whylen, struct err *e)
+int
+run001_derive(const struct prof *p, struct p001_derived *d, char *why, size_t whylen, struct err *e)
 {
-	int n = prof_rank_span(p);
+	int n = prof_rank_span(p), master;
 	struct p001_msg *pm;
 	struct p001_busy *pb;
 	size_t k = 0;
 	int rc;
 
-	memset(m, 0, sizeof *m);
-	if (!run001_ms_pattern(p, &m->master, why, whylen))
+	memset(d, 0, sizeof *d);
+	if (!run001_ms_pattern(p, &master, why, whylen))
 		return 0;
 	if (!p->have_msgs || p->nmsgs == 0) {
 		snprintf(why, whylen, "the run has a master/slave pattern (master rank %d) but no messages "
-			 "('%s/profile/messages.tsv') to count its tasks", m->master, p->run);
+			 "('%s/profile/messages.tsv') to count its tasks", master, p->run);
 		return 0;
 	}
 	if (!p->have_phases || p->nbusy == 0) {
 		snprintf(why, whylen, "the run has a master/slave pattern (master rank %d) but no busy "
-			 "phases ('%s/profile/phases.tsv') for T_SlaveCPU", m->master, p->run);
+			 "phases ('%s/profile/phases.tsv') for T_SlaveCPU", master, p->run);
 		return 0;
 	}
 	pm = xmallocarray((size_t)p->nmsgs + 1, sizeof *pm);
-	m->span_ns = 0;
-	{
-		int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	for (long i = 0; i < p->nmsgs; i++) {
+		const struct prof_msg *x = &p->msgs[i];
 
-		for (long i = 0; i < p->nmsgs; i++) {
-			const struct prof_msg *x = &p->msgs[i];
-
-			if (x->src < 0 || x->dst < 0 || x->src >= n || x->dst >= n)
-				continue;
-			pm[k++] = (struct p001_msg){ .src = x->src, .dst = x->dst, .bytes = x->bytes, .t_ns = x->t_ns };
-			if ((x->src == m->master) != (x->dst == m->master)) {
-				if (x->t_ns < t0)
-					t0 = x->t_ns;
-				if (x->t_ns > t1)
-					t1 = x->t_ns;
-			}
-		}
-		if (t1 > t0)
-			m->span_ns = t1 - t0;
+		if (x->src < 0 || x->dst < 0 || x->src >= n || x->dst >= n)
+			continue;
+		pm[k++] = (struct p001_msg){ .src = x->src, .dst = x->dst, .bytes = x->bytes, .t_ns = x->t_ns };
 	}
 	pb = xmallocarray((size_t)p->nbusy + 1, sizeof *pb);
 	for (long i = 0; i < p->nbusy; i++)
 		pb[i] = (struct p001_busy){ .rank = p->busy[i].rank, .t_start_ns = p->busy[i].t_start_ns,
 					    .t_end_ns = p->busy[i].t_end_ns };
-	rc = p001_derive(pm, k, pb, (size_t)p->nbusy, n, m->master, &m->d, e);
+	rc = p001_derive(pm, k, pb, (size_t)p->nbusy, n, master, d, e);
 	free(pm);
 	free(pb);
 	if (rc == -E_FORMAT) {
-		snprintf(why, whylen, "master/slave pattern (master rank %d) but %.180s", m->master, e->msg);
+		snprintf(why, whylen, "master/slave pattern (master rank %d) but %.180s", master, e->msg);
+		p001_derived_release(d);
 		return 0;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		p001_derived_release(d);
 		return rc;
-	if (exchanging_slaves(p, m->master) * 2 > n - 1) {
+	}
+	if (exchanging_slaves(p, master) * 2 > n - 1) {
 		snprintf(why, whylen, "the hub rank %d swaps data with its peers (which end sends first "
 			 "changes, as in a halo exchange), it does not answer requests: not a master/slave run",
-			 m->master);
+			 master);
+		p001_derived_release(d);
 		return 0;
 	}
-	if (m->d.tasks < 2 * (long long)(n - 1)) {
+	if (d->tasks < 2 * (long long)(n - 1)) {
 		/* a barrier or a gather has the shape of one hand-out and its result per rank */
 		snprintf(why, whylen, "master/slave pattern (master rank %d) but only %lld hand-out/result "
 			 "cycles for %d slaves: fewer than 2 each, too few to tell tasks from collectives",
-			 m->master, (long long)m->d.tasks, n - 1);
+			 master, (long long)d->tasks, n - 1);
+		p001_derived_release(d);
 		return 0;
 	}
-	if (!(m->d.t_slave_s > 0)) {
+	if (!(d->t_slave_s > 0)) {
 		snprintf(why, whylen, "master/slave pattern (master rank %d, %lld tasks) but the slaves show "
-			 "no busy time between hand-out and result (T_SlaveCPU is 0)", m->master,
-			 (long long)m->d.tasks);
+			 "no busy time between hand-out and result (T_SlaveCPU is 0)", master,
+			 (long long)d->tasks);
+		p001_derived_release(d);
 		return 0;
 	}
+	d->master = master;
+	return 1;
+}
+
+/* 1 derived, 0 not applicable (why set), negative error. */
+static int
+derive(const struct prof *p, struct ms_run *m, char *why, size_t whylen, struct err *e)
+{
+	int n = prof_rank_span(p);
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	int rc;
+
+	memset(m, 0, sizeof *m);
+	if ((rc = run001_derive(p, &m->d, why, whylen, e)) <= 0)
+		return rc;
+	m->master = m->d.master;
+	for (long i = 0; i < p->nmsgs; i++) {	/* the span of master-slave messages */
+		const struct prof_msg *x = &p->msgs[i];
+
+		if (x->src < 0 || x->dst < 0 || x->src >= n || x->dst >= n ||
+		    (x->src == m->master) == (x->dst == m->master))
+			continue;
+		if (x->t_ns < t0)
+			t0 = x->t_ns;
+		if (x->t_ns > t1)
+			t1 = x->t_ns;
+	}
+	m->span_ns = t1 > t0 ? t1 - t0 : 0;
 	m->app = (struct p001_app){ .t_slave_s = m->d.t_slave_s, .t_master_s = m->d.t_master_s,
 				    .size_taskxfer_bytes = m->d.size_taskxfer_bytes,
 				    .out_fraction = m->d.out_fraction };

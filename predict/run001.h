@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "lib/err.h"
+#include "predict/p001.h"
 #include "predict/models.h"
 #include "predict/profile.h"
 #include "predict/scenario.h"
@@ -24,6 +25,14 @@
  * links.tsv, else messages.tsv. Returns 1 with *master set, or 0 with why (a sentence
  * naming the ranks that break the pattern) filled. */
 int run001_ms_pattern(const struct prof *p, int *master, char *why, size_t whylen);
+
+/* Whether paper 001 applies to the run, the one test the model and the report share: the
+ * master/slave pattern (run001_ms_pattern), a hub that answers requests rather than swaps
+ * data, at least two hand-out/result cycles per slave and slave busy time between them.
+ * Returns 1 with d filled from the trace (d->master the master; release with
+ * p001_derived_release), 0 with why filled and d zeroed, or negative with e set. */
+int run001_derive(const struct prof *p, struct p001_derived *d, char *why, size_t whylen,
+		  struct err *e) WUR;
 
 /* The model (struct model's predict). Rows: "factor" Table 1 values and the graph, "rate"
  * AppRate per candidate master (eqs. 1-5, 2), "node" each slave's idle time (value, s),

@@ -881,6 +881,7 @@ scen_load_string(struct scen *s, const char *text, const char *name, struct err 
 	s->deadline_ns = -1;
 	s->budget = NAN;
 	s->max_procs = -1;
+	s->sleep_credit = 1;
 	memset(&c, 0, sizeof c);
 	c.s = s;
 	c.name = name;

@@ -96,6 +96,11 @@ struct scen {
 	int64_t deadline_ns;		/* G_T (paper 004 constrained form), -1 */
 	double budget;			/* G_C (paper 004 constrained form), NAN */
 	int max_procs;			/* processors to select at most, -1 unset */
+	double sleep_credit;		/* share of a sleeping rank's idle time the platform's
+					 * scheduler credits back, [0, 1] (p003; docs/predict.md):
+					 * 1 (scen_load's default) the paper's 4.4BSD scheduler, 0 one
+					 * that keeps no credit for sleep (Linux EEVDF); not a file
+					 * key: the command layer sets it (predict --sleep-credit) */
 	int ncand;			/* candidate hosts for --select */
 	char *cand[SCEN_MAX_CAND];	/* owned */
 	char *master;			/* fixed master host for --select, owned, NULL */

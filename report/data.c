@@ -11,10 +11,6 @@
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 
-const char *const rep_proto_names[REP_NPROTO] = {
-	"eager", "sync", "rndv-put", "rndv-frag", "ctrl", "unknown", "other",
-};
-
 void
 rep_damage(long *damaged, char *first, size_t cap, const struct err *e)
 {
@@ -257,18 +253,6 @@ read_meta(struct rep_run *r)
 	free(mdir);
 }
 
-/* Event times are CLOCK_REALTIME ns: anything before 2000 or after 2100, or an event longer
- * than a week, is damage rather than a run. */
-#define REP_T_MIN_NS 946684800000000000LL
-#define REP_T_MAX_NS 4102444800000000000LL
-#define REP_DUR_MAX_NS (7LL * 86400 * 1000000000)
-
-static bool
-plausible_span(int64_t a, int64_t b)
-{
-	return a >= REP_T_MIN_NS && b <= REP_T_MAX_NS && b >= a && b - a <= REP_DUR_MAX_NS;
-}
-
 static void
 span(struct rep_run *r, int64_t a, int64_t b)
 {
@@ -276,15 +260,6 @@ span(struct rep_run *r, int64_t a, int64_t b)
 		r->t0_ns = a;
 	if (b > r->t1_ns)
 		r->t1_ns = b;
-}
-
-static int
-proto_index(const char *s)
-{
-	for (int i = 0; i < REP_NPROTO - 1; i++)
-		if (strcmp(s, rep_proto_names[i]) == 0)
-			return i;
-	return REP_NPROTO - 1;
 }
 
 static int
@@ -299,139 +274,38 @@ size_bin(int64_t bytes)
 	return b;
 }
 
+/* Messages and phases come from the model's reader (r->prof), so the report and the models
+ * parse them once, with one set of checks and caps. Sizes and the span count every message
+ * kept; drawing gets an even sample of at most REP_MAX_MSGS. */
 static void
-read_messages(struct rep_run *r)
+from_profile(struct rep_run *r)
 {
-	static const char *const cols[] = { "t_first_ns", "t_last_ns", "src", "dst", "bytes", NULL };
-	char *path = xasprintf("%s/profile/messages.tsv", r->dir);
-	struct tsv_r t;
-	struct err e;
-	size_t cap = 0;
-	int c_tf, c_tl, c_src, c_dst, c_bytes, c_proto;
+	const struct prof *p = &r->prof;
 
-	if (!exists(path)) {
-		free(path);
-		path = xasprintf("%s/profile/messages.tsv.gz", r->dir);
-		if (!exists(path)) {
-			free(path);
-			return;
-		}
-	}
-	if (tsv_r_open(&t, path, "messages", 1, cols, &e) < 0) {
-		damage(r, &e);
-		free(path);
+	if (!r->have_prof)
 		return;
-	}
-	free(path);
-	r->have_msgs = true;
+	r->have_msgs = p->have_msgs;
+	r->msgs_total = p->nmsgs;
 	r->msg_stride = 1;
-	c_tf = tsv_r_col(&t, "t_first_ns");
-	c_tl = tsv_r_col(&t, "t_last_ns");
-	c_src = tsv_r_col(&t, "src");
-	c_dst = tsv_r_col(&t, "dst");
-	c_bytes = tsv_r_col(&t, "bytes");
-	c_proto = tsv_r_col(&t, "proto");
-	while (next_row(r, &t) > 0) {
-		struct rep_msg m;
-		int64_t src, dst;
-		int pi;
-
-		if (tsv_r_i64(&t, c_tf, &m.t_first_ns, &e) < 0 || tsv_r_i64(&t, c_tl, &m.t_last_ns, &e) < 0 ||
-		    tsv_r_i64(&t, c_src, &src, &e) < 0 || tsv_r_i64(&t, c_dst, &dst, &e) < 0 ||
-		    tsv_r_i64(&t, c_bytes, &m.bytes, &e) < 0) {
-			damage(r, &e);
-			continue;
-		}
-		if (!plausible_span(m.t_first_ns, m.t_last_ns) || m.bytes < 0 || src < -1 ||
-		    dst < -1 || src > PROF_MAX_RANKS || dst > PROF_MAX_RANKS) {
-			err_set(&e, E_FORMAT, "'messages.tsv' line %ld: implausible message", t.line_no);
-			damage(r, &e);
-			continue;
-		}
-		m.src = (int32_t)src;
-		m.dst = (int32_t)dst;
-		pi = c_proto >= 0 ? proto_index(tsv_r_str(&t, c_proto)) : REP_NPROTO - 2;
-		r->size_hist[pi][size_bin(m.bytes)]++;
-		r->msgs_total++;
-		span(r, m.t_first_ns, m.t_last_ns);
-		/* keep one message in msg_stride, evenly over the whole file: when the array is
-		 * full, keep every other one and double the stride (memory stays at the cap) */
-		if ((r->msgs_total - 1) % r->msg_stride != 0) {
-			r->msgs_dropped++;
-			continue;
-		}
-		if (r->nmsgs >= REP_MAX_MSGS) {
-			long kept = 0;
-
-			for (long i = 0; i < r->nmsgs; i += 2)
-				r->msgs[kept++] = r->msgs[i];
-			r->msgs_dropped += r->nmsgs - kept;
-			r->nmsgs = kept;
-			r->msg_stride *= 2;
-			if ((r->msgs_total - 1) % r->msg_stride != 0) {
-				r->msgs_dropped++;
-				continue;
-			}
-		}
-		r->msgs = xgrow(r->msgs, &cap, (size_t)r->nmsgs + 1, sizeof *r->msgs);
-		r->msgs[r->nmsgs++] = m;
+	for (long i = 0; i < p->nmsgs; i++) {
+		r->size_hist[p->msgs[i].proto][size_bin(p->msgs[i].bytes)]++;
+		span(r, p->msgs[i].t_ns, p->msgs[i].t_last_ns);
 	}
-	tsv_r_close(&t);
-}
-
-static void
-read_phases(struct rep_run *r)
-{
-	static const char *const cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", NULL };
-	char *path = xasprintf("%s/profile/phases.tsv", r->dir);
-	struct tsv_r t;
-	struct err e;
-	size_t cap = 0;
-	int c_rank, c_kind, c_ts, c_te;
-
-	if (!exists(path)) {
-		free(path);
-		return;
+	while (p->nmsgs / r->msg_stride > REP_MAX_MSGS)
+		r->msg_stride *= 2;
+	if (r->msg_stride == 1) {
+		r->msgs = p->msgs;
+		r->nmsgs = p->nmsgs;
+	} else {
+		r->msgs_own = xcalloc((size_t)(p->nmsgs / r->msg_stride) + 1, sizeof *r->msgs_own);
+		for (long i = 0; i < p->nmsgs; i += r->msg_stride)
+			r->msgs_own[r->nmsgs++] = p->msgs[i];
+		r->msgs = r->msgs_own;
 	}
-	if (tsv_r_open(&t, path, "phases", 1, cols, &e) < 0) {
-		damage(r, &e);
-		free(path);
-		return;
-	}
-	free(path);
-	r->have_phases = true;
-	c_rank = tsv_r_col(&t, "rank");
-	c_kind = tsv_r_col(&t, "kind");
-	c_ts = tsv_r_col(&t, "t_start_ns");
-	c_te = tsv_r_col(&t, "t_end_ns");
-	while (next_row(r, &t) > 0) {
-		struct rep_phase ph;
-		int64_t rank;
-		const char *k;
-
-		if (tsv_r_i64(&t, c_rank, &rank, &e) < 0 || tsv_r_i64(&t, c_ts, &ph.t_start_ns, &e) < 0 ||
-		    tsv_r_i64(&t, c_te, &ph.t_end_ns, &e) < 0) {
-			damage(r, &e);
-			continue;
-		}
-		k = tsv_r_str(&t, c_kind);
-		if (rank < 0 || rank >= PROF_MAX_RANKS || !plausible_span(ph.t_start_ns, ph.t_end_ns) ||
-		    (strcmp(k, "busy") != 0 && strcmp(k, "idle") != 0)) {
-			err_set(&e, E_FORMAT, "'phases.tsv' line %ld: implausible phase", t.line_no);
-			damage(r, &e);
-			continue;
-		}
-		ph.rank = (int32_t)rank;
-		ph.busy = k[0] == 'b';
-		span(r, ph.t_start_ns, ph.t_end_ns);
-		if (r->nphases >= REP_MAX_PHASES) {
-			r->phases_dropped++;
-			continue;
-		}
-		r->phases = xgrow(r->phases, &cap, (size_t)r->nphases + 1, sizeof *r->phases);
-		r->phases[r->nphases++] = ph;
-	}
-	tsv_r_close(&t);
+	r->have_phases = p->have_phases;
+	r->nphases = p->nbusy + p->nidle;
+	if (p->nbusy + p->nidle > 0)
+		span(r, p->t_phase0_ns, p->t_phase1_ns);
 }
 
 static double
@@ -565,8 +439,7 @@ rep_run_load(struct rep_run *r, const char *dir, struct err *e)
 		snprintf(r->prof_why, sizeof r->prof_why, "%s", pe.msg);
 		prof_free(&r->prof);	/* its contract: also after a failure */
 	}
-	read_messages(r);
-	read_phases(r);
+	from_profile(r);
 	read_predict(r);
 	path = xasprintf("%s/topology.pdf", r->dir);
 	r->have_topo_pdf = exists(path);
@@ -586,8 +459,7 @@ rep_run_free(struct rep_run *r)
 		prof_free(&r->prof);
 	free(r->dir);
 	free(r->nodes);
-	free(r->msgs);
-	free(r->phases);
+	free(r->msgs_own);
 	free(r->scen);
 	memset(r, 0, sizeof *r);
 }
@@ -595,30 +467,17 @@ rep_run_free(struct rep_run *r)
 int
 rep_nranks(const struct rep_run *r)
 {
-	int n = 0;
+	const char *v = rep_kv_get(r->run_kv, r->nrun_kv, "nranks");
 
 	if (r->have_prof && r->prof.nranks > 0)
 		return r->prof.ranks[r->prof.nranks - 1].rank + 1;
-	{
-		const char *v = rep_kv_get(r->run_kv, r->nrun_kv, "nranks");
+	if (v != NULL) {
+		long x = strtol(v, NULL, 10);
 
-		if (v != NULL) {
-			long x = strtol(v, NULL, 10);
-
-			if (x > 0 && x <= PROF_MAX_RANKS)
-				return (int)x;
-		}
+		if (x > 0 && x <= PROF_MAX_RANKS)
+			return (int)x;
 	}
-	for (long i = 0; i < r->nphases; i++)
-		if (r->phases[i].rank + 1 > n)
-			n = r->phases[i].rank + 1;
-	for (long i = 0; i < r->nmsgs; i++) {
-		if (r->msgs[i].src + 1 > n)
-			n = r->msgs[i].src + 1;
-		if (r->msgs[i].dst + 1 > n)
-			n = r->msgs[i].dst + 1;
-	}
-	return n;
+	return 0;	/* messages and phases come with the profile: nothing else names ranks */
 }
 
 const char *

@@ -17,12 +17,10 @@
 #define REP_MAX_KV 256		/* key/value rows kept per meta or stats file */
 #define REP_MAX_WARN 5		/* parse warnings kept for the front page */
 #define REP_MAX_NODES 1024	/* node files read from RUN/meta/ */
-#define REP_MAX_MSGS 200000	/* messages kept (an even sample beyond; all are counted) */
-#define REP_MAX_PHASES 1000000	/* phases kept */
+#define REP_MAX_MSGS 200000	/* messages drawn (an even sample beyond; all are counted) */
 #define REP_MAX_SCEN 64		/* scenario files read from RUN/predict/ */
 #define REP_MAX_PRED 64		/* model rows kept per scenario */
 #define REP_SIZE_BINS 41	/* message size bins: [2^i, 2^(i+1)) bytes, i = 0..39, bin 40 = 0 bytes */
-#define REP_NPROTO 7		/* eager sync rndv-put rndv-frag ctrl unknown (other) */
 
 struct rep_kv {
 	char key[64];
@@ -35,18 +33,6 @@ struct rep_node {		/* RUN/meta/node-<host>.tsv */
 	char payload[16];		/* what the capture kept: framed, full, cut */
 	int64_t bytes_captured, bytes_written;	/* -1 unknown */
 	int64_t framing_lost, framing_gave_up;	/* framed captures; -1 unknown */
-};
-
-struct rep_msg {		/* one message of messages.tsv */
-	int64_t t_first_ns, t_last_ns;
-	int32_t src, dst;	/* world ranks, -1 unknown */
-	int64_t bytes;
-};
-
-struct rep_phase {		/* one phase of phases.tsv */
-	int64_t t_start_ns, t_end_ns;
-	int32_t rank;
-	bool busy;
 };
 
 struct rep_pred {		/* one model's total (or n/a) row of a scenario */
@@ -83,15 +69,18 @@ struct rep_run {
 	struct prof prof;
 	char prof_why[ERR_MSG_MAX];	/* why not, when !have_prof */
 
+	/* Messages and phases are the profile's (prof.msgs, prof.busy, prof.idle, with its caps):
+	 * false and empty without ranks.tsv. */
 	bool have_msgs;
-	struct rep_msg *msgs;		/* owned [nmsgs], in file order: the messages whose
-					 * index in the file is a multiple of msg_stride */
-	long nmsgs, msgs_total, msgs_dropped;
-	long msg_stride;		/* 1 when every message is kept; a power of two */
-	int64_t size_hist[REP_NPROTO][REP_SIZE_BINS];	/* all messages, per protocol */
+	const struct prof_msg *msgs;	/* [nmsgs]: prof.msgs, or when there are more than
+					 * REP_MAX_MSGS the ones whose index is a multiple of
+					 * msg_stride (then msgs_own) */
+	struct prof_msg *msgs_own;	/* owned, the sample, NULL when none */
+	long nmsgs, msgs_total;		/* drawn, and kept in the profile */
+	long msg_stride;		/* 1 when every message is drawn; a power of two */
+	int64_t size_hist[PROF_NPROTO][REP_SIZE_BINS];	/* every message, per proto */
 	bool have_phases;
-	struct rep_phase *phases;	/* owned [nphases] */
-	long nphases, phases_dropped;
+	long nphases;			/* prof.nbusy + prof.nidle */
 	int64_t t0_ns, t1_ns;		/* span of phases and messages, 0 when none */
 
 	int nscen;
@@ -108,8 +97,6 @@ struct rep_run {
 					 * profile reader counts its own in prof.damaged) */
 	char first_damage[ERR_MSG_MAX];	/* the first one's message */
 };
-
-extern const char *const rep_proto_names[REP_NPROTO];
 
 /* Read everything the report uses from dir. Only a missing or unreadable directory is an
  * error (-E_IO with e set); every missing file is recorded in the flags. Free with

@@ -281,17 +281,16 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 		line(&f, 0.05, "parse statistics", "profile/stats.tsv is missing");
 	}
 	snprintf(v, sizeof v, "%ld messages, %ld phases, %d scenarios predicted", r->msgs_total,
-		 r->nphases + r->phases_dropped, r->nscen);
+		 r->nphases, r->nscen);
 	line(&f, 0.05, "read", v);
-	if (r->msg_stride > 1 || r->phases_dropped > 0) {	/* caps said, never silent */
+	if (r->msg_stride > 1) {	/* caps said, never silent */
 		snprintf(v, sizeof v, "every message counted (sizes, matrix from links.tsv); 1 message in %ld kept "
-			 "for drawing, evenly over the file (cap %d); %ld phases past the cap of %d", r->msg_stride,
-			 REP_MAX_MSGS, r->phases_dropped, REP_MAX_PHASES);
+			 "for drawing, evenly over the file (cap %d)", r->msg_stride, REP_MAX_MSGS);
 		line(&f, 0.05, "sampled", v);
 	}
 	if (r->have_prof && r->prof.capped > 0) {
-		snprintf(v, sizeof v, "%ld messages or phases past the model reader's caps, left out of the "
-			 "explain page", r->prof.capped);
+		snprintf(v, sizeof v, "%ld messages or phases past the profile reader's caps, left out of "
+			 "every page", r->prof.capped);
 		line(&f, 0.05, "capped", v);
 	}
 	if (r->damaged > 0) {

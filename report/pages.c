@@ -16,6 +16,7 @@
 #include "predict/p001.h"
 #include "predict/p002.h"
 #include "predict/p003.h"
+#include "predict/run001.h"
 
 /* Fill patterns and dash types that stay apart in black and white. */
 static const int fills[] = { 1, 2, 4, 5, 6, 7, 3 };	/* pattern numbers for bars */
@@ -135,12 +136,12 @@ timeline_heat(const struct rep_run *r, struct plot *p, int nranks)
 	double *busy = xcalloc((size_t)rows * TBINS, sizeof *busy);	/* busy ns per cell */
 	double bin_ns = span_ns / TBINS;
 
-	for (long i = 0; i < r->nphases; i++) {
-		const struct rep_phase *ph = &r->phases[i];
+	for (long i = 0; i < r->prof.nbusy; i++) {
+		const struct prof_busy *ph = &r->prof.busy[i];
 		double a, b;
 		int row;
 
-		if (!ph->busy || ph->rank >= nranks)
+		if (ph->rank >= nranks)
 			continue;
 		row = ph->rank / g;
 		a = (double)(ph->t_start_ns - r->t0_ns);
@@ -202,21 +203,19 @@ page_timeline(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		return timeline_heat(r, p, nranks);
 	}
 	plot_begin_data(p, "busy");
-	for (long i = 0; i < r->nphases; i++) {
-		const struct rep_phase *ph = &r->phases[i];
+	for (long i = 0; i < r->prof.nbusy; i++) {
+		const struct prof_busy *ph = &r->prof.busy[i];
 
-		if (ph->busy)
-			plot_row(p, "%.6f %d %.6f %.6f %.2f %.2f", rel_s(r, ph->t_start_ns), ph->rank,
-				 rel_s(r, ph->t_start_ns), rel_s(r, ph->t_end_ns), ph->rank - 0.32, ph->rank + 0.32);
+		plot_row(p, "%.6f %d %.6f %.6f %.2f %.2f", rel_s(r, ph->t_start_ns), ph->rank,
+			 rel_s(r, ph->t_start_ns), rel_s(r, ph->t_end_ns), ph->rank - 0.32, ph->rank + 0.32);
 	}
 	plot_end_data(p);
 	plot_begin_data(p, "idle");
-	for (long i = 0; i < r->nphases; i++) {
-		const struct rep_phase *ph = &r->phases[i];
+	for (long i = 0; i < r->prof.nidle; i++) {
+		const struct prof_busy *ph = &r->prof.idle[i];
 
-		if (!ph->busy)
-			plot_row(p, "%.6f %d %.6f %.6f %.2f %.2f", rel_s(r, ph->t_start_ns), ph->rank,
-				 rel_s(r, ph->t_start_ns), rel_s(r, ph->t_end_ns), ph->rank - 0.12, ph->rank + 0.12);
+		plot_row(p, "%.6f %d %.6f %.6f %.2f %.2f", rel_s(r, ph->t_start_ns), ph->rank,
+			 rel_s(r, ph->t_start_ns), rel_s(r, ph->t_end_ns), ph->rank - 0.12, ph->rank + 0.12);
 	}
 	plot_end_data(p);
 	{
@@ -230,14 +229,14 @@ page_timeline(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		plot_begin_data(p, "msg");
 		n = 0;
 		for (long i = 0; i < r->nmsgs; i++) {
-			const struct rep_msg *m = &r->msgs[i];
+			const struct prof_msg *m = &r->msgs[i];
 
 			if (m->src < 0 || m->dst < 0 || m->src == m->dst)
 				continue;
 			if (n++ % stride != 0)
 				continue;
-			plot_row(p, "%.6f %d %.6f %d", rel_s(r, m->t_first_ns), m->src,
-				 (double)(m->t_last_ns - m->t_first_ns) / 1e9, m->dst - m->src);
+			plot_row(p, "%.6f %d %.6f %d", rel_s(r, m->t_ns), m->src,
+				 (double)(m->t_last_ns - m->t_ns) / 1e9, m->dst - m->src);
 			drawn++;
 		}
 		if (drawn == 0)
@@ -313,7 +312,7 @@ page_matrix(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	} else {
 		sampled = r->msg_stride > 1;
 		for (long i = 0; i < r->nmsgs; i++) {
-			const struct rep_msg *m = &r->msgs[i];
+			const struct prof_msg *m = &r->msgs[i];
 
 			if (m->src < 0 || m->dst < 0 || m->src >= nranks || m->dst >= nranks)
 				continue;
@@ -402,7 +401,7 @@ static int
 page_sizes(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 {
 	const struct rep_run *r = c->run;
-	int lo = -1, hi = -1, used[REP_NPROTO], nused = 0;
+	int lo = -1, hi = -1, used[PROF_NPROTO], nused = 0;
 	bool zero = false;
 	char q[PLOT_Q_MAX];
 
@@ -410,7 +409,7 @@ page_sizes(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		snprintf(why, cap, "no messages (profile/messages.tsv missing or empty)");
 		return 0;
 	}
-	for (int k = 0; k < REP_NPROTO; k++) {
+	for (int k = 0; k < PROF_NPROTO; k++) {
 		bool any = false;
 
 		for (int b = 0; b < REP_SIZE_BINS; b++) {
@@ -477,7 +476,7 @@ page_sizes(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 			o += (size_t)snprintf(line + o, sizeof line - o,
 					      "%s $h using %d%s fs pattern %d lc rgb 'black' title %s",
 					      i ? "," : "", i + 2, i == 0 ? ":xtic(lbl($1))" : "",
-					      fills[i % 7], plot_quote(q, sizeof q, rep_proto_names[used[i]]));
+					      fills[i % 7], plot_quote(q, sizeof q, prof_proto_names[used[i]]));
 			if (o >= sizeof line)
 				break;
 		}
@@ -1000,7 +999,7 @@ sp_point_of(const struct rep_run *r, struct sp_point *pt)
 	int m = pf->nranks;
 	double *comp = xcalloc((size_t)m, sizeof *comp), *w = xcalloc((size_t)m, sizeof *w);
 	int64_t *act = xcalloc((size_t)m, sizeof *act);
-	struct p002_busy *b = xcalloc((size_t)r->nphases + 1, sizeof *b);
+	struct p002_busy *b = xcalloc((size_t)pf->nbusy + 1, sizeof *b);
 	size_t nb = 0;
 	int rc = -1;
 
@@ -1008,11 +1007,11 @@ sp_point_of(const struct rep_run *r, struct sp_point *pt)
 	pt->t_ns = (double)prof_dedicated_ns(pf);
 	for (int i = 0; i < m; i++)
 		comp[i] = (double)pf->ranks[i].exec_ns * pf->ranks[i].comp_pct / 100.0;
-	for (long i = 0; i < r->nphases; i++)
-		if (r->phases[i].busy && r->phases[i].rank < m) {
-			b[nb].rank = r->phases[i].rank;
-			b[nb].t_start_ns = r->phases[i].t_start_ns;
-			b[nb].t_end_ns = r->phases[i].t_end_ns;
+	for (long i = 0; i < pf->nbusy; i++)
+		if (pf->busy[i].rank < m) {
+			b[nb].rank = pf->busy[i].rank;
+			b[nb].t_start_ns = pf->busy[i].t_start_ns;
+			b[nb].t_end_ns = pf->busy[i].t_end_ns;
 			nb++;
 		}
 	if (pt->t_ns > 0 && r->t1_ns > r->t0_ns &&
@@ -1109,16 +1108,14 @@ static int
 page_masters(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 {
 	const struct rep_run *r = c->run;
-	struct p001_msg *m;
-	struct p001_busy *b;
 	struct p001_derived d;
 	struct p001_app app;
 	struct p001_caps caps;
 	struct p001_masters flow, greedy;
 	struct graph g;
 	struct err e;
-	size_t nm = 0, nb = 0;
 	int nranks = rep_nranks(r), rc, master_host;
+	char reason[300];
 	char *path;
 	char q[PLOT_Q_MAX];
 	double measured_s;
@@ -1131,28 +1128,16 @@ page_masters(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		snprintf(why, cap, "needs messages, phases and at least three ranks");
 		return 0;
 	}
-	if (r->msg_stride > 1 || r->phases_dropped > 0) {
-		/* the hand-out/result cycles need every message and phase, not a sample */
-		snprintf(why, cap, "more than %d messages or %d phases (the report keeps a sample)",
-			 REP_MAX_MSGS, REP_MAX_PHASES);
+	if (r->prof.capped > 0) {
+		/* the hand-out/result cycles need every message and phase */
+		snprintf(why, cap, "more than %ld messages or phases (past the profile reader's caps)",
+			 PROF_MAX_MSGS);
 		return 0;
 	}
-	m = xcalloc((size_t)r->nmsgs + 1, sizeof *m);
-	b = xcalloc((size_t)r->nphases + 1, sizeof *b);
-	for (long i = 0; i < r->nmsgs; i++)
-		if (r->msgs[i].src >= 0 && r->msgs[i].dst >= 0 && r->msgs[i].src < nranks && r->msgs[i].dst < nranks)
-			m[nm++] = (struct p001_msg){ r->msgs[i].src, r->msgs[i].dst, r->msgs[i].bytes, r->msgs[i].t_first_ns };
-	for (long i = 0; i < r->nphases; i++)
-		if (r->phases[i].busy && r->phases[i].rank < nranks)
-			b[nb++] = (struct p001_busy){ r->phases[i].rank, r->phases[i].t_start_ns, r->phases[i].t_end_ns };
-	memset(&d, 0, sizeof d);
-	rc = p001_derive(m, nm, b, nb, nranks, -1, &d, &e);
-	free(m);
-	free(b);
-	if (rc < 0 || d.tasks < 2 * (nranks - 1) || d.skipped_msgs > (int64_t)nm / 4) {
-		snprintf(why, cap, "not a master/slave run (%.200s)",
-			 rc < 0 ? e.msg : "too few hand-out/result cycles or too many other messages");
-		p001_derived_release(&d);
+	/* the model's own test, so the page never analyses as a farm a run paper 001 refuses */
+	rc = run001_derive(&r->prof, &d, reason, sizeof reason, &e);
+	if (rc <= 0) {
+		snprintf(why, cap, "not a master/slave run (%.200s)", rc < 0 ? e.msg : reason);
 		return 0;
 	}
 	app.t_slave_s = d.t_slave_s;

@@ -106,13 +106,13 @@ grep -q "is not parsed.*run 'contend parse" "$tmpd/err" && ok bare-says-parse ||
 	bad bare-says-parse "no hint to parse first: $(head -n 3 "$tmpd/err")"
 [ ! -e "$tmpd/bare/report.pdf" ] && ok bare-no-pdf || bad bare-no-pdf "a report.pdf of an unparsed run"
 
-# 4. Damaged rows are counted and skipped, the report is still drawn.
+# 4. Damaged rows are counted (once, by the profile reader) and skipped, the report is still drawn.
 make_run "$tmpd/dmg" 4 20 ws ./mw
 printf '12\tnot-a-time\t1\t2\n' >>"$tmpd/dmg/profile/messages.tsv"
 printf 'x\tbusy\t1\t2\t0\t0\n' >>"$tmpd/dmg/profile/phases.tsv"
 "$CONTEND" report --no-png "$tmpd/dmg" >"$tmpd/out" 2>"$tmpd/err"
 rc=$?
-if [ $rc -eq 0 ] && grep -q "2 damaged rows skipped" "$tmpd/err" && [ "$(pages_of "$tmpd/dmg/report.pdf")" -eq 9 ]; then
+if [ $rc -eq 0 ] && grep -q "2 damaged profile rows skipped" "$tmpd/err" && [ "$(pages_of "$tmpd/dmg/report.pdf")" -eq 9 ]; then
 	ok damaged-rows
 else
 	bad damaged-rows "exit $rc: $(head -n 3 "$tmpd/err")"

@@ -322,6 +322,47 @@ TEST(barrier_is_no_master_slave_run)
 	prof_free(&p);
 }
 
+/* The report's masters page and the model share run001_derive. The report once had its own
+ * rule (p001_derive's detected master, at least 2 cycles per slave, at most a quarter of the
+ * messages outside them) that took the halo hub for a farm while the model refused it. */
+TEST(one_farm_test_for_report_and_model)
+{
+	struct prof p;
+	struct scen s;
+	struct p001_derived d;
+	struct err e;
+	char why[300];
+
+	CHECK(load(&p, &s, line_run, "") == 0);
+	{	/* the old report rule: accepted */
+		struct p001_msg *m = calloc((size_t)p.nmsgs + 1, sizeof *m);
+		struct p001_busy *b = calloc((size_t)p.nbusy + 1, sizeof *b);
+
+		for (long i = 0; i < p.nmsgs; i++)
+			m[i] = (struct p001_msg){ p.msgs[i].src, p.msgs[i].dst, p.msgs[i].bytes, p.msgs[i].t_ns };
+		for (long i = 0; i < p.nbusy; i++)
+			b[i] = (struct p001_busy){ p.busy[i].rank, p.busy[i].t_start_ns, p.busy[i].t_end_ns };
+		memset(&d, 0, sizeof d);
+		CHECK(p001_derive(m, (size_t)p.nmsgs, b, (size_t)p.nbusy, 3, -1, &d, &e) == 0);
+		CHECK(d.tasks >= 2 * (3 - 1) && d.skipped_msgs <= p.nmsgs / 4);
+		p001_derived_release(&d);
+		free(m);
+		free(b);
+	}
+	/* the shared test: refused, with the model's reason, and nothing to release */
+	CHECK(run001_derive(&p, &d, why, sizeof why, &e) == 0);
+	CHECK(strstr(why, "swaps data") != NULL && d.tasks == 0 && d.t_slave_rank_s == NULL);
+	scen_free(&s);
+	prof_free(&p);
+	/* the farm: accepted, master rank 0 */
+	CHECK(load(&p, &s, ms_run, "") == 0);
+	CHECK(run001_derive(&p, &d, why, sizeof why, &e) == 1);
+	CHECK(d.master == 0 && d.tasks >= 2 * (long long)(prof_rank_span(&p) - 1) && d.t_slave_s > 0);
+	p001_derived_release(&d);
+	scen_free(&s);
+	prof_free(&p);
+}
+
 int
 main(void)
 {
@@ -338,5 +379,6 @@ main(void)
 	RUN(barrier_is_no_master_slave_run);
 	RUN(halo_hub_is_no_master);
 	RUN(turns_of_two_messages_keep_their_shape);
+	RUN(one_farm_test_for_report_and_model);
 	return check_done();
 }

@@ -391,6 +391,32 @@ TEST(run_level_link_overlap)
 	}
 }
 
+/* The sleep credit is an option of the prediction (struct scen), not a process setting:
+ * two scenarios in one process keep their own. */
+TEST(sleep_credit_per_scenario)
+{
+	struct prof p;
+	struct scen s1, s0;
+	struct pred_result r1, r0;
+	struct err e;
+
+	CHECK(prof_load(&p, make_run_msgs(0), &e) == 0);
+	CHECK(scen_load_string(&s1, "[node ws1]\ncpu_procs = 1\n", "t.ini", &e) == 0);
+	CHECK(scen_load_string(&s0, "[node ws1]\ncpu_procs = 1\n", "t.ini", &e) == 0);
+	CHECK(s1.sleep_credit == 1);	/* the paper's scheduler by default */
+	s0.sleep_credit = 0;
+	pred_result_init(&r0);
+	pred_result_init(&r1);
+	CHECK(p003_predict(&p, &s0, &r0, &e) == 0);
+	CHECK(p003_predict(&p, &s1, &r1, &e) == 0);
+	CHECK(r0.predicted_ns > r1.predicted_ns);	/* sleep without credit is paid for */
+	pred_result_free(&r0);
+	pred_result_free(&r1);
+	scen_free(&s0);
+	scen_free(&s1);
+	prof_free(&p);
+}
+
 int
 main(void)
 {
@@ -406,5 +432,6 @@ main(void)
 	RUN(overlap_share);
 	RUN(exchange_pairs);
 	RUN(run_level_link_overlap);
+	RUN(sleep_credit_per_scenario);
 	return check_done();
 }
