@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "lib/buf.h"
+#include "lib/clock.h"
 #include "tests/unit/check.h"
 
 static char *
@@ -523,15 +524,6 @@ TEST(flush_readable_before_close)
 	free(back);
 }
 
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The child: write numbered records with a 1 ms flush interval; after each write that
  * grew the file (a flush happened inside it), tell the parent the record number. */
 static void
@@ -586,8 +578,8 @@ TEST(sigkill_writer)
 	}
 	close(fds[1]);
 	/* Kill it in the middle of writing, after a few flushes. */
-	deadline = now_ns() + 5000000000LL;
-	while (reports < 5 && now_ns() < deadline && read(fds[0], &v, sizeof v) == sizeof v) {
+	deadline = clock_mono_ns() + 5000000000LL;
+	while (reports < 5 && clock_mono_ns() < deadline && read(fds[0], &v, sizeof v) == sizeof v) {
 		flushed = v;
 		reports++;
 	}
