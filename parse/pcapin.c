@@ -172,12 +172,6 @@ pcapin_linktype(const struct pcapin *in)
 	return pcap_datalink(in->pc);
 }
 
-int
-pcapin_snaplen(const struct pcapin *in)
-{
-	return pcap_snapshot(in->pc);
-}
-
 int64_t
 pcapin_offset(const struct pcapin *in)
 {
@@ -206,10 +200,4 @@ pcapin_close(struct pcapin *in)
 	free(in->mem);
 	free(in->name);
 	free(in);
-}
-
-const char *
-pcapin_lib_version(void)
-{
-	return pcap_lib_version();
 }
