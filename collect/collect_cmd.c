@@ -858,6 +858,188 @@ refuse(struct agent *a, const char *fmt, ...)
 	die("collect: %s; not starting '%s'", msg, a->o->argv[0]);
 }
 
+/* The state the agent's periodic duties share while the application runs. */
+struct loop {
+	struct sampler *s;
+	struct sockmap *sm;
+	bool ending;		/* the application has ended: the last round */
+	bool sampled;		/* this round took a sample */
+	int64_t t_real;		/* CLOCK_REALTIME of the last sample */
+};
+
+/* One periodic duty: fn runs when the round's time reaches next (due), or, with at_end, in
+ * the last round whatever the time; a duty without at_end never runs in the last round.
+ * fn returns whether it ran. After a due run next moves on by period: from now, or on the
+ * grid next + k * period (grid) with the slots an overrun skipped counted as missed. */
+struct tick {
+	bool (*fn)(struct agent *a, struct loop *l, int64_t now, bool due);
+	int64_t period;		/* ns */
+	int64_t next;		/* CLOCK_MONOTONIC ns */
+	bool grid, at_end;
+};
+
+static void
+run_ticks(struct agent *a, struct loop *l, struct tick *t, size_t n, int64_t now)
+{
+	l->sampled = false;
+	for (size_t k = 0; k < n; k++) {
+		bool due = now >= t[k].next;
+
+		if (!(l->ending ? t[k].at_end : due) || !t[k].fn(a, l, now, due) || !due)
+			continue;
+		if (!t[k].grid) {
+			t[k].next = now + t[k].period;
+			continue;
+		}
+		t[k].next += t[k].period;
+		if (t[k].next <= now) {	/* overran: skip the slots, keep the grid */
+			int64_t skip = (now - t[k].next) / t[k].period + 1;
+
+			a->missed += skip;
+			t[k].next += skip * t[k].period;
+		}
+	}
+}
+
+/* The CPU sample of the application's threads; the node's load on the node-local rank 0. */
+static bool
+tick_sample(struct agent *a, struct loop *l, int64_t now, bool due)
+{
+	int64_t t_real = clock_real_ns();
+	int64_t t_mono = clock_mono_ns();
+	const struct sampler_task *tasks;
+	size_t nt = sampler_take(l->s, &tasks);
+	struct err e;
+
+	(void)now;
+	if (a->samples_ok) {
+		if (sampler_write(&a->samples, t_mono, t_real, tasks, nt, &e) < 0) {
+			a->samples_ok = false;
+			note_write_error(a, e.msg);
+		}
+	}
+	a->nsamples++;
+	l->sampled = true;
+	l->t_real = t_real;
+	if (a->env.local_rank == 0 && due)
+		take_node_sample(a, t_mono, t_real);
+	return true;
+}
+
+/* The application's sockets, in a round that took a sample (and in the last one). */
+static bool
+tick_sockets(struct agent *a, struct loop *l, int64_t now, bool due)
+{
+	(void)now, (void)due;
+	if (!l->sampled)
+		return false;
+	scan_sockets(a, l->sm, l->s, l->t_real, l->ending);
+	return true;
+}
+
+static bool
+tick_narrow(struct agent *a, struct loop *l, int64_t now, bool due)
+{
+	(void)l, (void)due;
+	if (!a->narrowing)
+		return false;
+	narrow_ifaces(a, now >= a->narrow_deadline_mono);
+	return true;
+}
+
+static bool
+tick_flush(struct agent *a, struct loop *l, int64_t now, bool due)
+{
+	(void)l, (void)now, (void)due;
+	flush_outputs(a);
+	return true;
+}
+
+/* The application has ended: reap it into x and record how it ended, the agent's cost and
+ * counts in the rank's meta; close the sample and socket files. Returns when it ended
+ * (CLOCK_MONOTONIC ns). */
+static int64_t
+record_app_end(struct agent *a, struct loop *l, struct agent_exit *x)
+{
+	struct err e;
+	int64_t ended_mono;
+
+	if (agent_reap(a->app, x, &e) < 0) {
+		warnx_("collect: %s", e.msg);
+		memset(x, 0, sizeof *x);
+		x->exit_code = 1;
+	}
+	ended_mono = clock_mono_ns();
+	runmeta_set_i64(&a->rank_meta, "end_real_ns", clock_real_ns());
+	runmeta_set_i64(&a->rank_meta, "end_mono_ns", ended_mono);
+	runmeta_set(&a->rank_meta, "how_ended", "%s",
+		    x->signal ? "signaled" : "exited");
+	runmeta_set_i64(&a->rank_meta, "exit_status", x->exit_code);
+	runmeta_set_i64(&a->rank_meta, "exit_signal", x->signal);
+	if (x->signal) {
+		const char *sn = sigabbrev_np(x->signal);
+
+		runmeta_set(&a->rank_meta, "exit_signal_name", "SIG%s", sn ? sn : "?");
+	}
+	runmeta_set(&a->rank_meta, "core_dumped", "%s", x->core ? "yes" : "no");
+	runmeta_set_i64(&a->rank_meta, "app_utime_ns",
+			clock_tv_ns(&x->ru.ru_utime));
+	runmeta_set_i64(&a->rank_meta, "app_stime_ns",
+			clock_tv_ns(&x->ru.ru_stime));
+	runmeta_set_i64(&a->rank_meta, "app_maxrss_kb", x->ru.ru_maxrss);
+	{
+		/* The agent's own cost so far: sampling, socket scans and, on the
+		 * node-local rank 0, the capture thread (which runs on a little longer). */
+		struct rusage self;
+
+		if (getrusage(RUSAGE_SELF, &self) == 0) {
+			runmeta_set_i64(&a->rank_meta, "agent_utime_ns",
+					clock_tv_ns(&self.ru_utime));
+			runmeta_set_i64(&a->rank_meta, "agent_stime_ns",
+					clock_tv_ns(&self.ru_stime));
+		}
+	}
+	{
+		char sigs[256];
+
+		agent_signals_forwarded(sigs, sizeof sigs);
+		runmeta_set(&a->rank_meta, "signals_forwarded", "%s", sigs[0] ? sigs : "-");
+	}
+	runmeta_set_i64(&a->rank_meta, "samples_taken", a->nsamples);
+	runmeta_set_i64(&a->rank_meta, "samples_missed", a->missed);
+	{
+		long over, bad;
+
+		sampler_stats(l->s, &over, &bad);
+		runmeta_set_i64(&a->rank_meta, "sampler_over_cap", over);
+		runmeta_set_i64(&a->rank_meta, "sampler_read_errors", bad);
+		sockmap_stats(l->sm, &over, &bad);
+		runmeta_set_i64(&a->rank_meta, "sockets_over_cap", over);
+		runmeta_set_i64(&a->rank_meta, "sockets_bad_lines", bad);
+		{
+			long reads;
+			const char *source = sockmap_tables(l->sm, &reads);
+
+			runmeta_set(&a->rank_meta, "sockets_source", "%s", source);
+			runmeta_set_i64(&a->rank_meta, "sockets_table_reads", reads);
+		}
+	}
+	if (a->samples_ok && tsv_w_close(&a->samples, &e) < 0)
+		note_write_error(a, e.msg);
+	else if (!a->samples_ok)
+		tsv_w_close(&a->samples, NULL);	/* stopped by an error: free it */
+	a->samples_ok = false;
+	if (a->sockets_ok && tsv_w_close(&a->sockets, &e) < 0)
+		note_write_error(a, e.msg);
+	else if (!a->sockets_ok)
+		tsv_w_close(&a->sockets, NULL);	/* stopped by an error: free it */
+	a->sockets_ok = false;
+	runmeta_set(&a->rank_meta, "write_error", "%s", a->write_error[0] ? a->write_error : "-");
+	if (write_rank_meta(a, &e) < 0)
+		note_write_error(a, e.msg);
+	return ended_mono;
+}
+
 static int
 run_agent(struct opts *o)
 {
@@ -868,9 +1050,8 @@ run_agent(struct opts *o)
 	struct sockmap *sm;
 	struct agent_exit x;
 	int spawn_errno;
-	int64_t next, next_flush, next_sock;
-	int64_t ended_mono = 0;		/* when the application ended */
-	bool app_done = false;
+	struct loop l;
+	int64_t now, next, ended_mono;
 	char *path;
 
 	memset(a, 0, sizeof *a);
@@ -948,163 +1129,50 @@ run_agent(struct opts *o)
 
 	s = sampler_new(a->app, 100000);
 	sm = sockmap_new(a->env.rank, 1000000);
-	next = clock_mono_ns();
-	next_flush = next + 500000000;
-	next_sock = next + o->sockets_ns / 4;	/* early: connections are made at start-up */
-	for (;;) {
-		int64_t now;
-		int done;
+	l = (struct loop){ .s = s, .sm = sm };
+	now = clock_mono_ns();
+	{
+		struct tick ticks[] = {
+			{ tick_sample, o->interval_ns, now, true, true },
+			/* early: connections are made at start-up */
+			{ tick_sockets, o->sockets_ns, now + o->sockets_ns / 4, false, true },
+			{ tick_narrow, 100 * NS_PER_MS, a->next_narrow_mono, false, false },
+			{ tick_flush, 500 * NS_PER_MS, now + 500 * NS_PER_MS, false, false },
+		};
 
-		if (!app_done) {
-			done = agent_child_done(a->app, &e);
+		while (!l.ending) {
+			int done = agent_child_done(a->app, &e);
+
 			if (done < 0) {
 				warnx_("collect: %s", e.msg);
 				done = 1;
 			}
-		} else {
-			done = 1;
+			l.ending = done != 0;
+			run_ticks(a, &l, ticks, sizeof ticks / sizeof ticks[0], clock_mono_ns());
+			if (!l.ending && clock_mono_ns() < ticks[0].next)
+				sleep_until(ticks[0].next);
 		}
+		next = ticks[0].next;
+	}
+	ended_mono = record_app_end(a, &l, &x);
+	/* The capture of this node runs until its last rank ends, plus a drain. */
+	while (a->env.local_rank == 0 && !o->no_capture) {
+		int64_t waited = clock_mono_ns() - ended_mono;
+
+		if ((agent_signals_terminating() && waited > 2 * NS_PER_S) ||
+		    local_peers_done(a, waited)) {
+			int64_t until = clock_mono_ns() + o->drain_ns;
+
+			while (clock_mono_ns() < until)
+				sleep_until(until);
+			break;
+		}
+		sleep_until(clock_mono_ns() + 100 * NS_PER_MS);
 		now = clock_mono_ns();
-		if (now >= next || done) {
-			int64_t t_real = clock_real_ns();
-			int64_t t_mono = clock_mono_ns();
-
-			if (!app_done) {
-				const struct sampler_task *tasks;
-				size_t nt = sampler_take(s, &tasks);
-
-				if (a->samples_ok) {
-					if (sampler_write(&a->samples, t_mono, t_real, tasks, nt, &e) < 0) {
-						a->samples_ok = false;
-						note_write_error(a, e.msg);
-					}
-				}
-				a->nsamples++;
-				if (now >= next_sock || done) {
-					scan_sockets(a, sm, s, t_real, done != 0);
-					next_sock = now + o->sockets_ns;
-				}
-			}
-			if (a->env.local_rank == 0 && now >= next)
-				take_node_sample(a, t_mono, t_real);
-			if (now >= next) {
-				next += o->interval_ns;
-				if (next <= now) {	/* overran: skip the slots, keep the grid */
-					int64_t skip = (now - next) / o->interval_ns + 1;
-
-					a->missed += skip;
-					next += skip * o->interval_ns;
-				}
-			}
-		}
-		if (a->narrowing && !done && now >= a->next_narrow_mono) {
-			narrow_ifaces(a, now >= a->narrow_deadline_mono);
-			a->next_narrow_mono = now + 100 * NS_PER_MS;
-		}
-		if (done && !app_done) {
-			if (agent_reap(a->app, &x, &e) < 0) {
-				warnx_("collect: %s", e.msg);
-				memset(&x, 0, sizeof x);
-				x.exit_code = 1;
-			}
-			app_done = true;
-			ended_mono = clock_mono_ns();
-			runmeta_set_i64(&a->rank_meta, "end_real_ns", clock_real_ns());
-			runmeta_set_i64(&a->rank_meta, "end_mono_ns", ended_mono);
-			runmeta_set(&a->rank_meta, "how_ended", "%s",
-				    x.signal ? "signaled" : "exited");
-			runmeta_set_i64(&a->rank_meta, "exit_status", x.exit_code);
-			runmeta_set_i64(&a->rank_meta, "exit_signal", x.signal);
-			if (x.signal) {
-				const char *sn = sigabbrev_np(x.signal);
-
-				runmeta_set(&a->rank_meta, "exit_signal_name", "SIG%s", sn ? sn : "?");
-			}
-			runmeta_set(&a->rank_meta, "core_dumped", "%s", x.core ? "yes" : "no");
-			runmeta_set_i64(&a->rank_meta, "app_utime_ns",
-					clock_tv_ns(&x.ru.ru_utime));
-			runmeta_set_i64(&a->rank_meta, "app_stime_ns",
-					clock_tv_ns(&x.ru.ru_stime));
-			runmeta_set_i64(&a->rank_meta, "app_maxrss_kb", x.ru.ru_maxrss);
-			{
-				/* The agent's own cost so far: sampling, socket scans and, on the
-				 * node-local rank 0, the capture thread (which runs on a little longer). */
-				struct rusage self;
-
-				if (getrusage(RUSAGE_SELF, &self) == 0) {
-					runmeta_set_i64(&a->rank_meta, "agent_utime_ns",
-							clock_tv_ns(&self.ru_utime));
-					runmeta_set_i64(&a->rank_meta, "agent_stime_ns",
-							clock_tv_ns(&self.ru_stime));
-				}
-			}
-			{
-				char sigs[256];
-
-				agent_signals_forwarded(sigs, sizeof sigs);
-				runmeta_set(&a->rank_meta, "signals_forwarded", "%s", sigs[0] ? sigs : "-");
-			}
-			runmeta_set_i64(&a->rank_meta, "samples_taken", a->nsamples);
-			runmeta_set_i64(&a->rank_meta, "samples_missed", a->missed);
-			{
-				long over, bad;
-
-				sampler_stats(s, &over, &bad);
-				runmeta_set_i64(&a->rank_meta, "sampler_over_cap", over);
-				runmeta_set_i64(&a->rank_meta, "sampler_read_errors", bad);
-				sockmap_stats(sm, &over, &bad);
-				runmeta_set_i64(&a->rank_meta, "sockets_over_cap", over);
-				runmeta_set_i64(&a->rank_meta, "sockets_bad_lines", bad);
-				{
-					long reads;
-					const char *source = sockmap_tables(sm, &reads);
-
-					runmeta_set(&a->rank_meta, "sockets_source", "%s", source);
-					runmeta_set_i64(&a->rank_meta, "sockets_table_reads", reads);
-				}
-			}
-			if (a->samples_ok && tsv_w_close(&a->samples, &e) < 0)
-				note_write_error(a, e.msg);
-			else if (!a->samples_ok)
-				tsv_w_close(&a->samples, NULL);	/* stopped by an error: free it */
-			a->samples_ok = false;
-			if (a->sockets_ok && tsv_w_close(&a->sockets, &e) < 0)
-				note_write_error(a, e.msg);
-			else if (!a->sockets_ok)
-				tsv_w_close(&a->sockets, NULL);	/* stopped by an error: free it */
-			a->sockets_ok = false;
-			runmeta_set(&a->rank_meta, "write_error", "%s", a->write_error[0] ? a->write_error : "-");
-			if (write_rank_meta(a, &e) < 0)
-				note_write_error(a, e.msg);
-		}
-		if (app_done) {
-			int64_t waited = clock_mono_ns() - ended_mono;
-
-			if (a->env.local_rank != 0 || o->no_capture)
-				break;
-			/* The capture of this node runs until its last rank ends, plus a drain. */
-			if ((agent_signals_terminating() && waited > 2 * NS_PER_S) ||
-			    local_peers_done(a, waited)) {
-				int64_t until = clock_mono_ns() + o->drain_ns;
-
-				while (clock_mono_ns() < until)
-					sleep_until(until);
-				break;
-			}
-			sleep_until(clock_mono_ns() + 100 * NS_PER_MS);
-			now = clock_mono_ns();
-			if (now >= next)
-				take_node_sample(a, now, clock_real_ns());
-			while (next <= now)
-				next += o->interval_ns;
-			continue;
-		}
-		if (now >= next_flush) {
-			flush_outputs(a);
-			next_flush = now + 500000000;
-		}
-		if (clock_mono_ns() < next)
-			sleep_until(next);
+		if (now >= next)
+			take_node_sample(a, now, clock_real_ns());
+		while (next <= now)
+			next += o->interval_ns;
 	}
 	sampler_free(s);
 	sockmap_free(sm);
