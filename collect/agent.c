@@ -438,21 +438,3 @@ agent_exit_code(const struct agent_exit *x)
 		return 128 + x->signal;
 	return x->exit_code < 0 ? 1 : x->exit_code;
 }
-
-int64_t
-agent_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int64_t
-agent_real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}

@@ -92,8 +92,4 @@ int agent_reap(pid_t pid, struct agent_exit *x, struct err *e) WUR;
 /* Exit status the agent should return for x: the exit code, or 128+signal. */
 int agent_exit_code(const struct agent_exit *x);
 
-/* Times in nanoseconds. */
-int64_t agent_mono_ns(void);
-int64_t agent_real_ns(void);
-
 #endif

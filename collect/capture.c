@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "collect/framecut.h"
+#include "lib/clock.h"
 #include "lib/gzio.h"
 #include "lib/xalloc.h"
 #include "parse/pcapin.h"
@@ -58,15 +59,6 @@ struct capture {
 	bool write_failed;
 	char write_error[ERR_MSG_MAX];
 };
-
-static int64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static ssize_t
 gz_cookie_write(void *cookie, const char *p, size_t n)
@@ -166,7 +158,7 @@ capture_thread(void *arg)
 {
 	struct capture *c = arg;
 	struct pollfd pfd[CAPTURE_MAX_IFACES];
-	int64_t last_flush = mono_ns();
+	int64_t last_flush = clock_mono_ns();
 	uint64_t flushed_packets = 0;	/* c->packets at the last flush */
 	int64_t stop_seen = 0;		/* when the stop request was first seen */
 
@@ -182,8 +174,8 @@ capture_thread(void *arg)
 
 		if (stopping) {
 			if (stop_seen == 0)
-				stop_seen = mono_ns();
-			lingering = mono_ns() - stop_seen < c->linger_ns;
+				stop_seen = clock_mono_ns();
+			lingering = clock_mono_ns() - stop_seen < c->linger_ns;
 		}
 		if (atomic_load(&c->drop_req) != 0)
 			drop_requested(c, pfd);
@@ -199,7 +191,7 @@ capture_thread(void *arg)
 			if (r > 0)
 				got += r;
 		}
-		now = mono_ns();
+		now = clock_mono_ns();
 		if (c->packets != flushed_packets && now - last_flush >= c->flush_ns) {
 			flush_file(c);
 			flushed_packets = c->packets;
@@ -213,8 +205,8 @@ capture_thread(void *arg)
 		struct rusage ru;
 
 		if (getrusage(RUSAGE_THREAD, &ru) == 0) {
-			c->utime_ns = (int64_t)ru.ru_utime.tv_sec * 1000000000 + ru.ru_utime.tv_usec * 1000;
-			c->stime_ns = (int64_t)ru.ru_stime.tv_sec * 1000000000 + ru.ru_stime.tv_usec * 1000;
+			c->utime_ns = clock_tv_ns(&ru.ru_utime);
+			c->stime_ns = clock_tv_ns(&ru.ru_stime);
 		}
 	}
 	return NULL;
@@ -548,8 +540,8 @@ capture_trim(const char *in, const char *out, bool compress, bool overwrite,
 	while (rc == 0 && (r = pcapin_next(pin, &pk, e)) > 0) {
 		struct pcap_pkthdr h;
 
-		h.ts.tv_sec = (time_t)(pk.t_ns / 1000000000);
-		h.ts.tv_usec = (suseconds_t)(pk.t_ns % 1000000000);	/* ns: a nano dumper */
+		h.ts.tv_sec = (time_t)(pk.t_ns / NS_PER_S);
+		h.ts.tv_usec = (suseconds_t)(pk.t_ns % NS_PER_S);	/* ns: a nano dumper */
 		h.len = pk.origlen;
 		h.caplen = (bpf_u_int32)framecut_keep(c->fc, pk.data, pk.caplen, pk.origlen);
 		on_packet_written(c, &h, pk.data);

@@ -22,6 +22,7 @@
 #include "collect/runmeta.h"
 #include "collect/sampler.h"
 #include "collect/sockmap.h"
+#include "lib/clock.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/gzio.h"
@@ -213,7 +214,7 @@ is_old_run(struct agent *a, const char *path)
 	else if (runmeta_get_i64(&m, "start_real_ns", &start) == 0)
 		/* No job identity from the launcher: agents of one job start within a launch
 		 * window of each other. */
-		old = a->start_real_ns - start > 60 * (int64_t)1000000000 || start > a->start_real_ns + 60 * (int64_t)1000000000;
+		old = a->start_real_ns - start > 60 * NS_PER_S || start > a->start_real_ns + 60 * NS_PER_S;
 	runmeta_release(&m);
 	return old;
 }
@@ -282,7 +283,7 @@ write_run_meta(struct agent *a, bool at_end, struct err *e)
 	runmeta_set(&m, "filter", "%s", a->o->cap.filter);
 	runmeta_set_i64(&m, "sockets_interval_ns", a->o->sockets_ns);
 	if (at_end)
-		runmeta_set_i64(&m, "end_real_ns", agent_real_ns());
+		runmeta_set_i64(&m, "end_real_ns", clock_real_ns());
 	rc = runmeta_write(&m, path, false, e);
 	runmeta_release(&m);
 	free(path);
@@ -417,7 +418,7 @@ narrow_ifaces(struct agent *a, bool final)
 	if (seen < want) {
 		snprintf(a->ifaces_why, sizeof a->ifaces_why,
 			 "the files of %d of %d other ranks were there after %" PRId64
-			 " ms: every candidate kept", seen, want, a->o->iface_wait_ns / 1000000);
+			 " ms: every candidate kept", seen, want, a->o->iface_wait_ns / NS_PER_MS);
 		set_ifaces_meta(a);
 		return;
 	}
@@ -494,8 +495,8 @@ start_capture(struct agent *a)
 		/* Started on every candidate so nothing is lost; narrowed once the other
 		 * ranks' addresses are in their rank files. */
 		a->narrowing = true;
-		a->narrow_deadline_mono = agent_mono_ns() + a->o->iface_wait_ns;
-		a->next_narrow_mono = agent_mono_ns();
+		a->narrow_deadline_mono = clock_mono_ns() + a->o->iface_wait_ns;
+		a->next_narrow_mono = clock_mono_ns();
 		snprintf(a->ifaces_why, sizeof a->ifaces_why, "candidates (not narrowed yet)");
 	}
 	set_ifaces_meta(a);
@@ -573,7 +574,7 @@ local_peers_done(struct agent *a, int64_t waited_ns)
 		if (d != NULL)
 			closedir(d);
 	} else {
-		return waited_ns > 5 * (int64_t)1000000000;
+		return waited_ns > 5 * NS_PER_S;
 	}
 	if (unknown)
 		want = found;
@@ -581,10 +582,10 @@ local_peers_done(struct agent *a, int64_t waited_ns)
 		return true;
 	/* A rank that outlives this one by a minute is not waited for (its agent may be
 	 * gone in a way this node cannot see). */
-	if (waited_ns > 60 * (int64_t)1000000000)
+	if (waited_ns > 60 * NS_PER_S)
 		return true;
 	/* Rank files that never appear: their agents failed before writing one. */
-	if (found < want && waited_ns > 5 * (int64_t)1000000000 && found == done)
+	if (found < want && waited_ns > 5 * NS_PER_S && found == done)
 		return true;
 	return false;
 }
@@ -831,7 +832,7 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 static void
 sleep_until(int64_t t_mono_ns)
 {
-	struct timespec ts = { (time_t)(t_mono_ns / 1000000000), (long)(t_mono_ns % 1000000000) };
+	struct timespec ts = clock_ns_ts(t_mono_ns);
 
 	/* EINTR (a forwarded signal) returns early; the caller's loop checks the child. */
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
@@ -851,10 +852,192 @@ refuse(struct agent *a, const char *fmt, ...)
 	va_end(ap);
 	runmeta_set(&a->rank_meta, "how_ended", "not-started");
 	runmeta_set(&a->rank_meta, "error", "%s", msg);
-	runmeta_set_i64(&a->rank_meta, "end_real_ns", agent_real_ns());
+	runmeta_set_i64(&a->rank_meta, "end_real_ns", clock_real_ns());
 	if (write_rank_meta(a, &e) < 0)
 		warnx_("collect: %s", e.msg);
 	die("collect: %s; not starting '%s'", msg, a->o->argv[0]);
+}
+
+/* The state the agent's periodic duties share while the application runs. */
+struct loop {
+	struct sampler *s;
+	struct sockmap *sm;
+	bool ending;		/* the application has ended: the last round */
+	bool sampled;		/* this round took a sample */
+	int64_t t_real;		/* CLOCK_REALTIME of the last sample */
+};
+
+/* One periodic duty: fn runs when the round's time reaches next (due), or, with at_end, in
+ * the last round whatever the time; a duty without at_end never runs in the last round.
+ * fn returns whether it ran. After a due run next moves on by period: from now, or on the
+ * grid next + k * period (grid) with the slots an overrun skipped counted as missed. */
+struct tick {
+	bool (*fn)(struct agent *a, struct loop *l, int64_t now, bool due);
+	int64_t period;		/* ns */
+	int64_t next;		/* CLOCK_MONOTONIC ns */
+	bool grid, at_end;
+};
+
+static void
+run_ticks(struct agent *a, struct loop *l, struct tick *t, size_t n, int64_t now)
+{
+	l->sampled = false;
+	for (size_t k = 0; k < n; k++) {
+		bool due = now >= t[k].next;
+
+		if (!(l->ending ? t[k].at_end : due) || !t[k].fn(a, l, now, due) || !due)
+			continue;
+		if (!t[k].grid) {
+			t[k].next = now + t[k].period;
+			continue;
+		}
+		t[k].next += t[k].period;
+		if (t[k].next <= now) {	/* overran: skip the slots, keep the grid */
+			int64_t skip = (now - t[k].next) / t[k].period + 1;
+
+			a->missed += skip;
+			t[k].next += skip * t[k].period;
+		}
+	}
+}
+
+/* The CPU sample of the application's threads; the node's load on the node-local rank 0. */
+static bool
+tick_sample(struct agent *a, struct loop *l, int64_t now, bool due)
+{
+	int64_t t_real = clock_real_ns();
+	int64_t t_mono = clock_mono_ns();
+	const struct sampler_task *tasks;
+	size_t nt = sampler_take(l->s, &tasks);
+	struct err e;
+
+	(void)now;
+	if (a->samples_ok) {
+		if (sampler_write(&a->samples, t_mono, t_real, tasks, nt, &e) < 0) {
+			a->samples_ok = false;
+			note_write_error(a, e.msg);
+		}
+	}
+	a->nsamples++;
+	l->sampled = true;
+	l->t_real = t_real;
+	if (a->env.local_rank == 0 && due)
+		take_node_sample(a, t_mono, t_real);
+	return true;
+}
+
+/* The application's sockets, in a round that took a sample (and in the last one). */
+static bool
+tick_sockets(struct agent *a, struct loop *l, int64_t now, bool due)
+{
+	(void)now, (void)due;
+	if (!l->sampled)
+		return false;
+	scan_sockets(a, l->sm, l->s, l->t_real, l->ending);
+	return true;
+}
+
+static bool
+tick_narrow(struct agent *a, struct loop *l, int64_t now, bool due)
+{
+	(void)l, (void)due;
+	if (!a->narrowing)
+		return false;
+	narrow_ifaces(a, now >= a->narrow_deadline_mono);
+	return true;
+}
+
+static bool
+tick_flush(struct agent *a, struct loop *l, int64_t now, bool due)
+{
+	(void)l, (void)now, (void)due;
+	flush_outputs(a);
+	return true;
+}
+
+/* The application has ended: reap it into x and record how it ended, the agent's cost and
+ * counts in the rank's meta; close the sample and socket files. Returns when it ended
+ * (CLOCK_MONOTONIC ns). */
+static int64_t
+record_app_end(struct agent *a, struct loop *l, struct agent_exit *x)
+{
+	struct err e;
+	int64_t ended_mono;
+
+	if (agent_reap(a->app, x, &e) < 0) {
+		warnx_("collect: %s", e.msg);
+		memset(x, 0, sizeof *x);
+		x->exit_code = 1;
+	}
+	ended_mono = clock_mono_ns();
+	runmeta_set_i64(&a->rank_meta, "end_real_ns", clock_real_ns());
+	runmeta_set_i64(&a->rank_meta, "end_mono_ns", ended_mono);
+	runmeta_set(&a->rank_meta, "how_ended", "%s",
+		    x->signal ? "signaled" : "exited");
+	runmeta_set_i64(&a->rank_meta, "exit_status", x->exit_code);
+	runmeta_set_i64(&a->rank_meta, "exit_signal", x->signal);
+	if (x->signal) {
+		const char *sn = sigabbrev_np(x->signal);
+
+		runmeta_set(&a->rank_meta, "exit_signal_name", "SIG%s", sn ? sn : "?");
+	}
+	runmeta_set(&a->rank_meta, "core_dumped", "%s", x->core ? "yes" : "no");
+	runmeta_set_i64(&a->rank_meta, "app_utime_ns",
+			clock_tv_ns(&x->ru.ru_utime));
+	runmeta_set_i64(&a->rank_meta, "app_stime_ns",
+			clock_tv_ns(&x->ru.ru_stime));
+	runmeta_set_i64(&a->rank_meta, "app_maxrss_kb", x->ru.ru_maxrss);
+	{
+		/* The agent's own cost so far: sampling, socket scans and, on the
+		 * node-local rank 0, the capture thread (which runs on a little longer). */
+		struct rusage self;
+
+		if (getrusage(RUSAGE_SELF, &self) == 0) {
+			runmeta_set_i64(&a->rank_meta, "agent_utime_ns",
+					clock_tv_ns(&self.ru_utime));
+			runmeta_set_i64(&a->rank_meta, "agent_stime_ns",
+					clock_tv_ns(&self.ru_stime));
+		}
+	}
+	{
+		char sigs[256];
+
+		agent_signals_forwarded(sigs, sizeof sigs);
+		runmeta_set(&a->rank_meta, "signals_forwarded", "%s", sigs[0] ? sigs : "-");
+	}
+	runmeta_set_i64(&a->rank_meta, "samples_taken", a->nsamples);
+	runmeta_set_i64(&a->rank_meta, "samples_missed", a->missed);
+	{
+		long over, bad;
+
+		sampler_stats(l->s, &over, &bad);
+		runmeta_set_i64(&a->rank_meta, "sampler_over_cap", over);
+		runmeta_set_i64(&a->rank_meta, "sampler_read_errors", bad);
+		sockmap_stats(l->sm, &over, &bad);
+		runmeta_set_i64(&a->rank_meta, "sockets_over_cap", over);
+		runmeta_set_i64(&a->rank_meta, "sockets_bad_lines", bad);
+		{
+			long reads;
+			const char *source = sockmap_tables(l->sm, &reads);
+
+			runmeta_set(&a->rank_meta, "sockets_source", "%s", source);
+			runmeta_set_i64(&a->rank_meta, "sockets_table_reads", reads);
+		}
+	}
+	if (a->samples_ok && tsv_w_close(&a->samples, &e) < 0)
+		note_write_error(a, e.msg);
+	else if (!a->samples_ok)
+		tsv_w_close(&a->samples, NULL);	/* stopped by an error: free it */
+	a->samples_ok = false;
+	if (a->sockets_ok && tsv_w_close(&a->sockets, &e) < 0)
+		note_write_error(a, e.msg);
+	else if (!a->sockets_ok)
+		tsv_w_close(&a->sockets, NULL);	/* stopped by an error: free it */
+	a->sockets_ok = false;
+	runmeta_set(&a->rank_meta, "write_error", "%s", a->write_error[0] ? a->write_error : "-");
+	if (write_rank_meta(a, &e) < 0)
+		note_write_error(a, e.msg);
+	return ended_mono;
 }
 
 static int
@@ -867,17 +1050,16 @@ run_agent(struct opts *o)
 	struct sockmap *sm;
 	struct agent_exit x;
 	int spawn_errno;
-	int64_t next, next_flush, next_sock;
-	int64_t ended_mono = 0;		/* when the application ended */
-	bool app_done = false;
+	struct loop l;
+	int64_t now, next, ended_mono;
 	char *path;
 
 	memset(a, 0, sizeof *a);
 	a->o = o;
 	if (o->see_local && agent_see_local_env(o->see_local_env, sizeof o->see_local_env, &e) < 0)
 		die("collect: --see-local: %s; not starting '%s'", e.msg, o->argv[0]);
-	a->start_real_ns = agent_real_ns();
-	a->start_mono_ns = agent_mono_ns();
+	a->start_real_ns = clock_real_ns();
+	a->start_mono_ns = clock_mono_ns();
 	if (agent_env_detect(&a->env, &e) < 0)
 		die("collect: %s", e.msg);
 	runmeta_safe_name(a->env.host, a->host, sizeof a->host);
@@ -927,7 +1109,7 @@ run_agent(struct opts *o)
 
 		runmeta_set(&a->rank_meta, "how_ended", "not-started");
 		runmeta_set(&a->rank_meta, "error", "%s", e.msg);
-		runmeta_set_i64(&a->rank_meta, "end_real_ns", agent_real_ns());
+		runmeta_set_i64(&a->rank_meta, "end_real_ns", clock_real_ns());
 		if (write_rank_meta(a, &e) < 0)
 			warnx_("collect: %s", e.msg);
 		tsv_w_close(&a->samples, NULL);
@@ -947,163 +1129,50 @@ run_agent(struct opts *o)
 
 	s = sampler_new(a->app, 100000);
 	sm = sockmap_new(a->env.rank, 1000000);
-	next = agent_mono_ns();
-	next_flush = next + 500000000;
-	next_sock = next + o->sockets_ns / 4;	/* early: connections are made at start-up */
-	for (;;) {
-		int64_t now;
-		int done;
+	l = (struct loop){ .s = s, .sm = sm };
+	now = clock_mono_ns();
+	{
+		struct tick ticks[] = {
+			{ tick_sample, o->interval_ns, now, true, true },
+			/* early: connections are made at start-up */
+			{ tick_sockets, o->sockets_ns, now + o->sockets_ns / 4, false, true },
+			{ tick_narrow, 100 * NS_PER_MS, a->next_narrow_mono, false, false },
+			{ tick_flush, 500 * NS_PER_MS, now + 500 * NS_PER_MS, false, false },
+		};
 
-		if (!app_done) {
-			done = agent_child_done(a->app, &e);
+		while (!l.ending) {
+			int done = agent_child_done(a->app, &e);
+
 			if (done < 0) {
 				warnx_("collect: %s", e.msg);
 				done = 1;
 			}
-		} else {
-			done = 1;
+			l.ending = done != 0;
+			run_ticks(a, &l, ticks, sizeof ticks / sizeof ticks[0], clock_mono_ns());
+			if (!l.ending && clock_mono_ns() < ticks[0].next)
+				sleep_until(ticks[0].next);
 		}
-		now = agent_mono_ns();
-		if (now >= next || done) {
-			int64_t t_real = agent_real_ns();
-			int64_t t_mono = agent_mono_ns();
+		next = ticks[0].next;
+	}
+	ended_mono = record_app_end(a, &l, &x);
+	/* The capture of this node runs until its last rank ends, plus a drain. */
+	while (a->env.local_rank == 0 && !o->no_capture) {
+		int64_t waited = clock_mono_ns() - ended_mono;
 
-			if (!app_done) {
-				const struct sampler_task *tasks;
-				size_t nt = sampler_take(s, &tasks);
+		if ((agent_signals_terminating() && waited > 2 * NS_PER_S) ||
+		    local_peers_done(a, waited)) {
+			int64_t until = clock_mono_ns() + o->drain_ns;
 
-				if (a->samples_ok) {
-					if (sampler_write(&a->samples, t_mono, t_real, tasks, nt, &e) < 0) {
-						a->samples_ok = false;
-						note_write_error(a, e.msg);
-					}
-				}
-				a->nsamples++;
-				if (now >= next_sock || done) {
-					scan_sockets(a, sm, s, t_real, done != 0);
-					next_sock = now + o->sockets_ns;
-				}
-			}
-			if (a->env.local_rank == 0 && now >= next)
-				take_node_sample(a, t_mono, t_real);
-			if (now >= next) {
-				next += o->interval_ns;
-				if (next <= now) {	/* overran: skip the slots, keep the grid */
-					int64_t skip = (now - next) / o->interval_ns + 1;
-
-					a->missed += skip;
-					next += skip * o->interval_ns;
-				}
-			}
+			while (clock_mono_ns() < until)
+				sleep_until(until);
+			break;
 		}
-		if (a->narrowing && !done && now >= a->next_narrow_mono) {
-			narrow_ifaces(a, now >= a->narrow_deadline_mono);
-			a->next_narrow_mono = now + 100000000;
-		}
-		if (done && !app_done) {
-			if (agent_reap(a->app, &x, &e) < 0) {
-				warnx_("collect: %s", e.msg);
-				memset(&x, 0, sizeof x);
-				x.exit_code = 1;
-			}
-			app_done = true;
-			ended_mono = agent_mono_ns();
-			runmeta_set_i64(&a->rank_meta, "end_real_ns", agent_real_ns());
-			runmeta_set_i64(&a->rank_meta, "end_mono_ns", ended_mono);
-			runmeta_set(&a->rank_meta, "how_ended", "%s",
-				    x.signal ? "signaled" : "exited");
-			runmeta_set_i64(&a->rank_meta, "exit_status", x.exit_code);
-			runmeta_set_i64(&a->rank_meta, "exit_signal", x.signal);
-			if (x.signal) {
-				const char *sn = sigabbrev_np(x.signal);
-
-				runmeta_set(&a->rank_meta, "exit_signal_name", "SIG%s", sn ? sn : "?");
-			}
-			runmeta_set(&a->rank_meta, "core_dumped", "%s", x.core ? "yes" : "no");
-			runmeta_set_i64(&a->rank_meta, "app_utime_ns",
-					(int64_t)x.ru.ru_utime.tv_sec * 1000000000 + x.ru.ru_utime.tv_usec * 1000);
-			runmeta_set_i64(&a->rank_meta, "app_stime_ns",
-					(int64_t)x.ru.ru_stime.tv_sec * 1000000000 + x.ru.ru_stime.tv_usec * 1000);
-			runmeta_set_i64(&a->rank_meta, "app_maxrss_kb", x.ru.ru_maxrss);
-			{
-				/* The agent's own cost so far: sampling, socket scans and, on the
-				 * node-local rank 0, the capture thread (which runs on a little longer). */
-				struct rusage self;
-
-				if (getrusage(RUSAGE_SELF, &self) == 0) {
-					runmeta_set_i64(&a->rank_meta, "agent_utime_ns",
-							(int64_t)self.ru_utime.tv_sec * 1000000000 + self.ru_utime.tv_usec * 1000);
-					runmeta_set_i64(&a->rank_meta, "agent_stime_ns",
-							(int64_t)self.ru_stime.tv_sec * 1000000000 + self.ru_stime.tv_usec * 1000);
-				}
-			}
-			{
-				char sigs[256];
-
-				agent_signals_forwarded(sigs, sizeof sigs);
-				runmeta_set(&a->rank_meta, "signals_forwarded", "%s", sigs[0] ? sigs : "-");
-			}
-			runmeta_set_i64(&a->rank_meta, "samples_taken", a->nsamples);
-			runmeta_set_i64(&a->rank_meta, "samples_missed", a->missed);
-			{
-				long over, bad;
-
-				sampler_stats(s, &over, &bad);
-				runmeta_set_i64(&a->rank_meta, "sampler_over_cap", over);
-				runmeta_set_i64(&a->rank_meta, "sampler_read_errors", bad);
-				sockmap_stats(sm, &over, &bad);
-				runmeta_set_i64(&a->rank_meta, "sockets_over_cap", over);
-				runmeta_set_i64(&a->rank_meta, "sockets_bad_lines", bad);
-				{
-					long reads;
-					const char *source = sockmap_tables(sm, &reads);
-
-					runmeta_set(&a->rank_meta, "sockets_source", "%s", source);
-					runmeta_set_i64(&a->rank_meta, "sockets_table_reads", reads);
-				}
-			}
-			if (a->samples_ok && tsv_w_close(&a->samples, &e) < 0)
-				note_write_error(a, e.msg);
-			else if (!a->samples_ok)
-				tsv_w_close(&a->samples, NULL);	/* stopped by an error: free it */
-			a->samples_ok = false;
-			if (a->sockets_ok && tsv_w_close(&a->sockets, &e) < 0)
-				note_write_error(a, e.msg);
-			else if (!a->sockets_ok)
-				tsv_w_close(&a->sockets, NULL);	/* stopped by an error: free it */
-			a->sockets_ok = false;
-			runmeta_set(&a->rank_meta, "write_error", "%s", a->write_error[0] ? a->write_error : "-");
-			if (write_rank_meta(a, &e) < 0)
-				note_write_error(a, e.msg);
-		}
-		if (app_done) {
-			int64_t waited = agent_mono_ns() - ended_mono;
-
-			if (a->env.local_rank != 0 || o->no_capture)
-				break;
-			/* The capture of this node runs until its last rank ends, plus a drain. */
-			if ((agent_signals_terminating() && waited > 2 * (int64_t)1000000000) ||
-			    local_peers_done(a, waited)) {
-				int64_t until = agent_mono_ns() + o->drain_ns;
-
-				while (agent_mono_ns() < until)
-					sleep_until(until);
-				break;
-			}
-			sleep_until(agent_mono_ns() + 100000000);
-			now = agent_mono_ns();
-			if (now >= next)
-				take_node_sample(a, now, agent_real_ns());
-			while (next <= now)
-				next += o->interval_ns;
-			continue;
-		}
-		if (now >= next_flush) {
-			flush_outputs(a);
-			next_flush = now + 500000000;
-		}
-		if (agent_mono_ns() < next)
-			sleep_until(next);
+		sleep_until(clock_mono_ns() + 100 * NS_PER_MS);
+		now = clock_mono_ns();
+		if (now >= next)
+			take_node_sample(a, now, clock_real_ns());
+		while (next <= now)
+			next += o->interval_ns;
 	}
 	sampler_free(s);
 	sockmap_free(sm);
@@ -1247,8 +1316,8 @@ cmd_collect(int argc, char **argv)
 		switch (c) {
 		case 'o': o.run = optarg; break;
 		case 'i':
-			o.interval_ns = cli_duration_ns(optarg, "--interval", 1000000);
-			if (o.interval_ns < 1000000 || o.interval_ns > 60 * (int64_t)1000000000)
+			o.interval_ns = cli_duration_ns(optarg, "--interval", NS_PER_MS);
+			if (o.interval_ns < NS_PER_MS || o.interval_ns > 60 * NS_PER_S)
 				die_usage("collect: option '--interval': use 1ms to 60s");
 			break;
 		case 'I':
@@ -1277,11 +1346,11 @@ cmd_collect(int argc, char **argv)
 				die_usage("collect: option '--buffer': use 64k to 2G");
 			break;
 		case OPT_SOCKETS:
-			o.sockets_ns = cli_duration_ns(optarg, "--sockets", 1000000);
+			o.sockets_ns = cli_duration_ns(optarg, "--sockets", NS_PER_MS);
 			if (o.sockets_ns < 10000000)
 				die_usage("collect: option '--sockets': at least 10ms");
 			break;
-		case OPT_DRAIN: o.drain_ns = cli_duration_ns(optarg, "--drain", 1000000); break;
+		case OPT_DRAIN: o.drain_ns = cli_duration_ns(optarg, "--drain", NS_PER_MS); break;
 		case OPT_LEVEL:
 			o.cap.compress_level = (int)cli_i64(optarg, "--compress-level", 1, 9);
 			o.cap.compress = true;
@@ -1289,17 +1358,17 @@ cmd_collect(int argc, char **argv)
 		case OPT_BATCH: o.cap.batch = true; break;
 		case OPT_IMMEDIATE: o.cap.batch = false; break;
 		case OPT_BATCH_TIMEOUT: {
-			int64_t t = cli_duration_ns(optarg, "--batch-timeout", 1000000);
+			int64_t t = cli_duration_ns(optarg, "--batch-timeout", NS_PER_MS);
 
-			if (t < 1000000 || t > 1000000000)
+			if (t < NS_PER_MS || t > NS_PER_S)
 				die_usage("collect: option '--batch-timeout': use 1ms to 1s");
-			o.cap.batch_ms = (int)(t / 1000000);
+			o.cap.batch_ms = (int)(t / NS_PER_MS);
 			o.cap.batch = true;
 			break;
 		}
 		case OPT_IFACE_WAIT:
-			o.iface_wait_ns = cli_duration_ns(optarg, "--iface-wait", 1000000);
-			if (o.iface_wait_ns < 0 || o.iface_wait_ns > 60 * (int64_t)1000000000)
+			o.iface_wait_ns = cli_duration_ns(optarg, "--iface-wait", NS_PER_MS);
+			if (o.iface_wait_ns < 0 || o.iface_wait_ns > 60 * NS_PER_S)
 				die_usage("collect: option '--iface-wait': use 0 to 60s");
 			break;
 		case OPT_SEE_LOCAL: o.see_local = true; break;

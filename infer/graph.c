@@ -11,6 +11,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include "lib/clock.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 
@@ -408,7 +409,7 @@ fmt_human_lat(char *out, size_t len, int64_t lat_ns)
 		snprintf(out, len, "%" PRId64 " ns", lat_ns);
 	else if (lat_ns < 1000000)
 		snprintf(out, len, "%.3g us", (double)lat_ns / 1e3);
-	else if (lat_ns < 1000000000)
+	else if (lat_ns < NS_PER_S)
 		snprintf(out, len, "%.3g ms", (double)lat_ns / 1e6);
 	else
 		snprintf(out, len, "%.3g s", (double)lat_ns / 1e9);

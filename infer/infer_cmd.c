@@ -14,6 +14,7 @@
 #include "infer/graph.h"
 #include "infer/passive.h"
 #include "infer/probe.h"
+#include "lib/clock.h"
 #include "lib/err.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
@@ -537,7 +538,7 @@ cmd_infer(int argc, char **argv)
 		case OPT_SIZE: o.po.size_bytes = cli_bytes(optarg, "--size"); break;
 		case OPT_MIN_TIME: o.po.min_time_ns = cli_duration_ns(optarg, "--min-time", 1000000); break;
 		case OPT_REPS: o.po.reps = (int)cli_i64(optarg, "--reps", 1, 100); break;
-		case OPT_TIMEOUT: o.po.timeout_ns = cli_duration_ns(optarg, "--timeout", 1000000000); break;
+		case OPT_TIMEOUT: o.po.timeout_ns = cli_duration_ns(optarg, "--timeout", NS_PER_S); break;
 		case OPT_FROM_DOT: o.from_dot = optarg; break;
 		case OPT_NO_RENDER: o.no_render = true; break;
 		case 'q': err_verbosity = 0; break;

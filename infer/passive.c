@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "lib/clock.h"
 #include "lib/xalloc.h"
 
 #define M PASV_MAX_HOSTS
@@ -48,7 +49,7 @@ pasv_opts_default(void)
 		.shared_below = 0.75,
 		.indep_above = 0.85,
 		.conserve = 0.7,
-		.conf_ns = 1000000000,		/* 1 s */
+		.conf_ns = NS_PER_S,
 		.exonerate = 1.5,
 		.peak_window_ns = 100000000,	/* 100 ms */
 		.max_samples = 50000000,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collect/agent.h"
+#include "lib/clock.h"
 #include "lib/fsutil.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
@@ -43,19 +44,10 @@ probe_opts_default(void)
 	return o;
 }
 
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void
 sleep_ns(int64_t ns)
 {
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	struct timespec ts = clock_ns_ts(ns);
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
@@ -305,11 +297,11 @@ static int64_t
 ping(int fd)
 {
 	char c;
-	int64_t t0 = now_ns();
+	int64_t t0 = clock_mono_ns();
 
 	if (send_cmd(fd, 'P', 0) < 0 || read_all(fd, &c, 1) < 0)
 		return -1;
-	return now_ns() - t0;
+	return clock_mono_ns() - t0;
 }
 
 /* Send len bytes and wait for the receipt: the rate in bytes/s, or -1. */
@@ -317,7 +309,7 @@ static double
 transfer(int fd, int64_t len)
 {
 	static char buf[CHUNK_BYTES];
-	int64_t t0 = now_ns(), left = len;
+	int64_t t0 = clock_mono_ns(), left = len;
 	char c;
 
 	if (send_cmd(fd, 'S', (uint64_t)len) < 0)
@@ -331,7 +323,7 @@ transfer(int fd, int64_t len)
 	}
 	if (read_all(fd, &c, 1) < 0)
 		return -1;
-	return (double)len * 1e9 / (double)(now_ns() - t0);
+	return (double)len * 1e9 / (double)(clock_mono_ns() - t0);
 }
 
 static int
@@ -485,7 +477,7 @@ root_run(const char *dir, const struct agent_env *env, const struct probe_opts *
 {
 	int np = env->size > 0 ? env->size : 1, rc = 0, nh = 0;
 	struct peer *pe = xcalloc((size_t)np, sizeof *pe);
-	int64_t deadline = now_ns() + o->timeout_ns;
+	int64_t deadline = clock_mono_ns() + o->timeout_ns;
 	double *ratio, *sum, *solo, *pr, *ps;
 	int64_t *lat;
 	const char **names;
@@ -497,7 +489,7 @@ root_run(const char *dir, const struct agent_env *env, const struct probe_opts *
 		pe[r].rank = r;
 		pe[r].fd = -1;
 		while (read_agent_file(path, &pe[r]) < 0) {
-			if (now_ns() > deadline) {
+			if (clock_mono_ns() > deadline) {
 				rc = err_set(e, E_IO, "agent of rank %d did not appear in '%s' within %.0f s",
 					     r, dir, (double)o->timeout_ns / 1e9);
 				break;
@@ -614,7 +606,7 @@ probe_agent(const char *topo, const struct probe_opts *o, struct graph *g, struc
 		return rc;
 	}
 	done = xasprintf("%s/done", dir);
-	deadline = now_ns() + o->timeout_ns;
+	deadline = clock_mono_ns() + o->timeout_ns;
 	for (;;) {
 		struct pollfd pfd = { lfd, POLLIN, 0 };
 		int n = poll(&pfd, 1, 200);
@@ -630,7 +622,7 @@ probe_agent(const char *topo, const struct probe_opts *o, struct graph *g, struc
 		}
 		if (access(done, F_OK) == 0)
 			break;
-		if (now_ns() > deadline) {
+		if (clock_mono_ns() > deadline) {
 			rc = err_set(e, E_IO, "rank %d: the root never connected within %.0f s", env.rank,
 				     (double)o->timeout_ns / 1e9);
 			break;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/xalloc.h"
 
 int
@@ -21,7 +22,7 @@ tsv_w_open(struct tsv_w *t, const char *path, const char *format, int version,
 	for (t->ncols = 0; cols[t->ncols] != NULL; t->ncols++)
 		if (t->ncols >= TSV_MAX_COLS)
 			BUG("too many columns for '%s'", format);
-	t->w = gzw_open(path, compress, overwrite, 1000000000, e);
+	t->w = gzw_open(path, compress, overwrite, NS_PER_S, e);
 	if (t->w == NULL)
 		return e ? e->code : -E_IO;
 	t->path = xstrdup(path);

@@ -5,11 +5,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "lib/clock.h"
 #include "lib/xalloc.h"
 
 #define PREFIX_MAX 96		/* first bytes kept per direction for classification */
 #define PEND_MAX (256u << 10)	/* bytes held before a decoder is chosen */
-#define LINGER_NS (10LL * 1000000000)	/* closed connections are kept this long (capture time) */
+#define LINGER_NS (10 * NS_PER_S)	/* closed connections are kept this long (capture time) */
 #define SEEN_MAX (4u << 20)	/* connections remembered from earlier captures */
 #define DEFAULT_MAX_CONNS 65536
 

@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 
 #include "cli/cli.h"
+#include "lib/clock.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/ordq.h"
@@ -1410,16 +1411,6 @@ row_threads(const struct opts *o)
 	return jobs > 1 ? (size_t)jobs : 0;
 }
 
-/* CLOCK_MONOTONIC in seconds, for --times. */
-static double
-clock_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void
 get_opts(int argc, char **argv, struct opts *o)
 {
@@ -1534,7 +1525,7 @@ cmd_parse(int argc, char **argv)
 	size_t npcaps, nsamples, nnames, i;
 	bool own_lists = false, quiet;
 	int rc;
-	double t_start = clock_s(), t_step, t_wait = 0, t_merge = 0, t_samples, t_out;	/* s */
+	double t_start = clock_mono_s(), t_step, t_wait = 0, t_merge = 0, t_samples, t_out;	/* s */
 
 	get_opts(argc, argv, &o);
 	quiet = err_verbosity == 0;
@@ -1636,7 +1627,7 @@ cmd_parse(int argc, char **argv)
 	/* Each capture is parsed alone into a part (on as many threads as asked), then the
 	 * parts are merged in capture order: the same profile whatever the thread count, and
 	 * the same as a merge of parts made on the nodes (--part, --merge). */
-	t_step = clock_s();
+	t_step = clock_mono_s();
 	if (o.merge) {
 		partdir = xasprintf("%s/parts", outdir);
 		names = list_parts(partdir, &nnames);
@@ -1664,11 +1655,11 @@ cmd_parse(int argc, char **argv)
 
 		if (!o.merge)
 			parts_wait(&q, i);
-		t = clock_s();
+		t = clock_mono_s();
 		t_wait += t - t_step;
 		if (part_merge_add(merge, partdir, names[i], &e) < 0)
 			warn_partial(&c, e.msg);
-		t_step = clock_s();
+		t_step = clock_mono_s();
 		t_merge += t_step - t;
 		if (!o.merge)
 			part_remove(partdir, names[i]);
@@ -1691,11 +1682,11 @@ cmd_parse(int argc, char **argv)
 		c.write_failed = true;
 		c.werr = e;
 	}
-	t_merge += clock_s() - t_step;
-	t_step = clock_s();
+	t_merge += clock_mono_s() - t_step;
+	t_step = clock_mono_s();
 	do_samples(&c, samples, nsamples, outdir, row_threads(&o));
-	t_samples = clock_s() - t_step;
-	t_step = clock_s();
+	t_samples = clock_mono_s() - t_step;
+	t_step = clock_mono_s();
 	rollup_netparams(&c.prof, o.lat_ns, o.bw_Bps, &np);
 	write_netparams(&c, &np, outdir);
 	write_ranks_links(&c, &np, outdir, quiet);
@@ -1703,11 +1694,11 @@ cmd_parse(int argc, char **argv)
 	warn_ompi_ucx(&c, st);
 	write_warnings(&c, outdir);	/* after the last warning */
 	write_stats(&c, st, outdir);
-	t_out = clock_s() - t_step;
+	t_out = clock_mono_s() - t_step;
 	if (o.times)
 		fprintf(stderr, "parse: times: parts %.3f s (waited for), merge %.3f s, samples %.3f s, "
 			"outputs %.3f s, total %.3f s\n", t_wait, t_merge, t_samples, t_out,
-			clock_s() - t_start);
+			clock_mono_s() - t_start);
 	if (!quiet) {
 		const struct flows_stats *s = st;
 

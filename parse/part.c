@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "lib/clock.h"
 #include "lib/rd.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
@@ -218,15 +219,6 @@ kv_warn(struct pw *w, const char *fmt, ...)
 	row_end(w, &w->stats);
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Read one capture into f; damage is a warning in the part. */
 static void
 read_capture(struct pw *w, struct part_sum *s, struct flows *f, const char *path)
@@ -235,7 +227,7 @@ read_capture(struct pw *w, struct part_sum *s, struct flows *f, const char *path
 	struct pcapin *in = pcapin_open(path, &e);
 	struct pcapin_pkt pk;
 	uint64_t n = 0, bytes = 0, bytes_seen = 0;
-	double t_last = now_s(), t0 = t_last;
+	double t_last = clock_mono_s(), t0 = t_last;
 	int rc;
 
 	if (in == NULL) {
@@ -249,7 +241,7 @@ read_capture(struct pw *w, struct part_sum *s, struct flows *f, const char *path
 		bytes += pk.caplen + 16;
 		/* look at the clock every 64k packets or 64 MB, print at most once a second */
 		if (((++n & 0xffff) == 0 || bytes - bytes_seen >= (64u << 20)) && err_verbosity > 0) {
-			double t = now_s();
+			double t = clock_mono_s();
 
 			bytes_seen = bytes;
 			if (t - t_last >= 1.0) {

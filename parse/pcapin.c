@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/gzio.h"
 #include "lib/xalloc.h"
 
@@ -63,9 +64,9 @@ clamp_ns(int64_t sec, int64_t nsec)
 {
 	if (sec < 0)
 		return 0;
-	if (sec >= PCAPIN_MAX_T_NS / 1000000000)
+	if (sec >= PCAPIN_MAX_T_NS / NS_PER_S)
 		return PCAPIN_MAX_T_NS;
-	return sec * 1000000000 + (nsec < 0 ? 0 : nsec % 1000000000);
+	return sec * NS_PER_S + (nsec < 0 ? 0 : nsec % NS_PER_S);
 }
 
 struct pcapin *
@@ -171,12 +172,6 @@ pcapin_linktype(const struct pcapin *in)
 	return pcap_datalink(in->pc);
 }
 
-int
-pcapin_snaplen(const struct pcapin *in)
-{
-	return pcap_snapshot(in->pc);
-}
-
 int64_t
 pcapin_offset(const struct pcapin *in)
 {
@@ -205,10 +200,4 @@ pcapin_close(struct pcapin *in)
 	free(in->mem);
 	free(in->name);
 	free(in);
-}
-
-const char *
-pcapin_lib_version(void)
-{
-	return pcap_lib_version();
 }

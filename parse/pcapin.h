@@ -39,14 +39,10 @@ struct pcapin *pcapin_open_mem(const void *p, size_t n, struct err *e) WUR;
  * return every later call returns 0. */
 int pcapin_next(struct pcapin *in, struct pcapin_pkt *pkt, struct err *e) WUR;
 int pcapin_linktype(const struct pcapin *in);
-/* Snapshot length from the file header. */
-int pcapin_snaplen(const struct pcapin *in);
 /* Compressed or plain bytes consumed so far, for progress (-1 when unknown). */
 int64_t pcapin_offset(const struct pcapin *in);
 bool pcapin_is_gzip(const struct pcapin *in);
 /* Accepts NULL. */
 void pcapin_close(struct pcapin *in);
-/* The libpcap version string. */
-const char *pcapin_lib_version(void);
 
 #endif

@@ -176,12 +176,6 @@ send_signal(pid_t pid, void *arg)
 }
 
 int
-tb_cpu_count_tasks(int instance)
-{
-	return each_task(instance, NULL, NULL);
-}
-
-int
 tb_cpu_stop_tasks(int instance, int grace_ms, int *stopped, struct err *e)
 {
 	int sig = SIGTERM;

@@ -24,9 +24,6 @@ void tb_cpu_dirs(int instance, int ws, char bufs[2][256], const char *dirs[3]);
  * they were all put there by the testbed (exec, rsh, load). Adds how many to *stopped. */
 int tb_cpu_stop_tasks(int instance, int grace_ms, int *stopped, struct err *e) WUR;
 
-/* Count the processes in the instance's cgroups. */
-int tb_cpu_count_tasks(int instance);
-
 /* Remove the instance's cgroup directories (workstations, then the parent) for both
  * controllers. Adds the number removed to *removed. Returns 0 or -E_IO (e.g. still busy). */
 int tb_cpu_remove(int instance, int *removed, struct err *e) WUR;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "testbed/tb_cpu.h"
 #include "testbed/tb_state.h"
 #include "testbed/tb_sys.h"
@@ -125,7 +126,7 @@ tb_load_sink(int port, struct err *e)
 static int
 connect_retry(const struct sockaddr_in *sa, struct err *e)
 {
-	int64_t until = tb_now_ns() + 10 * (int64_t)1000000000;
+	int64_t until = clock_mono_ns() + 10 * NS_PER_S;
 
 	for (;;) {
 		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -135,7 +136,7 @@ connect_retry(const struct sockaddr_in *sa, struct err *e)
 		if (connect(s, (const struct sockaddr *)sa, sizeof *sa) == 0)
 			return s;
 		close(s);
-		if (tb_now_ns() > until)
+		if (clock_mono_ns() > until)
 			return err_sys(e, E_IO, "cannot connect to port %d", ntohs(sa->sin_port));
 		tb_sleep_ms(100);
 	}
@@ -156,12 +157,12 @@ tb_load_source(const char *addr, int port, double duty, int64_t period_ns, struc
 	if (s < 0)
 		return s;
 	for (;;) {
-		int64_t start = tb_now_ns();
+		int64_t start = clock_mono_ns();
 
-		while (tb_now_ns() - start < on_ns) {
-			int64_t left_ns = on_ns - (tb_now_ns() - start);
-			struct timeval tv = { (time_t)(left_ns / 1000000000),
-					      (suseconds_t)(left_ns % 1000000000 / 1000) };
+		while (clock_mono_ns() - start < on_ns) {
+			int64_t left_ns = on_ns - (clock_mono_ns() - start);
+			struct timeval tv = { (time_t)(left_ns / NS_PER_S),
+					      (suseconds_t)(left_ns % NS_PER_S / NS_PER_US) };
 
 			/* a capped link blocks the write: never block past the on phase */
 			if (tv.tv_sec == 0 && tv.tv_usec == 0)
@@ -175,7 +176,7 @@ tb_load_source(const char *addr, int port, double duty, int64_t period_ns, struc
 			}
 		}
 		if (period_ns > on_ns) {
-			int64_t off_ns = period_ns - (tb_now_ns() - start);
+			int64_t off_ns = period_ns - (clock_mono_ns() - start);
 
 			if (off_ns > 0)
 				tb_sleep_ms((long)(off_ns / 1000000));

@@ -504,26 +504,6 @@ out:
 }
 
 int
-tb_hosts_count(int instance)
-{
-	char marker[64], line[512];
-	FILE *f = fopen(TB_HOSTS_FILE, "re");
-	int n = 0;
-
-	if (f == NULL)
-		return 0;
-	hosts_marker(instance, marker, sizeof marker);
-	while (fgets(line, sizeof line, f) != NULL) {
-		size_t len = strcspn(line, "\n");
-
-		if (marked(line, len, marker))
-			n++;
-	}
-	fclose(f);
-	return n;
-}
-
-int
 tb_parse_rate(const char *s, int64_t *bps, struct err *e)
 {
 	static const struct {
@@ -556,21 +536,4 @@ tb_parse_rate(const char *s, int64_t *bps, struct err *e)
 	}
 	return err_set(e, E_USAGE, "unknown unit in rate '%s' (use bit, kbit, mbit, gbit or kbps, mbps)",
 		       s);
-}
-
-int
-tb_net_counters(const char *link, uint64_t *rx_bytes, uint64_t *tx_bytes, struct err *e)
-{
-	char path[160], buf[64];
-	char *end;
-
-	snprintf(path, sizeof path, "/sys/class/net/%s/statistics/rx_bytes", link);
-	if (tb_read_file(path, buf, sizeof buf, e) < 0)
-		return -E_IO;
-	*rx_bytes = strtoull(buf, &end, 10);
-	snprintf(path, sizeof path, "/sys/class/net/%s/statistics/tx_bytes", link);
-	if (tb_read_file(path, buf, sizeof buf, e) < 0)
-		return -E_IO;
-	*tx_bytes = strtoull(buf, &end, 10);
-	return 0;
 }

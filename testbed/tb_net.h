@@ -44,14 +44,8 @@ int tb_net_sweep(int instance, int *removed, struct err *e) WUR;
  * *removed when non-NULL. Returns 0 or negative. */
 int tb_hosts_update(int instance, const struct tb_conf *c, int *removed, struct err *e) WUR;
 
-/* Count of the instance's lines in /etc/hosts (0 when the file cannot be read). */
-int tb_hosts_count(int instance);
-
 /* Parse a rate such as "100mbit", "1gbit", "512kbit", "10mbps" (bytes), "1000000" (bit/s)
  * into bit/s. "off", "none" and "0" give 0. Returns 0 or -E_USAGE. */
 int tb_parse_rate(const char *s, int64_t *bps, struct err *e) WUR;
-
-/* The rx/tx byte counters of a link in the root namespace. Returns 0 or negative. */
-int tb_net_counters(const char *link, uint64_t *rx_bytes, uint64_t *tx_bytes, struct err *e) WUR;
 
 #endif

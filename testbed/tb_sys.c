@@ -405,12 +405,3 @@ tb_sleep_ms(long ms)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
-
-int64_t
-tb_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}

@@ -59,6 +59,5 @@ int tb_self_exe(char *buf, size_t len, struct err *e) WUR;
 void tb_sleep_ms(long ms);
 
 /* Monotonic clock in nanoseconds. */
-int64_t tb_now_ns(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lib/clock.h"
 #include "lib/err.h"
 #include "lib/xalloc.h"
 #include "testbed/tb_cpu.h"
@@ -702,7 +703,7 @@ sub_load(int argc, char **argv)
 	struct tb_proc procs[TB_PROCS_CAP];
 	const char *peer = NULL;
 	double duty = 0.5;
-	int64_t period_ns = 1000000000;
+	int64_t period_ns = NS_PER_S;
 	int ncpu = 0, c, lock, ws, nprocs = 0;
 	struct tb_conf conf;
 	struct err e = { .code = 0 };
@@ -715,7 +716,7 @@ sub_load(int argc, char **argv)
 		case 'c': ncpu = (int)cli_i64(optarg, "--cpu", 0, 64); break;
 		case 'm': peer = optarg; break;
 		case 'd': duty = cli_f64(optarg, "--duty", 0.01, 1.0); break;
-		default: period_ns = cli_duration_ns(optarg, "--period", 1000000000); break;
+		default: period_ns = cli_duration_ns(optarg, "--period", NS_PER_S); break;
 		}
 	}
 	if (argc - optind != 1 || (ncpu == 0 && peer == NULL))

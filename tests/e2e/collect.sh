@@ -1,6 +1,7 @@
 #!/bin/sh
 # collect end to end: Open MPI and MPICH jobs recorded through their own launchers (on the
-# testbed, instance 5, when `contend testbed` works; else on loopback, and it says so),
+# testbed, instance TESTBED_E2E_INSTANCE or 5, when `contend testbed` works; else on
+# loopback, and it says so),
 # checked against independent oracles (tcpdump for the connections, wait4's rusage for
 # CPU time), then the robustness cases: crash, SIGKILL of the agent, SIGTERM, unwritable
 # or full RUN, an earlier run, no capture capability.
@@ -10,7 +11,7 @@ BUILD=${BUILD:-build}
 CONTEND=${CONTEND:-$TOP/$BUILD/contend}
 WL=$TOP/$BUILD/workloads
 T=$(mktemp -d /tmp/contend-e2e-collect.XXXXXX)
-INST=5
+INST=${TESTBED_E2E_INSTANCE:-5}
 TB=0
 bg_pids=""
 cleanup() {

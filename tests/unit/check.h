@@ -1,6 +1,7 @@
 /* check: the unit-test harness. Each tests/unit/test_<module>.c has a main that calls
  * RUN(name) for each TEST(name) and returns check_done(). One output line per test:
- * "PASS <file>/<name>" or "FAIL <file>/<name>: <file:line> <expression>". */
+ * "PASS <file>/<name>", "FAIL <file>/<name>: <file:line> <expression>" or
+ * "SKIP <file>/<name>: skipped: <why>" (SKIP_TEST). */
 #ifndef TESTS_CHECK_H
 #define TESTS_CHECK_H
 
@@ -14,6 +15,7 @@
 static int check_failed_;	/* checks failed in the current test */
 static int check_tests_failed_;	/* tests failed in this program */
 static char check_first_[512];	/* the first failure of the current test */
+static char check_skip_[1024];	/* why the current test could not run ("": it ran) */
 
 #define TEST(name) static void test_##name(void)
 
@@ -43,12 +45,22 @@ static char check_first_[512];	/* the first failure of the current test */
 	} \
 } while (0)
 
+/* Leave the current test as skipped (printf-style reason): a test that could not run
+ * says so instead of passing. */
+#define SKIP_TEST(...) do { \
+	snprintf(check_skip_, sizeof check_skip_, __VA_ARGS__); \
+	return; \
+} while (0)
+
 #define RUN(name) do { \
 	check_failed_ = 0; \
+	check_skip_[0] = '\0'; \
 	test_##name(); \
 	if (check_failed_) { \
 		check_tests_failed_++; \
 		printf("FAIL %s/%s: %s\n", check_prog_(__FILE__), #name, check_first_); \
+	} else if (check_skip_[0] != '\0') { \
+		printf("SKIP %s/%s: skipped: %s\n", check_prog_(__FILE__), #name, check_skip_); \
 	} else { \
 		printf("PASS %s/%s\n", check_prog_(__FILE__), #name); \
 	} \

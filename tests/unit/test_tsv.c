@@ -281,10 +281,8 @@ TEST(full_disk)
 	struct err e = { { 0 }, 0 };
 	int rc = 0;
 
-	if (access("/dev/full", W_OK) != 0) {
-		printf("SKIP test_tsv.c/full_disk: skipped: no /dev/full\n");
-		return;
-	}
+	if (access("/dev/full", W_OK) != 0)
+		SKIP_TEST("no /dev/full");
 	CHECK(tsv_w_open(&w, "/dev/full", "test", 1, cols, true, true, &e) == 0);
 	for (int k = 0; k < 10000 && rc == 0; k++) {
 		tsv_w_i64(&w, k);
