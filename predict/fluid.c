@@ -23,16 +23,54 @@ cmp_start(const void *a, const void *b)
 	return (*(const long *)a > *(const long *)b) - (*(const long *)a < *(const long *)b);
 }
 
-/* The max-min fair rates of the active flows act[0..nact) (bytes/s), by progressive filling. */
+/* The resources a step has to look at: those some active flow crosses (nf[r] > 0) and those
+ * whose bucket is not full, in live[0..n) with pos[r] their place or -1. The others keep
+ * their state unchanged through a step (no flow, a full bucket stays full), so the work of
+ * a step grows with the flows in flight, not with every resource of the run. */
+struct live {
+	int *r, *pos, n;
+	long *nf;
+};
+
 static void
-fair_rates(const struct fluid_flow *f, const long *act, long nact, const double *cap_Bps, int nres, double *left,
-	   long *cnt, bool *frozen, double *rate)
+live_add(struct live *l, int r)
+{
+	if (l->pos[r] < 0) {
+		l->pos[r] = l->n;
+		l->r[l->n++] = r;
+	}
+}
+
+/* Take out the resources no flow crosses whose bucket is full (full(r) as in fluid_run). */
+static void
+live_prune(struct live *l, const double *tok, const struct fluid_bucket *bk)
+{
+	for (int i = 0; i < l->n;) {
+		int r = l->r[i];
+
+		if (l->nf[r] == 0 && (bk == NULL || tok[r] >= bk[r].burst_bytes)) {
+			l->pos[r] = -1;
+			l->r[i] = l->r[--l->n];
+			if (i < l->n)
+				l->pos[l->r[i]] = i;
+		} else {
+			i++;
+		}
+	}
+}
+
+/* The max-min fair rates of the active flows act[0..nact) (bytes/s), by progressive filling
+ * over the live resources (every resource an active flow crosses is live). Of resources of
+ * equal share the lowest index goes first, whatever their order in the list. */
+static void
+fair_rates(const struct fluid_flow *f, const long *act, long nact, const double *cap_Bps, const struct live *lv,
+	   double *left, long *cnt, bool *frozen, double *rate)
 {
 	long nfree = nact;
 
-	for (int r = 0; r < nres; r++) {
-		left[r] = cap_Bps[r];
-		cnt[r] = 0;
+	for (int i = 0; i < lv->n; i++) {
+		left[lv->r[i]] = cap_Bps[lv->r[i]];
+		cnt[lv->r[i]] = 0;
 	}
 	for (long k = 0; k < nact; k++) {
 		frozen[k] = false;
@@ -44,11 +82,18 @@ fair_rates(const struct fluid_flow *f, const long *act, long nact, const double 
 		int best = -1;
 		double share = INFINITY;
 
-		for (int r = 0; r < nres; r++)
-			if (cnt[r] > 0 && fmax(left[r], 0) / (double)cnt[r] < share) {
-				share = fmax(left[r], 0) / (double)cnt[r];
+		for (int i = 0; i < lv->n; i++) {
+			int r = lv->r[i];
+			double sh;
+
+			if (cnt[r] <= 0)
+				continue;
+			sh = fmax(left[r], 0) / (double)cnt[r];
+			if (sh < share || (best >= 0 && sh == share && r < best)) {
+				share = sh;
 				best = r;
 			}
+		}
 		if (best < 0)
 			break;	/* cannot happen: every active flow crosses a resource */
 		for (long k = 0; k < nact; k++) {
@@ -73,13 +118,16 @@ fair_rates(const struct fluid_flow *f, const long *act, long nact, const double 
 	}
 }
 
-/* Tokens come into each bucket at its capacity for dt_ns while no flow is active. */
+/* Tokens come into each live bucket at its capacity for dt_ns while no flow is active. */
 static void
-refill(double *tok, const double *cap_Bps, const struct fluid_bucket *bk, int nres, double dt_ns)
+refill(double *tok, const double *cap_Bps, const struct fluid_bucket *bk, const struct live *lv, double dt_ns)
 {
-	for (int r = 0; bk != NULL && r < nres; r++)
+	for (int i = 0; bk != NULL && i < lv->n; i++) {
+		int r = lv->r[i];
+
 		if (isfinite(dt_ns) && dt_ns > 0)
 			tok[r] = fmin(bk[r].burst_bytes, tok[r] + cap_Bps[r] * dt_ns / 1e9);
+	}
 }
 
 int
@@ -95,6 +143,7 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 	long *ord, *act, nact = 0, next = 0, *cnt;
 	double *rem, *rate, *left, *tok, *now, *use, t = -INFINITY;
 	bool *frozen;
+	struct live lv = { NULL, NULL, 0, NULL };
 
 	for (int r = 0; r < nres; r++)
 		if (!(cap_Bps[r] > 0))
@@ -119,8 +168,13 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 	tok = xmallocarray((size_t)nres + 1, sizeof *tok);	/* bytes in each bucket */
 	now = xmallocarray((size_t)nres + 1, sizeof *now);	/* what each passes now, B/s */
 	use = xmallocarray((size_t)nres + 1, sizeof *use);	/* what its flows take, B/s */
-	for (int r = 0; r < nres; r++)
-		tok[r] = bk != NULL ? bk[r].burst_bytes : 0;
+	lv.r = xmallocarray((size_t)nres + 1, sizeof *lv.r);
+	lv.pos = xmallocarray((size_t)nres + 1, sizeof *lv.pos);
+	lv.nf = xcalloc((size_t)nres + 1, sizeof *lv.nf);	/* active flows on each */
+	for (int r = 0; r < nres; r++) {
+		tok[r] = bk != NULL ? bk[r].burst_bytes : 0;	/* full: not live */
+		lv.pos[r] = -1;
+	}
 	for (long i = 0; i < n; i++)
 		ord[i] = i;
 	sort_base = f;
@@ -132,7 +186,8 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 		if (nact == 0) {	/* idle until the next start: the buckets fill */
 			double t1 = fmax(t, f[ord[next]].start_ns);
 
-			refill(tok, cap_Bps, bk, nres, t1 - t);
+			refill(tok, cap_Bps, bk, &lv, t1 - t);
+			live_prune(&lv, tok, bk);
 			t = t1;
 		}
 		while (next < n && f[ord[next]].start_ns <= t) {
@@ -145,14 +200,22 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 				f[i].done_ns = f[i].start_ns;
 				continue;
 			}
+			for (int j = 0; j < FLUID_MAX_RES; j++)
+				if (f[i].res[j] >= 0) {
+					lv.nf[f[i].res[j]]++;
+					live_add(&lv, f[i].res[j]);
+				}
 			rem[nact] = f[i].bytes;
 			act[nact++] = i;
 		}
 		if (nact == 0)
 			continue;
-		for (int r = 0; r < nres; r++)
+		for (int i = 0; i < lv.n; i++) {
+			int r = lv.r[i];
+
 			now[r] = tok[r] >= FLUID_TOKEN_BYTES ? bk[r].peak_Bps : cap_Bps[r];
-		fair_rates(f, act, nact, now, nres, left, cnt, frozen, rate);
+		}
+		fair_rates(f, act, nact, now, &lv, left, cnt, frozen, rate);
 		for (long k = 0; k < nact; k++)
 			if (rate[k] > 0 && rem[k] / rate[k] * 1e9 < dt) {
 				dt = rem[k] / rate[k] * 1e9;
@@ -161,34 +224,48 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 		t_next = next < n ? f[ord[next]].start_ns - t : INFINITY;
 		step = fmin(dt, t_next);
 		/* a bucket that runs dry changes the rates: that is an event too */
-		for (int r = 0; r < nres; r++)
-			use[r] = 0;
+		for (int i = 0; i < lv.n; i++)
+			use[lv.r[i]] = 0;
 		for (long k = 0; k < nact; k++)
 			for (int j = 0; j < FLUID_MAX_RES; j++)
 				if (f[act[k]].res[j] >= 0)
 					use[f[act[k]].res[j]] += rate[k];
-		for (int r = 0; r < nres; r++)
+		for (int i = 0; i < lv.n; i++) {
+			int r = lv.r[i];
+
 			if (tok[r] >= FLUID_TOKEN_BYTES && use[r] > cap_Bps[r] &&
 			    tok[r] / (use[r] - cap_Bps[r]) * 1e9 < step) {
 				step = tok[r] / (use[r] - cap_Bps[r]) * 1e9;
 				first = -1;
 			}
+		}
 		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
-			for (long k = 0; k < nact; k++)
+			for (long k = 0; k < nact; k++) {
 				f[act[k]].done_ns = t;
+				for (int j = 0; j < FLUID_MAX_RES; j++)
+					if (f[act[k]].res[j] >= 0)
+						lv.nf[f[act[k]].res[j]]--;
+			}
 			nact = 0;
+			live_prune(&lv, tok, bk);
 			continue;
 		}
 		for (long k = 0; k < nact; k++)
 			rem[k] -= rate[k] * step / 1e9;
-		for (int r = 0; bk != NULL && r < nres; r++)
+		for (int i = 0; bk != NULL && i < lv.n; i++) {
+			int r = lv.r[i];
+
 			tok[r] = fmin(bk[r].burst_bytes, fmax(0, tok[r] + (cap_Bps[r] - use[r]) * step / 1e9));
+		}
 		t += step;
 		if (step == dt && first >= 0)
 			rem[first] = 0;
 		for (long k = 0; k < nact;) {
 			if (rem[k] <= FLUID_DONE_BYTES) {
 				f[act[k]].done_ns = t;
+				for (int j = 0; j < FLUID_MAX_RES; j++)
+					if (f[act[k]].res[j] >= 0)
+						lv.nf[f[act[k]].res[j]]--;
 				act[k] = act[nact - 1];
 				rem[k] = rem[nact - 1];
 				nact--;
@@ -196,6 +273,7 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 				k++;
 			}
 		}
+		live_prune(&lv, tok, bk);
 	}
 	free(ord);
 	free(act);
@@ -207,5 +285,8 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 	free(tok);
 	free(now);
 	free(use);
+	free(lv.r);
+	free(lv.pos);
+	free(lv.nf);
 	return 0;
 }
