@@ -59,62 +59,141 @@ live_prune(struct live *l, const double *tok, const struct fluid_bucket *bk)
 	}
 }
 
+/* A resource's fair share in the heap of fair_rates: smallest share first, then lowest
+ * index. An entry is stale once the share it holds is no longer the resource's. */
+struct share {
+	double v;
+	int r;
+};
+
+/* Scratch of fair_rates, kept across steps. */
+struct fair {
+	double *left;		/* per resource: capacity not yet given */
+	long *cnt;		/* per resource: its flows not yet frozen */
+	long *off, *end;	/* per resource: its flows are on[off..end) */
+	long *on;		/* the active flows' places in act, grouped by resource */
+	bool *frozen;		/* per active flow */
+	struct share *h;	/* a binary heap of nh entries, room for hcap */
+	long nh, hcap;
+};
+
+static bool
+share_less(struct share a, struct share b)
+{
+	return a.v < b.v || (a.v == b.v && a.r < b.r);
+}
+
+static void
+heap_push(struct fair *w, double v, int r)
+{
+	long i;
+
+	if (w->nh == w->hcap) {
+		w->hcap = 2 * w->hcap + 64;
+		w->h = xreallocarray(w->h, (size_t)w->hcap, sizeof *w->h);
+	}
+	for (i = w->nh++; i > 0 && share_less((struct share){ v, r }, w->h[(i - 1) / 2]); i = (i - 1) / 2)
+		w->h[i] = w->h[(i - 1) / 2];
+	w->h[i] = (struct share){ v, r };
+}
+
+static struct share
+heap_pop(struct fair *w)
+{
+	struct share top = w->h[0], x = w->h[--w->nh];
+	long i = 0;
+
+	for (;;) {
+		long c = 2 * i + 1;
+
+		if (c >= w->nh)
+			break;
+		if (c + 1 < w->nh && share_less(w->h[c + 1], w->h[c]))
+			c++;
+		if (!share_less(w->h[c], x))
+			break;
+		w->h[i] = w->h[c];
+		i = c;
+	}
+	if (w->nh > 0)
+		w->h[i] = x;
+	return top;
+}
+
+static double
+share_of(const struct fair *w, int r)
+{
+	return fmax(w->left[r], 0) / (double)w->cnt[r];
+}
+
 /* The max-min fair rates of the active flows act[0..nact) (bytes/s), by progressive filling
- * over the live resources (every resource an active flow crosses is live). Of resources of
- * equal share the lowest index goes first, whatever their order in the list. */
+ * over the live resources (every resource an active flow crosses is live): the resource of
+ * smallest share (then lowest index) fixes its unfrozen flows at that share, which is taken
+ * from their resources, and so on. A heap finds that resource and each resource's list of
+ * flows gives its flows, so a step costs the flows in flight times a logarithm. Within a
+ * round every flow takes the same share, so the order they are met in changes no value. */
 static void
 fair_rates(const struct fluid_flow *f, const long *act, long nact, const double *cap_Bps, const struct live *lv,
-	   double *left, long *cnt, bool *frozen, double *rate)
+	   struct fair *w, double *rate)
 {
-	long nfree = nact;
+	long nfree = nact, at = 0;
 
 	for (int i = 0; i < lv->n; i++) {
-		left[lv->r[i]] = cap_Bps[lv->r[i]];
-		cnt[lv->r[i]] = 0;
+		w->left[lv->r[i]] = cap_Bps[lv->r[i]];
+		w->cnt[lv->r[i]] = 0;
 	}
 	for (long k = 0; k < nact; k++) {
-		frozen[k] = false;
+		w->frozen[k] = false;
 		for (int j = 0; j < FLUID_MAX_RES; j++)
 			if (f[act[k]].res[j] >= 0)
-				cnt[f[act[k]].res[j]]++;
+				w->cnt[f[act[k]].res[j]]++;
 	}
-	while (nfree > 0) {
-		int best = -1;
-		double share = INFINITY;
+	for (int i = 0; i < lv->n; i++) {
+		w->off[lv->r[i]] = at;
+		at += w->cnt[lv->r[i]];
+	}
+	for (int i = 0; i < lv->n; i++)
+		w->end[lv->r[i]] = w->off[lv->r[i]];
+	for (long k = 0; k < nact; k++)
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			if (f[act[k]].res[j] >= 0)
+				w->on[w->end[f[act[k]].res[j]]++] = k;
+	w->nh = 0;
+	for (int i = 0; i < lv->n; i++) {
+		int r = lv->r[i];
 
-		for (int i = 0; i < lv->n; i++) {
-			int r = lv->r[i];
-			double sh;
+		if (w->cnt[r] > 0)
+			heap_push(w, share_of(w, r), r);
+	}
+	while (nfree > 0 && w->nh > 0) {
+		struct share b = heap_pop(w);
 
-			if (cnt[r] <= 0)
-				continue;
-			sh = fmax(left[r], 0) / (double)cnt[r];
-			if (sh < share || (best >= 0 && sh == share && r < best)) {
-				share = sh;
-				best = r;
-			}
-		}
-		if (best < 0)
+		if (w->cnt[b.r] <= 0 || share_of(w, b.r) != b.v)
+			continue;	/* stale */
+		if (!(b.v < INFINITY))
 			break;	/* cannot happen: every active flow crosses a resource */
-		for (long k = 0; k < nact; k++) {
+		for (long q = w->off[b.r]; q < w->end[b.r]; q++) {
+			long k = w->on[q];
 			const struct fluid_flow *x = &f[act[k]];
-			bool on = false;
 
-			if (frozen[k])
+			if (w->frozen[k])
 				continue;
-			for (int j = 0; j < FLUID_MAX_RES; j++)
-				on |= x->res[j] == best;
-			if (!on)
-				continue;
-			frozen[k] = true;
-			rate[k] = share;
+			w->frozen[k] = true;
+			rate[k] = b.v;
 			nfree--;
 			for (int j = 0; j < FLUID_MAX_RES; j++)
 				if (x->res[j] >= 0) {
-					left[x->res[j]] -= share;
-					cnt[x->res[j]]--;
+					w->left[x->res[j]] -= b.v;
+					w->cnt[x->res[j]]--;
 				}
 		}
+		for (long q = w->off[b.r]; q < w->end[b.r]; q++)	/* the shares it changed */
+			for (int j = 0; j < FLUID_MAX_RES; j++) {
+				int r = f[act[w->on[q]]].res[j];
+
+				if (r >= 0 && r != b.r && w->cnt[r] > 0)
+					heap_push(w, share_of(w, r), r);
+			}
 	}
 }
 
@@ -140,10 +219,10 @@ int
 fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk, int nres,
 		 struct err *e)
 {
-	long *ord, *act, nact = 0, next = 0, *cnt;
-	double *rem, *rate, *left, *tok, *now, *use, t = -INFINITY;
-	bool *frozen;
+	long *ord, *act, nact = 0, next = 0;
+	double *rem, *rate, *tok, *now, *use, t = -INFINITY;
 	struct live lv = { NULL, NULL, 0, NULL };
+	struct fair w = { 0 };
 
 	for (int r = 0; r < nres; r++)
 		if (!(cap_Bps[r] > 0))
@@ -162,9 +241,12 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 	act = xmallocarray((size_t)n, sizeof *act);
 	rem = xmallocarray((size_t)n, sizeof *rem);
 	rate = xmallocarray((size_t)n, sizeof *rate);
-	frozen = xmallocarray((size_t)n, sizeof *frozen);
-	left = xmallocarray((size_t)nres + 1, sizeof *left);
-	cnt = xmallocarray((size_t)nres + 1, sizeof *cnt);
+	w.frozen = xmallocarray((size_t)n, sizeof *w.frozen);
+	w.on = xmallocarray((size_t)n * FLUID_MAX_RES, sizeof *w.on);
+	w.left = xmallocarray((size_t)nres + 1, sizeof *w.left);
+	w.cnt = xmallocarray((size_t)nres + 1, sizeof *w.cnt);
+	w.off = xmallocarray((size_t)nres + 1, sizeof *w.off);
+	w.end = xmallocarray((size_t)nres + 1, sizeof *w.end);
 	tok = xmallocarray((size_t)nres + 1, sizeof *tok);	/* bytes in each bucket */
 	now = xmallocarray((size_t)nres + 1, sizeof *now);	/* what each passes now, B/s */
 	use = xmallocarray((size_t)nres + 1, sizeof *use);	/* what its flows take, B/s */
@@ -215,7 +297,7 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 
 			now[r] = tok[r] >= FLUID_TOKEN_BYTES ? bk[r].peak_Bps : cap_Bps[r];
 		}
-		fair_rates(f, act, nact, now, &lv, left, cnt, frozen, rate);
+		fair_rates(f, act, nact, now, &lv, &w, rate);
 		for (long k = 0; k < nact; k++)
 			if (rate[k] > 0 && rem[k] / rate[k] * 1e9 < dt) {
 				dt = rem[k] / rate[k] * 1e9;
@@ -279,9 +361,13 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 	free(act);
 	free(rem);
 	free(rate);
-	free(frozen);
-	free(left);
-	free(cnt);
+	free(w.frozen);
+	free(w.on);
+	free(w.left);
+	free(w.cnt);
+	free(w.off);
+	free(w.end);
+	free(w.h);
 	free(tok);
 	free(now);
 	free(use);
