@@ -40,19 +40,35 @@ coloc_stretch(double sd, double cap, const struct coloc_rank *c)
 	return share(m, cores) / share(m + extra, cores) / cap;
 }
 
-/* The busy phases of rank, sorted by start: a borrowed array of n pointers, owned by the
- * caller. */
-static const struct prof_busy **
-phases_of(const struct prof *p, int rank, long *n)
+/* The busy phases of every rank, sorted by start: rank p->ranks[i]'s are ph[off[i]..off[i +
+ * 1]). One pass over the phases and one sort per rank, instead of a pass over all of them
+ * per pair of neighbours (which grew with ranks times phases). Phases of ranks the profile
+ * does not list are left out. The caller frees *ph and *off. */
+static void
+phases_by_rank(const struct prof *p, const struct prof_busy ***ph, long **off)
 {
-	const struct prof_busy **ph = xmallocarray((size_t)p->nbusy + 1, sizeof *ph);
+	long *o = xcalloc((size_t)p->nranks + 2, sizeof *o), *at;
+	const struct prof_busy **a = xmallocarray((size_t)p->nbusy + 1, sizeof *a);
+	int *ix = xmallocarray((size_t)p->nbusy + 1, sizeof *ix);
 
-	*n = 0;
-	for (long k = 0; k < p->nbusy; k++)
-		if (p->busy[k].rank == rank)
-			ph[(*n)++] = &p->busy[k];
-	qsort(ph, (size_t)*n, sizeof *ph, cmp_start);
-	return ph;
+	for (long k = 0; k < p->nbusy; k++) {
+		const struct prof_rank *r = prof_rank(p, p->busy[k].rank);
+
+		ix[k] = r != NULL ? (int)(r - p->ranks) : -1;
+		if (ix[k] >= 0)
+			o[ix[k] + 2]++;
+	}
+	for (int i = 0; i < p->nranks; i++)
+		o[i + 2] += o[i + 1];
+	at = o + 1;	/* at[i]: where rank i's next phase goes; it ends at rank i's end, the start of i + 1 */
+	for (long k = 0; k < p->nbusy; k++)	/* in file order, as the sort had them before */
+		if (ix[k] >= 0)
+			a[at[ix[k]]++] = &p->busy[k];
+	for (int i = 0; i < p->nranks; i++)
+		qsort(a + o[i], (size_t)(o[i + 1] - o[i]), sizeof *a, cmp_start);
+	free(ix);
+	*ph = a;
+	*off = o;
 }
 
 /* The share of a's busy time during which b was busy too; -1 when a was never busy. */
@@ -94,6 +110,11 @@ coloc_shared(const struct prof *p)
 void
 coloc_read(const struct prof *p, struct coloc_rank *c)
 {
+	const struct prof_busy **ph = NULL;
+	long *off = NULL;
+
+	if (p->have_phases)
+		phases_by_rank(p, &ph, &off);
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *ri = &p->ranks[i];
 		int first = -1;
@@ -111,20 +132,17 @@ coloc_read(const struct prof *p, struct coloc_rank *c)
 			if (j == i)
 				continue;
 			if (p->have_phases) {	/* how much of i's busy time j was busy too */
-				long na, nb;
-				const struct prof_busy **a = phases_of(p, ri->rank, &na);
-				const struct prof_busy **b = phases_of(p, rj->rank, &nb);
-				double o = overlap(a, na, b, nb);
+				double o = overlap(ph + off[i], off[i + 1] - off[i], ph + off[j], off[j + 1] - off[j]);
 
-				free(a);
-				free(b);
 				if (o >= 0)
 					u = o;
 			}
 			if (u > 0)
 				c[i].others_busy += fmin(u, 1);
 		}
-		if (p->run != NULL && first >= 0) {
+		if (first >= 0 && first < i) {	/* the node's first rank read its meta already */
+			c[i].cores = c[first].cores;
+		} else if (p->run != NULL && first >= 0) {
 			struct rankmap *m = rankmap_new();
 			char *path = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[first].rank);
 			struct err e;
@@ -139,4 +157,6 @@ coloc_read(const struct prof *p, struct coloc_rank *c)
 			rankmap_free(m);
 		}
 	}
+	free(ph);
+	free(off);
 }

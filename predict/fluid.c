@@ -23,63 +23,190 @@ cmp_start(const void *a, const void *b)
 	return (*(const long *)a > *(const long *)b) - (*(const long *)a < *(const long *)b);
 }
 
-/* The max-min fair rates of the active flows act[0..nact) (bytes/s), by progressive filling. */
+/* The resources a step has to look at: those some active flow crosses (nf[r] > 0) and those
+ * whose bucket is not full, in live[0..n) with pos[r] their place or -1. The others keep
+ * their state unchanged through a step (no flow, a full bucket stays full), so the work of
+ * a step grows with the flows in flight, not with every resource of the run. */
+struct live {
+	int *r, *pos, n;
+	long *nf;
+};
+
 static void
-fair_rates(const struct fluid_flow *f, const long *act, long nact, const double *cap_Bps, int nres, double *left,
-	   long *cnt, bool *frozen, double *rate)
+live_add(struct live *l, int r)
 {
-	long nfree = nact;
-
-	for (int r = 0; r < nres; r++) {
-		left[r] = cap_Bps[r];
-		cnt[r] = 0;
+	if (l->pos[r] < 0) {
+		l->pos[r] = l->n;
+		l->r[l->n++] = r;
 	}
-	for (long k = 0; k < nact; k++) {
-		frozen[k] = false;
-		for (int j = 0; j < FLUID_MAX_RES; j++)
-			if (f[act[k]].res[j] >= 0)
-				cnt[f[act[k]].res[j]]++;
-	}
-	while (nfree > 0) {
-		int best = -1;
-		double share = INFINITY;
+}
 
-		for (int r = 0; r < nres; r++)
-			if (cnt[r] > 0 && fmax(left[r], 0) / (double)cnt[r] < share) {
-				share = fmax(left[r], 0) / (double)cnt[r];
-				best = r;
-			}
-		if (best < 0)
-			break;	/* cannot happen: every active flow crosses a resource */
-		for (long k = 0; k < nact; k++) {
-			const struct fluid_flow *x = &f[act[k]];
-			bool on = false;
+/* Take out the resources no flow crosses whose bucket is full (full(r) as in fluid_run). */
+static void
+live_prune(struct live *l, const double *tok, const struct fluid_bucket *bk)
+{
+	for (int i = 0; i < l->n;) {
+		int r = l->r[i];
 
-			if (frozen[k])
-				continue;
-			for (int j = 0; j < FLUID_MAX_RES; j++)
-				on |= x->res[j] == best;
-			if (!on)
-				continue;
-			frozen[k] = true;
-			rate[k] = share;
-			nfree--;
-			for (int j = 0; j < FLUID_MAX_RES; j++)
-				if (x->res[j] >= 0) {
-					left[x->res[j]] -= share;
-					cnt[x->res[j]]--;
-				}
+		if (l->nf[r] == 0 && (bk == NULL || tok[r] >= bk[r].burst_bytes)) {
+			l->pos[r] = -1;
+			l->r[i] = l->r[--l->n];
+			if (i < l->n)
+				l->pos[l->r[i]] = i;
+		} else {
+			i++;
 		}
 	}
 }
 
-/* Tokens come into each bucket at its capacity for dt_ns while no flow is active. */
-static void
-refill(double *tok, const double *cap_Bps, const struct fluid_bucket *bk, int nres, double dt_ns)
+/* A resource's fair share in the heap of fair_rates: smallest share first, then lowest
+ * index. An entry is stale once the share it holds is no longer the resource's. */
+struct share {
+	double v;
+	int r;
+};
+
+/* Scratch of fair_rates, kept across steps. */
+struct fair {
+	double *left;		/* per resource: capacity not yet given */
+	long *cnt;		/* per resource: its flows not yet frozen */
+	long *off, *end;	/* per resource: its flows are on[off..end) */
+	long *on;		/* the active flows' places in act, grouped by resource */
+	bool *frozen;		/* per active flow */
+	struct share *h;	/* a binary heap of nh entries, room for hcap */
+	long nh, hcap;
+};
+
+static bool
+share_less(struct share a, struct share b)
 {
-	for (int r = 0; bk != NULL && r < nres; r++)
+	return a.v < b.v || (a.v == b.v && a.r < b.r);
+}
+
+static void
+heap_push(struct fair *w, double v, int r)
+{
+	long i;
+
+	if (w->nh == w->hcap) {
+		w->hcap = 2 * w->hcap + 64;
+		w->h = xreallocarray(w->h, (size_t)w->hcap, sizeof *w->h);
+	}
+	for (i = w->nh++; i > 0 && share_less((struct share){ v, r }, w->h[(i - 1) / 2]); i = (i - 1) / 2)
+		w->h[i] = w->h[(i - 1) / 2];
+	w->h[i] = (struct share){ v, r };
+}
+
+static struct share
+heap_pop(struct fair *w)
+{
+	struct share top = w->h[0], x = w->h[--w->nh];
+	long i = 0;
+
+	for (;;) {
+		long c = 2 * i + 1;
+
+		if (c >= w->nh)
+			break;
+		if (c + 1 < w->nh && share_less(w->h[c + 1], w->h[c]))
+			c++;
+		if (!share_less(w->h[c], x))
+			break;
+		w->h[i] = w->h[c];
+		i = c;
+	}
+	if (w->nh > 0)
+		w->h[i] = x;
+	return top;
+}
+
+static double
+share_of(const struct fair *w, int r)
+{
+	return fmax(w->left[r], 0) / (double)w->cnt[r];
+}
+
+/* The max-min fair rates of the active flows act[0..nact) (bytes/s), by progressive filling
+ * over the live resources (every resource an active flow crosses is live): the resource of
+ * smallest share (then lowest index) fixes its unfrozen flows at that share, which is taken
+ * from their resources, and so on. A heap finds that resource and each resource's list of
+ * flows gives its flows, so a step costs the flows in flight times a logarithm. Within a
+ * round every flow takes the same share, so the order they are met in changes no value. */
+static void
+fair_rates(const struct fluid_flow *f, const long *act, long nact, const double *cap_Bps, const struct live *lv,
+	   struct fair *w, double *rate)
+{
+	long nfree = nact, at = 0;
+
+	for (int i = 0; i < lv->n; i++) {
+		w->left[lv->r[i]] = cap_Bps[lv->r[i]];
+		w->cnt[lv->r[i]] = 0;
+	}
+	for (long k = 0; k < nact; k++) {
+		w->frozen[k] = false;
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			if (f[act[k]].res[j] >= 0)
+				w->cnt[f[act[k]].res[j]]++;
+	}
+	for (int i = 0; i < lv->n; i++) {
+		w->off[lv->r[i]] = at;
+		at += w->cnt[lv->r[i]];
+	}
+	for (int i = 0; i < lv->n; i++)
+		w->end[lv->r[i]] = w->off[lv->r[i]];
+	for (long k = 0; k < nact; k++)
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			if (f[act[k]].res[j] >= 0)
+				w->on[w->end[f[act[k]].res[j]]++] = k;
+	w->nh = 0;
+	for (int i = 0; i < lv->n; i++) {
+		int r = lv->r[i];
+
+		if (w->cnt[r] > 0)
+			heap_push(w, share_of(w, r), r);
+	}
+	while (nfree > 0 && w->nh > 0) {
+		struct share b = heap_pop(w);
+
+		if (w->cnt[b.r] <= 0 || share_of(w, b.r) != b.v)
+			continue;	/* stale */
+		if (!(b.v < INFINITY))
+			break;	/* cannot happen: every active flow crosses a resource */
+		for (long q = w->off[b.r]; q < w->end[b.r]; q++) {
+			long k = w->on[q];
+			const struct fluid_flow *x = &f[act[k]];
+
+			if (w->frozen[k])
+				continue;
+			w->frozen[k] = true;
+			rate[k] = b.v;
+			nfree--;
+			for (int j = 0; j < FLUID_MAX_RES; j++)
+				if (x->res[j] >= 0) {
+					w->left[x->res[j]] -= b.v;
+					w->cnt[x->res[j]]--;
+				}
+		}
+		for (long q = w->off[b.r]; q < w->end[b.r]; q++)	/* the shares it changed */
+			for (int j = 0; j < FLUID_MAX_RES; j++) {
+				int r = f[act[w->on[q]]].res[j];
+
+				if (r >= 0 && r != b.r && w->cnt[r] > 0)
+					heap_push(w, share_of(w, r), r);
+			}
+	}
+}
+
+/* Tokens come into each live bucket at its capacity for dt_ns while no flow is active. */
+static void
+refill(double *tok, const double *cap_Bps, const struct fluid_bucket *bk, const struct live *lv, double dt_ns)
+{
+	for (int i = 0; bk != NULL && i < lv->n; i++) {
+		int r = lv->r[i];
+
 		if (isfinite(dt_ns) && dt_ns > 0)
 			tok[r] = fmin(bk[r].burst_bytes, tok[r] + cap_Bps[r] * dt_ns / 1e9);
+	}
 }
 
 int
@@ -92,9 +219,10 @@ int
 fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk, int nres,
 		 struct err *e)
 {
-	long *ord, *act, nact = 0, next = 0, *cnt;
-	double *rem, *rate, *left, *tok, *now, *use, t = -INFINITY;
-	bool *frozen;
+	long *ord, *act, nact = 0, next = 0;
+	double *rem, *rate, *tok, *now, *use, t = -INFINITY;
+	struct live lv = { NULL, NULL, 0, NULL };
+	struct fair w = { 0 };
 
 	for (int r = 0; r < nres; r++)
 		if (!(cap_Bps[r] > 0))
@@ -113,14 +241,22 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 	act = xmallocarray((size_t)n, sizeof *act);
 	rem = xmallocarray((size_t)n, sizeof *rem);
 	rate = xmallocarray((size_t)n, sizeof *rate);
-	frozen = xmallocarray((size_t)n, sizeof *frozen);
-	left = xmallocarray((size_t)nres + 1, sizeof *left);
-	cnt = xmallocarray((size_t)nres + 1, sizeof *cnt);
+	w.frozen = xmallocarray((size_t)n, sizeof *w.frozen);
+	w.on = xmallocarray((size_t)n * FLUID_MAX_RES, sizeof *w.on);
+	w.left = xmallocarray((size_t)nres + 1, sizeof *w.left);
+	w.cnt = xmallocarray((size_t)nres + 1, sizeof *w.cnt);
+	w.off = xmallocarray((size_t)nres + 1, sizeof *w.off);
+	w.end = xmallocarray((size_t)nres + 1, sizeof *w.end);
 	tok = xmallocarray((size_t)nres + 1, sizeof *tok);	/* bytes in each bucket */
 	now = xmallocarray((size_t)nres + 1, sizeof *now);	/* what each passes now, B/s */
 	use = xmallocarray((size_t)nres + 1, sizeof *use);	/* what its flows take, B/s */
-	for (int r = 0; r < nres; r++)
-		tok[r] = bk != NULL ? bk[r].burst_bytes : 0;
+	lv.r = xmallocarray((size_t)nres + 1, sizeof *lv.r);
+	lv.pos = xmallocarray((size_t)nres + 1, sizeof *lv.pos);
+	lv.nf = xcalloc((size_t)nres + 1, sizeof *lv.nf);	/* active flows on each */
+	for (int r = 0; r < nres; r++) {
+		tok[r] = bk != NULL ? bk[r].burst_bytes : 0;	/* full: not live */
+		lv.pos[r] = -1;
+	}
 	for (long i = 0; i < n; i++)
 		ord[i] = i;
 	sort_base = f;
@@ -132,7 +268,8 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 		if (nact == 0) {	/* idle until the next start: the buckets fill */
 			double t1 = fmax(t, f[ord[next]].start_ns);
 
-			refill(tok, cap_Bps, bk, nres, t1 - t);
+			refill(tok, cap_Bps, bk, &lv, t1 - t);
+			live_prune(&lv, tok, bk);
 			t = t1;
 		}
 		while (next < n && f[ord[next]].start_ns <= t) {
@@ -145,14 +282,22 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 				f[i].done_ns = f[i].start_ns;
 				continue;
 			}
+			for (int j = 0; j < FLUID_MAX_RES; j++)
+				if (f[i].res[j] >= 0) {
+					lv.nf[f[i].res[j]]++;
+					live_add(&lv, f[i].res[j]);
+				}
 			rem[nact] = f[i].bytes;
 			act[nact++] = i;
 		}
 		if (nact == 0)
 			continue;
-		for (int r = 0; r < nres; r++)
+		for (int i = 0; i < lv.n; i++) {
+			int r = lv.r[i];
+
 			now[r] = tok[r] >= FLUID_TOKEN_BYTES ? bk[r].peak_Bps : cap_Bps[r];
-		fair_rates(f, act, nact, now, nres, left, cnt, frozen, rate);
+		}
+		fair_rates(f, act, nact, now, &lv, &w, rate);
 		for (long k = 0; k < nact; k++)
 			if (rate[k] > 0 && rem[k] / rate[k] * 1e9 < dt) {
 				dt = rem[k] / rate[k] * 1e9;
@@ -161,34 +306,48 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 		t_next = next < n ? f[ord[next]].start_ns - t : INFINITY;
 		step = fmin(dt, t_next);
 		/* a bucket that runs dry changes the rates: that is an event too */
-		for (int r = 0; r < nres; r++)
-			use[r] = 0;
+		for (int i = 0; i < lv.n; i++)
+			use[lv.r[i]] = 0;
 		for (long k = 0; k < nact; k++)
 			for (int j = 0; j < FLUID_MAX_RES; j++)
 				if (f[act[k]].res[j] >= 0)
 					use[f[act[k]].res[j]] += rate[k];
-		for (int r = 0; r < nres; r++)
+		for (int i = 0; i < lv.n; i++) {
+			int r = lv.r[i];
+
 			if (tok[r] >= FLUID_TOKEN_BYTES && use[r] > cap_Bps[r] &&
 			    tok[r] / (use[r] - cap_Bps[r]) * 1e9 < step) {
 				step = tok[r] / (use[r] - cap_Bps[r]) * 1e9;
 				first = -1;
 			}
+		}
 		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
-			for (long k = 0; k < nact; k++)
+			for (long k = 0; k < nact; k++) {
 				f[act[k]].done_ns = t;
+				for (int j = 0; j < FLUID_MAX_RES; j++)
+					if (f[act[k]].res[j] >= 0)
+						lv.nf[f[act[k]].res[j]]--;
+			}
 			nact = 0;
+			live_prune(&lv, tok, bk);
 			continue;
 		}
 		for (long k = 0; k < nact; k++)
 			rem[k] -= rate[k] * step / 1e9;
-		for (int r = 0; bk != NULL && r < nres; r++)
+		for (int i = 0; bk != NULL && i < lv.n; i++) {
+			int r = lv.r[i];
+
 			tok[r] = fmin(bk[r].burst_bytes, fmax(0, tok[r] + (cap_Bps[r] - use[r]) * step / 1e9));
+		}
 		t += step;
 		if (step == dt && first >= 0)
 			rem[first] = 0;
 		for (long k = 0; k < nact;) {
 			if (rem[k] <= FLUID_DONE_BYTES) {
 				f[act[k]].done_ns = t;
+				for (int j = 0; j < FLUID_MAX_RES; j++)
+					if (f[act[k]].res[j] >= 0)
+						lv.nf[f[act[k]].res[j]]--;
 				act[k] = act[nact - 1];
 				rem[k] = rem[nact - 1];
 				nact--;
@@ -196,16 +355,24 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 				k++;
 			}
 		}
+		live_prune(&lv, tok, bk);
 	}
 	free(ord);
 	free(act);
 	free(rem);
 	free(rate);
-	free(frozen);
-	free(left);
-	free(cnt);
+	free(w.frozen);
+	free(w.on);
+	free(w.left);
+	free(w.cnt);
+	free(w.off);
+	free(w.end);
+	free(w.h);
 	free(tok);
 	free(now);
 	free(use);
+	free(lv.r);
+	free(lv.pos);
+	free(lv.nf);
 	return 0;
 }

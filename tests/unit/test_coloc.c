@@ -1,7 +1,8 @@
 /* test_coloc: the CPU stretch of ranks sharing a node (predict/coloc.h), on profiles built
  * by hand: a rank alone on a one-core node keeps paper 000's k + 1, two ranks that are busy
  * together share the competitor (3 / 2 for one), a neighbour that is busy only while the
- * rank waits leaves the rank the full k + 1, and a node with a core to spare is not slowed. */
+ * rank waits leaves the rank the full k + 1, and a node with a core to spare is not slowed;
+ * phases reach their rank whatever the order they are listed in and the ranks' numbers. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -138,6 +139,49 @@ TEST(models_that_take_a_node_alone_do_not_apply)
 	scen_free(&s);
 }
 
+TEST(phases_go_to_their_rank_in_any_order)
+{
+	/* 64 ranks numbered 3, 7, 11, ... (not 0..n-1), 8 to a node, phases listed newest
+	 * first and interleaved across ranks, plus phases of a rank the profile does not list:
+	 * rank k is busy 10 ms of every 20 ms, half of the node's ranks in step and half
+	 * shifted by 5 ms, so a rank overlaps 3 in-step neighbours fully and 4 shifted ones by
+	 * half: others_busy 3 + 4 * 0.5 = 5 */
+	enum { N = 64, PER = 8, REP = 50 };
+	static char hn[N][8];
+	const char *hosts[N];
+	static struct prof_rank rk[N];
+	static struct prof_busy b[N * REP + REP];
+	struct prof p;
+	static struct coloc_rank c[N];
+	long nb = 0;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(hn[i], sizeof hn[i], "n%d", i / PER);
+		hosts[i] = hn[i];
+	}
+	make(&p, rk, N, hosts, NULL, 0);
+	for (int i = 0; i < N; i++)
+		rk[i].rank = 3 + 4 * i;
+	for (int k = REP - 1; k >= 0; k--) {
+		for (int i = 0; i < N; i++) {
+			int64_t t0 = k * 20 * MS + (i % 2) * 5 * MS;
+
+			b[nb++] = (struct prof_busy){ 3 + 4 * i, t0, t0 + 10 * MS, -1 };
+		}
+		b[nb++] = (struct prof_busy){ 5, k * 20 * MS, k * 20 * MS + 20 * MS, -1 };	/* unlisted */
+	}
+	p.have_phases = true;
+	p.nbusy = nb;
+	p.busy = b;
+	coloc_read(&p, c);
+	for (int i = 0; i < N; i++) {
+		CHECK(c[i].nlocal == PER);
+		CHECK_NEAR(c[i].others_busy, 3 + 4 * 0.5, 1e-9);
+		CHECK_NEAR(c[i].cores, 1, 1e-12);
+	}
+	CHECK(coloc_shared(&p) == N);
+}
+
 int
 main(void)
 {
@@ -146,6 +190,7 @@ main(void)
 	RUN(overlap_comes_from_the_phases);
 	RUN(without_phases_the_busy_fraction_stands_in);
 	RUN(one_rank_per_node_shares_nothing);
+	RUN(phases_go_to_their_rank_in_any_order);
 	RUN(models_that_take_a_node_alone_do_not_apply);
 	return check_done();
 }

@@ -1,7 +1,8 @@
 /* test_fluid: max-min fair sharing of capped resources (predict/fluid.h), worked by hand:
  * a flow alone, two that start together, a short one behind a long one (not queued behind
  * it), a flow across two resources whose second one has room for a third flow, and a
- * token bucket that lets a burst through at the line's speed. */
+ * token bucket that lets a burst through at the line's speed; and many flows over many
+ * resources, checked against the capacities. */
 #include <math.h>
 #include <stdio.h>
 
@@ -93,6 +94,59 @@ TEST(a_bucket_passes_bursts_at_the_peak)
 	CHECK(fluid_run_bucket(f, 2, cap, bad, 1, &e) == -E_USAGE);	/* a peak under the rate */
 }
 
+TEST(many_flows_keep_to_the_capacities)
+{
+	/* 4000 flows over 100 resources (a sending and a receiving side each), random starts
+	 * and sizes, and 200 flows alone on one more resource from 0: no flow goes faster than
+	 * its slowest resource, no resource passes more than its capacity between its first
+	 * start and its last end, and the lone resource, never idle, ends at its bytes over its
+	 * capacity */
+	enum { NR = 100, NF = 4000, NL = 200 };
+	static struct fluid_flow f[NF + NL];
+	double cap[NR + 1], first[NR + 1], last[NR + 1], sum[NR + 1], lone = 0, end = 0;
+	unsigned x = 12345;
+	struct err e;
+
+	for (int r = 0; r <= NR; r++) {
+		cap[r] = 1e6 * (1 + r % 7);
+		first[r] = INFINITY;
+		last[r] = sum[r] = 0;
+	}
+	for (int i = 0; i < NF; i++) {
+		x = x * 1103515245u + 12345u;
+		f[i].start_ns = (double)(x >> 8 & 0xffff) * 1e4;
+		x = x * 1103515245u + 12345u;
+		f[i].bytes = 1 + (double)(x >> 8 & 0xffff);
+		f[i].res[0] = 2 * (int)((x >> 16) % (NR / 2));
+		f[i].res[1] = 2 * (int)((x >> 4) % (NR / 2)) + 1;
+	}
+	for (int i = NF; i < NF + NL; i++) {
+		f[i] = (struct fluid_flow){ 0, 1000.0 * (i - NF + 1), { NR, -1 }, 0 };
+		lone += f[i].bytes;
+	}
+	CHECK(fluid_run(f, NF + NL, cap, NR + 1, &e) == 0);
+	for (int i = 0; i < NF + NL; i++) {
+		double c = INFINITY;
+
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			if (f[i].res[j] >= 0) {
+				int r = f[i].res[j];
+
+				c = fmin(c, cap[r]);
+				first[r] = fmin(first[r], f[i].start_ns);
+				last[r] = fmax(last[r], f[i].done_ns);
+				sum[r] += f[i].bytes;
+			}
+		CHECK(f[i].done_ns >= f[i].start_ns + f[i].bytes / c * S - 1);
+		if (i >= NF)
+			end = fmax(end, f[i].done_ns);
+	}
+	for (int r = 0; r <= NR; r++)
+		if (sum[r] > 0)
+			CHECK(last[r] - first[r] >= sum[r] / cap[r] * S - 1);
+	CHECK_NEAR(end, lone / cap[NR] * S, 1);
+}
+
 int
 main(void)
 {
@@ -102,5 +156,6 @@ main(void)
 	RUN(max_min_across_two_resources);
 	RUN(empty_and_bad_input);
 	RUN(a_bucket_passes_bursts_at_the_peak);
+	RUN(many_flows_keep_to_the_capacities);
 	return check_done();
 }
