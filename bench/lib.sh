@@ -1,5 +1,16 @@
-# bench/lib.sh: helpers shared by the collect benchmarks (sourced, not run).
-# Needs CONTEND set by the caller.
+# bench/lib.sh: helpers shared by the benchmarks (sourced, not run).
+# The collect helpers need CONTEND set by the caller.
+
+# W: the scratch directory, $WORK (made when missing) or a fresh /tmp/contend-NAME.XXXXXX
+# removed when the script ends.
+bench_workdir() {
+	if [ -n "${WORK:-}" ]; then
+		W=$WORK; mkdir -p "$W" || exit 1
+	else
+		W=$(mktemp -d "/tmp/contend-$1.XXXXXX") || exit 1
+		trap 'rm -rf "$W"' EXIT INT TERM
+	fi
+}
 
 # The median of the numbers on stdin (the lower one of an even count); "-" when none.
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }

@@ -24,6 +24,7 @@
 # BUILD (build).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 CONTEND=$TOP/$BUILD/contend
 GEN=$TOP/$BUILD/bench/parse_gen
@@ -37,12 +38,7 @@ TIME=/usr/bin/time
 
 [ -x "$CONTEND" ] && [ -x "$GEN" ] || { echo "bench/scale: make bench first" >&2; exit 2; }
 [ -x "$TIME" ] || { echo "bench/scale: needs $TIME (Debian package time)" >&2; exit 2; }
-if [ -n "${WORK:-}" ]; then
-	W=$WORK; mkdir -p "$W" || exit 1
-else
-	W=$(mktemp -d /tmp/contend-scale.XXXXXX) || exit 1
-	trap 'rm -rf "$W"' EXIT INT TERM
-fi
+bench_workdir scale
 
 # timed NAME CMD...: run CMD, append "NAME seconds peak_kB exit merge_s samples_s" to
 # $W/times (the last two from parse --times, 0 without)

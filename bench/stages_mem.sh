@@ -20,6 +20,7 @@
 # default a fresh one in /tmp, removed), BUILD (build).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/bench/lib.sh"
 BUILD=${BUILD:-build}
 CONTEND=$TOP/$BUILD/contend
 GEN=$TOP/$BUILD/bench/parse_gen
@@ -30,12 +31,7 @@ TIME=/usr/bin/time
 
 [ -x "$CONTEND" ] && [ -x "$GEN" ] || { echo "bench/stages_mem: make bench first" >&2; exit 2; }
 [ -x "$TIME" ] || { echo "bench/stages_mem: needs $TIME (Debian package time)" >&2; exit 2; }
-if [ -n "${WORK:-}" ]; then
-	W=$WORK; mkdir -p "$W" || exit 1
-else
-	W=$(mktemp -d /tmp/contend-stages.XXXXXX) || exit 1
-	trap 'rm -rf "$W"' EXIT INT TERM
-fi
+bench_workdir stages
 printf '[scenario]\ndescription = one CPU-bound competitor on gn0\n[node gn0]\ncpu_procs = 1\n' >"$W/load.ini"
 
 printf '%6s %7s %9s %-15s %8s %8s %4s\n' ranks seconds msgs stage wall_s peak_MB exit
