@@ -167,11 +167,19 @@ job_checks() {
 # workstation in its own IPC namespace); no message count is asserted here. Forcing TCP (UCX_TLS=tcp,self) makes MPICH 4.0.2
 # over UCX 1.13 hang in MPI_Finalize on the testbed more often than not (see e2e/collect),
 # and srun's forwarded SIGTERM does not end the hung ranks before their agents are killed;
-# the message checks are Open MPI's below.
+# the message checks are Open MPI's below. With UCX's defaults it still hangs in about one
+# job of five (UCX's TCP transport stops progressing an endpoint that MPI_Finalize then
+# flushes: openucx/ucx#8738): a job that timed out is tried again, with a note, up to 3 times.
 R=$T/mpich
-launch timeout -k 20 60 srun $spread -n $N --mpi=pmi2 \
-	"$CONTEND" collect -q -o "$R" -- "$WL/mpich/ring" -i 20 -c 5 -m 200k -q >"$T/mpich.out" 2>&1
-job_checks mpich $?
+for attempt in 1 2 3; do
+	rm -rf "$R"
+	launch timeout -k 10 30 srun $spread -n $N --mpi=pmi2 \
+		"$CONTEND" collect -q -o "$R" -- "$WL/mpich/ring" -i 20 -c 5 -m 200k -q >"$T/mpich.out" 2>&1
+	rc=$?
+	[ $rc -ne 124 ] && [ $rc -ne 137 ] && break
+	echo "note: the MPICH job timed out (attempt $attempt, exit $rc): $(tail -n 1 "$T/mpich.out")"
+done
+job_checks mpich $rc
 
 # --- Open MPI over srun's PMIx, TCP between the ranks ----------------------------------------
 R=$T/ompi
