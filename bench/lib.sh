@@ -52,6 +52,7 @@ meta_sum() {
 #   nokcut          --no-kernel-cut (the framed cut in the capture thread alone)
 #   nocap           --no-capture (sampling alone)
 #   nosock          --no-capture --sockets 60s (sampling without socket map scans)
+#   noalign         --no-align (samples and capture reads on each agent's own clock)
 collect_opts() {
 	case $1 in
 	collect|plain) echo "" ;;
@@ -66,6 +67,7 @@ collect_opts() {
 	nokcut) echo "--no-kernel-cut" ;;
 	nocap) echo "--no-capture" ;;
 	nosock) echo "--no-capture --sockets 60s" ;;
+	noalign) echo "--no-align" ;;
 	*) return 1 ;;
 	esac
 }

@@ -43,6 +43,7 @@ struct capture {
 	struct kcut *kc;	/* the kernel's part of the framed cut, or NULL */
 	char kernel_cut[ERR_MSG_MAX + 32];	/* capture_result.kernel_cut */
 	int64_t flush_ns;
+	int64_t align_ns;		/* capture_opts.align_ns, batch mode only */
 	int64_t linger_ns;	/* after a stop request, keep reading this long (batch mode:
 				 * the kernel hands over a partly filled block only at its timeout) */
 	pthread_t thread;
@@ -179,8 +180,16 @@ capture_thread(void *arg)
 		}
 		if (atomic_load(&c->drop_req) != 0)
 			drop_requested(c, pfd);
-		if (!stopping || lingering)
+		if (c->align_ns > 0 && !stopping) {
+			/* Wake on the grid every node shares, not when a block is handed over:
+			 * a rank's CPU the reading takes then stalls every node at once, and a
+			 * job that synchronises loses it once rather than once per node. */
+			struct timespec ts = clock_ns_ts(clock_grid_next_mono(c->align_ns));
+
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		} else if (!stopping || lingering) {
 			poll(pfd, (nfds_t)c->n, stopping ? 10 : 50);
+		}
 		for (size_t i = 0; i < c->n; i++) {
 			int r;
 
@@ -366,6 +375,7 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 		return err_set(e, E_USAGE, "capture needs 1 to %d interfaces", CAPTURE_MAX_IFACES);
 	}
 	c->flush_ns = o->flush_ns > 0 ? o->flush_ns : 500000000;
+	c->align_ns = o->batch ? o->align_ns : 0;
 	if (o->batch)
 		c->linger_ns = (int64_t)(o->batch_ms > 0 ? o->batch_ms : CAPTURE_DEFAULT_BATCH_MS) * 1000000 +
 			       20000000;

@@ -20,6 +20,7 @@
 #define CAPTURE_DEFAULT_SNAPLEN 262144
 #define CAPTURE_DEFAULT_BUFFER ((int64_t)32 << 20)
 #define CAPTURE_DEFAULT_BATCH_MS 200
+#define CAPTURE_DEFAULT_ALIGN_NS ((int64_t)50 * 1000000)
 
 struct capture_opts {
 	const char *ifaces[CAPTURE_MAX_IFACES];	/* borrowed for the capture's life */
@@ -38,6 +39,9 @@ struct capture_opts {
 	int batch_ms;			/* block timeout in batch mode; 0: CAPTURE_DEFAULT_BATCH_MS */
 	bool overwrite;			/* replace an existing file */
 	int64_t flush_ns;		/* flush at least this often while packets arrive */
+	int64_t align_ns;		/* batch mode: read the blocks on the shared real-time
+					 * grid of this period (clock_grid_next_mono) instead of
+					 * when each one is handed over; 0: when handed over */
 };
 
 struct capture_result {

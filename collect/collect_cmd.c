@@ -79,6 +79,11 @@ const char usage_collect[] =
 	"      --batch-timeout T  longest a block waits (default 200ms, at most 1s)\n"
 	"      --immediate       libpcap immediate mode instead: a wake-up per packet, which\n"
 	"                        costs the job more CPU (docs/collect.md)\n"
+	"      --no-align        sample and read the capture on the agent's own clock. By\n"
+	"                        default every agent does its periodic work on one grid of\n"
+	"                        the real-time clock, so that the CPU it takes from ranks\n"
+	"                        stalls every node at once (docs/collect.md, \"When the\n"
+	"                        observer runs\")\n"
 	"      --sockets T       socket map scan interval (default 250ms)\n"
 	"      --see-local       have the MPI send messages between ranks of one node over TCP\n"
 	"                        (they go through shared memory by default, which no capture\n"
@@ -132,7 +137,7 @@ const char usage_collect[] =
 enum {
 	OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN,
 	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_PAYLOAD,
-	OPT_SEE_LOCAL, OPT_NO_KERNEL_CUT
+	OPT_SEE_LOCAL, OPT_NO_KERNEL_CUT, OPT_NO_ALIGN
 };
 
 struct opts {
@@ -141,6 +146,7 @@ struct opts {
 	struct capture_opts cap;
 	bool no_capture, require_capture, force;
 	bool see_local;		/* node-local messages over TCP, loopback captured */
+	bool align;		/* samples and capture reads on the real-time grid */
 	char see_local_env[256];	/* what --see-local set for the application, "" without it */
 	int64_t sockets_ns;
 	int64_t drain_ns;
@@ -788,6 +794,7 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 	runmeta_set(&m, "capture_mode", "%s", a->o->cap.batch ? "batch" : "immediate");
 	if (a->o->cap.batch)
 		runmeta_set_i64(&m, "batch_timeout_ms", a->o->cap.batch_ms);
+	runmeta_set_i64(&m, "align_ns", a->o->cap.align_ns);
 	if (a->o->cap.compress)
 		runmeta_set_i64(&m, "compress_level", a->o->cap.compress_level);
 	runmeta_set(&m, "libpcap", "%s", capture_lib_version());
@@ -1140,6 +1147,8 @@ run_agent(struct opts *o)
 			{ tick_flush, 500 * NS_PER_MS, now + 500 * NS_PER_MS, false, false },
 		};
 
+		bool first = true;
+
 		while (!l.ending) {
 			int done = agent_child_done(a->app, &e);
 
@@ -1149,6 +1158,9 @@ run_agent(struct opts *o)
 			}
 			l.ending = done != 0;
 			run_ticks(a, &l, ticks, sizeof ticks / sizeof ticks[0], clock_mono_ns());
+			if (first && o->align)	/* the first sample at the start, then on the grid */
+				ticks[0].next = clock_grid_next_mono(o->interval_ns);
+			first = false;
 			if (!l.ending && clock_mono_ns() < ticks[0].next)
 				sleep_until(ticks[0].next);
 		}
@@ -1289,6 +1301,7 @@ cmd_collect(int argc, char **argv)
 		{ "payload", required_argument, NULL, OPT_PAYLOAD },
 		{ "see-local", no_argument, NULL, OPT_SEE_LOCAL },
 		{ "no-kernel-cut", no_argument, NULL, OPT_NO_KERNEL_CUT },
+		{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -1305,6 +1318,7 @@ cmd_collect(int argc, char **argv)
 	o.cap.filter = CAPTURE_DEFAULT_FILTER;
 	o.cap.buffer_bytes = CAPTURE_DEFAULT_BUFFER;
 	o.cap.flush_ns = 500000000;
+	o.align = true;
 	o.sockets_ns = 250000000;
 	o.drain_ns = 200000000;
 	o.iface_wait_ns = 2000000000;
@@ -1373,6 +1387,7 @@ cmd_collect(int argc, char **argv)
 			break;
 		case OPT_SEE_LOCAL: o.see_local = true; break;
 		case OPT_NO_KERNEL_CUT: o.cap.kernel_cut = false; break;
+		case OPT_NO_ALIGN: o.align = false; break;
 		case OPT_NO_CAPTURE: o.no_capture = true; break;
 		case OPT_REQUIRE: o.require_capture = true; break;
 		case OPT_FORCE: o.force = true; break;
@@ -1393,6 +1408,7 @@ cmd_collect(int argc, char **argv)
 	if (o.no_capture && o.require_capture)
 		die_usage("collect: --no-capture and --require-capture contradict each other");
 	o.argv = argv + optind;
+	o.cap.align_ns = o.align ? CAPTURE_DEFAULT_ALIGN_NS : 0;
 	if (o.see_local && o.cap.nifaces > 0) {
 		/* the node-local messages travel through loopback: named interfaces get it too */
 		bool lo = false;

@@ -53,6 +53,17 @@ clock_real_ns(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
+/* The CLOCK_MONOTONIC time of the next multiple of period_ns (> 0) on CLOCK_REALTIME: a
+ * grid every node of a cluster shares as far as their clocks agree (NTP: about a
+ * millisecond), so that periodic work scheduled on it runs at the same moment everywhere. */
+static inline int64_t
+clock_grid_next_mono(int64_t period_ns)
+{
+	int64_t real = clock_real_ns(), mono = clock_mono_ns();
+
+	return mono + (period_ns - real % period_ns);
+}
+
 /* CLOCK_MONOTONIC in seconds (for durations printed with --times). */
 static inline double
 clock_mono_s(void)

@@ -13,6 +13,7 @@
 #include "collect/runmeta.h"
 #include "collect/sampler.h"
 #include "collect/sockmap.h"
+#include "lib/clock.h"
 #include "lib/xalloc.h"
 #include "tests/unit/check.h"
 
@@ -358,6 +359,25 @@ TEST(sample_self)
 	sampler_free(s);
 }
 
+/* The shared grid: the next point is ahead by at most one period, and sleeping to it
+ * wakes within a few milliseconds after a multiple of the period on CLOCK_REALTIME. */
+TEST(real_time_grid)
+{
+	const int64_t period = 20 * NS_PER_MS;
+	int on_grid = 0;
+
+	for (int i = 0; i < 5; i++) {
+		int64_t now = clock_mono_ns();
+		int64_t next = clock_grid_next_mono(period);
+		struct timespec ts = clock_ns_ts(next);
+
+		CHECK(next > now && next - now <= period);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		on_grid += clock_real_ns() % period < 5 * NS_PER_MS;
+	}
+	CHECK(on_grid >= 3);	/* a loaded machine may wake a sleeper late now and then */
+}
+
 int
 main(void)
 {
@@ -373,5 +393,6 @@ main(void)
 	RUN(safe_names);
 	RUN(pcap_check);
 	RUN(sample_self);
+	RUN(real_time_grid);
 	return check_done();
 }
