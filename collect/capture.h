@@ -21,6 +21,7 @@
 #define CAPTURE_DEFAULT_BUFFER ((int64_t)32 << 20)
 #define CAPTURE_DEFAULT_BATCH_MS 200
 #define CAPTURE_DEFAULT_ALIGN_NS ((int64_t)50 * 1000000)
+#define CAPTURE_ALIGNED_BATCH_MS 20	/* the block timeout when read on the grid */
 
 struct capture_opts {
 	const char *ifaces[CAPTURE_MAX_IFACES];	/* borrowed for the capture's life */

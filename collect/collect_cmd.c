@@ -76,7 +76,8 @@ const char usage_collect[] =
 	"                        block is full or --batch-timeout old: few wake-ups; packets\n"
 	"                        keep their arrival time stamps; the file is still flushed\n"
 	"                        every 500 ms\n"
-	"      --batch-timeout T  longest a block waits (default 200ms, at most 1s)\n"
+	"      --batch-timeout T  longest a block waits (default 20ms, 200ms with --no-align;\n"
+	"                        at most 1s)\n"
 	"      --immediate       libpcap immediate mode instead: a wake-up per packet, which\n"
 	"                        costs the job more CPU (docs/collect.md)\n"
 	"      --no-align        sample and read the capture on the agent's own clock. By\n"
@@ -1308,6 +1309,7 @@ cmd_collect(int argc, char **argv)
 	};
 	struct opts o;
 	const char *check = NULL;
+	bool batch_timeout_given = false;
 	int c;
 
 	memset(&o, 0, sizeof o);
@@ -1378,6 +1380,7 @@ cmd_collect(int argc, char **argv)
 				die_usage("collect: option '--batch-timeout': use 1ms to 1s");
 			o.cap.batch_ms = (int)(t / NS_PER_MS);
 			o.cap.batch = true;
+			batch_timeout_given = true;
 			break;
 		}
 		case OPT_IFACE_WAIT:
@@ -1409,6 +1412,10 @@ cmd_collect(int argc, char **argv)
 		die_usage("collect: --no-capture and --require-capture contradict each other");
 	o.argv = argv + optind;
 	o.cap.align_ns = o.align ? CAPTURE_DEFAULT_ALIGN_NS : 0;
+	if (o.align && !batch_timeout_given)	/* blocks are read on the grid, not when handed
+						 * over: a short timeout costs no wake-up, and the
+						 * capture's tail after the job is shorter */
+		o.cap.batch_ms = CAPTURE_ALIGNED_BATCH_MS;
 	if (o.see_local && o.cap.nifaces > 0) {
 		/* the node-local messages travel through loopback: named interfaces get it too */
 		bool lo = false;
