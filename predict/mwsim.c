@@ -17,6 +17,7 @@ struct job {
 struct res {
 	int head, tail;		/* FIFO of waiting jobs, -1 when empty */
 	int serving;		/* job in service, -1 when idle */
+	double tok_s, tok_t;	/* a bucket's tokens (s of work) and when they were counted */
 };
 
 struct event {			/* a service completion */
@@ -120,6 +121,17 @@ start_service(struct sim *m, int res, int job, double now)
 	double svc;
 
 	step_of(m, s, j->step, &r, &svc);
+	if (m->c->bucket != NULL && m->c->bucket[res].burst_s > 0) {
+		const struct mwsim_bucket *b = &m->c->bucket[res];
+		struct res *x = &m->res[res];
+		double fast;	/* work done at the peak */
+
+		x->tok_s = fmin(b->burst_s, x->tok_s + (now - x->tok_t));
+		x->tok_t = now;
+		fast = fmin(svc, x->tok_s);
+		x->tok_s -= fast;
+		svc = fast / b->peak_x + (svc - fast);
+	}
 	m->res[res].serving = job;
 	m->r->wait_s[res] += now - j->t_arrive;
 	m->r->busy_s[res] += svc;
@@ -186,6 +198,10 @@ check(const struct mwsim_config *c, struct err *e)
 		return err_set(e, E_USAGE, "simulation needs tasks >= 1 and depth >= 1");
 	if (c->master_cpu < 0 || c->master_cpu >= c->nres || !(c->master_s >= 0) || !isfinite(c->master_s))
 		return err_set(e, E_USAGE, "simulation: bad master processor or service time");
+	for (int i = 0; c->bucket != NULL && i < c->nres; i++)
+		if (!(c->bucket[i].burst_s >= 0) || !isfinite(c->bucket[i].burst_s) ||
+		    (c->bucket[i].burst_s > 0 && !(c->bucket[i].peak_x >= 1 && isfinite(c->bucket[i].peak_x))))
+			return err_set(e, E_USAGE, "simulation: resource %d has a bad token bucket", i);
 	for (int k = 0; k < c->nslave; k++) {
 		const struct mwsim_slave *s = &c->slaves[k];
 		double total = c->master_s + s->cpu_s;
@@ -232,7 +248,8 @@ mwsim_run(const struct mwsim_config *c, struct mwsim_result *r, struct err *e)
 	m.res = xmallocarray((size_t)c->nres, sizeof *m.res);
 	m.heap = xmallocarray((size_t)c->nres, sizeof *m.heap);
 	for (int i = 0; i < c->nres; i++)
-		m.res[i] = (struct res){ .head = -1, .tail = -1, .serving = -1 };
+		m.res[i] = (struct res){ .head = -1, .tail = -1, .serving = -1,
+					 .tok_s = c->bucket != NULL ? c->bucket[i].burst_s : 0 };
 	m.mark_lo = c->tasks / 10 > 0 ? c->tasks / 10 : 1;
 	m.mark_hi = c->tasks - c->tasks / 10;
 

@@ -8,6 +8,7 @@
  * other. When stage 4 ends and tasks remain, the master hands the next task to the same slave
  * (tasks go out on request). At time 0 each slave gets `depth` tasks without a stage 4 before
  * them. A step whose service time is 0 (an unconstrained resource) is skipped, not queued.
+ * A resource may be a token bucket (tc's tbf): while it holds tokens its service goes faster.
  * Times are seconds (double). Knows nothing about graphs: predict/p001.c builds the routes. */
 #ifndef PREDICT_MWSIM_H
 #define PREDICT_MWSIM_H
@@ -28,6 +29,16 @@ struct mwsim_slave {
 	double in_s[MWSIM_MAX_HOPS];	/* stage 3 service time on each, s */
 };
 
+/* A resource's token bucket, in the units of its service times: a service time of s seconds
+ * is work the resource does in s at its sustained rate. Tokens come at one per second up to
+ * burst_s (the bucket's bytes over the sustained rate) and the bucket starts full; a
+ * service that starts with tok tokens does min(s, tok) of its work peak_x times faster
+ * (the line's rate over the sustained one) and takes those tokens. */
+struct mwsim_bucket {
+	double burst_s;			/* the bucket's size, s of work at the sustained rate; 0 none */
+	double peak_x;			/* speed-up while it holds tokens, >= 1 */
+};
+
 struct mwsim_config {
 	int nres;			/* resources 0..nres-1 */
 	int nslave;
@@ -37,6 +48,7 @@ struct mwsim_config {
 	int64_t tasks;			/* tasks in the run (paper 001's Tasks) */
 	int depth;			/* tasks outstanding per slave; 1 = strict request/reply */
 	int64_t max_events;		/* cap on processed events; <= 0: 64 * tasks * (hops + 2) */
+	const struct mwsim_bucket *bucket;	/* [nres] or NULL (no resource has one), borrowed */
 };
 
 struct mwsim_result {
@@ -56,7 +68,8 @@ struct mwsim_result {
 
 /* Simulate. Fills r (release with mwsim_result_release, also after a failure). Returns 0, or
  * -E_USAGE with e set for a bad configuration (index out of range, negative or non-finite
- * service time, no slaves, tasks < 1, depth < 1, a slave that needs no time at all). */
+ * service time, no slaves, tasks < 1, depth < 1, a slave that needs no time at all, a bucket with
+ * a negative size or a speed-up under 1). */
 int mwsim_run(const struct mwsim_config *c, struct mwsim_result *r, struct err *e) WUR;
 void mwsim_result_release(struct mwsim_result *r);	/* accepts a zeroed result */
 

@@ -369,17 +369,55 @@ svc_s(double share, double w_tps)
 }
 
 int
+p001_res_xlink(const struct graph *g, int xres)
+{
+	return g->nhost + g->nnet + g->nlink + xres;
+}
+
+static int
+check_xlinks(const struct graph *g, const struct p001_xlink *x, int nx, int nxres, struct err *e)
+{
+	if (nx < 0 || nxres < 0 || (nx > 0 && x == NULL))
+		return err_set(e, E_USAGE, "bad list of extra links");
+	for (int k = 0; k < nx; k++) {
+		const struct p001_xlink *l = &x[k];
+
+		if (l->host < 0 || l->host >= g->nhost || l->xres < 0 || l->xres >= nxres ||
+		    !(l->bw_Bps > 0) || !isfinite(l->bw_Bps) || !(l->lat_s >= 0) || !isfinite(l->lat_s) ||
+		    !(l->out_bytes >= 0) || !(l->in_bytes >= 0) || !isfinite(l->out_bytes + l->in_bytes) ||
+		    !(l->burst_bytes >= 0) || !isfinite(l->burst_bytes) ||
+		    (l->burst_bytes > 0 && !(l->peak_Bps >= l->bw_Bps && isfinite(l->peak_Bps))))
+			return err_set(e, E_USAGE, "extra link %d (to host %d): bad capacity, latency, sizes or "
+				       "token bucket", k, l->host);
+		for (int j = 0; j < k; j++)
+			if (x[j].host == l->host)
+				return err_set(e, E_USAGE, "host '%s' has more than one extra link",
+					       g->hosts[l->host].name);
+	}
+	return 0;
+}
+
+int
 p001_simulate(const struct graph *g, const struct p001_caps *c, const struct p001_app *app,
 	      int master, const bool *use, int64_t tasks, int depth, struct mwsim_result *r,
 	      struct err *e)
 {
+	return p001_simulate_links(g, c, app, master, use, NULL, 0, 0, tasks, depth, r, e);
+}
+
+int
+p001_simulate_links(const struct graph *g, const struct p001_caps *c, const struct p001_app *app,
+		    int master, const bool *use, const struct p001_xlink *x, int nx, int nxres,
+		    int64_t tasks, int depth, struct mwsim_result *r, struct err *e)
+{
 	double out = app && app->out_fraction >= 0 && app->out_fraction <= 1 ? app->out_fraction : 0.5;
-	int ns = 0, rc;
+	int ns = 0, rc, nres = g->nhost + g->nnet + g->nlink + nxres;
 	struct mwsim_slave *sl;
+	struct mwsim_bucket *bk = NULL;
 	struct mwsim_config cfg;
 
 	memset(r, 0, sizeof *r);
-	if ((rc = check_master(g, c, master, e)) < 0)
+	if ((rc = check_master(g, c, master, e)) < 0 || (rc = check_xlinks(g, x, nx, nxres, e)) < 0)
 		return rc;
 	sl = xcalloc((size_t)g->nhost + 1, sizeof *sl);
 	for (int i = 0; i < g->nhost; i++) {
@@ -388,7 +426,8 @@ p001_simulate(const struct graph *g, const struct p001_caps *c, const struct p00
 
 		if (!in_S(use, i, master) || !(c->slave_tps[i] > 0))
 			continue;
-		np = path_res(g, master, i, s->hops, MWSIM_MAX_HOPS);
+		/* room for one extra link after G's networks */
+		np = path_res(g, master, i, s->hops, MWSIM_MAX_HOPS - 1);
 		if (np < 0)
 			continue;
 		s->nhops = np;
@@ -400,18 +439,37 @@ p001_simulate(const struct graph *g, const struct p001_caps *c, const struct p00
 			s->out_s[h] = svc_s(out, w);
 			s->in_s[h] = svc_s(1 - out, w);
 		}
+		for (int k = 0; k < nx; k++) {
+			const struct p001_xlink *l = &x[k];
+
+			if (l->host != i)
+				continue;
+			/* eq. 8 for this route: W_Net = BW / bytes, each way with the slave's own bytes */
+			s->hops[s->nhops] = p001_res_xlink(g, l->xres);
+			s->out_s[s->nhops] = l->lat_s + l->out_bytes / l->bw_Bps;
+			s->in_s[s->nhops] = l->lat_s + l->in_bytes / l->bw_Bps;
+			s->nhops++;
+			if (l->burst_bytes > 0) {
+				if (bk == NULL)
+					bk = xcalloc((size_t)nres, sizeof *bk);
+				bk[p001_res_xlink(g, l->xres)] = (struct mwsim_bucket){
+					.burst_s = l->burst_bytes / l->bw_Bps, .peak_x = l->peak_Bps / l->bw_Bps };
+			}
+		}
 		ns++;
 	}
 	if (ns == 0) {
 		free(sl);
+		free(bk);
 		return err_set(e, E_USAGE, "master '%s' has no reachable slave with a work capacity",
 			       g->hosts[master].name);
 	}
-	cfg = (struct mwsim_config){ .nres = g->nhost + g->nnet + g->nlink, .nslave = ns,
+	cfg = (struct mwsim_config){ .nres = nres, .nslave = ns,
 				     .slaves = sl, .master_cpu = master,
 				     .master_s = svc_s(1, c->master_tps[master]),
-				     .tasks = tasks, .depth = depth };
+				     .tasks = tasks, .depth = depth, .bucket = bk };
 	rc = mwsim_run(&cfg, r, e);
+	free(bk);
 	/* The simulator numbers slaves 0..ns-1; report idle time and tasks by host index. */
 	if (rc == 0) {
 		double *idle = xcalloc((size_t)g->nhost + 1, sizeof *idle);
@@ -516,6 +574,8 @@ p001_derived_release(struct p001_derived *d)
 		return;
 	free(d->t_slave_rank_s);
 	free(d->tasks_rank);
+	free(d->out_bytes_rank);
+	free(d->in_bytes_rank);
 	memset(d, 0, sizeof *d);
 }
 
@@ -614,6 +674,7 @@ p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct p001_busy *bu
 		int64_t out_bytes, in_bytes;
 		int64_t t_out_last, t_in_first;
 		double busy_sum_ns;
+		double out_sum, in_sum;	/* bytes of the closed cycles */
 	} *cy;
 
 	memset(d, 0, sizeof *d);
@@ -638,6 +699,8 @@ p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct p001_busy *bu
 	d->nranks = nranks;
 	d->t_slave_rank_s = xmallocarray((size_t)nranks, sizeof *d->t_slave_rank_s);
 	d->tasks_rank = xcalloc((size_t)nranks, sizeof *d->tasks_rank);
+	d->out_bytes_rank = xmallocarray((size_t)nranks, sizeof *d->out_bytes_rank);
+	d->in_bytes_rank = xmallocarray((size_t)nranks, sizeof *d->in_bytes_rank);
 	m = xmallocarray(nmsg + 1, sizeof *m);
 	if (nmsg > 0)
 		memcpy(m, msgs, nmsg * sizeof *m);
@@ -676,6 +739,8 @@ p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct p001_busy *bu
 				d->tasks++;
 				bytes_out += c->out_bytes;
 				bytes_in += c->in_bytes;
+				c->out_sum += (double)c->out_bytes;
+				c->in_sum += (double)c->in_bytes;
 				c->busy_sum_ns += (double)busy_in(&bs, r, c->t_out_last, c->t_in_first);
 				c->state = 0;
 			}
@@ -702,6 +767,8 @@ p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct p001_busy *bu
 	for (int r = 0; r < nranks; r++) {
 		d->t_slave_rank_s[r] = d->tasks_rank[r] > 0 ?
 				       cy[r].busy_sum_ns / (double)d->tasks_rank[r] / 1e9 : NAN;
+		d->out_bytes_rank[r] = d->tasks_rank[r] > 0 ? cy[r].out_sum / (double)d->tasks_rank[r] : NAN;
+		d->in_bytes_rank[r] = d->tasks_rank[r] > 0 ? cy[r].in_sum / (double)d->tasks_rank[r] : NAN;
 		if (d->tasks_rank[r] > 0)
 			slave_busy_total += cy[r].busy_sum_ns;
 	}

@@ -102,9 +102,35 @@ void p001_masters_release(struct p001_masters *m);	/* accepts a zeroed struct */
 int p001_simulate(const struct graph *g, const struct p001_caps *c, const struct p001_app *app,
 		  int master, const bool *use, int64_t tasks, int depth, struct mwsim_result *r,
 		  struct err *e) WUR;
+/* A link on the route between the master and one slave that G does not hold: a host pair
+ * whose capacity a scenario changes (paper 001 Sec. 4.5's network stages for that route).
+ * Each xres is one more FIFO resource, numbered after G's (p001_res_xlink); slaves whose
+ * routes cross the same link give the same xres. Its stage 1 and 3 service times are
+ * eq. 8's 1 / W_Net for the slave's own bytes each way, out_bytes / bw_Bps and
+ * in_bytes / bw_Bps, plus lat_s each way; the link comes after G's networks on the route
+ * (store and forward). burst_bytes > 0 makes it a token bucket filled at bw_Bps that
+ * passes peak_Bps while it holds tokens. */
+struct p001_xlink {
+	int host;			/* the slave's host index in G */
+	int xres;			/* which extra resource, 0.. */
+	double bw_Bps;			/* capacity left to the run, > 0 */
+	double lat_s;			/* latency added to each transfer, >= 0 */
+	double out_bytes, in_bytes;	/* hand-out and result bytes per task of this slave */
+	double burst_bytes;		/* token bucket size, 0 none */
+	double peak_Bps;		/* rate while it holds tokens, >= bw_Bps */
+};
+
+/* p001_simulate with nx extra links x[0..nx) on the routes of their slaves (NULL, 0: none).
+ * nxres: the extra resources (every x[k].xres < nxres). A slave has at most one extra link.
+ * Returns as p001_simulate, and -E_USAGE for a bad extra link. */
+int p001_simulate_links(const struct graph *g, const struct p001_caps *c, const struct p001_app *app,
+			int master, const bool *use, const struct p001_xlink *x, int nx, int nxres,
+			int64_t tasks, int depth, struct mwsim_result *r, struct err *e) WUR;
+
 /* Resource index of a local network / link in a p001_simulate result. */
 int p001_res_net(const struct graph *g, int net);
 int p001_res_link(const struct graph *g, int link);
+int p001_res_xlink(const struct graph *g, int xres);	/* an extra link of p001_simulate_links */
 
 /* Slave selection (Sections 4.4 and 4.6, Figure 3): start from Found(m) of the max-flow
  * rates; simulate; while the simulated rate falls short of the predicted AppRate by more than
@@ -148,6 +174,8 @@ struct p001_derived {
 	double out_fraction;		/* hand-out share of those bytes */
 	double *t_slave_rank_s;		/* [nranks] per-slave mean; NAN for the master and idle ranks */
 	int64_t *tasks_rank;		/* [nranks] cycles per slave */
+	double *out_bytes_rank;		/* [nranks] mean hand-out bytes per task; NAN without tasks */
+	double *in_bytes_rank;		/* [nranks] mean result bytes per task; NAN without tasks */
 	int64_t skipped_msgs;		/* messages not between the master and a slave, or unpaired */
 };
 

@@ -453,6 +453,108 @@ host_of(const struct prof *p, const struct system *y, int r)
 	return -1;
 }
 
+/* The scenario's links on the master's routes to its slaves, as p001 extra links. */
+struct xlinks {
+	struct p001_xlink *x;		/* [nx] */
+	int nx, nxres;
+	int *sec;			/* [nxres] the scenario's [link] section of each extra link */
+};
+
+static void
+xlinks_release(struct xlinks *k)
+{
+	free(k->x);
+	free(k->sec);
+	memset(k, 0, sizeof *k);
+}
+
+/* Paper 001's network stages for the routes a scenario's [link] sections change: each
+ * slave whose host pair with the master's host has a section gets an extra link with the
+ * capacity and latency p003 takes from the section (p003_link_new: bandwidth, competing
+ * traffic, latency), the latency above the measured one, the slave's own hand-out and
+ * result bytes per task from the trace, and the section's token bucket over the run's
+ * measured bandwidth. Returns 0, or 1 with why set when a link leaves the run no
+ * bandwidth. */
+static int
+xlinks_build(const struct prof *p, const struct ms_run *m, const struct system *y, const struct scen *s, int hm,
+	     struct xlinks *k, char *why, size_t whylen)
+{
+	const char *mh = p->ranks[y->idx[hm]].host;
+	double lat0_ns = p->have_net && p->lat_ns > 0 ? (double)p->lat_ns : 0;
+	double bw0_Bps = p->have_net && p->bw_Bps > 0 ? p->bw_Bps : NAN;
+
+	memset(k, 0, sizeof *k);
+	if (s == NULL || s->nlinks == 0)
+		return 0;
+	k->x = xcalloc((size_t)y->g.nhost + 1, sizeof *k->x);
+	k->sec = xcalloc((size_t)s->nlinks + 1, sizeof *k->sec);
+	for (int h = 0; h < y->g.nhost; h++) {
+		const struct prof_rank *rk = &p->ranks[y->idx[h]];
+		const struct scen_link *sl;
+		int sec, xr;
+		double nlat_ns, nbw_Bps, ob, ib;
+
+		if (h == hm || strcmp(rk->host, mh) == 0 || (sl = scen_link_for(s, mh, rk->host)) == NULL)
+			continue;
+		if (p003_link_new(sl, lat0_ns, bw0_Bps, &nlat_ns, &nbw_Bps) < 0 || !isfinite(nbw_Bps)) {
+			snprintf(why, whylen, "link %.60s-%.60s leaves the run %s", sl->a, sl->b, isnan(nbw_Bps) ?
+				 "an unknown bandwidth (no bandwidth in the scenario, none measured)" : "no bandwidth");
+			return 1;
+		}
+		sec = (int)(sl - s->links);
+		for (xr = 0; xr < k->nxres && k->sec[xr] != sec; xr++)
+			;
+		if (xr == k->nxres)
+			k->sec[k->nxres++] = sec;
+		ob = rk->rank < m->d.nranks ? m->d.out_bytes_rank[rk->rank] : NAN;
+		ib = rk->rank < m->d.nranks ? m->d.in_bytes_rank[rk->rank] : NAN;
+		if (!(ob >= 0) || !(ib >= 0)) {	/* a rank without tasks: the run's mean task */
+			ob = m->d.size_taskxfer_bytes * m->d.out_fraction;
+			ib = m->d.size_taskxfer_bytes * (1 - m->d.out_fraction);
+		}
+		k->x[k->nx++] = (struct p001_xlink){
+			.host = h, .xres = xr, .bw_Bps = nbw_Bps, .lat_s = fmax(0, nlat_ns - lat0_ns) / 1e9,
+			.out_bytes = ob, .in_bytes = ib,
+			/* without a measured line rate the bucket cannot be told from the line: strict */
+			.burst_bytes = sl->burst_bytes > 0 && bw0_Bps > nbw_Bps ? (double)sl->burst_bytes : 0,
+			.peak_Bps = bw0_Bps > nbw_Bps ? bw0_Bps : nbw_Bps };
+	}
+	return 0;
+}
+
+/* A row per extra link, and one per scenario link no master-slave route crosses. */
+static void
+xlink_rows(const struct prof *p, const struct system *y, const struct scen *s, const struct xlinks *k,
+	   struct pred_result *r)
+{
+	for (int i = 0; s != NULL && i < s->nlinks; i++) {
+		const struct scen_link *sl = &s->links[i];
+		char name[2 * SCEN_MAX_NAME + 8];	/* "link A-B" */
+		int xr = -1, n = 0;
+
+		for (int j = 0; j < k->nxres; j++)
+			if (k->sec[j] == i)
+				xr = j;
+		snprintf(name, sizeof name, "link %s-%s", sl->a, sl->b);
+		if (xr < 0) {
+			pred_add(r, "factor", name, NAN, NAN, "001 Sec. 4.5",
+				 "no master-slave route crosses it (the slaves do not talk to each other)");
+			continue;
+		}
+		for (int j = 0; j < k->nx; j++) {
+			const struct p001_xlink *x = &k->x[j];
+
+			if (x->xres != xr || n++ > 0)
+				continue;
+			pred_add(r, "factor", name, NAN, x->bw_Bps, "001 eq. 8, Sec. 4.5",
+				 "%.3g MB/s to rank %d: hand-out %.0f B in %.3f ms, result %.0f B in %.3f ms "
+				 "(+%.3f ms latency)%s", x->bw_Bps / 1e6, p->ranks[y->idx[x->host]].rank, x->out_bytes,
+				 1e3 * x->out_bytes / x->bw_Bps, x->in_bytes, 1e3 * x->in_bytes / x->bw_Bps,
+				 1e3 * x->lat_s, x->burst_bytes > 0 ? "; a token bucket: bursts at the measured rate" : "");
+		}
+	}
+}
+
 static void
 table1_rows(const struct ms_run *m, const struct system *y, struct pred_result *r)
 {
@@ -471,6 +573,7 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	struct system ded, sc;
 	struct mwsim_result simd, sims;
 	struct p001_masters ms;
+	struct xlinks xl;
 	bool *inc;
 	char why[256];
 	int rc, hm;
@@ -487,6 +590,7 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	memset(&simd, 0, sizeof simd);
 	memset(&sims, 0, sizeof sims);
 	memset(&ms, 0, sizeof ms);
+	memset(&xl, 0, sizeof xl);
 	inc = xcalloc((size_t)p->nranks, sizeof *inc);
 	for (int i = 0; i < p->nranks; i++)
 		inc[i] = true;
@@ -494,12 +598,18 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	    (rc = system_build(p, &m, inc, s, &sc, e)) < 0)
 		goto out;
 	hm = host_of(p, &sc, m.master);
+	if (xlinks_build(p, &m, &sc, s, hm, &xl, why, sizeof why) > 0) {
+		rc = pred_na(r, "%s", why);
+		goto out;
+	}
 	if ((rc = p001_simulate(&ded.g, &ded.c, &m.app, hm, NULL, m.d.tasks, 1, &simd, e)) < 0 ||
-	    (rc = p001_simulate(&sc.g, &sc.c, &m.app, hm, NULL, m.d.tasks, 1, &sims, e)) < 0 ||
+	    (rc = p001_simulate_links(&sc.g, &sc.c, &m.app, hm, NULL, xl.x, xl.nx, xl.nxres, m.d.tasks, 1,
+				      &sims, e)) < 0 ||
 	    (rc = p001_select_master(&sc.g, &sc.c, P001_MAXFLOW, &ms, e)) < 0)
 		goto out;
 	r->predicted_ns = T - (double)m.span_ns + sims.makespan_s * 1e9;
 	table1_rows(&m, &sc, r);
+	xlink_rows(p, &sc, s, &xl, r);
 	pred_add(r, "factor", "dedicated simulation", NAN, simd.makespan_s, "001 Sec. 4.5",
 		 "the simulator gives %.3f s for the measured master/slave span of %.3f s (%+.1f%%)",
 		 simd.makespan_s, (double)m.span_ns / 1e9,
@@ -533,8 +643,11 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			snprintf(name, sizeof name, "cpu %s", sc.g.hosts[k].name);
 		else if (k < sc.g.nhost + sc.g.nnet)
 			snprintf(name, sizeof name, "net %s", sc.g.nets[k - sc.g.nhost].name);
-		else
+		else if (k < p001_res_xlink(&sc.g, 0))
 			snprintf(name, sizeof name, "link %s", sc.g.links[k - sc.g.nhost - sc.g.nnet].name);
+		else
+			snprintf(name, sizeof name, "link %.60s-%.60s", s->links[xl.sec[k - p001_res_xlink(&sc.g, 0)]].a,
+				 s->links[xl.sec[k - p001_res_xlink(&sc.g, 0)]].b);
 		pred_add(r, "util", name, NAN, sims.util[k], "001 Sec. 4.5",
 			 "busy %.3f s, queueing %.3f s", sims.busy_s[k], sims.wait_s[k]);
 	}
@@ -544,6 +657,7 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		 m.d.t_master_s > 0 ? "" : "; the master showed no busy time (its capacity is unbounded)");
 out:
 	free(inc);
+	xlinks_release(&xl);
 	mwsim_result_release(&simd);
 	mwsim_result_release(&sims);
 	p001_masters_release(&ms);

@@ -254,6 +254,39 @@ fake(const struct model **ms, struct pred_result *rs, const double *pred_s)
 	}
 }
 
+/* A farm under a changed link, and under a link and a competitor: p001 now gives a number
+ * (its network stages carry the link), so the rules put it first for a master/slave run,
+ * and the built-in table, with no p001 cell of the farm's own under those classes, does
+ * not move the pick. */
+TEST(a_farm_under_a_link_is_p001s)
+{
+	static const char *const ini[2] = { "[link ws1-ws3]\nbandwidth = 800 kbit/s\n",
+					    "[node ws3]\ncpu_procs = 1\n[link ws1-ws3]\nbandwidth = 800 kbit/s\n" };
+	static const char *const cls[2] = { "link", "both" };
+	const struct model *ms[8];
+	struct pred_result rs[8];
+	struct hl_table t;
+	struct hl_answer a;
+	double ded = 1e9;
+
+	hl_table_builtin(&t);
+	for (int k = 0; k < 2; k++) {
+		int nm = 0;
+
+		for (const struct model *m = models; m->name != NULL && nm < 8; m++, nm++) {
+			ms[nm] = m;
+			CHECK(gated(m->name, ms_run, ini[k], &rs[nm]) == 0);
+		}
+		CHECK(nm == 6 && strcmp(ms[2]->name, "p001") == 0 && rs[2].status == PRED_OK);
+		hl_answer(&t, NULL, HL_FARM, cls[k], ms, rs, nm, &ded, 1, &a);
+		CHECK(a.rule == 2 && a.pick == 2);
+		CHECK_NEAR(a.pred_ns, rs[2].predicted_ns, 1);
+		for (int i = 0; i < nm; i++)
+			pred_result_free(&rs[i]);
+	}
+	hl_table_free(&t);
+}
+
 TEST(the_scope_rules_pick_in_order)
 {
 	const struct model *ms[8];
@@ -479,6 +512,7 @@ main(void)
 	RUN(scenarios_are_told_apart_by_class);
 	RUN(a_model_blind_to_a_changed_resource_does_not_apply);
 	RUN(the_scope_rules_pick_in_order);
+	RUN(a_farm_under_a_link_is_p001s);
 	RUN(the_data_overrides_the_rules_only_with_enough_cells);
 	RUN(the_interval_is_the_shrunk_quantiles_of_the_measured_errors);
 	RUN(the_quantiles_are_the_conformal_ranks);

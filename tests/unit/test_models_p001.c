@@ -363,6 +363,87 @@ TEST(one_farm_test_for_report_and_model)
 	prof_free(&p);
 }
 
+/* Tasks a "node" row's detail says the slave did. */
+static long
+node_tasks(const struct pred_result *r, const char *name)
+{
+	const struct pred_item *it = FX_ITEM(r, "node", name);
+	const char *t = it != NULL ? strstr(it->detail, " s, ") : NULL;
+
+	return t != NULL ? strtol(t + 4, NULL, 10) : -1;
+}
+
+/* A slower link to one slave: its hand-outs and results take longer on the route's own
+ * network stage, the master hands more tasks to the other slaves, and the run lands between
+ * the dedicated one and a fixed-work one where the slowed slave keeps its 50 tasks. */
+TEST(slower_link_moves_tasks)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+	const struct pred_item *it;
+	double ded_ns = 1e9 - 606.2e6 + 552e6;	/* master_slave_known_time's prediction */
+	/* fixed work: ws3's 50 tasks, each 1 + 9 ms on the link (100 + 900 B at 100 kB/s), 10 ms
+	 * of its CPU and 1 ms of the master's */
+	double fixed_ns = 1e9 - 606.2e6 + 50 * 21e6;
+
+	CHECK(load(&p, &s, ms_run, "[link ws1-ws3]\nbandwidth = 800 kbit/s\n") == 0);
+	pred_result_init(&r);
+	CHECK(model_run(model_find("p001"), &p, &s, &r, &e) == 0);
+	CHECK(r.status == PRED_OK);	/* a link scenario is no longer refused */
+	CHECK(r.predicted_ns > ded_ns + 20e6 && r.predicted_ns < fixed_ns - 200e6);
+	it = FX_ITEM(&r, "factor", "link ws1-ws3");
+	CHECK(it != NULL && it->value == 100000);
+	CHECK(it != NULL && strstr(it->detail, "hand-out 100 B in 1.000 ms, result 900 B in 9.000 ms") != NULL);
+	CHECK(FX_ITEM(&r, "util", "link ws1-ws3") != NULL);
+	CHECK(node_tasks(&r, "rank 2 (ws3)") > 0 && node_tasks(&r, "rank 2 (ws3)") < 50);
+	CHECK(node_tasks(&r, "rank 1 (ws2)") > 50 && node_tasks(&r, "rank 3 (ws4)") > 50);
+	CHECK(node_tasks(&r, "rank 1 (ws2)") + node_tasks(&r, "rank 2 (ws3)") + node_tasks(&r, "rank 3 (ws4)") == 150);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+	/* with a competitor on the same slave too (the `both` case): slower still, still below
+	 * fixed work (ws3's tasks of 20 ms CPU, 10 ms link, 1 ms master) */
+	CHECK(load(&p, &s, ms_run, "[node ws3]\ncpu_procs = 1\n[link ws1-ws3]\nbandwidth = 800 kbit/s\n") == 0);
+	pred_result_init(&r);
+	CHECK(model_run(model_find("p001"), &p, &s, &r, &e) == 0 && r.status == PRED_OK);
+	CHECK(r.predicted_ns > ded_ns + 40e6 && r.predicted_ns < 1e9 - 606.2e6 + 50 * 31e6 - 400e6);
+	CHECK(node_tasks(&r, "rank 2 (ws3)") > 0 && node_tasks(&r, "rank 2 (ws3)") < 40);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
+/* Links no master-slave route crosses change nothing; a link whose bandwidth cannot be
+ * known is refused with the reason. */
+TEST(links_off_the_routes)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+	const struct pred_item *it;
+
+	CHECK(load(&p, &s, ms_run, "[link ws2-ws3]\nbandwidth = 800 kbit/s\n") == 0);
+	pred_result_init(&r);
+	CHECK(model_run(model_find("p001"), &p, &s, &r, &e) == 0 && r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, 1e9 - 606.2e6 + 552e6, 1e3);
+	it = FX_ITEM(&r, "factor", "link ws2-ws3");
+	CHECK(it != NULL && strstr(it->detail, "no master-slave route") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+	/* ms_run has no netparams: a latency alone leaves the bandwidth unknown */
+	CHECK(load(&p, &s, ms_run, "[link ws1-ws2]\nlatency = 5 ms\n") == 0);
+	pred_result_init(&r);
+	CHECK(model_run(model_find("p001"), &p, &s, &r, &e) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "unknown bandwidth") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
 int
 main(void)
 {
@@ -380,5 +461,7 @@ main(void)
 	RUN(halo_hub_is_no_master);
 	RUN(turns_of_two_messages_keep_their_shape);
 	RUN(one_farm_test_for_report_and_model);
+	RUN(slower_link_moves_tasks);
+	RUN(links_off_the_routes);
 	return check_done();
 }

@@ -70,6 +70,41 @@ TEST(shared_network)
 	mwsim_result_release(&r);
 }
 
+/* A token bucket on the network: a message that finds enough tokens goes peak_x times
+ * faster; one larger than the bucket goes fast for the bucket's share and at the sustained
+ * rate for the rest. Between messages the bucket refills at one token per second. */
+TEST(token_bucket_hop)
+{
+	struct mwsim_slave s = { .cpu = 1, .cpu_s = 0.010, .nhops = 1, .hops = { 2 },
+				 .out_s = { 0.004 }, .in_s = { 0.004 } };
+	struct mwsim_bucket bk[3] = { { 0, 0 }, { 0, 0 }, { 0.004, 4 } };
+	struct mwsim_config c = { .nres = 3, .nslave = 1, .slaves = &s, .master_cpu = 0,
+				  .master_s = 0.010, .tasks = 100, .depth = 1, .bucket = bk };
+	struct mwsim_result r;
+	struct err e;
+
+	/* every message fits and the bucket is full again 10 ms later: 1 + 10 + 1 + 10 ms */
+	CHECK(mwsim_run(&c, &r, &e) == 0);
+	CHECK_NEAR(r.makespan_s, 100 * 0.022, 1e-9);
+	CHECK_NEAR(r.busy_s[2], 100 * 0.002, 1e-9);
+	mwsim_result_release(&r);
+	/* half of each message fits: 0.5 + 2 ms each way */
+	bk[2].burst_s = 0.002;
+	CHECK(mwsim_run(&c, &r, &e) == 0);
+	CHECK_NEAR(r.makespan_s, 100 * (2 * 0.0025 + 0.020), 1e-9);
+	mwsim_result_release(&r);
+	/* no bucket: the sustained rate */
+	c.bucket = NULL;
+	CHECK(mwsim_run(&c, &r, &e) == 0);
+	CHECK_NEAR(r.makespan_s, 100 * 0.028, 1e-9);
+	mwsim_result_release(&r);
+	/* a bucket slower than its sustained rate is a bad configuration */
+	bk[2].peak_x = 0.5;
+	c.bucket = bk;
+	CHECK(mwsim_run(&c, &r, &e) == -E_USAGE);
+	mwsim_result_release(&r);
+}
+
 TEST(bad_config_and_cap)
 {
 	struct mwsim_slave s = { .cpu = 1, .cpu_s = 0.01 };
@@ -106,5 +141,6 @@ main(void)
 	RUN(pipelined_bottleneck);
 	RUN(shared_network);
 	RUN(bad_config_and_cap);
+	RUN(token_bucket_hop);
 	return check_done();
 }

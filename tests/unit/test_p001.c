@@ -294,6 +294,76 @@ TEST(slave_selection)
 	graph_release(&g);
 }
 
+/* A master and two slaves of 100 tasks/s (10 ms a task) on one unconstrained network, the
+ * master 1 ms a task. */
+static void
+two_slaves(struct graph *g)
+{
+	struct graph_attr a = graph_attr_unknown();
+	struct err e;
+
+	graph_init_empty(g, 0);
+	if (graph_add_net(g, "lan", &a, &e) != 0 || graph_add_host(g, "M", 0, 100, 1000, NULL, &e) < 0 ||
+	    graph_add_host(g, "S1", 0, 100, 1000, NULL, &e) < 0 || graph_add_host(g, "S2", 0, 100, 1000, NULL, &e) < 0)
+		graph_release(g);
+}
+
+/* Section 4.5's network stages on one slave's route: a link of 1 MB/s to S2 adds 1 ms to
+ * each hand-out (1000 B) and 4 ms to each result (4000 B), so S2 cycles in 16 ms against
+ * S1's 11; the master, handing out on request, gives S1 16/11 as many tasks, and the run
+ * takes Tasks / (1/11 + 1/16 per ms): between the dedicated 11 s and the 16 s S2 would
+ * need for a fixed half of the work. The closed form leaves out the master's queue (a result
+ * that comes while the master serves the other slave's waits up to 1 ms): within 1.5 %. */
+TEST(extra_link_on_one_route)
+{
+	struct graph g;
+	struct p001_caps c;
+	struct p001_app app = { .out_fraction = 0.2 };
+	struct p001_xlink x = { .host = 2, .xres = 0, .bw_Bps = 1e6, .out_bytes = 1000, .in_bytes = 4000 };
+	struct mwsim_result r, d;
+	struct err e;
+
+	two_slaves(&g);
+	CHECK(p001_caps_init(&c, &g, NULL, NULL, &e) == 0);
+	CHECK(p001_simulate(&g, &c, &app, 0, NULL, 2000, 1, &d, &e) == 0);
+	CHECK_NEAR(d.makespan_s, 11.0, 0.02);
+	CHECK(p001_simulate_links(&g, &c, &app, 0, NULL, &x, 1, 1, 2000, 1, &r, &e) == 0);
+	CHECK(r.nres == 5 && r.done == 2000);	/* 3 processors, the lan, the extra link */
+	CHECK_NEAR(r.makespan_s, 2.0 / (1 / 11.0 + 1 / 16.0), 0.015 * 2.0 / (1 / 11.0 + 1 / 16.0));
+	CHECK(r.makespan_s > d.makespan_s && r.makespan_s < 16.0);
+	CHECK_NEAR((double)r.slave_tasks[1] / (double)r.slave_tasks[2], 16.0 / 11.0, 0.015 * 16.0 / 11.0);
+	CHECK_NEAR(r.busy_s[p001_res_xlink(&g, 0)], (double)r.slave_tasks[2] * 0.005, 1e-9);
+	mwsim_result_release(&r);
+	/* a token bucket of 5000 B over a 100 MB/s line: each message finds it full again */
+	x.burst_bytes = 5000;
+	x.peak_Bps = 1e8;
+	CHECK(p001_simulate_links(&g, &c, &app, 0, NULL, &x, 1, 1, 2000, 1, &r, &e) == 0);
+	CHECK_NEAR(r.makespan_s, 2.0 / (1 / 11.0 + 1 / 11.05), 0.015 * 2.0 / (1 / 11.0 + 1 / 11.05));
+	mwsim_result_release(&r);
+	/* latency alone: 2 ms each way on S2's route */
+	x = (struct p001_xlink){ .host = 2, .xres = 0, .bw_Bps = 1e12, .lat_s = 0.002 };
+	CHECK(p001_simulate_links(&g, &c, &app, 0, NULL, &x, 1, 1, 2000, 1, &r, &e) == 0);
+	CHECK_NEAR(r.makespan_s, 2.0 / (1 / 11.0 + 1 / 15.0), 0.015 * 2.0 / (1 / 11.0 + 1 / 15.0));
+	mwsim_result_release(&r);
+	/* bad extra links */
+	x.xres = 1;
+	CHECK(p001_simulate_links(&g, &c, &app, 0, NULL, &x, 1, 1, 2000, 1, &r, &e) == -E_USAGE);
+	mwsim_result_release(&r);
+	x.xres = 0;
+	x.bw_Bps = 0;
+	CHECK(p001_simulate_links(&g, &c, &app, 0, NULL, &x, 1, 1, 2000, 1, &r, &e) == -E_USAGE);
+	mwsim_result_release(&r);
+	{
+		struct p001_xlink two[2] = { { .host = 1, .bw_Bps = 1e6 }, { .host = 1, .bw_Bps = 1e6 } };
+
+		CHECK(p001_simulate_links(&g, &c, &app, 0, NULL, two, 2, 1, 2000, 1, &r, &e) == -E_USAGE);
+		mwsim_result_release(&r);
+	}
+	mwsim_result_release(&d);
+	p001_caps_release(&c);
+	graph_release(&g);
+}
+
 /* Table 1 from a profile: master 0, slaves 1 and 2. Each task: 100 bytes out, 900 back; slave
  * 1 computes 4 ms per task, slave 2 8 ms; the master is busy 1 ms per task. */
 TEST(derive_from_profile)
@@ -356,6 +426,7 @@ main(void)
 	RUN(greedy_equals_maxflow_and_bounds);
 	RUN(simulator_approaches_apprate);
 	RUN(slave_selection);
+	RUN(extra_link_on_one_route);
 	RUN(derive_from_profile);
 	return check_done();
 }
