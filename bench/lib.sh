@@ -53,6 +53,7 @@ meta_sum() {
 #   nocap           --no-capture (sampling alone)
 #   nosock          --no-capture --sockets 60s (sampling without socket map scans)
 #   noalign         --no-align (samples and capture reads on each agent's own clock)
+#   seelocal        --see-local (node-local messages over TCP, loopback captured)
 collect_opts() {
 	case $1 in
 	collect|plain) echo "" ;;
@@ -68,6 +69,7 @@ collect_opts() {
 	nocap) echo "--no-capture" ;;
 	nosock) echo "--no-capture --sockets 60s" ;;
 	noalign) echo "--no-align" ;;
+	seelocal) echo "--see-local" ;;
 	*) return 1 ;;
 	esac
 }
