@@ -10,7 +10,9 @@
  * finer than the samples inside a busy phase; answers slowed by run-queue
  * wait in idle time (system calls) are blamed on the node; a loaded rank's receives that
  * found it waiting come sooner by the wake-up delay (its node's slice); two ranks on one
- * core leave each other the CPU as busy as they were, not half; and costs + interaction +
+ * core leave each other the CPU as busy as they were, not half; an exchange whose second
+ * half leaves just after the first arrived costs, under a CPU competitor and under a slow
+ * link, what the same simulated program saves without the cause; and costs + interaction +
  * ideal add up to the measured time. */
 #include <math.h>
 #include <stdio.h>
@@ -233,6 +235,66 @@ ping_pong(const char *dir)
 	fclose(m);
 	fclose(ph);
 	ranks2(dir, PINGS * 10 * FX_MS, PINGS * 4 * FX_MS);
+}
+
+
+/* An exchange (MPI_Sendrecv) of two ranks on ws1, ws2, simulated: in iteration k rank r
+ * works work[r][k] ms (wait[r] more on the run queue, inside its busy phase), then
+ * gets to its send in get ms that read idle (the rest of its work in an interval under
+ * the demand threshold, packing in system calls), sends BYTES that take wire ms on the wire
+ * (first_wire in iteration 0), and goes on once it has both sent and received the other's
+ * half. The second send of each pair leaves a few ms after the first arrived, and each rank
+ * is first in half the pairs: an exchange. Writes the run to dir (NULL: none); returns its
+ * time. The same call with the cause taken out is the counterfactual, worked by hand. */
+struct xchg {
+	double work[2][ITERS], wait[2];
+	double get, wire, first_wire;
+	long long bytes;
+};
+
+static double
+xchg_sim(const char *dir, const struct xchg *x)
+{
+	FILE *m = NULL, *ph = NULL, *f;
+	double s[2] = { 0, 0 }, end = 0;
+
+	if (dir != NULL) {
+		m = fx_open(dir, "messages.tsv", FX_MSG_HDR);
+		ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	}
+	for (int k = 0; k < ITERS; k++) {
+		double busy[2], send[2], arr[2], wire = k == 0 ? x->first_wire : x->wire;
+
+		for (int r = 0; r < 2; r++) {
+			busy[r] = x->work[r][k] + x->wait[r];
+			send[r] = s[r] + busy[r] + x->get;
+			arr[r] = send[r] + wire;
+		}
+		for (int r = 0; r < 2; r++) {
+			double e = fmax(send[r], arr[1 - r]);
+
+			if (ph != NULL) {
+				phase(ph, r, "busy", FX_BASE_NS + llround(s[r] * FX_MS),
+				      FX_BASE_NS + llround((s[r] + busy[r]) * FX_MS), llround(x->wait[r] * FX_MS));
+				phase(ph, r, "idle", FX_BASE_NS + llround((s[r] + busy[r]) * FX_MS),
+				      FX_BASE_NS + llround(e * FX_MS), 0);
+				msg(m, FX_BASE_NS + llround(send[r] * FX_MS), FX_BASE_NS + llround(arr[r] * FX_MS), r,
+				    1 - r, x->bytes);
+			}
+			s[r] = e;
+		}
+	}
+	if (dir != NULL) {
+		fclose(m);
+		fclose(ph);
+		f = fx_open(dir, "ranks.tsv", FX_RANK_HDR);
+		for (int r = 0; r < 2; r++)
+			fprintf(f, "%d\tws%d\t%lld\t50\t0\t50\t1\t1\t1\t1\t50\t1\t%lld\t1\t1\t1\t1\n", r, r + 1,
+				llround(s[r] * FX_MS), llround(ITERS * x->wait[r] * FX_MS));
+		fclose(f);
+	}
+	end = fmax(s[0], s[1]);
+	return end * FX_MS;
 }
 
 static char *
@@ -641,6 +703,73 @@ TEST(starved_rank_by_demand)
 	attr_result_free(&r);
 }
 
+/* An exchange whose rank 1 (ws2) waits 15 ms of each 55 ms busy phase on the run queue
+ * (15 ms for 40 of work: under half a competitor, no wake-up term), while rank 0's work
+ * alternates 60 and 50 ms so that each side sends first half the time. The cpu cause costs
+ * what the same program without the wait saves (xchg_sim), 34 ms: rank 1's send was posted
+ * with its receive and leaves 15 ms sooner whatever rank 0's message does. Read without
+ * the exchange rule (the receive of rank 0's half chained before rank 1's send) it cost
+ * 10 ms. */
+TEST(exchange_under_a_cpu_competitor)
+{
+	struct xchg x = { .wait = { 0, 15 }, .get = 3, .wire = 1, .first_wire = 1, .bytes = 4000 };
+	double T, T0;
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	for (int k = 0; k < ITERS; k++) {
+		x.work[0][k] = k % 2 ? 50 : 60;
+		x.work[1][k] = 40;
+	}
+	T = xchg_sim(run_dir("xcpu"), &x);
+
+	x.wait[1] = 0;
+	T0 = xchg_sim(NULL, &x);
+	CHECK(explain(run_dir("xcpu"), NULL, &r) == 0);
+	CHECK_NEAR(r.measured_ns, T, 1);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(c != NULL && fabs(c->cost_ns - (T - T0)) < 0.5 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* An exchange of 1 MB halves over a link 4 times slower than in its first iteration (20 ms
+ * against 5 ms on the wire); each half leaves 8 ms after its rank's busy phase, the second
+ * 5 ms after the first arrived (the works below). Taking the link out saves what the same
+ * program at 5 ms a transfer does, 135 ms: the second send does not wait for the first
+ * message, so it leaves no sooner when the first comes sooner. Chained, 138 ms: the 3 ms
+ * the second sender sat idle before the first's arrival read as waiting for it. */
+TEST(exchange_under_a_slow_link)
+{
+	struct xchg x = { .get = 8, .wire = 20, .first_wire = 5, .bytes = 1000000 };
+	double T, T0;
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	/* the second sender leaves 5 ms after the first's arrival: first rank 0 (its work 10
+	 * ms over rank 1's), then rank 1 (it starts 5 ms late, the first transfer), then the
+	 * rank that was first, which starts a transfer (20 ms) late */
+	x.work[0][0] = 50;
+	x.work[1][0] = 40;
+	x.work[0][1] = 40;
+	x.work[1][1] = 60;
+	for (int k = 2; k < ITERS; k++) {
+		x.work[k % 2][k] = 45;
+		x.work[1 - k % 2][k] = 40;
+	}
+	T = xchg_sim(run_dir("xlink"), &x);
+
+	x.wire = 5;
+	T0 = xchg_sim(NULL, &x);
+	CHECK(explain(run_dir("xlink"), NULL, &r) == 0);
+	CHECK_NEAR(r.measured_ns, T, 1);
+	c = find(&r, ATTR_LINK, NULL);
+	CHECK(c != NULL && r.c[0].kind == ATTR_LINK);
+	CHECK(c != NULL && fabs(c->cost_ns - (T - T0)) < 0.5 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 TEST(no_messages_one_rank)
 {
 	struct attr_result r;
@@ -678,5 +807,7 @@ main(void)
 	RUN(baseline_leaves_the_difference);
 	RUN(starved_rank_by_demand);
 	RUN(no_messages_one_rank);
+	RUN(exchange_under_a_cpu_competitor);
+	RUN(exchange_under_a_slow_link);
 	return check_done();
 }
