@@ -32,6 +32,8 @@ struct side {
 	double *wake;		/* [nranks] the wake-up delay its waited-for receives had in the
 				 * run (replay_rank_wake_ns of its competitors), 0 none */
 	double *w;		/* [nranks] scratch wake-up changes (replay_in wake_ns) */
+	const struct prof_busy **ph;	/* each rank's busy phases by start: rank i's are */
+	long *off;			/* ph[off[i]..off[i + 1]) (coloc_phases_by_rank) */
 };
 
 /* The run time with in's changes; s->T (nothing changed) should the replay fail, which
@@ -45,17 +47,19 @@ replay_time(const struct side *s, const struct replay_in *in)
 	return replay_run(&s->x, in, &o, &e) == 0 ? o.run_ns : s->T;
 }
 
-/* Busy time of rank r inside [t0, t1]. */
+/* Busy time of rank i (index in p->ranks) inside [t0, t1]: its own phases only, not a
+ * pass over every rank's per rank (ranks times phases, and a cache thrashed on a large
+ * run). The sum is of whole nanoseconds, exact in any order. */
 static double
-busy_within(const struct prof *p, int r, int64_t t0, int64_t t1)
+busy_within(const struct side *s, int i, int64_t t0, int64_t t1)
 {
 	double ns = 0;
 
-	for (long k = 0; k < p->nbusy; k++) {
-		const struct prof_busy *b = &p->busy[k];
+	for (long k = s->off[i]; k < s->off[i + 1]; k++) {
+		const struct prof_busy *b = s->ph[k];
 		int64_t a = b->t_start_ns > t0 ? b->t_start_ns : t0, z = b->t_end_ns < t1 ? b->t_end_ns : t1;
 
-		if (b->rank == r && z > a)
+		if (z > a)
 			ns += (double)(z - a);
 	}
 	return ns;
@@ -85,6 +89,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->cap = xcalloc((size_t)p->nranks + 1, sizeof *s->cap);
 	s->wake = xcalloc((size_t)p->nranks + 1, sizeof *s->wake);
 	s->w = xcalloc((size_t)p->nranks + 1, sizeof *s->w);
+	coloc_phases_by_rank(p, &s->ph, &s->off);
 	cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
 	coloc_read(p, cl);
 	for (int i = 0; i < p->nranks; i++) {
@@ -139,7 +144,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	/* start-up and finish are their own causes: the work counted is what lies between */
 	for (int i = 0; i < p->nranks && nbusy > 0; i++)
 		if (s->busy[i] > 0)
-			s->work_mean += busy_within(p, p->ranks[i].rank, tm0, tm1) * s->own[i] / s->busy[i] / nbusy;
+			s->work_mean += busy_within(s, i, tm0, tm1) * s->own[i] / s->busy[i] / nbusy;
 }
 
 static void
@@ -155,6 +160,8 @@ side_free(struct side *s)
 	free(s->cap);
 	free(s->wake);
 	free(s->w);
+	free(s->ph);
+	free(s->off);
 }
 
 /* The index of world rank r in s->p->ranks, or -1. */
@@ -619,7 +626,7 @@ rank_split(struct attr_result *r, const struct side *s, const double *dt)
 		}
 		if (first != INT64_MAX && first > p->t_phase0_ns)
 			a->startup_ns = fmin((double)(first - p->t_phase0_ns), a->exec_ns);
-		after = first != INT64_MAX ? busy_within(p, a->rank, first, INT64_MAX) : s->busy[i];
+		after = first != INT64_MAX ? busy_within(s, i, first, INT64_MAX) : s->busy[i];
 		a->work_ns = s->busy[i] > 0 ? after * s->own[i] / s->busy[i] : 0;
 		a->cpu_wait_ns = s->busy[i] > 0 ? after * s->wait[i] / s->busy[i] : 0;
 		a->others_ns = a->exec_ns - a->work_ns - a->cpu_wait_ns - a->net_ns - a->startup_ns;
