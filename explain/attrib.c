@@ -32,7 +32,117 @@ struct side {
 	double *wake;		/* [nranks] the wake-up delay its waited-for receives had in the
 				 * run (replay_rank_wake_ns of its competitors), 0 none */
 	double *w;		/* [nranks] scratch wake-up changes (replay_in wake_ns) */
+	long *woke_busy;	/* [nranks] receives found waiting whose wake-up the samples put
+				 * inside a busy phase (woke_in_busy) */
+	const struct prof_busy **ph;	/* each rank's busy phases by start: rank i's are */
+	long *off;			/* ph[off[i]..off[i + 1]) (coloc_phases_by_rank) */
 };
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* t[0..n) sorted: the index of the first at or after x (n when none). */
+static long
+at_or_after(const int64_t *t, long n, int64_t x)
+{
+	long lo = 0, hi = n;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (t[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Per rank (index in p->ranks) the times of its sends (recv 0) or of its messages'
+ * arrivals (recv 1), sorted: rank i's are (*t)[off[i]..off[i + 1]). The caller frees both. */
+static void
+times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
+{
+	long *o = xcalloc((size_t)p->nranks + 2, sizeof *o), *at;
+	int64_t *a = xmallocarray((size_t)p->nmsgs + 1, sizeof *a);
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (long k = 0; k < p->nmsgs; k++) {
+			const struct prof_msg *m = &p->msgs[k];
+			const struct prof_rank *x = m->src >= 0 ? prof_rank(p, m->src) : NULL;
+			const struct prof_rank *y = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
+			int i;
+
+			if (x == NULL || y == NULL || x == y)
+				continue;
+			i = (int)((recv ? y : x) - p->ranks);
+			if (pass == 0)
+				o[i + 2]++;
+			else
+				a[at[i]++] = recv && m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+		}
+		if (pass == 0) {
+			for (int i = 0; i < p->nranks; i++)
+				o[i + 2] += o[i + 1];
+			at = o + 1;
+		}
+	}
+	for (int i = 0; i < p->nranks; i++)
+		qsort(a + o[i], (size_t)(o[i + 1] - o[i]), sizeof *a, cmp_i64);
+	*t = a;
+	*off = o;
+}
+
+/* Count in n[i] rank i's receives that the replay takes as found waiting (REPLAY_MEASURED:
+ * needed on arrival, after idle time) and that came inside one of its busy phases: the
+ * phase's first event, in its first REPLAY_GRAIN_NS (the phase is the work the message
+ * brought, its interval read busy from the arrival on), or an answer between two sends of
+ * the rank closer than that. The rank got the CPU inside the phase, so the samples counted
+ * the message's wake-up delay in the phase's run-queue wait, which the cpu cause takes
+ * out with the rest. (An exchange's receive taken after the rank's own half is counted
+ * too: a slight undercount of the wait then.) */
+static void
+woke_in_busy(const struct side *s, long *n)
+{
+	const struct prof *p = s->p;
+	int64_t *st, *rt;
+	long *so, *ro;
+
+	times_by_rank(p, 0, &st, &so);
+	times_by_rank(p, 1, &rt, &ro);
+	for (int i = 0; i < p->nranks; i++) {
+		const int64_t *sd = st + so[i], *rv = rt + ro[i];
+		long ns = so[i + 1] - so[i], nr = ro[i + 1] - ro[i];
+
+		n[i] = 0;
+		for (long k = s->off[i]; k < s->off[i + 1]; k++) {
+			const struct prof_busy *b = s->ph[k];
+			long j = at_or_after(sd, ns, b->t_start_ns), r = at_or_after(rv, nr, b->t_start_ns);
+
+			/* the first event is a receive (sends go first at equal times), after
+			 * earlier idle time: an event or a phase before this one */
+			if (r < nr && rv[r] < b->t_end_ns && rv[r] - b->t_start_ns < REPLAY_GRAIN_NS &&
+			    (j == ns || rv[r] < sd[j]) && (k > s->off[i] || j > 0 || r > 0)) {
+				n[i]++;
+				r++;
+			}
+			for (; r < nr && rv[r] < b->t_end_ns; r++) {
+				j = at_or_after(sd, ns, rv[r]);
+				n[i] += j > 0 && j < ns && rv[r] - sd[j - 1] < REPLAY_GRAIN_NS &&
+					sd[j] - rv[r] < REPLAY_GRAIN_NS;
+			}
+		}
+	}
+	free(st);
+	free(so);
+	free(rt);
+	free(ro);
+}
 
 /* The run time with in's changes; s->T (nothing changed) should the replay fail, which
  * only changed links can make it do. */
@@ -45,17 +155,19 @@ replay_time(const struct side *s, const struct replay_in *in)
 	return replay_run(&s->x, in, &o, &e) == 0 ? o.run_ns : s->T;
 }
 
-/* Busy time of rank r inside [t0, t1]. */
+/* Busy time of rank i (index in p->ranks) inside [t0, t1]: its own phases only, not a
+ * pass over every rank's per rank (ranks times phases, and a cache thrashed on a large
+ * run). The sum is of whole nanoseconds, exact in any order. */
 static double
-busy_within(const struct prof *p, int r, int64_t t0, int64_t t1)
+busy_within(const struct side *s, int i, int64_t t0, int64_t t1)
 {
 	double ns = 0;
 
-	for (long k = 0; k < p->nbusy; k++) {
-		const struct prof_busy *b = &p->busy[k];
+	for (long k = s->off[i]; k < s->off[i + 1]; k++) {
+		const struct prof_busy *b = s->ph[k];
 		int64_t a = b->t_start_ns > t0 ? b->t_start_ns : t0, z = b->t_end_ns < t1 ? b->t_end_ns : t1;
 
-		if (b->rank == r && z > a)
+		if (z > a)
 			ns += (double)(z - a);
 	}
 	return ns;
@@ -85,6 +197,9 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->cap = xcalloc((size_t)p->nranks + 1, sizeof *s->cap);
 	s->wake = xcalloc((size_t)p->nranks + 1, sizeof *s->wake);
 	s->w = xcalloc((size_t)p->nranks + 1, sizeof *s->w);
+	s->woke_busy = xcalloc((size_t)p->nranks + 1, sizeof *s->woke_busy);
+	coloc_phases_by_rank(p, &s->ph, &s->off);
+	woke_in_busy(s, s->woke_busy);
 	cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
 	coloc_read(p, cl);
 	for (int i = 0; i < p->nranks; i++) {
@@ -139,7 +254,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	/* start-up and finish are their own causes: the work counted is what lies between */
 	for (int i = 0; i < p->nranks && nbusy > 0; i++)
 		if (s->busy[i] > 0)
-			s->work_mean += busy_within(p, p->ranks[i].rank, tm0, tm1) * s->own[i] / s->busy[i] / nbusy;
+			s->work_mean += busy_within(s, i, tm0, tm1) * s->own[i] / s->busy[i] / nbusy;
 }
 
 static void
@@ -155,6 +270,9 @@ side_free(struct side *s)
 	free(s->cap);
 	free(s->wake);
 	free(s->w);
+	free(s->ph);
+	free(s->off);
+	free(s->woke_busy);
 }
 
 /* The index of world rank r in s->p->ranks, or -1. */
@@ -178,6 +296,15 @@ wait_excess(const struct side *s, const struct side *b, int i)
 	if (j >= 0)
 		return fmax(s->wait[i] - b->wait[j], 0);
 	return fmax(s->wait[i] - s->own[i] * (1 / s->cap[i] - 1), 0);
+}
+
+/* The run-queue wait of rank i's busy phases that the cpu cause takes out by shortening
+ * them: wait_excess less the wake-up delays of the receives whose delay lies inside a
+ * phase (woke_in_busy), which it takes out where they were, at those receives. */
+static double
+busy_taken(const struct side *s, const struct side *b, int i)
+{
+	return fmax(wait_excess(s, b, i) - (double)s->woke_busy[i] * s->wake[i], 0);
 }
 
 /* The factor the cpu cause puts on rank i's gaps (the idle time it spent getting to a
@@ -206,7 +333,7 @@ factor(const struct side *s, int i, double want)
 static void
 cpu_out(struct side *s, const struct side *b, int i, bool out)
 {
-	s->f[i] = out ? factor(s, i, s->busy[i] - wait_excess(s, b, i)) : 1;
+	s->f[i] = out ? factor(s, i, s->busy[i] - busy_taken(s, b, i)) : 1;
 	s->g[i] = out ? idle_factor(s, b, i) : 1;
 	s->w[i] = out ? -s->wake[i] : 0;
 }
@@ -619,7 +746,7 @@ rank_split(struct attr_result *r, const struct side *s, const double *dt)
 		}
 		if (first != INT64_MAX && first > p->t_phase0_ns)
 			a->startup_ns = fmin((double)(first - p->t_phase0_ns), a->exec_ns);
-		after = first != INT64_MAX ? busy_within(p, a->rank, first, INT64_MAX) : s->busy[i];
+		after = first != INT64_MAX ? busy_within(s, i, first, INT64_MAX) : s->busy[i];
 		a->work_ns = s->busy[i] > 0 ? after * s->own[i] / s->busy[i] : 0;
 		a->cpu_wait_ns = s->busy[i] > 0 ? after * s->wait[i] / s->busy[i] : 0;
 		a->others_ns = a->exec_ns - a->work_ns - a->cpu_wait_ns - a->net_ns - a->startup_ns;
@@ -765,7 +892,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	for (int i = 0; i < p->nranks; i++) {
 		double own = p->nranks > 1 ? s.own_mean : s.own[i];
 
-		s.f[i] = factor(&s, i, own + s.wait[i] - wait_excess(&s, bs, i));
+		s.f[i] = factor(&s, i, own + s.wait[i] - busy_taken(&s, bs, i));
 		s.g[i] = idle_factor(&s, bs, i);
 		s.w[i] = -s.wake[i];
 		if (s.busy[i] > 0 && s.busy[i] >= 0.9 * (double)p->ranks[i].exec_ns)

@@ -6,7 +6,9 @@
  *    phases by that wait (with a baseline: by the wait above the baseline's; without one,
  *    by the wait beyond what its own CPU limit, shared with its node's ranks as busy as
  *    they were, imposes), and takes out the wake-up delay (predict/replay.h) of each
- *    receive that found it waiting, for the competitors that wait implies.
+ *    receive that found it waiting, for the competitors that wait implies, at the
+ *    receive; a delay the samples put inside a busy phase is left out of the phase's
+ *    shortening (counted once).
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
  *    against the best throughput its rank pair reached (in this run or the baseline); the
  *    counterfactual sends every one at that best.

@@ -44,8 +44,8 @@ coloc_stretch(double sd, double cap, const struct coloc_rank *c)
  * 1]). One pass over the phases and one sort per rank, instead of a pass over all of them
  * per pair of neighbours (which grew with ranks times phases). Phases of ranks the profile
  * does not list are left out. The caller frees *ph and *off. */
-static void
-phases_by_rank(const struct prof *p, const struct prof_busy ***ph, long **off)
+void
+coloc_phases_by_rank(const struct prof *p, const struct prof_busy ***ph, long **off)
 {
 	long *o = xcalloc((size_t)p->nranks + 2, sizeof *o), *at;
 	const struct prof_busy **a = xmallocarray((size_t)p->nbusy + 1, sizeof *a);
@@ -114,7 +114,7 @@ coloc_read(const struct prof *p, struct coloc_rank *c)
 	long *off = NULL;
 
 	if (p->have_phases)
-		phases_by_rank(p, &ph, &off);
+		coloc_phases_by_rank(p, &ph, &off);
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *ri = &p->ranks[i];
 		int first = -1;

@@ -18,6 +18,9 @@ struct coloc_rank {
 /* Fill c[0..p->nranks) from the profile (hosts, busy fractions) and the run's meta files
  * (RUN/meta/rank-R.tsv cpu_capacity of the node's first rank). */
 void coloc_read(const struct prof *p, struct coloc_rank *c);
+/* The busy phases of every rank, sorted by start: rank p->ranks[i]'s are ph[off[i]..off[i +
+ * 1]) (ranks the profile does not list left out). The caller frees *ph and *off. */
+void coloc_phases_by_rank(const struct prof *p, const struct prof_busy ***ph, long **off);
 /* Ranks sharing a node with another rank; 0 when every node has one. */
 int coloc_shared(const struct prof *p);
 /* The CPU stretch of a rank's busy time, from sd (the scenario's slowdown of a rank alone

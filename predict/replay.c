@@ -672,11 +672,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	/* the events: every message between two known ranks, sent and received */
 	t->ev = xmallocarray((size_t)p->nmsgs * 2 + 1, sizeof *t->ev);
 	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
-	if (kind == REPLAY_DEDICATED)
-		exchanges(p, later);
-	else
-		for (long k = 0; k < p->nmsgs; k++)
-			later[k] = INT64_MIN;
+	exchanges(p, later);	/* both readings: docs/explain.md, "Exchanges" */
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;

@@ -10,7 +10,9 @@
  * finer than the samples inside a busy phase; answers slowed by run-queue
  * wait in idle time (system calls) are blamed on the node; a loaded rank's receives that
  * found it waiting come sooner by the wake-up delay (its node's slice); two ranks on one
- * core leave each other the CPU as busy as they were, not half; and costs + interaction +
+ * core leave each other the CPU as busy as they were, not half; an exchange whose second
+ * half leaves just after the first arrived costs, under a CPU competitor and under a slow
+ * link, what the same simulated program saves without the cause; and costs + interaction +
  * ideal add up to the measured time. */
 #include <math.h>
 #include <stdio.h>
@@ -162,28 +164,33 @@ starved(const char *dir)
 
 /* Rank 1 (ws2) computes 80 ms, half of it on the run queue, and sends; rank 0 waits for
  * it polling: idle but for one stray 20 ms busy interval (a user tick in its polling loop)
- * 30 ms in; it works 10 ms on the message and answers. 92 ms an iteration. */
+ * 30 ms in; it works 10 ms on the message and answers. 92 ms an iteration. With late > 0
+ * rank 1 gets the CPU late ms after each answer arrives, idle by demand until then (its
+ * wake-up delay outside the phase), and an iteration takes 92 + late ms. */
 static void
-stray_tick(const char *dir)
+stray_tick(const char *dir, long long late)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long P = 92 + late;
 
 	for (int k = 0; k < ITERS; k++) {
-		long long t = FX_BASE_NS + k * 92 * FX_MS;
+		long long t = FX_BASE_NS + k * P * FX_MS, t1 = t + late * FX_MS;
 
-		phase(ph, 1, "busy", t, t + 80 * FX_MS, 40 * FX_MS);
-		msg(m, t + 80 * FX_MS, t + 81 * FX_MS, 1, 0, 4000);
-		phase(ph, 1, "idle", t + 80 * FX_MS, t + 92 * FX_MS, 0);
+		if (late > 0)
+			phase(ph, 1, "idle", t, t1, 0);
+		phase(ph, 1, "busy", t1, t1 + 80 * FX_MS, 40 * FX_MS);
+		msg(m, t1 + 80 * FX_MS, t1 + 81 * FX_MS, 1, 0, 4000);
+		phase(ph, 1, "idle", t1 + 80 * FX_MS, t1 + 92 * FX_MS, 0);
 		phase(ph, 0, "idle", t, t + 30 * FX_MS, 0);
 		phase(ph, 0, "busy", t + 30 * FX_MS, t + 50 * FX_MS, 0);
-		phase(ph, 0, "idle", t + 50 * FX_MS, t + 81 * FX_MS, 0);
-		phase(ph, 0, "busy", t + 81 * FX_MS, t + 91 * FX_MS, 0);
-		msg(m, t + 91 * FX_MS, t + 92 * FX_MS, 0, 1, 4000);
-		phase(ph, 0, "idle", t + 91 * FX_MS, t + 92 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 50 * FX_MS, t1 + 81 * FX_MS, 0);
+		phase(ph, 0, "busy", t1 + 81 * FX_MS, t1 + 91 * FX_MS, 0);
+		msg(m, t1 + 91 * FX_MS, t1 + 92 * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "idle", t1 + 91 * FX_MS, t1 + 92 * FX_MS, 0);
 	}
 	fclose(m);
 	fclose(ph);
-	ranks2(dir, ITERS * 92 * FX_MS, ITERS * 40 * FX_MS);
+	ranks2(dir, ITERS * P * FX_MS, ITERS * 40 * FX_MS);
 }
 
 /* Rank 0 computes 40 ms and sends; rank 1 (ws2) never computes: it answers each message
@@ -233,6 +240,66 @@ ping_pong(const char *dir)
 	fclose(m);
 	fclose(ph);
 	ranks2(dir, PINGS * 10 * FX_MS, PINGS * 4 * FX_MS);
+}
+
+
+/* An exchange (MPI_Sendrecv) of two ranks on ws1, ws2, simulated: in iteration k rank r
+ * works work[r][k] ms (wait[r] more on the run queue, inside its busy phase), then
+ * gets to its send in get ms that read idle (the rest of its work in an interval under
+ * the demand threshold, packing in system calls), sends BYTES that take wire ms on the wire
+ * (first_wire in iteration 0), and goes on once it has both sent and received the other's
+ * half. The second send of each pair leaves a few ms after the first arrived, and each rank
+ * is first in half the pairs: an exchange. Writes the run to dir (NULL: none); returns its
+ * time. The same call with the cause taken out is the counterfactual, worked by hand. */
+struct xchg {
+	double work[2][ITERS], wait[2];
+	double get, wire, first_wire;
+	long long bytes;
+};
+
+static double
+xchg_sim(const char *dir, const struct xchg *x)
+{
+	FILE *m = NULL, *ph = NULL, *f;
+	double s[2] = { 0, 0 }, end = 0;
+
+	if (dir != NULL) {
+		m = fx_open(dir, "messages.tsv", FX_MSG_HDR);
+		ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	}
+	for (int k = 0; k < ITERS; k++) {
+		double busy[2], send[2], arr[2], wire = k == 0 ? x->first_wire : x->wire;
+
+		for (int r = 0; r < 2; r++) {
+			busy[r] = x->work[r][k] + x->wait[r];
+			send[r] = s[r] + busy[r] + x->get;
+			arr[r] = send[r] + wire;
+		}
+		for (int r = 0; r < 2; r++) {
+			double e = fmax(send[r], arr[1 - r]);
+
+			if (ph != NULL) {
+				phase(ph, r, "busy", FX_BASE_NS + llround(s[r] * FX_MS),
+				      FX_BASE_NS + llround((s[r] + busy[r]) * FX_MS), llround(x->wait[r] * FX_MS));
+				phase(ph, r, "idle", FX_BASE_NS + llround((s[r] + busy[r]) * FX_MS),
+				      FX_BASE_NS + llround(e * FX_MS), 0);
+				msg(m, FX_BASE_NS + llround(send[r] * FX_MS), FX_BASE_NS + llround(arr[r] * FX_MS), r,
+				    1 - r, x->bytes);
+			}
+			s[r] = e;
+		}
+	}
+	if (dir != NULL) {
+		fclose(m);
+		fclose(ph);
+		f = fx_open(dir, "ranks.tsv", FX_RANK_HDR);
+		for (int r = 0; r < 2; r++)
+			fprintf(f, "%d\tws%d\t%lld\t50\t0\t50\t1\t1\t1\t1\t50\t1\t%lld\t1\t1\t1\t1\n", r, r + 1,
+				llround(s[r] * FX_MS), llround(ITERS * x->wait[r] * FX_MS));
+		fclose(f);
+	}
+	end = fmax(s[0], s[1]);
+	return end * FX_MS;
 }
 
 static char *
@@ -398,17 +465,20 @@ TEST(lockstep_shares)
 /* A polling rank's wait broken by a stray busy interval: every idle stretch since its
  * previous message could go, not only the last one, so the faster sender's gain reaches it
  * whole (40 ms an iteration; 31 ms in the first, whose wait starts at the stray tick).
- * Rank 1 waited 40 ms for 40 ms of work: one competitor, whose wake-up delay (0.75 ms
- * with the default 3 ms slice) each of the 9 answers before its last work waited. */
+ * Rank 1 waited 40 ms for 40 ms of work: one competitor, whose wake-up delay (0.75 ms with
+ * the default 3 ms slice) each of the 9 answers before its last work waited; its phase
+ * begins with the answer, so that delay is inside the 40 ms and comes out once (taken out
+ * at the answers, the rest of the wait spread over the phases: the first phase, whose gain
+ * stops at 31 ms, keeps a tenth of the 9 delays, 0.68 ms, the others get it). */
 TEST(stray_tick_in_a_wait)
 {
 	struct attr_result r;
 
-	stray_tick(run_dir("stray"));
+	stray_tick(run_dir("stray"), 0);
 	CHECK(explain(run_dir("stray"), NULL, &r) == 0);
 	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
-	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1) + 0.75 * (ITERS - 1)) * FX_MS, 1e3);
+	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1) + 0.075 * (ITERS - 1)) * FX_MS, 1e3);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -461,8 +531,9 @@ TEST(partial_trace_said)
 
 /* An answer that comes in a busy phase, between a send and the next within one sample
  * interval, was waited for: rank 1's faster work reaches rank 0 (4 ms a ping, but for the
- * first two, inside the first 20 ms of rank 0's phase), and rank 1, which waited 4 ms for
- * 4 ms of work (one competitor), gets each ping 0.75 ms sooner (the wake-up delay). */
+ * first two, inside the first 20 ms of rank 0's phase). Rank 1 waited 4 ms for 4 ms of
+ * work (one competitor); its phase begins with the ping, so the wake-up delay (0.75 ms)
+ * is inside those 4 ms and each ping comes no more than 4 ms sooner. */
 TEST(ping_pong_in_a_busy_phase)
 {
 	struct attr_result r;
@@ -471,26 +542,40 @@ TEST(ping_pong_in_a_busy_phase)
 	CHECK(explain(run_dir("ping"), NULL, &r) == 0);
 	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
-	CHECK(r.c[0].cost_ns >= 4.75 * (PINGS - 3) * FX_MS && r.c[0].cost_ns <= 4.75 * PINGS * FX_MS + 1);
+	CHECK(r.c[0].cost_ns >= 4.0 * (PINGS - 3) * FX_MS && r.c[0].cost_ns <= 4.0 * PINGS * FX_MS + 1);
 	check_sums(&r);
 	attr_result_free(&r);
 }
 
-/* The wake-up term: the stray-tick run with an 8 ms slice on ws2 (its node meta). Each of
- * rank 1's 9 answers before its last work found it waiting behind one competitor and
- * waited 1/2 x 8 ms / 2 = 2 ms for the CPU: the cpu cause takes 9 x 2 ms more out than
- * the run-queue wait alone (31 + 9 x 40 ms), where the default slice took 9 x 0.75 ms. */
+/* The wake-up term, on the stray-tick run with an 8 ms slice on ws2: each of rank 1's 9
+ * answers before its last work found it waiting behind one competitor, 1/2 x 8 ms / 2 =
+ * 2 ms for the CPU. When its busy phase begins with the answer (the interval read busy from
+ * the arrival on), the samples counted those 2 ms in the phase's 40 ms of run-queue wait:
+ * without the competitor the work takes 40 ms from the arrival, 40 ms saved an iteration
+ * (the term on top of the wait counted it twice: 31 + 9 x 42 = 409 ms; now the first
+ * phase keeps a tenth of the delays, as above, 391 + 1.8 ms). When the rank reads idle
+ * for the 2 ms and its phase begins after them, the wait holds none of it and the
+ * counterfactual saves 42 ms an iteration: 33 + 9 x 42 ms (rank 0's first wait, from
+ * the stray tick, is 2 ms longer here). */
 TEST(wake_up_taken_out)
 {
 	struct attr_result r;
 
-	stray_tick(run_dir("wake"));
+	stray_tick(run_dir("wake"), 0);
 	fx_meta(run_dir("wake"), "node-ws2.tsv", "sched_slice_ns", "8000000");
 	CHECK(explain(run_dir("wake"), NULL, &r) == 0);
 	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
-	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1) + 2.0 * (ITERS - 1)) * FX_MS, 1e3);
+	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1) + 0.2 * (ITERS - 1)) * FX_MS, 1e3);
 	CHECK(strstr(r.c[0].evidence, "waited 2.00 ms more for the CPU") != NULL);
+	check_sums(&r);
+	attr_result_free(&r);
+
+	stray_tick(run_dir("wake2"), 2);
+	fx_meta(run_dir("wake2"), "node-ws2.tsv", "sched_slice_ns", "8000000");
+	CHECK(explain(run_dir("wake2"), NULL, &r) == 0);
+	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	CHECK_NEAR(r.c[0].cost_ns, (33.0 + 42.0 * (ITERS - 1)) * FX_MS, 1e3);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -641,6 +726,73 @@ TEST(starved_rank_by_demand)
 	attr_result_free(&r);
 }
 
+/* An exchange whose rank 1 (ws2) waits 15 ms of each 55 ms busy phase on the run queue
+ * (15 ms for 40 of work: under half a competitor, no wake-up term), while rank 0's work
+ * alternates 60 and 50 ms so that each side sends first half the time. The cpu cause costs
+ * what the same program without the wait saves (xchg_sim), 34 ms: rank 1's send was posted
+ * with its receive and leaves 15 ms sooner whatever rank 0's message does. Read without
+ * the exchange rule (the receive of rank 0's half chained before rank 1's send) it cost
+ * 10 ms. */
+TEST(exchange_under_a_cpu_competitor)
+{
+	struct xchg x = { .wait = { 0, 15 }, .get = 3, .wire = 1, .first_wire = 1, .bytes = 4000 };
+	double T, T0;
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	for (int k = 0; k < ITERS; k++) {
+		x.work[0][k] = k % 2 ? 50 : 60;
+		x.work[1][k] = 40;
+	}
+	T = xchg_sim(run_dir("xcpu"), &x);
+
+	x.wait[1] = 0;
+	T0 = xchg_sim(NULL, &x);
+	CHECK(explain(run_dir("xcpu"), NULL, &r) == 0);
+	CHECK_NEAR(r.measured_ns, T, 1);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(c != NULL && fabs(c->cost_ns - (T - T0)) < 0.5 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* An exchange of 1 MB halves over a link 4 times slower than in its first iteration (20 ms
+ * against 5 ms on the wire); each half leaves 8 ms after its rank's busy phase, the second
+ * 5 ms after the first arrived (the works below). Taking the link out saves what the same
+ * program at 5 ms a transfer does, 135 ms: the second send does not wait for the first
+ * message, so it leaves no sooner when the first comes sooner. Chained, 138 ms: the 3 ms
+ * the second sender sat idle before the first's arrival read as waiting for it. */
+TEST(exchange_under_a_slow_link)
+{
+	struct xchg x = { .get = 8, .wire = 20, .first_wire = 5, .bytes = 1000000 };
+	double T, T0;
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	/* the second sender leaves 5 ms after the first's arrival: first rank 0 (its work 10
+	 * ms over rank 1's), then rank 1 (it starts 5 ms late, the first transfer), then the
+	 * rank that was first, which starts a transfer (20 ms) late */
+	x.work[0][0] = 50;
+	x.work[1][0] = 40;
+	x.work[0][1] = 40;
+	x.work[1][1] = 60;
+	for (int k = 2; k < ITERS; k++) {
+		x.work[k % 2][k] = 45;
+		x.work[1 - k % 2][k] = 40;
+	}
+	T = xchg_sim(run_dir("xlink"), &x);
+
+	x.wire = 5;
+	T0 = xchg_sim(NULL, &x);
+	CHECK(explain(run_dir("xlink"), NULL, &r) == 0);
+	CHECK_NEAR(r.measured_ns, T, 1);
+	c = find(&r, ATTR_LINK, NULL);
+	CHECK(c != NULL && r.c[0].kind == ATTR_LINK);
+	CHECK(c != NULL && fabs(c->cost_ns - (T - T0)) < 0.5 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 TEST(no_messages_one_rank)
 {
 	struct attr_result r;
@@ -678,5 +830,7 @@ main(void)
 	RUN(baseline_leaves_the_difference);
 	RUN(starved_rank_by_demand);
 	RUN(no_messages_one_rank);
+	RUN(exchange_under_a_cpu_competitor);
+	RUN(exchange_under_a_slow_link);
 	return check_done();
 }
