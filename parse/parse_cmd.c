@@ -393,6 +393,12 @@ on_msg(void *vc, const struct msg *m)
 
 	rollup_msg(&c->prof, m);
 	keep_times(c, m);
+	/* the run's last message between two ranks: launcher and other non-MPI traffic of a
+	 * rank (one end unknown) goes on while a job is torn down, protocol records are not
+	 * messages */
+	if (m->src_world >= 0 && m->dst_world >= 0 && m->src_world != m->dst_world &&
+	    m->proto != PROTO_CTRL && m->t_last_ns > c->run_last_msg_ns)
+		c->run_last_msg_ns = m->t_last_ns;
 	if (m->mpi == MSG_MPICH && m->cid == 0xffff)	/* see warn_ompi_ucx */
 		c->ucx_ompi_like++;
 	if (c->write_failed)
@@ -598,7 +604,6 @@ static void
 tail_check(struct ctx *c, struct sample_job *j, int32_t rank)
 {
 	struct tail_rank tr;
-	const struct rollup_rank *pr = rank < (int32_t)c->prof.nranks ? &c->prof.ranks[rank] : NULL;
 	const char *sig = NULL;
 	struct rank_times *rt = (size_t)rank < c->ntimes ? &c->times[rank] : NULL;
 	int64_t tail_ns;
@@ -608,7 +613,7 @@ tail_check(struct ctx *c, struct sample_job *j, int32_t rank)
 	tr.how_ended = c->rm ? rankmap_how_ended(c->rm, rank, &sig) : NULL;
 	tr.t_end_ns = j->rc.t_last_ns;
 	tr.t_run_last_msg_ns = c->run_last_msg_ns;
-	tr.has_msgs = pr != NULL && pr->t_last_msg_ns != INT64_MIN;
+	tr.has_msgs = rt != NULL && rt->nsend + rt->narr > 0;
 	tr.longest_gap_ns = rt ? tail_longest_gap(rt->send_ns, rt->nsend, rt->arr_ns, rt->narr) : 0;
 	if (!tail_hung(&tr, &tail_ns))
 		return;
@@ -721,10 +726,6 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir, size_t thr
 		warn_partial(c, e.msg);
 		return;
 	}
-	c->run_last_msg_ns = INT64_MIN;
-	for (i = 0; i < c->prof.nranks; i++)
-		if (c->prof.ranks[i].t_last_msg_ns > c->run_last_msg_ns)
-			c->run_last_msg_ns = c->prof.ranks[i].t_last_msg_ns;
 	q = ordq_new(threads, SAMPLE_JOBS, sample_run);
 	taken = xcalloc(c->ntimes ? c->ntimes : 1, sizeof *taken);
 	for (i = 0; i < n; i++) {
@@ -1613,6 +1614,7 @@ cmd_parse(int argc, char **argv)
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	memset(&c, 0, sizeof c);
 	c.o = &o;
+	c.run_last_msg_ns = INT64_MIN;
 	rollup_init(&c.prof);
 	generic_set_idle_gap(o.idle_gap_ns);
 	outdir = o.outdir ? xstrdup(o.outdir) : xasprintf("%s/profile", o.run);
