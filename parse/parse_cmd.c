@@ -32,6 +32,7 @@
 #include "parse/phases.h"
 #include "parse/rollup.h"
 #include "parse/rankmap.h"
+#include "parse/tail.h"
 #include "parse/tcpr.h"
 
 const char usage_parse[] =
@@ -97,6 +98,10 @@ const char usage_parse[] =
 	"      --merge             merge RUN/profile/parts/ (instead of reading the captures)\n"
 	"                          into the profile; a capture without a part is a warning,\n"
 	"                          a part made with other -m -g --max-* options is refused\n"
+	"      --keep-tail         keep the end of a rank that hung after the run's last\n"
+	"                          message and was killed (an MPI_Finalize that never\n"
+	"                          returned): by default its exec time is cut at that\n"
+	"                          message, with a warning (docs/parse.md, \"A hung end\")\n"
 	"  -f, --force             overwrite an existing profile\n"
 	"      --times             print the time of each step on stderr (parts, merge,\n"
 	"                          samples, outputs): what bench/scale.sh reports\n"
@@ -134,6 +139,7 @@ struct opts {
 	const char *part;		/* --part NODE: that node's part only */
 	bool merge;			/* --merge: the parts into the profile */
 	bool times;			/* --times: each step's time on stderr */
+	bool keep_tail;			/* --keep-tail: a hung end is reported, not cut */
 };
 
 #define PARSE_MAX_EVENTS (1u << 23)	/* send and arrival times kept for the waits */
@@ -189,6 +195,9 @@ struct ctx {
 	bool see_local;			/* RUN/meta/run.tsv: collected with --see-local */
 	char launcher[16];		/* RUN/meta/run.tsv's launcher, "" unknown */
 	uint64_t ucx_ompi_like;		/* MPICH-read UCX messages with context id 65535 */
+	int64_t run_last_msg_ns;	/* the run's last message's last byte, INT64_MIN none */
+	uint64_t tail_hung, tail_cut;	/* ranks whose end hung (parse/tail.h); of them cut */
+	char tail_list[256];		/* "R=SECONDS,..." of the hung ranks, for stats.tsv */
 	struct cov_stats cov;		/* which rank pairs the capture could see */
 	char cov_note[COV_NOTE_MAX + 16];
 };
@@ -384,6 +393,12 @@ on_msg(void *vc, const struct msg *m)
 
 	rollup_msg(&c->prof, m);
 	keep_times(c, m);
+	/* the run's last message between two ranks: launcher and other non-MPI traffic of a
+	 * rank (one end unknown) goes on while a job is torn down, protocol records are not
+	 * messages */
+	if (m->src_world >= 0 && m->dst_world >= 0 && m->src_world != m->dst_world &&
+	    m->proto != PROTO_CTRL && m->t_last_ns > c->run_last_msg_ns)
+		c->run_last_msg_ns = m->t_last_ns;
 	if (m->mpi == MSG_MPICH && m->cid == 0xffff)	/* see warn_ompi_ucx */
 		c->ucx_ompi_like++;
 	if (c->write_failed)
@@ -583,6 +598,52 @@ sample_run(void *arg)
 	j->wrc = phases_write(&j->rc, &t, &j->we);
 }
 
+/* A rank whose end hung after the run's last message (parse/tail.h): say so, count it and,
+ * unless --keep-tail, read its samples again cut at that message. */
+static void
+tail_check(struct ctx *c, struct sample_job *j, int32_t rank)
+{
+	struct tail_rank tr;
+	const char *sig = NULL;
+	struct rank_times *rt = (size_t)rank < c->ntimes ? &c->times[rank] : NULL;
+	int64_t tail_ns;
+	size_t used = strlen(c->tail_list);
+	char how[64];		/* how it ended, for the warning */
+
+	tr.how_ended = c->rm ? rankmap_how_ended(c->rm, rank, &sig) : NULL;
+	tr.t_end_ns = j->rc.t_last_ns;
+	tr.t_run_last_msg_ns = c->run_last_msg_ns;
+	tr.has_msgs = rt != NULL && rt->nsend + rt->narr > 0;
+	tr.longest_gap_ns = rt ? tail_longest_gap(rt->send_ns, rt->nsend, rt->arr_ns, rt->narr) : 0;
+	if (!tail_hung(&tr, &tail_ns))
+		return;
+	c->tail_hung++;
+	if (used + 32 < sizeof c->tail_list)
+		snprintf(c->tail_list + used, sizeof c->tail_list - used, "%s%d=%.3f", used ? "," : "",
+			 (int)rank, (double)tail_ns / 1e9);
+	else if (used + 4 < sizeof c->tail_list && strcmp(c->tail_list + used - 3, "...") != 0)
+		snprintf(c->tail_list + used, sizeof c->tail_list - used, ",...");
+	if (strcmp(tr.how_ended, "running") == 0)
+		snprintf(how, sizeof how, "was still running when its agent was killed,");
+	else
+		snprintf(how, sizeof how, "was ended by %s", sig ? sig : "a signal");
+	fflush(stdout);
+	warnx_("parse: rank %d %s %.1f s after the run's last message (its longest gap between "
+	       "messages: %.1f s), as when an MPI library hangs in MPI_Finalize: %s", (int)rank, how,
+	       (double)tail_ns / 1e9, (double)tr.longest_gap_ns / 1e9,
+	       c->o->keep_tail ? "kept (--keep-tail), its exec time holds the hang" :
+	       "its exec time is cut at that message (--keep-tail keeps it)");
+	if (c->o->keep_tail)
+		return;
+	/* again with the cut: the file is read twice only for a hung rank */
+	rank_cpu_release(&j->rc);
+	buf_release(&j->rows);
+	j->po.cut_real_ns = c->run_last_msg_ns;
+	sample_run(j);
+	if (j->rcode == 0)
+		c->tail_cut++;
+}
+
 /* What a rank's samples gave, in file order: counters, warnings, phases.tsv, rollup. */
 static void
 sample_done(struct ctx *c, struct sample_job *j, struct tsv_w *t)
@@ -612,6 +673,14 @@ sample_done(struct ctx *c, struct sample_job *j, struct tsv_w *t)
 		goto out;
 	}
 	rank = rc->rank >= 0 ? (int32_t)rc->rank : rank_from_name(j->path);
+	if (rank >= 0) {
+		tail_check(c, j, rank);
+		if (j->rcode < 0) {
+			c->samples_failed++;
+			warn_partial(c, j->e.msg);
+			goto out;
+		}
+	}
 	if (rc->rank < 0) {
 		/* phases_write wrote the rows without it: write them again */
 		struct tsv_w mt;
@@ -845,6 +914,13 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	w_kv_s(&t, "local_path", c->cov.local_path);
 	w_kv_s(&t, "coverage", c->cov.coverage);
 	w_kv_s(&t, "coverage_note", c->cov_note);
+	if (c->tail_hung > 0) {
+		/* only then: a run that ended well writes the same stats.tsv as before */
+		w_kv_u(&t, "tail_hung_ranks", c->tail_hung);
+		w_kv_u(&t, "tail_cut_ranks", c->tail_cut);
+		w_kv_u(&t, "tail_cut_at_ns", (uint64_t)c->run_last_msg_ns);
+		w_kv_s(&t, "tail_hung", c->tail_list);
+	}
 	w_kv_u(&t, "warnings", (uint64_t)c->warnings);
 	/* Last, so that a stats.tsv cut short has no verdict: "yes" only when nothing was
 	 * damaged or missing; later stages treat anything else as partial. */
@@ -1430,6 +1506,7 @@ get_opts(int argc, char **argv, struct opts *o)
 		{ "part", required_argument, NULL, 3 },
 		{ "merge", no_argument, NULL, 4 },
 		{ "times", no_argument, NULL, 5 },
+		{ "keep-tail", no_argument, NULL, 6 },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1480,6 +1557,7 @@ get_opts(int argc, char **argv, struct opts *o)
 		case 3: o->part = optarg; break;
 		case 4: o->merge = true; break;
 		case 5: o->times = true; break;
+		case 6: o->keep_tail = true; break;
 		case 'f': o->force = true; break;
 		case 'q': err_verbosity = 0; break;
 		default: BUG("option %d", c);
@@ -1536,6 +1614,7 @@ cmd_parse(int argc, char **argv)
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	memset(&c, 0, sizeof c);
 	c.o = &o;
+	c.run_last_msg_ns = INT64_MIN;
 	rollup_init(&c.prof);
 	generic_set_idle_gap(o.idle_gap_ns);
 	outdir = o.outdir ? xstrdup(o.outdir) : xasprintf("%s/profile", o.run);

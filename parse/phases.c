@@ -418,6 +418,7 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 	struct state s;
 	struct err rowe = { { 0 }, 0 };	/* a damaged row's message */
 	int c_mono, c_real, c_pid, c_tid, c_run, c_wait, c_ut, c_st;	/* column indexes */
+	int64_t cut_mono_ns = -1;	/* the last sample time dropped past the cut */
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -491,6 +492,14 @@ phases_from_samples_opt(const char *path, const struct phases_opts *o, struct ra
 			bad_row(out, &rowe);
 			continue;
 		}
+		if (o->cut_real_ns > 0 && s.have_sample && mono_ns > s.mono_ns &&
+		    s.real_ns >= o->cut_real_ns) {
+			/* past the cut: the sample read last is the rank's last */
+			if (mono_ns != cut_mono_ns)
+				out->cut_samples++;
+			cut_mono_ns = mono_ns;
+			continue;
+		}
 		if (s.have_sample && mono_ns < s.mono_ns) {
 			err_set(&rowe, E_FORMAT, "'%s' line %ld: t_mono_ns goes backwards", path,
 				t.line_no);
@@ -558,7 +567,8 @@ phases_judge(const struct rank_cpu *rc, const char *path, int64_t samples_taken,
 		snprintf(m, sizeof m, "%s; the %llu rows before it are kept", rc->damage, rows);
 		say(ctx, m);
 	}
-	if (samples_taken >= 0 && rc->samples != (uint64_t)samples_taken && !rc->truncated &&
+	if (samples_taken >= 0 && rc->samples + rc->cut_samples != (uint64_t)samples_taken &&
+	    !rc->truncated &&
 	    !rc->damaged && bad == 0) {
 		/* whole rows gone or added leave no bad row: only the agent's count shows it */
 		snprintf(m, sizeof m, "'%s': %llu samples, but its agent took %lld (meta "

@@ -89,6 +89,10 @@ struct phases_opts {
 	/* The rank's run on CLOCK_MONOTONIC (from its meta file, with some slack): a row
 	 * whose t_mono_ns is outside [min_mono_ns, max_mono_ns] is damaged. Both 0: no check. */
 	int64_t min_mono_ns, max_mono_ns;
+	/* A cut (CLOCK_REALTIME ns, 0: none): the first sample at or past it is the rank's
+	 * last, later ones are dropped (counted in cut_samples, not bad). contend parse sets
+	 * it for a rank whose end hung after the run's last message (parse/tail.h). */
+	int64_t cut_real_ns;
 };
 
 /* One busy or idle phase. Times are CLOCK_REALTIME ns of the samples that bound it. */
@@ -119,6 +123,7 @@ struct rank_cpu {
 	uint64_t intervals;	/* samples - 1, or 0 */
 	uint64_t rows;		/* rows used */
 	uint64_t bad_rows;	/* damaged rows skipped (out_of_run among them) */
+	uint64_t cut_samples;	/* distinct sample times dropped past opts.cut_real_ns */
 	uint64_t out_of_run;	/* rows whose t_mono_ns is outside [min_mono_ns, max_mono_ns] */
 	uint64_t threads;	/* distinct (pid, tid) followed */
 	uint64_t resets;	/* counters that went backwards (pid reused) */

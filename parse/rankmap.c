@@ -29,6 +29,8 @@ struct rinfo {
 	double cpu_capacity;	/* cores' worth of CPU the rank may use (meta), 0 unknown */
 	int64_t start_mono_ns, end_mono_ns;	/* its run on CLOCK_MONOTONIC, 0 unknown */
 	int64_t samples_taken;	/* samples its agent wrote (meta), -1 unknown */
+	char how_ended[12];	/* meta how_ended, "" when absent or not a known word */
+	char signal[16];	/* meta exit_signal_name when signaled, "" otherwise */
 	struct ep *addrs;	/* the host's addresses (port 0) */
 	size_t naddrs;
 };
@@ -246,7 +248,37 @@ struct metafile {
 	double capacity;	/* 0 when absent or rejected */
 	int64_t start_mono_ns, end_mono_ns;	/* 0 when absent */
 	int64_t samples_taken;	/* -1 when absent */
+	char how_ended[12];	/* "" when absent or not a known word */
+	char signal[16];	/* exit_signal_name, "" when absent or too long */
 };
+
+/* how_ended's value into out when it is one collect writes (docs/formats.md), else "". */
+static void
+how_ended_word(char *out, size_t len, const char *v)
+{
+	static const char *const words[] = { "running", "exited", "signaled", "not-started" };
+
+	out[0] = '\0';
+	for (size_t i = 0; v != NULL && i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(v, words[i]) == 0)
+			snprintf(out, len, "%s", v);
+}
+
+/* exit_signal_name's value into out when it looks like one (SIG and capitals, short),
+ * else "": it is printed in a warning. */
+static void
+signal_word(char *out, size_t len, const char *v)
+{
+	size_t n = v != NULL ? strlen(v) : 0;
+
+	out[0] = '\0';
+	if (n < 4 || n >= len || strncmp(v, "SIG", 3) != 0)
+		return;
+	for (size_t i = 3; i < n; i++)
+		if (!((v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '+'))
+			return;
+	memcpy(out, v, n + 1);
+}
 
 /* A number from a meta value: the whole field, finite. */
 static bool
@@ -352,6 +384,10 @@ read_meta(struct rankmap *m, const char *path, struct metafile *mf, struct err *
 			mf->end_mono_ns = (int64_t)v;
 		} else if (strcmp(k, "samples_taken") == 0 && meta_num(&t, &v) && v >= 0 && v < 9e18) {
 			mf->samples_taken = (int64_t)v;
+		} else if (strcmp(k, "how_ended") == 0) {
+			how_ended_word(mf->how_ended, sizeof mf->how_ended, tsv_r_str(&t, 1));
+		} else if (strcmp(k, "exit_signal_name") == 0) {
+			signal_word(mf->signal, sizeof mf->signal, tsv_r_str(&t, 1));
 		}
 	}
 	tsv_r_close(&t);
@@ -396,6 +432,8 @@ commit_meta(struct rankmap *m, struct metafile *mf)
 	ri->start_mono_ns = mf->start_mono_ns;
 	ri->end_mono_ns = mf->end_mono_ns;
 	ri->samples_taken = mf->samples_taken;
+	memcpy(ri->how_ended, mf->how_ended, sizeof ri->how_ended);
+	memcpy(ri->signal, mf->signal, sizeof ri->signal);
 	note_rank(m, (int32_t)rank);
 	if (mf->addrs != NULL) {
 		char *s = mf->addrs, *comma;
@@ -624,6 +662,21 @@ rankmap_samples_taken(const struct rankmap *m, int32_t rank)
 	if (m == NULL || rank < 0 || (size_t)rank >= m->nranks || m->ranks[rank].meta_path == NULL)
 		return -1;
 	return m->ranks[rank].samples_taken;
+}
+
+const char *
+rankmap_how_ended(const struct rankmap *m, int32_t rank, const char **signal_name)
+{
+	const struct rinfo *ri;
+
+	if (signal_name != NULL)
+		*signal_name = NULL;
+	if (m == NULL || rank < 0 || (size_t)rank >= m->nranks || m->ranks[rank].meta_path == NULL)
+		return NULL;
+	ri = &m->ranks[rank];
+	if (signal_name != NULL && ri->signal[0] != '\0')
+		*signal_name = ri->signal;
+	return ri->how_ended[0] != '\0' ? ri->how_ended : NULL;
 }
 
 int64_t

@@ -62,6 +62,11 @@ int rankmap_run_window(const struct rankmap *m, int32_t rank, int64_t *start_mon
 		       int64_t *end_mono_ns) WUR;
 /* The samples a rank's agent says it took (meta samples_taken), -1 when unknown. */
 int64_t rankmap_samples_taken(const struct rankmap *m, int32_t rank);
+/* How a rank ended, from its meta file (how_ended: "running", "exited", "signaled",
+ * "not-started"), NULL when unknown. *signal_name (may be NULL) is set to its
+ * exit_signal_name ("SIGTERM"), or NULL when the file gives none. Both borrowed until
+ * rankmap_free. */
+const char *rankmap_how_ended(const struct rankmap *m, int32_t rank, const char **signal_name);
 /* nranks of the run (meta/run.tsv, else the rank meta files), 0 when unknown. */
 int64_t rankmap_nranks(const struct rankmap *m);
 void rankmap_free(struct rankmap *m);

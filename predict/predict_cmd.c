@@ -308,6 +308,45 @@ calibrate(struct calib_opts *o, const char *out)
 
 static bool profile_partial;	/* the run's stats.tsv says complete partial */
 
+/* A rank that hung after the run's last message and was killed (parse's tail_* keys in
+ * stats, docs/parse.md "A hung end"): say whether its exec time, which the dedicated time
+ * comes from, was cut there or holds the hang. */
+static void
+tail_note(const char *stats, const char *run)
+{
+	char hung[256], ncut[24], who[512] = "";
+	struct err e;
+	size_t used = 0;
+
+	if (tsv_kv_lookup(stats, "stats", "tail_hung", hung, sizeof hung, &e) != 1 ||
+	    tsv_kv_lookup(stats, "stats", "tail_cut_ranks", ncut, sizeof ncut, &e) != 1)
+		return;
+	/* "2=10.056,3=9.871" -> "rank 2 (10.1 s), rank 3 (9.9 s)"; other words as they are */
+	for (char *tok = hung, *next; tok != NULL && used + 1 < sizeof who; tok = next) {
+		char *eq, *end;
+		double s;
+
+		if ((next = strchr(tok, ',')) != NULL)
+			*next++ = '\0';
+		eq = strchr(tok, '=');
+		if (eq != NULL && (s = strtod(eq + 1, &end), *end == '\0' && end != eq + 1)) {
+			*eq = '\0';
+			snprintf(who + used, sizeof who - used, "%srank %s (%.1f s)", used ? ", " : "", tok, s);
+		} else {
+			snprintf(who + used, sizeof who - used, "%s%s", used ? ", " : "", tok);
+		}
+		used = strlen(who);
+	}
+	if (strcmp(ncut, "0") != 0)
+		printf("note: %s went on after the run's last message until killed, as an "
+		       "MPI_Finalize that hangs does; parse cut the exec time there, so the dedicated "
+		       "time leaves that out ('%s/profile/stats.tsv')\n", who, run);
+	else
+		printf("note: %s went on after the run's last message until killed, as an "
+		       "MPI_Finalize that hangs does; parsed with --keep-tail, the exec time and the "
+		       "dedicated time hold it\n", who);
+}
+
 static void
 load_run(struct prof *p, const char *run)
 {
@@ -328,6 +367,7 @@ load_run(struct prof *p, const char *run)
 			       "parse could read", run);
 			profile_partial = true;
 		}
+		tail_note(stats, run);
 		free(stats);
 	}
 	if (p->damaged > 0)

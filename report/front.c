@@ -261,6 +261,16 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 
 		line(&f, 0.05, "coverage", cov ? cov : "not in profile/stats.tsv (parsed by an older contend)");
 	}
+	if (r->have_stats && rep_kv_get(r->stats, r->nstats, "tail_hung") != NULL) {
+		/* a rank killed long after the run's last message (docs/parse.md, "A hung end") */
+		const char *cut = rep_kv_get(r->stats, r->nstats, "tail_cut_ranks");
+
+		snprintf(v, sizeof v, "rank=seconds %.120s after the run's last message until killed; "
+			 "exec time %s", rep_kv_get(r->stats, r->nstats, "tail_hung"),
+			 cut != NULL && strcmp(cut, "0") != 0 ? "cut at that message" :
+			 "kept (parse --keep-tail)");
+		line(&f, 0.05, "hung end", v);
+	}
 	if (r->have_stats) {
 		size_t o = 0;
 		int shown = 0;

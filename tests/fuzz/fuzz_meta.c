@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/err.h"
 #include "parse/rankmap.h"
@@ -18,6 +19,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct err e = { { 0 }, 0 };
 	const char *const *msgs;
 	int64_t t0, t1;
+	const char *how, *sig;	/* rankmap_how_ended's */
 
 	if (fuzz_put("meta/run.tsv", run_tsv, sizeof run_tsv - 1) < 0 ||
 	    fuzz_put("meta/rank-1.tsv", data, size) < 0)
@@ -35,6 +37,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();	/* rank-1.tsv can only give rank 1 */
 		if (rankmap_run_window(m, r, &t0, &t1) == 0 && (t0 > t1 || t1 <= 0))
 			__builtin_trap();
+		how = rankmap_how_ended(m, r, &sig);
+		if ((how != NULL && strcmp(how, "running") != 0 && strcmp(how, "exited") != 0 &&
+		     strcmp(how, "signaled") != 0 && strcmp(how, "not-started") != 0) ||
+		    (sig != NULL && (strncmp(sig, "SIG", 3) != 0 || strlen(sig) >= 16)))
+			__builtin_trap();	/* only collect's words reach the tail rule and its warning */
 	}
 	/* ranks 0, 2 and 3 have no file: that is always said */
 	if (rankmap_problems(m, &msgs) == 0)

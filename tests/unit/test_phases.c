@@ -743,6 +743,50 @@ TEST(outside_run)
 	free(rows);
 }
 
+/* A phases_judge callback that counts what it is told. */
+static void
+count_say(void *ctx, const char *msg)
+{
+	(void)msg;
+	(*(int *)ctx)++;
+}
+
+/* cut_real_ns (a hung end, parse/tail.h): the first sample at or past the cut is the last
+ * one read, later ones are dropped and counted, not bad, and the agent's sample count
+ * still agrees. */
+TEST(cut_at_real_time)
+{
+	double run[50];
+	size_t n;
+	struct srow *rows;
+	struct rank_cpu rc;
+	struct phases_opts o = { .busy_threshold = 0.5, .count_system = true };
+	struct err e = { { 0 }, 0 };
+	const char *path = tmp("rank-1.tsv.gz");
+	int said = 0;
+
+	for (int i = 0; i < 50; i++)
+		run[i] = i < 10 ? 5 : 20;	/* idle 200 ms, then spinning */
+	rows = one_thread(run, NULL, 50, &n);
+	CHECK(write_rows(path, true, rows, n) == 0);
+	free(rows);
+	o.cut_real_ns = REAL0 + 250 * MS;	/* between samples 12 and 13 */
+	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
+	CHECK(rc.samples == 14 && rc.cut_samples == 37 && rc.bad_rows == 0);
+	CHECK(rc.t_last_ns == REAL0 + 260 * MS && rc.elapsed_ns == 260 * MS);
+	CHECK(rc.n_idle == 1 && rc.n_busy == 1 && rc.busy_ns == 60 * MS);
+	CHECK(phases_judge(&rc, path, 51, count_say, &said) && said == 0);
+	rank_cpu_release(&rc);
+	o.cut_real_ns = REAL0 + 260 * MS;	/* on a sample: that one is the last */
+	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
+	CHECK(rc.samples == 14 && rc.t_last_ns == REAL0 + 260 * MS);
+	rank_cpu_release(&rc);
+	o.cut_real_ns = REAL0 + 5000 * MS;	/* past the end: nothing dropped */
+	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
+	CHECK(rc.samples == 51 && rc.cut_samples == 0);
+	rank_cpu_release(&rc);
+}
+
 int
 main(void)
 {
@@ -764,5 +808,6 @@ main(void)
 	RUN(count_wait);
 	RUN(user_alone);
 	RUN(outside_run);
+	RUN(cut_at_real_time);
 	return check_done();
 }
