@@ -10,7 +10,7 @@
 #   a2a-shm    the same with the defaults
 # Each real run is parsed, then `bench/parse_gen -R` writes a run of the same shape (ranks,
 # workstations, round-robin placement, pattern, message size, messages per pair, the run's
-# duration; -T for the --tcp cases) and both go through the stages, each under
+# duration, the barriers around the timed part; -T for the --tcp cases) and both go through the stages, each under
 # /usr/bin/time -v (wall seconds, peak RSS): parse -j 1, parse -j JOBS, predict (one
 # CPU-bound competitor on the first workstation), explain, report. Prints per case the
 # stages and what the two runs hold (real | generated): files, packets, connections,
