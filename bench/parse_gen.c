@@ -16,13 +16,21 @@
  * 20 ms, the socket map and the meta files:
  *
  *	parse_gen -R run -n 256 -N 32 -p halo -t 10 [-m BYTES] [-i ITER_MS] [-b BUSY] [-M mpich]
+ *		[-P block|cyclic] [-T] [-H THREADS] [-B]
  *
  * Patterns: halo (each rank with its two ring neighbours), alltoall (every pair),
  * irregular (each rank with 3 partners drawn from a fixed seed, sizes varying 1-8x).
  * Every iteration of ITER_MS (default 10 ms) each rank sends one message of about BYTES
  * (default 4096) to each partner; ranks are BUSY (default 0.7) of each sample interval on
- * CPU. Ranks of one node talk through shared memory in an MPI run: their messages are not
- * written (parse reports them as not covered). Captures are plain nanosecond pcap with
+ * CPU. Ranks are placed in blocks (ranks 0..N/M-1 on the first node), or with -P cyclic
+ * round-robin (rank r on node r % M, as the testbed's mpirun places them). Ranks of one
+ * node talk through shared memory in an MPI run: their messages are not written (parse
+ * reports them as not covered); with -T they talk over TCP as well (an MPI forced to TCP,
+ * captured on loopback). SECONDS and ITER_MS may have fractions. Each rank has THREADS
+ * threads in its samples (default 3 for Open MPI: the main thread and two progress threads
+ * asleep, as Open MPI 4.1's ranks on the testbed; 2 for MPICH over UCX). -B puts the
+ * iterations between two barriers, as the timed part of a program: recursive doubling
+ * (rank r with r xor 1, 2, 4, ...; empty messages, tag -16), which adds their connections. Captures are plain nanosecond pcap with
  * Ethernet frames, written directly (no library). */
 #include <errno.h>
 #include <inttypes.h>
@@ -156,6 +164,9 @@ struct rg_conn {
 
 static int rg_nranks, rg_nnodes;
 static int rg_mpich;		/* -M mpich: MPICH ch4:ucx framing instead of Open MPI's */
+static int rg_cyclic;		/* -P cyclic: rank r on node r % N (else blocks of ranks) */
+static int rg_local_tcp;	/* -T: ranks of one node talk over TCP too (not shared memory) */
+static int rg_threads = -1;	/* -H: threads per rank (default 3 for Open MPI, 2 for MPICH) */
 static struct rg_node *rg_nodes;
 
 static int
@@ -163,7 +174,27 @@ rg_node_of(int r)
 {
 	int per = (rg_nranks + rg_nnodes - 1) / rg_nnodes;
 
-	return r / per;
+	return rg_cyclic ? r % rg_nnodes : r / per;
+}
+
+/* rank r's place among the ranks of its node */
+static int
+rg_local_of(int r)
+{
+	int per = (rg_nranks + rg_nnodes - 1) / rg_nnodes;
+
+	return rg_cyclic ? r / rg_nnodes : r - rg_node_of(r) * per;
+}
+
+/* how many ranks node n holds */
+static int
+rg_local_size(int n)
+{
+	int per = (rg_nranks + rg_nnodes - 1) / rg_nnodes;
+
+	if (rg_cyclic)
+		return (rg_nranks - n + rg_nnodes - 1) / rg_nnodes;
+	return (n + 1) * per <= rg_nranks ? per : rg_nranks - n * per;
 }
 
 static void
@@ -339,22 +370,21 @@ rg_ip_str(uint32_t ip, char *buf, size_t len)
 /* meta, sockets and samples of every rank; the conns give the sockets. */
 static void
 rg_side_files(const char *run, const struct rg_conn *cs, size_t nc, int64_t t0_ns, int64_t t1_ns,
-	      double busy, long iter_ms, const char *pattern)
+	      double busy, double iter_ms, const char *pattern)
 {
 	FILE *f;
 	char ip[32], ip2[32];
 	int64_t nsamp = (t1_ns - t0_ns) / RG_INTERVAL_NS + 1;
 
 	f = rg_open_file(run, "meta/run.tsv");
-	fprintf(f, "# contend-meta 1\nkey\tvalue\ncommand\tparse_gen -p %s -i %ld\nlauncher\t%s\n"
+	fprintf(f, "# contend-meta 1\nkey\tvalue\ncommand\tparse_gen -p %s -i %g\nlauncher\t%s\n"
 		"nranks\t%d\ninterval_ns\t%lld\ncontend_version\tgenerated\nclk_tck\t100\n"
 		"start_real_ns\t%lld\ncompress\tno\ncapture\ton\nsee_local\t0\nend_real_ns\t%lld\n",
 		pattern, iter_ms, rg_mpich ? "mpich" : "openmpi", rg_nranks, RG_INTERVAL_NS,
 		(long long)t0_ns, (long long)t1_ns);
 	fclose(f);
 	for (int r = 0; r < rg_nranks; r++) {
-		int n = rg_node_of(r), per = (rg_nranks + rg_nnodes - 1) / rg_nnodes;
-		int lr = r - n * per, ls = (n + 1) * per <= rg_nranks ? per : rg_nranks - n * per;
+		int n = rg_node_of(r), lr = rg_local_of(r), ls = rg_local_size(n);
 		gzFile z;
 		char p[4096];
 		int64_t utime = 0, run_ns = 0;
@@ -404,6 +434,12 @@ rg_side_files(const char *run, const struct rg_conn *cs, size_t nc, int64_t t0_n
 			gzprintf(z, "%lld\t%lld\t%d\t%d\tR\t%lld\t0\t%lld\t0\t%lld\t0\n",
 				 (long long)(t - RG_MONO_OFF), (long long)t, 100001 + 2 * r, 100001 + 2 * r,
 				 (long long)(utime / 10000000), (long long)run_ns, (long long)k);
+			/* the MPI library's progress threads, asleep: a row each per sample, as
+			 * collect writes every thread of the rank */
+			for (int h = 1; h < rg_threads; h++)
+				gzprintf(z, "%lld\t%lld\t%d\t%d\tS\t0\t0\t%d\t%d\t%d\t0\n",
+					 (long long)(t - RG_MONO_OFF), (long long)t, 100001 + 2 * r,
+					 1000000 + 16 * r + h, 37000 * h, 40000 * h, h);
 			/* a busy fraction of the intervals on CPU throughout, the others waiting */
 			int64_t d = (int64_t)((double)(k + 1) * busy) > (int64_t)((double)k * busy) ?
 				RG_INTERVAL_NS : RG_INTERVAL_NS / 20;
@@ -443,42 +479,86 @@ rg_partners(const char *pattern, int r, int *pv, int cap)
 	return n;
 }
 
+/* The partners of rank r in a recursive-doubling barrier (Open MPI's for a power of two):
+ * r xor 1, 2, 4, ... */
+static int
+rg_barrier_partners(int r, int *pv)
+{
+	int n = 0;
+
+	for (int d = 1; d < rg_nranks; d <<= 1)
+		if ((r ^ d) < rg_nranks)
+			pv[n++] = r ^ d;
+	return n;
+}
+
+/* One barrier from t_ns: every rank sends an empty message (Open MPI's barrier tag -16)
+ * to each of its partners; the messages sent. */
+static uint64_t
+rg_barrier(struct rg_conn *cs, const int *cidx, int *part, int64_t t_ns)
+{
+	uint64_t m = 0;
+
+	for (int r = 0; r < rg_nranks; r++) {
+		int n = rg_barrier_partners(r, part);
+
+		for (int i = 0; i < n; i++) {
+			int k = cidx[r * rg_nranks + part[i]];
+
+			if (k < 0)
+				continue;
+			rg_send(&cs[k], cs[k].a == r, -16, 0, 0, t_ns);
+			t_ns += 2000;
+			m++;
+		}
+	}
+	return m;
+}
+
 static int
 run_main(int argc, char **argv)
 {
 	const char *run = NULL, *pattern = "halo";
-	long seconds = 10, iter_ms = 10, msg = 4096;
-	double busy = 0.7;
-	int c, *part;
+	double seconds = 10, iter_ms = 10, busy = 0.7;
+	long msg = 4096;
+	int64_t iter_ns;
+	int c, *part, barriers = 0;
 	struct rg_conn *cs = NULL;
 	size_t nc = 0, cc = 0;
 	int *cidx;		/* nranks x nranks: connection of a pair, -1 none */
-	int64_t t0 = 1700000000LL * 1000000000, t, t1;
+	int64_t t0 = 1700000000LL * 1000000000, t, t1, tend;
 	uint64_t nmsgs = 0;
 
 	rg_nranks = 4, rg_nnodes = 4;
-	while ((c = getopt(argc, argv, "R:n:N:p:t:m:i:b:M:")) != -1) {
+	while ((c = getopt(argc, argv, "R:n:N:p:t:m:i:b:M:P:TH:B")) != -1) {
 		switch (c) {
 		case 'R': run = optarg; break;
 		case 'n': rg_nranks = (int)strtol(optarg, NULL, 10); break;
 		case 'N': rg_nnodes = (int)strtol(optarg, NULL, 10); break;
 		case 'p': pattern = optarg; break;
-		case 't': seconds = strtol(optarg, NULL, 10); break;
+		case 't': seconds = strtod(optarg, NULL); break;
 		case 'm': msg = strtol(optarg, NULL, 10); break;
-		case 'i': iter_ms = strtol(optarg, NULL, 10); break;
+		case 'i': iter_ms = strtod(optarg, NULL); break;
 		case 'b': busy = strtod(optarg, NULL); break;
+		case 'P': rg_cyclic = strcmp(optarg, "cyclic") == 0 ? 1 : strcmp(optarg, "block") == 0 ? 0 : -1; break;
+		case 'T': rg_local_tcp = 1; break;
+		case 'B': barriers = 1; break;
+		case 'H': rg_threads = (int)strtol(optarg, NULL, 10); break;
 		case 'M': rg_mpich = strcmp(optarg, "mpich") == 0 ? 1 : strcmp(optarg, "ompi") == 0 ? 0 : -1; break;
 		default: return 2;
 		}
 	}
 	if (run == NULL || rg_nranks < 2 || rg_nranks > 4096 || rg_nnodes < 1 || rg_nnodes > rg_nranks ||
-	    rg_nnodes > 65000 || seconds <= 0 || iter_ms <= 0 || msg <= 0 || msg > (1 << 24) ||
-	    busy < 0 || busy > 1 || rg_mpich < 0 || (strcmp(pattern, "halo") && strcmp(pattern, "alltoall") &&
+	    rg_nnodes > 65000 || !(seconds > 0 && seconds < 1e6) || !(iter_ms >= 0.001 && iter_ms < 1e6) ||
+	    msg <= 0 || msg > (1 << 24) || busy < 0 || busy > 1 || rg_mpich < 0 || rg_cyclic < 0 ||
+	    rg_threads == 0 || rg_threads < -1 || rg_threads > 16 || (strcmp(pattern, "halo") && strcmp(pattern, "alltoall") &&
 				     strcmp(pattern, "irregular"))) {
 		fprintf(stderr, "usage: parse_gen -R RUN [-n RANKS] [-N NODES] [-p halo|alltoall|irregular] "
-			"[-t SECONDS] [-m BYTES] [-i ITER_MS] [-b BUSY] [-M ompi|mpich]\n");
+			"[-t SECONDS] [-m BYTES] [-i ITER_MS] [-b BUSY] [-M ompi|mpich] [-P block|cyclic] [-T] [-H THREADS] [-B]\n");
 		return 2;
 	}
+	if (rg_threads < 0)
+		rg_threads = rg_mpich ? 2 : 3;
 	if (rg_mkdirs(run) < 0)
 		return 1;
 	rg_nodes = calloc((size_t)rg_nnodes, sizeof *rg_nodes);
@@ -500,15 +580,17 @@ run_main(int argc, char **argv)
 		w32(262144);
 		w32(1);
 	}
-	/* the connections: one per pair of ranks on different nodes that talk, opened first */
-	for (int r = 0; r < rg_nranks; r++) {
-		int n = rg_partners(pattern, r, part, rg_nranks);
+	/* the connections: one per pair of ranks on different nodes that talk, opened first
+	 * (the pattern's pairs, then the barriers' with -B) */
+	for (int r = 0; r < rg_nranks * (1 + barriers); r++) {
+		int n = r < rg_nranks ? rg_partners(pattern, r, part, rg_nranks) :
+			rg_barrier_partners(r - rg_nranks, part);
 
 		for (int i = 0; i < n; i++) {
-			int a = r < part[i] ? r : part[i], b = r < part[i] ? part[i] : r;
+			int me = r % rg_nranks, a = me < part[i] ? me : part[i], b = me < part[i] ? part[i] : me;
 			struct rg_conn *k;
 
-			if (rg_node_of(a) == rg_node_of(b) || cidx[a * rg_nranks + b] >= 0)
+			if ((rg_node_of(a) == rg_node_of(b) && !rg_local_tcp) || cidx[a * rg_nranks + b] >= 0)
 				continue;
 			if (nc == cc) {
 				cc = cc ? 2 * cc : 1024;
@@ -519,17 +601,21 @@ run_main(int argc, char **argv)
 			k = &cs[nc];
 			k->a = a, k->b = b;
 			k->pa = rg_nodes[rg_node_of(a)].next_port++;
-			k->pb = (uint16_t)(20000 + b - rg_node_of(b) * ((rg_nranks + rg_nnodes - 1) / rg_nnodes));
+			k->pb = (uint16_t)(20000 + rg_local_of(b));
 			k->sa = 1000u * (uint32_t)nc + 1, k->sb = 7000000u + 1000u * (uint32_t)nc;
 			cidx[a * rg_nranks + b] = cidx[b * rg_nranks + a] = (int)nc;
 			rg_open(k, t0 + (int64_t)nc * 1000);
 			nc++;
 		}
 	}
-	/* the iterations */
-	t1 = t0 + (int64_t)seconds * 1000000000;
-	for (t = t0 + 100000000; t < t1; t += iter_ms * 1000000) {
-		uint16_t it = (uint16_t)((t - t0) / (iter_ms * 1000000));
+	/* the iterations, with -B between two barriers (as a program's timed part) */
+	t1 = t0 + (int64_t)(seconds * 1e9);
+	iter_ns = (int64_t)(iter_ms * 1e6);
+	if (barriers)
+		nmsgs += rg_barrier(cs, cidx, part, t0 + 50000000);
+	tend = t0 + 100000000;
+	for (t = t0 + 100000000; t < t1; t += iter_ns) {
+		uint16_t it = (uint16_t)((t - t0) / iter_ns);
 		int64_t tt = t;
 
 		for (int r = 0; r < rg_nranks; r++) {
@@ -548,14 +634,17 @@ run_main(int argc, char **argv)
 				nmsgs++;
 			}
 		}
+		tend = tt;
 	}
+	if (barriers)
+		nmsgs += rg_barrier(cs, cidx, part, tend + 1000000);
 	for (int k = 0; k < rg_nnodes; k++)
 		if (fclose(rg_nodes[k].f) != 0) {
 			perror("capture");
 			return 1;
 		}
 	rg_side_files(run, cs, nc, t0, t1, busy, iter_ms, pattern);
-	printf("%s: %d ranks on %d nodes, %s, %ld s: %zu connections, %" PRIu64 " messages, %.0f MB "
+	printf("%s: %d ranks on %d nodes, %s, %g s: %zu connections, %" PRIu64 " messages, %.0f MB "
 	       "of captures\n", run, rg_nranks, rg_nnodes, pattern, seconds, nc, nmsgs, (double)written / 1e6);
 	free(cs);
 	free(cidx);

@@ -597,6 +597,52 @@ local_peers_done(struct agent *a, int64_t waited_ns)
 	return false;
 }
 
+/* RUN/meta/NAME-HOST-JOB, the node's files of one job (JOB: the launcher's job identity). */
+static char *
+node_job_path(const struct agent *a, const char *name)
+{
+	char job[128];
+
+	runmeta_safe_name(a->env.job_id[0] ? a->env.job_id : "nojob", job, sizeof job);
+	return xasprintf("%s/%s-%s-%s", a->dir_meta, name, a->host, job);
+}
+
+/* The leader's capture runs (or could not start): RUN/meta/capturing-HOST-JOB tells the
+ * node's other agents that their applications may start. */
+static void
+say_capturing(struct agent *a)
+{
+	char *path = node_job_path(a, "capturing");
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd >= 0)
+		close(fd);
+	else
+		warnx_("collect: cannot create '%s': %s", path, strerror(errno));
+	free(path);
+}
+
+/* Not the node's leader: wait (at most 5 s) for the leader's capture before the
+ * application starts, so that nothing it sends (its first connections: to the launcher's
+ * PMIx server, to the other ranks) is missed on a machine slow to start the leader. The
+ * wait goes into the rank's meta (capture_wait_ns, capture_wait: done or timeout). */
+static void
+wait_for_capture(struct agent *a)
+{
+	char *path = node_job_path(a, "capturing");
+	int64_t t0 = clock_mono_ns(), t;
+	bool seen;
+
+	while (!(seen = access(path, F_OK) == 0) && clock_mono_ns() - t0 < 5 * NS_PER_S)
+		nanosleep(&(struct timespec){ 0, 5 * NS_PER_MS }, NULL);
+	t = clock_mono_ns() - t0;
+	runmeta_set_i64(&a->rank_meta, "capture_wait_ns", t);
+	runmeta_set(&a->rank_meta, "capture_wait", "%s", seen ? "done" : "timeout");
+	if (!seen)
+		note("collect: no capture on %s after 5 s (%s); starting the application", a->host, path);
+	free(path);
+}
+
 /* The launcher gave no node-local rank: the first agent of this job on this node to create
  * RUN/meta/leader-HOST-JOB becomes the node's leader (local rank 0: the capture and the
  * node's samples); the others take local rank -1 (not the leader; their rank on the node
@@ -604,12 +650,9 @@ local_peers_done(struct agent *a, int64_t waited_ns)
 static void
 elect_node_leader(struct agent *a)
 {
-	char job[128];
-	char *path;
+	char *path = node_job_path(a, "leader");
 	int fd;
 
-	runmeta_safe_name(a->env.job_id[0] ? a->env.job_id : "nojob", job, sizeof job);
-	path = xasprintf("%s/leader-%s-%s", a->dir_meta, a->host, job);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		dprintf(fd, "%d\n", a->env.rank);
@@ -1109,6 +1152,9 @@ run_agent(struct opts *o)
 				refuse(a, "%s (--require-capture)", a->cap_status + 8);
 			warnx_("collect: %s; CPU sampling continues", a->cap_status + 8);
 		}
+		say_capturing(a);
+	} else if (!o->no_capture) {
+		wait_for_capture(a);
 	}
 
 	agent_signals_install();

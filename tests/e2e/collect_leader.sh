@@ -42,3 +42,25 @@ check leader-waits "awk -v c='$closed' -v e='$end1' 'BEGIN { exit !(c * 1e9 >= e
 	"node samples closed at $closed s, the other rank ended at $end1 ns"
 "$CONTEND" collect --check "$R" >"$T/check" 2>&1
 check reads-back "[ $? -eq 0 ]" "$(head -n 2 "$T/check")"
+
+# A launcher that gives node-local ranks (Open MPI's variables): the other agent of the
+# node starts first and waits for the leader's capture before it starts its application,
+# so the application's first packets are not missed.
+R2=$T/run2
+ompi() { r=$1; shift
+	env -u PMI_RANK -u SLURM_PROCID OMPI_COMM_WORLD_RANK="$r" OMPI_COMM_WORLD_SIZE=2 \
+		OMPI_COMM_WORLD_LOCAL_RANK="$r" OMPI_COMM_WORLD_LOCAL_SIZE=2 OMPI_MCA_ess_base_jobid=77 \
+		"$CONTEND" collect -q -o "$R2" -- "$@"; }
+ompi 1 sh -c "date +%s%N >'$T/app1'" >"$T/o1.out" 2>&1 &
+p1=$!
+sleep 0.5
+ompi 0 sleep 0.3 >"$T/o0.out" 2>&1
+rc0=$?
+wait $p1
+rc1=$?
+check ompi-both-exit "[ $rc0 -eq 0 ] && [ $rc1 -eq 0 ]" "exit $rc0 and $rc1: $(cat "$T/o0.out" "$T/o1.out" | head -n 2)"
+start0=$(meta "$R2/meta/rank-0.tsv" start_real_ns)
+app1=$(cat "$T/app1" 2>/dev/null)
+check waits-for-capture "[ '$(meta "$R2/meta/rank-1.tsv" capture_wait)' = done ] &&
+	awk -v a='${app1:-0}' -v s='${start0:-x}' 'BEGIN { exit !(a > s) }'" \
+	"rank 1: capture_wait $(meta "$R2/meta/rank-1.tsv" capture_wait) $(meta "$R2/meta/rank-1.tsv" capture_wait_ns) ns; its application at $app1, the leader's agent from $start0"

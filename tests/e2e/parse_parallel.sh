@@ -6,7 +6,8 @@
 # every connection in the captures of both its nodes), on three generated captures that
 # share connections, and on a generated run of 128 ranks with more messages and ranks
 # than the row threads hold at once (their batches and rank files are reused many times):
-# -j 1, 2, 3, 4 and 7, and the merge of the parts with -j 1 and -j 3.
+# -j 1, 2, 3, 4 and 7, and the merge of the parts with -j 1 and -j 3. Also a generated run
+# placed round-robin with TCP within a node and barriers (parse_gen -P cyclic -T -B).
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -35,6 +36,7 @@ if [ -x "$GEN" ]; then
 	"$GEN" -R "$T/mpi32" -n 32 -N 8 -p irregular -t 1 >/dev/null && runs="$runs mpi32"
 	"$GEN" -R "$T/mpich16" -n 16 -N 4 -p alltoall -t 1 -M mpich >/dev/null && runs="$runs mpich16"
 	"$GEN" -R "$T/halo128" -n 128 -N 32 -p halo -t 8 >/dev/null && runs="$runs halo128"
+	"$GEN" -R "$T/cyc32" -n 32 -N 4 -P cyclic -T -B -p alltoall -t 0.5 -i 50 >/dev/null && runs="$runs cyc32"
 else
 	fail gen "no $GEN (make bench)"
 fi
@@ -85,6 +87,12 @@ check gen/duplicates '[ "${dups:-0}" -gt 0 ]' "no connection seen in two capture
 n32=$(awk -F'\t' '$1 == "ompi_msgs" { print $2 }' "$T/mpi32-j1/stats.tsv" 2>/dev/null)
 c32=$(awk -F'\t' '$1 == "complete" { print $2 }' "$T/mpi32-j1/stats.tsv" 2>/dev/null)
 check mpi32/decoded '[ "${n32:-0}" -gt 1000 ] && [ "$c32" = yes ]' "$n32 Open MPI messages, complete $c32"
+# round-robin, TCP within a node, barriers: every pair talks (full coverage), 8 iterations
+# of the all-to-all and two barriers of 5 rounds
+st() { awk -F'\t' -v k="$2" '$1 == k { print $2 }' "$T/$1-j1/stats.tsv" 2>/dev/null; }
+bar=$(awk -F'\t' 'NR > 2 && $7 == -16' "$T/cyc32-j1/messages.tsv" 2>/dev/null | wc -l)
+check cyc32/shape '[ "$(st cyc32 coverage)" = full ] && [ "$(st cyc32 ompi_msgs)" = $((32 * 31 * 8 + bar)) ] &&
+	[ "$bar" -eq 320 ]' "coverage $(st cyc32 coverage), $(st cyc32 ompi_msgs) messages, $bar of the barriers"
 n16=$(awk -F'\t' '$1 == "mpich_msgs" { print $2 }' "$T/mpich16-j1/stats.tsv" 2>/dev/null)
 check mpich16/decoded '[ "${n16:-0}" -gt 1000 ]' "$n16 MPICH messages"
 
