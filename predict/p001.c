@@ -590,7 +590,7 @@ cmp_msg_t(const void *x, const void *y)
 static int
 cmp_busy(const void *x, const void *y)
 {
-	const struct p001_busy *a = x, *b = y;
+	const struct prof_busy *a = x, *b = y;
 
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
@@ -599,12 +599,12 @@ cmp_busy(const void *x, const void *y)
 
 /* Busy phases merged per rank: ph[first[r] .. first[r + 1]) are rank r's, sorted, disjoint. */
 struct busyset {
-	struct p001_busy *ph;
+	struct prof_busy *ph;
 	size_t *first;		/* [nranks + 1] */
 };
 
 static void
-busyset_init(struct busyset *b, const struct p001_busy *busy, size_t nbusy, int nranks)
+busyset_init(struct busyset *b, const struct prof_busy *busy, size_t nbusy, int nranks)
 {
 	size_t n = 0;
 
@@ -661,7 +661,7 @@ busy_in(const struct busyset *s, int rank, int64_t a, int64_t b)
 }
 
 int
-p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct p001_busy *busy, size_t nbusy,
+p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct prof_busy *busy, size_t nbusy,
 	    int nranks, int master, struct p001_derived *d, struct err *e)
 {
 	struct p001_msg *m;

@@ -1085,7 +1085,7 @@ ev_cmp(const void *a, const void *b)
 }
 
 int
-p004_detect_iterations(const struct p004_msg *m, size_t nmsg, const struct p004_busy *b,
+p004_detect_iterations(const struct p004_msg *m, size_t nmsg, const struct prof_busy *b,
 		       size_t nbusy, size_t nranks, const struct p004_detect_opts *o,
 		       struct p004_detect *out, struct err *e)
 {

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "predict/profile.h"
 
 #define P004_TOL_DEFAULT 1e-12			/* mass left out of infinite sums */
 #define P004_SUPPORT_MAX_DEFAULT ((size_t)1 << 22)	/* values of eta_j held (32 MiB each) */
@@ -263,12 +264,6 @@ struct p004_msg {
 	uint64_t bytes;		/* payload bytes */
 };
 
-/* One busy phase of a rank (from RUN/profile/phases.tsv, kind busy). */
-struct p004_busy {
-	int32_t rank;
-	int64_t t_start_ns, t_end_ns;
-};
-
 /* Detection parameters; NULL or zero fields take the defaults. */
 struct p004_detect_opts {
 	double min_match;	/* least fraction of tokens s[k] == s[k+p] for a period; default 0.9 */
@@ -306,11 +301,11 @@ struct p004_detect {
  * reference and its repetitions are counted (resynchronising after inserted messages).
  * Senders whose repetitions cover less than half the run's message span are ignored; I is
  * the smallest repetition count left (the whole sequence repeats only that often), and its
- * sender's block starts bound the iterations. Busy phases (nranks ranks, 0..nranks-1) give,
+ * sender's block starts bound the iterations. Busy phases (the profile's, ranks 0..nranks-1) give,
  * per iteration, each rank's busy time (t_parallel,j), its sum (t_PAR_WK), its maximum, and
  * the serial rank's solo time (t_serial). Inputs are borrowed; any order.
  * Returns 0, -E_USAGE (bad arguments), -E_FORMAT (no periodic pattern found). */
-int p004_detect_iterations(const struct p004_msg *m, size_t nmsg, const struct p004_busy *b,
+int p004_detect_iterations(const struct p004_msg *m, size_t nmsg, const struct prof_busy *b,
 			   size_t nbusy, size_t nranks, const struct p004_detect_opts *o,
 			   struct p004_detect *out, struct err *e) WUR;
 

@@ -189,7 +189,6 @@ run001_derive(const struct prof *p, struct p001_derived *d, char *why, size_t wh
 {
 	int n = prof_rank_span(p), master;
 	struct p001_msg *pm;
-	struct p001_busy *pb;
 	size_t k = 0;
 	int rc;
 
@@ -214,13 +213,8 @@ run001_derive(const struct prof *p, struct p001_derived *d, char *why, size_t wh
 			continue;
 		pm[k++] = (struct p001_msg){ .src = x->src, .dst = x->dst, .bytes = x->bytes, .t_ns = x->t_ns };
 	}
-	pb = xmallocarray((size_t)p->nbusy + 1, sizeof *pb);
-	for (long i = 0; i < p->nbusy; i++)
-		pb[i] = (struct p001_busy){ .rank = p->busy[i].rank, .t_start_ns = p->busy[i].t_start_ns,
-					    .t_end_ns = p->busy[i].t_end_ns };
-	rc = p001_derive(pm, k, pb, (size_t)p->nbusy, n, master, d, e);
+	rc = p001_derive(pm, k, p->busy, (size_t)p->nbusy, n, master, d, e);
 	free(pm);
-	free(pb);
 	if (rc == -E_FORMAT) {
 		snprintf(why, whylen, "master/slave pattern (master rank %d) but %.180s", master, e->msg);
 		p001_derived_release(d);
