@@ -582,7 +582,7 @@ p001_derived_release(struct p001_derived *d)
 static int
 cmp_msg_t(const void *x, const void *y)
 {
-	const struct p001_msg *a = x, *b = y;
+	const struct prof_msg *a = x, *b = y;
 
 	return a->t_ns < b->t_ns ? -1 : a->t_ns > b->t_ns;
 }
@@ -590,7 +590,7 @@ cmp_msg_t(const void *x, const void *y)
 static int
 cmp_busy(const void *x, const void *y)
 {
-	const struct p001_busy *a = x, *b = y;
+	const struct prof_busy *a = x, *b = y;
 
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
@@ -599,12 +599,12 @@ cmp_busy(const void *x, const void *y)
 
 /* Busy phases merged per rank: ph[first[r] .. first[r + 1]) are rank r's, sorted, disjoint. */
 struct busyset {
-	struct p001_busy *ph;
+	struct prof_busy *ph;
 	size_t *first;		/* [nranks + 1] */
 };
 
 static void
-busyset_init(struct busyset *b, const struct p001_busy *busy, size_t nbusy, int nranks)
+busyset_init(struct busyset *b, const struct prof_busy *busy, size_t nbusy, int nranks)
 {
 	size_t n = 0;
 
@@ -661,10 +661,11 @@ busy_in(const struct busyset *s, int rank, int64_t a, int64_t b)
 }
 
 int
-p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct p001_busy *busy, size_t nbusy,
+p001_derive(const struct prof_msg *msgs, size_t nmsg, const struct prof_busy *busy, size_t nbusy,
 	    int nranks, int master, struct p001_derived *d, struct err *e)
 {
-	struct p001_msg *m;
+	struct prof_msg *m;
+	size_t nm = 0;
 	struct busyset bs;
 	int64_t *count, bytes_out = 0, bytes_in = 0, t0 = INT64_MAX, t1 = INT64_MIN;
 	double slave_busy_total = 0;
@@ -702,19 +703,24 @@ p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct p001_busy *bu
 	d->out_bytes_rank = xmallocarray((size_t)nranks, sizeof *d->out_bytes_rank);
 	d->in_bytes_rank = xmallocarray((size_t)nranks, sizeof *d->in_bytes_rank);
 	m = xmallocarray(nmsg + 1, sizeof *m);
-	if (nmsg > 0)
-		memcpy(m, msgs, nmsg * sizeof *m);
-	qsort(m, nmsg, sizeof *m, cmp_msg_t);
+	for (size_t i = 0; i < nmsg; i++) {
+		if (msgs[i].src < 0 || msgs[i].dst < 0 || msgs[i].src >= nranks || msgs[i].dst >= nranks) {
+			d->skipped_msgs++;	/* an unknown rank or one outside the run */
+			continue;
+		}
+		m[nm++] = msgs[i];
+	}
+	qsort(m, nm, sizeof *m, cmp_msg_t);
 	busyset_init(&bs, busy, nbusy, nranks);
 	cy = xcalloc((size_t)nranks, sizeof *cy);
 
-	for (size_t i = 0; i <= nmsg; i++) {
-		bool last = i == nmsg;
+	for (size_t i = 0; i <= nm; i++) {
+		bool last = i == nm;
 		int s = -1;
 		bool out = false;
 
 		if (!last) {
-			const struct p001_msg *x = &m[i];
+			const struct prof_msg *x = &m[i];
 
 			if (x->src == master && x->dst >= 0 && x->dst < nranks && x->dst != master) {
 				s = x->dst;

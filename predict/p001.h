@@ -16,6 +16,7 @@
 #include "infer/graph.h"
 #include "lib/err.h"
 #include "predict/mwsim.h"
+#include "predict/profile.h"
 
 /* Application parameters (paper 001, Table 1). */
 struct p001_app {
@@ -153,17 +154,6 @@ void p001_slaves_release(struct p001_slaves *s);	/* accepts a zeroed struct */
 
 /* ---- Table 1 parameters from a profiled master/slave run ---- */
 
-struct p001_msg {		/* one message of messages.tsv */
-	int src, dst;		/* world ranks */
-	int64_t bytes;		/* payload bytes */
-	int64_t t_ns;		/* when it was sent (t_first_ns) */
-};
-
-struct p001_busy {		/* one busy phase of phases.tsv */
-	int rank;
-	int64_t t_start_ns, t_end_ns;
-};
-
 struct p001_derived {
 	int master;			/* the master rank (given or detected) */
 	int nranks;
@@ -179,15 +169,17 @@ struct p001_derived {
 	int64_t skipped_msgs;		/* messages not between the master and a slave, or unpaired */
 };
 
-/* Derive Table 1's application parameters from messages (any order) and busy phases (any
- * order; overlapping phases of one rank are merged) of ranks 0..nranks-1. A task is one cycle
- * on a master-slave pair: one or more master->slave messages (the hand-out) followed by one or
- * more slave->master messages (the result). T_SlaveCPU is the slave's busy time between the
- * last hand-out message and the first result message; T_MasterCPU the master's busy time
- * between the first and the last message of the run, divided by the tasks. master < 0: the
- * rank that takes part in the most messages. Fills d (release with p001_derived_release).
- * Returns 0, or negative with e set: -E_USAGE bad arguments, -E_FORMAT no complete cycle. */
-int p001_derive(const struct p001_msg *msgs, size_t nmsg, const struct p001_busy *busy,
+/* Derive Table 1's application parameters from the profile's messages (any order; src, dst,
+ * bytes and t_ns are used, a message with src or dst outside 0..nranks-1 is skipped) and busy
+ * phases (any order, run_ns unused; overlapping phases of one rank are merged) of ranks
+ * 0..nranks-1. A task is one cycle on a master-slave pair: one or more master->slave messages
+ * (the hand-out) followed by one or more slave->master messages (the result). T_SlaveCPU is
+ * the slave's busy time between the last hand-out message and the first result message;
+ * T_MasterCPU the master's busy time between the first and the last message of the run,
+ * divided by the tasks. master < 0: the rank that takes part in the most messages. Fills d
+ * (release with p001_derived_release). Returns 0, or negative with e set: -E_USAGE bad
+ * arguments, -E_FORMAT no complete cycle. */
+int p001_derive(const struct prof_msg *msgs, size_t nmsg, const struct prof_busy *busy,
 		size_t nbusy, int nranks, int master, struct p001_derived *d, struct err *e) WUR;
 void p001_derived_release(struct p001_derived *d);	/* accepts a zeroed struct */
 

@@ -68,7 +68,7 @@ p002_heterogeneity(const double *w, int m)
 static int
 cmp_busy(const void *x, const void *y)
 {
-	const struct p002_busy *a = x, *b = y;
+	const struct prof_busy *a = x, *b = y;
 
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
@@ -76,17 +76,17 @@ cmp_busy(const void *x, const void *y)
 }
 
 int
-p002_active_ns(const struct p002_busy *busy, size_t n, int m, int64_t t0_ns, int64_t t1_ns,
+p002_active_ns(const struct prof_busy *busy, size_t n, int m, int64_t t0_ns, int64_t t1_ns,
 	       int64_t *act_ns, struct err *e)
 {
-	struct p002_busy *b;
+	struct prof_busy *b;
 	size_t k = 0;
 
 	if (m < 1 || t1_ns <= t0_ns || (n > 0 && busy == NULL))
 		return err_set(e, E_USAGE, "active time needs ranks and a run interval of positive length");
 	b = xmallocarray(n + 1, sizeof *b);
 	for (size_t i = 0; i < n; i++) {
-		struct p002_busy x = busy[i];
+		struct prof_busy x = busy[i];
 
 		if (x.rank < 0 || x.rank >= m)
 			continue;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "predict/profile.h"
 
 /* Eq. 1: W_i = S_i / max_j S_j, written to w[0..m-1]. Returns 0, or -E_USAGE (w untouched)
  * when m < 1 or a speed is not > 0 and finite. */
@@ -26,15 +27,11 @@ int p002_weights_from_time(const double *t, int m, double *w) WUR;
 /* Definition 2, eq. 4: H = sum_j (1 - W_j) / m. */
 double p002_heterogeneity(const double *w, int m);
 
-/* Per-rank active time for eq. 5: the length of the union of rank r's busy intervals clipped to
- * [t0_ns, t1_ns), written to act_ns[r] for r in 0..m-1 (overlapping intervals of one rank,
- * e.g. two threads, count once; intervals of other ranks are ignored). Returns 0 or -E_USAGE
- * (m < 1 or t1_ns <= t0_ns). */
-struct p002_busy {
-	int rank;
-	int64_t t_start_ns, t_end_ns;
-};
-int p002_active_ns(const struct p002_busy *busy, size_t n, int m, int64_t t0_ns, int64_t t1_ns,
+/* Per-rank active time for eq. 5: the length of the union of rank r's busy intervals (the
+ * profile's busy phases, any order; run_ns unused) clipped to [t0_ns, t1_ns), written to
+ * act_ns[r] for r in 0..m-1 (overlapping intervals of one rank, e.g. two threads, count once;
+ * intervals of other ranks are ignored). Returns 0 or -E_USAGE (m < 1 or t1_ns <= t0_ns). */
+int p002_active_ns(const struct prof_busy *busy, size_t n, int m, int64_t t0_ns, int64_t t1_ns,
 		   int64_t *act_ns, struct err *e) WUR;
 
 /* Eq. 5: P_deg = sum_j T_j^act / T(A, HN), with T(A, HN) = t_hn_ns the run's wall time. */

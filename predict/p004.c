@@ -4,6 +4,7 @@
 #include <complex.h>
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -912,6 +913,14 @@ det_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Whether a message takes part in the detection: an unknown sender has no program order to
+ * follow, and a rank outside the run is not one of its processors. */
+static bool
+det_takes_part(const struct prof_msg *m, size_t nranks)
+{
+	return m->src >= 0 && (size_t)m->src < nranks && (m->dst < 0 || (size_t)m->dst < nranks);
+}
+
 /* size class: the bit length of bytes (0 for empty, 1 for 1, 2 for 2..3, ...) */
 static int
 size_class(uint64_t bytes)
@@ -1085,7 +1094,7 @@ ev_cmp(const void *a, const void *b)
 }
 
 int
-p004_detect_iterations(const struct p004_msg *m, size_t nmsg, const struct p004_busy *b,
+p004_detect_iterations(const struct prof_msg *m, size_t nmsg, const struct prof_busy *b,
 		       size_t nbusy, size_t nranks, const struct p004_detect_opts *o,
 		       struct p004_detect *out, struct err *e)
 {
@@ -1106,12 +1115,12 @@ p004_detect_iterations(const struct p004_msg *m, size_t nmsg, const struct p004_
 	memset(out, 0, sizeof *out);
 	tk = xcalloc(nmsg ? nmsg : 1, sizeof *tk);
 	for (i = 0; i < nmsg; i++) {
-		if (m[i].src < 0 || (size_t)m[i].src >= nranks)
-			continue;	/* an unknown sender has no program order to follow */
+		if (!det_takes_part(&m[i], nranks))
+			continue;
 		tk[nt].t_ns = m[i].t_ns;
 		tk[nt].src = m[i].src;
-		tk[nt].tok = (int64_t)((m[i].dst >= 0 && (size_t)m[i].dst < nranks) ?
-				       (size_t)m[i].dst : nranks) * 65 + size_class(m[i].bytes);
+		tk[nt].tok = (int64_t)(m[i].dst >= 0 ? (size_t)m[i].dst : nranks) * 65 +
+			     size_class((uint64_t)m[i].bytes);
 		tk[nt].idx = i;
 		if (m[i].t_ns < tmin)
 			tmin = m[i].t_ns;
@@ -1192,7 +1201,9 @@ p004_detect_iterations(const struct p004_msg *m, size_t nmsg, const struct p004_
 		for (w = 0; w < nw; w++)
 			sum_len += (double)(wb[w] - wa[w]);
 		out->t_iter_ns = sum_len / (double)nw;
-		for (i = 0; i < nmsg; i++) {	/* all messages, known sender or not */
+		for (i = 0; i < nmsg; i++) {	/* every message that takes part */
+			if (!det_takes_part(&m[i], nranks))
+				continue;
 			for (w = 0; w < nw; w++)
 				if (m[i].t_ns >= wa[w] && m[i].t_ns < wb[w])
 					break;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "predict/profile.h"
 
 #define P004_TOL_DEFAULT 1e-12			/* mass left out of infinite sums */
 #define P004_SUPPORT_MAX_DEFAULT ((size_t)1 << 22)	/* values of eta_j held (32 MiB each) */
@@ -256,19 +257,6 @@ int p004_select_min_time_budget(size_t n, const double *key, p004_objective_fn r
 
 /* ---- Iterations from a trace ----------------------------------------------------------- */
 
-/* One message of a trace (from RUN/profile/messages.tsv). */
-struct p004_msg {
-	int64_t t_ns;		/* time of its first byte */
-	int32_t src, dst;	/* world ranks, -1 unknown */
-	uint64_t bytes;		/* payload bytes */
-};
-
-/* One busy phase of a rank (from RUN/profile/phases.tsv, kind busy). */
-struct p004_busy {
-	int32_t rank;
-	int64_t t_start_ns, t_end_ns;
-};
-
 /* Detection parameters; NULL or zero fields take the defaults. */
 struct p004_detect_opts {
 	double min_match;	/* least fraction of tokens s[k] == s[k+p] for a period; default 0.9 */
@@ -300,17 +288,19 @@ struct p004_detect {
 };
 
 /* Detect the repeating communication pattern of a synchronous iterative run and measure its
- * iterations. Each message becomes a token (dst, size class = bit length of bytes); the
- * token sequence of each sender (its program order) is searched for its shortest period p
- * with at least min_match of tokens repeating p later, the block that first repeats is the
+ * iterations. The messages are the profile's (t_ns, src, dst and bytes are used); one takes
+ * part when its sender is a rank 0..nranks-1 and its receiver one too or unknown (-1), the
+ * others are left out. Each message becomes a token (dst, size class = bit length of bytes);
+ * the token sequence of each sender (its program order) is searched for its shortest period
+ * p with at least min_match of tokens repeating p later, the block that first repeats is the
  * reference and its repetitions are counted (resynchronising after inserted messages).
  * Senders whose repetitions cover less than half the run's message span are ignored; I is
  * the smallest repetition count left (the whole sequence repeats only that often), and its
- * sender's block starts bound the iterations. Busy phases (nranks ranks, 0..nranks-1) give,
- * per iteration, each rank's busy time (t_parallel,j), its sum (t_PAR_WK), its maximum, and
- * the serial rank's solo time (t_serial). Inputs are borrowed; any order.
+ * sender's block starts bound the iterations. Busy phases (the profile's, ranks
+ * 0..nranks-1) give, per iteration, each rank's busy time (t_parallel,j), its sum (t_PAR_WK),
+ * its maximum, and the serial rank's solo time (t_serial). Inputs are borrowed; any order.
  * Returns 0, -E_USAGE (bad arguments), -E_FORMAT (no periodic pattern found). */
-int p004_detect_iterations(const struct p004_msg *m, size_t nmsg, const struct p004_busy *b,
+int p004_detect_iterations(const struct prof_msg *m, size_t nmsg, const struct prof_busy *b,
 			   size_t nbusy, size_t nranks, const struct p004_detect_opts *o,
 			   struct p004_detect *out, struct err *e) WUR;
 

@@ -188,9 +188,6 @@ int
 run001_derive(const struct prof *p, struct p001_derived *d, char *why, size_t whylen, struct err *e)
 {
 	int n = prof_rank_span(p), master;
-	struct p001_msg *pm;
-	struct p001_busy *pb;
-	size_t k = 0;
 	int rc;
 
 	memset(d, 0, sizeof *d);
@@ -206,21 +203,7 @@ run001_derive(const struct prof *p, struct p001_derived *d, char *why, size_t wh
 			 "phases ('%s/profile/phases.tsv') for T_SlaveCPU", master, p->run);
 		return 0;
 	}
-	pm = xmallocarray((size_t)p->nmsgs + 1, sizeof *pm);
-	for (long i = 0; i < p->nmsgs; i++) {
-		const struct prof_msg *x = &p->msgs[i];
-
-		if (x->src < 0 || x->dst < 0 || x->src >= n || x->dst >= n)
-			continue;
-		pm[k++] = (struct p001_msg){ .src = x->src, .dst = x->dst, .bytes = x->bytes, .t_ns = x->t_ns };
-	}
-	pb = xmallocarray((size_t)p->nbusy + 1, sizeof *pb);
-	for (long i = 0; i < p->nbusy; i++)
-		pb[i] = (struct p001_busy){ .rank = p->busy[i].rank, .t_start_ns = p->busy[i].t_start_ns,
-					    .t_end_ns = p->busy[i].t_end_ns };
-	rc = p001_derive(pm, k, pb, (size_t)p->nbusy, n, master, d, e);
-	free(pm);
-	free(pb);
+	rc = p001_derive(p->msgs, (size_t)p->nmsgs, p->busy, (size_t)p->nbusy, n, master, d, e);
 	if (rc == -E_FORMAT) {
 		snprintf(why, whylen, "master/slave pattern (master rank %d) but %.180s", master, e->msg);
 		p001_derived_release(d);

@@ -31,7 +31,6 @@ run002_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	int m = p->nranks, span = prof_rank_span(p), rc = 0;
 	int64_t t0 = p->t_phase0_ns, t1 = p->t_phase1_ns, *act_all = NULL;
 	double *act, *w, *w2, *w2n, *act2, *serial, thn, thn2, h, h2, pdeg, pdeg2, sp, sp6, sp2, eff, eff2;
-	struct p002_busy *b;
 	bool from_serial = true, changed = false;
 	int worst = 0;
 
@@ -40,13 +39,8 @@ run002_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	if (!p->have_phases || p->nbusy == 0 || t1 <= t0)
 		return pred_na(r, "the run has no busy phases ('%s/profile/phases.tsv'): P_deg and the weights "
 			       "need each rank's active time", p->run);
-	b = xmallocarray((size_t)p->nbusy, sizeof *b);
-	for (long i = 0; i < p->nbusy; i++)
-		b[i] = (struct p002_busy){ .rank = p->busy[i].rank, .t_start_ns = p->busy[i].t_start_ns,
-					   .t_end_ns = p->busy[i].t_end_ns };
 	act_all = xcalloc((size_t)span, sizeof *act_all);
-	rc = p002_active_ns(b, (size_t)p->nbusy, span, t0, t1, act_all, e);
-	free(b);
+	rc = p002_active_ns(p->busy, (size_t)p->nbusy, span, t0, t1, act_all, e);
 	if (rc < 0) {
 		free(act_all);
 		return rc;

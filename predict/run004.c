@@ -26,9 +26,6 @@ static int
 detect(const struct prof *p, struct iters *it, char *why, size_t wl, struct err *e)
 {
 	int span = prof_rank_span(p);
-	struct p004_msg *m;
-	struct p004_busy *b;
-	size_t k = 0;
 	int rc;
 
 	memset(it, 0, sizeof *it);
@@ -41,18 +38,8 @@ detect(const struct prof *p, struct iters *it, char *why, size_t wl, struct err 
 			 p->run);
 		return 0;
 	}
-	m = xmallocarray((size_t)p->nmsgs, sizeof *m);
-	for (long i = 0; i < p->nmsgs; i++)
-		if (p->msgs[i].src >= 0 && p->msgs[i].src < span && p->msgs[i].dst < span)
-			m[k++] = (struct p004_msg){ .t_ns = p->msgs[i].t_ns, .src = p->msgs[i].src,
-						    .dst = p->msgs[i].dst, .bytes = (uint64_t)p->msgs[i].bytes };
-	b = xmallocarray((size_t)p->nbusy, sizeof *b);
-	for (long i = 0; i < p->nbusy; i++)
-		b[i] = (struct p004_busy){ .rank = p->busy[i].rank, .t_start_ns = p->busy[i].t_start_ns,
-					   .t_end_ns = p->busy[i].t_end_ns };
-	rc = p004_detect_iterations(m, k, b, (size_t)p->nbusy, (size_t)span, NULL, &it->d, e);
-	free(m);
-	free(b);
+	rc = p004_detect_iterations(p->msgs, (size_t)p->nmsgs, p->busy, (size_t)p->nbusy, (size_t)span, NULL,
+				    &it->d, e);
 	if (rc == -E_FORMAT) {
 		snprintf(why, wl, "no synchronous iterative pattern: %.200s", e->msg);
 		return 0;

@@ -999,23 +999,14 @@ sp_point_of(const struct rep_run *r, struct sp_point *pt)
 	int m = pf->nranks;
 	double *comp = xcalloc((size_t)m, sizeof *comp), *w = xcalloc((size_t)m, sizeof *w);
 	int64_t *act = xcalloc((size_t)m, sizeof *act);
-	struct p002_busy *b = xcalloc((size_t)pf->nbusy + 1, sizeof *b);
-	size_t nb = 0;
 	int rc = -1;
 
 	pt->m = m;
 	pt->t_ns = (double)prof_dedicated_ns(pf);
 	for (int i = 0; i < m; i++)
 		comp[i] = (double)pf->ranks[i].exec_ns * pf->ranks[i].comp_pct / 100.0;
-	for (long i = 0; i < pf->nbusy; i++)
-		if (pf->busy[i].rank < m) {
-			b[nb].rank = pf->busy[i].rank;
-			b[nb].t_start_ns = pf->busy[i].t_start_ns;
-			b[nb].t_end_ns = pf->busy[i].t_end_ns;
-			nb++;
-		}
 	if (pt->t_ns > 0 && r->t1_ns > r->t0_ns &&
-	    p002_active_ns(b, nb, m, r->t0_ns, r->t1_ns, act, NULL) == 0 &&
+	    p002_active_ns(pf->busy, (size_t)pf->nbusy, m, r->t0_ns, r->t1_ns, act, NULL) == 0 &&
 	    p002_weights_from_time(comp, m, w) == 0) {
 		pt->pdeg = p002_pdeg(act, m, (double)(r->t1_ns - r->t0_ns));
 		pt->h = p002_heterogeneity(w, m);
@@ -1027,7 +1018,6 @@ sp_point_of(const struct rep_run *r, struct sp_point *pt)
 	free(comp);
 	free(w);
 	free(act);
-	free(b);
 	return rc;
 }
 

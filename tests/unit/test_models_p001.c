@@ -335,19 +335,10 @@ TEST(one_farm_test_for_report_and_model)
 
 	CHECK(load(&p, &s, line_run, "") == 0);
 	{	/* the old report rule: accepted */
-		struct p001_msg *m = calloc((size_t)p.nmsgs + 1, sizeof *m);
-		struct p001_busy *b = calloc((size_t)p.nbusy + 1, sizeof *b);
-
-		for (long i = 0; i < p.nmsgs; i++)
-			m[i] = (struct p001_msg){ p.msgs[i].src, p.msgs[i].dst, p.msgs[i].bytes, p.msgs[i].t_ns };
-		for (long i = 0; i < p.nbusy; i++)
-			b[i] = (struct p001_busy){ p.busy[i].rank, p.busy[i].t_start_ns, p.busy[i].t_end_ns };
 		memset(&d, 0, sizeof d);
-		CHECK(p001_derive(m, (size_t)p.nmsgs, b, (size_t)p.nbusy, 3, -1, &d, &e) == 0);
+		CHECK(p001_derive(p.msgs, (size_t)p.nmsgs, p.busy, (size_t)p.nbusy, 3, -1, &d, &e) == 0);
 		CHECK(d.tasks >= 2 * (3 - 1) && d.skipped_msgs <= p.nmsgs / 4);
 		p001_derived_release(&d);
-		free(m);
-		free(b);
 	}
 	/* the shared test: refused, with the model's reason, and nothing to release */
 	CHECK(run001_derive(&p, &d, why, sizeof why, &e) == 0);

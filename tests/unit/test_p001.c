@@ -364,12 +364,20 @@ TEST(extra_link_on_one_route)
 	graph_release(&g);
 }
 
+/* A message of the profile: src -> dst, bytes, sent at t_ns (first and last byte). */
+static struct prof_msg
+msg(int32_t src, int32_t dst, int64_t bytes, int64_t t_ns)
+{
+	return (struct prof_msg){ .t_ns = t_ns, .t_last_ns = t_ns, .src = src, .dst = dst, .bytes = bytes, .cid = -1,
+				  .proto = PROF_NPROTO - 2 };
+}
+
 /* Table 1 from a profile: master 0, slaves 1 and 2. Each task: 100 bytes out, 900 back; slave
  * 1 computes 4 ms per task, slave 2 8 ms; the master is busy 1 ms per task. */
 TEST(derive_from_profile)
 {
-	struct p001_msg msgs[64];
-	struct p001_busy busy[64];
+	struct prof_msg msgs[64];
+	struct prof_busy busy[64];
 	size_t nm = 0, nb = 0;
 	struct p001_derived d;
 	struct err e;
@@ -378,25 +386,27 @@ TEST(derive_from_profile)
 	for (int k = 0; k < 5; k++) {		/* slave 1: a cycle every 10 ms */
 		int64_t t = k * 10 * ms;
 
-		msgs[nm++] = (struct p001_msg){ 0, 1, 60, t };
-		msgs[nm++] = (struct p001_msg){ 0, 1, 40, t + 1 };	/* hand-out in two messages */
-		busy[nb++] = (struct p001_busy){ 1, t + 2 * ms, t + 6 * ms };
-		msgs[nm++] = (struct p001_msg){ 1, 0, 900, t + 7 * ms };
-		busy[nb++] = (struct p001_busy){ 0, t + 7 * ms, t + 8 * ms };
+		msgs[nm++] = msg(0, 1, 60, t);
+		msgs[nm++] = msg(0, 1, 40, t + 1);	/* hand-out in two messages */
+		busy[nb++] = (struct prof_busy){ 1, t + 2 * ms, t + 6 * ms, -1 };
+		msgs[nm++] = msg(1, 0, 900, t + 7 * ms);
+		busy[nb++] = (struct prof_busy){ 0, t + 7 * ms, t + 8 * ms, -1 };
 	}
 	for (int k = 0; k < 3; k++) {		/* slave 2: a cycle every 15 ms */
 		int64_t t = k * 15 * ms + 2 * ms;
 
-		msgs[nm++] = (struct p001_msg){ 0, 2, 100, t };
-		busy[nb++] = (struct p001_busy){ 2, t + ms, t + 5 * ms };
-		busy[nb++] = (struct p001_busy){ 2, t + 4 * ms, t + 9 * ms };	/* overlaps: merged */
-		msgs[nm++] = (struct p001_msg){ 2, 0, 500, t + 10 * ms };
-		msgs[nm++] = (struct p001_msg){ 2, 0, 400, t + 10 * ms + 5 };
-		busy[nb++] = (struct p001_busy){ 0, t + 11 * ms, t + 12 * ms };
+		msgs[nm++] = msg(0, 2, 100, t);
+		busy[nb++] = (struct prof_busy){ 2, t + ms, t + 5 * ms, -1 };
+		busy[nb++] = (struct prof_busy){ 2, t + 4 * ms, t + 9 * ms, -1 };	/* overlaps: merged */
+		msgs[nm++] = msg(2, 0, 500, t + 10 * ms);
+		msgs[nm++] = msg(2, 0, 400, t + 10 * ms + 5);
+		busy[nb++] = (struct prof_busy){ 0, t + 11 * ms, t + 12 * ms, -1 };
 	}
-	msgs[nm++] = (struct p001_msg){ 0, 2, 8, 60 * ms };	/* a final stop message: no result */
-	msgs[nm++] = (struct p001_msg){ 1, 2, 8, 61 * ms };	/* slave to slave: not a task */
-	busy[nb++] = (struct p001_busy){ 0, 70 * ms, 90 * ms };	/* after the last message */
+	msgs[nm++] = msg(0, 2, 8, 60 * ms);	/* a final stop message: no result */
+	msgs[nm++] = msg(1, 2, 8, 61 * ms);	/* slave to slave: not a task */
+	msgs[nm++] = msg(-1, 0, 50, 3 * ms);	/* an unknown sender: skipped */
+	msgs[nm++] = msg(0, 7, 50, 4 * ms);	/* a rank outside the run: skipped */
+	busy[nb++] = (struct prof_busy){ 0, 70 * ms, 90 * ms, -1 };	/* after the last message */
 
 	CHECK(p001_derive(msgs, nm, busy, nb, 3, -1, &d, &e) == 0);
 	CHECK(d.master == 0);
@@ -408,7 +418,7 @@ TEST(derive_from_profile)
 	CHECK(isnan(d.t_slave_rank_s[0]));
 	CHECK_NEAR(d.t_slave_s, (5 * 0.004 + 3 * 0.008) / 8, 1e-12);
 	CHECK_NEAR(d.t_master_s, 0.001, 1e-12);
-	CHECK(d.skipped_msgs == 1);
+	CHECK(d.skipped_msgs == 3);
 	p001_derived_release(&d);
 
 	CHECK(p001_derive(msgs, 0, busy, nb, 3, 0, &d, &e) == -E_FORMAT);

@@ -64,7 +64,7 @@ TEST(property1_constructed_run)
 	enum { M = 6 };
 	const int64_t T = 1000000000, act = 400000000;	/* ns */
 	double speed[M], w[M], tsingle[M], work = 0;
-	struct p002_busy busy[4 * M];
+	struct prof_busy busy[4 * M];
 	int64_t act_ns[M];
 	size_t nb = 0;
 	struct err e;
@@ -75,12 +75,12 @@ TEST(property1_constructed_run)
 		speed[j] = 1 + floor(urand() * 9);
 		work += speed[j] * (double)act;
 		/* active time in two pieces, the second overlapped by a third (counted once) */
-		busy[nb++] = (struct p002_busy){ j, start, start + act / 4 };
-		busy[nb++] = (struct p002_busy){ j, start + act / 2, start + act / 2 + 3 * act / 4 };
-		busy[nb++] = (struct p002_busy){ j, start + act / 2 + 1000, start + act / 2 + 2000 };
+		busy[nb++] = (struct prof_busy){ j, start, start + act / 4, -1 };
+		busy[nb++] = (struct prof_busy){ j, start + act / 2, start + act / 2 + 3 * act / 4, -1 };
+		busy[nb++] = (struct prof_busy){ j, start + act / 2 + 1000, start + act / 2 + 2000, -1 };
 	}
-	busy[nb++] = (struct p002_busy){ M + 3, 0, T };	/* another rank: ignored */
-	busy[nb++] = (struct p002_busy){ 0, -5000, -10 };	/* before the run: clipped away */
+	busy[nb++] = (struct prof_busy){ M + 3, 0, T, -1 };	/* another rank: ignored */
+	busy[nb++] = (struct prof_busy){ 0, -5000, -10, -1 };	/* before the run: clipped away */
 	CHECK(p002_weights_from_speed(speed, M, w) == 0);
 	for (int j = 0; j < M; j++)
 		tsingle[j] = work / speed[j];

@@ -750,13 +750,21 @@ TEST(cost_forms_by_hand)
 
 /* ---- iterations from a trace ---- */
 
+/* A message of the profile: sent at t_ns (first and last byte), src -> dst, bytes. */
+static struct prof_msg
+msg(int64_t t_ns, int32_t src, int32_t dst, int64_t bytes)
+{
+	return (struct prof_msg){ .t_ns = t_ns, .t_last_ns = t_ns, .src = src, .dst = dst, .bytes = bytes, .cid = -1,
+				  .proto = PROF_NPROTO - 2 };
+}
+
 /* A master/worker run: rank 0 computes 2 ms alone, scatters to 1..3, all compute
  * 10 ms + imbalance, workers send back (in random order), repeat 50 times; plus start-up
  * chatter and one stray message. */
 struct trace {
-	struct p004_msg m[1000];
+	struct prof_msg m[1000];
 	size_t nm;
-	struct p004_busy b[1000];
+	struct prof_busy b[1000];
 	size_t nb;
 	double sum_max_ns, sum_wk_ns;
 };
@@ -769,22 +777,21 @@ make_trace(struct trace *t, int iters, struct rng *r)
 
 	memset(t, 0, sizeof *t);
 	for (i = 0; i < 7; i++)	/* start-up: irregular */
-		t->m[t->nm++] = (struct p004_msg){ now + i * 1000, (int32_t)(i % 4), (int32_t)((i + 1) % 4),
-						   (uint64_t)(7 + 13 * i) };
+		t->m[t->nm++] = msg(now + i * 1000, (int32_t)(i % 4), (int32_t)((i + 1) % 4), 7 + 13 * i);
 	now += 5000000;
 	for (i = 0; i < iters; i++) {
 		int64_t tw[4], mx = 0;
 		double wk = 0.0;
 		int order[3] = { 1, 2, 3 };
 
-		t->b[t->nb++] = (struct p004_busy){ 0, now, now + 2000000 };	/* serial */
+		t->b[t->nb++] = (struct prof_busy){ 0, now, now + 2000000, -1 };	/* serial */
 		now += 2000000;
 		for (j = 1; j <= 3; j++)
-			t->m[t->nm++] = (struct p004_msg){ now + j * 10000, 0, j, 80000 };
+			t->m[t->nm++] = msg(now + j * 10000, 0, j, 80000);
 		now += 40000;
 		for (j = 0; j < 4; j++) {
 			tw[j] = 10000000 + (int64_t)(3000000 * rng_unif(r));
-			t->b[t->nb++] = (struct p004_busy){ j, now, now + tw[j] };
+			t->b[t->nb++] = (struct prof_busy){ j, now, now + tw[j], -1 };
 			if (tw[j] > mx)
 				mx = tw[j];
 			wk += (double)tw[j];
@@ -798,10 +805,10 @@ make_trace(struct trace *t, int iters, struct rng *r)
 			order[k] = x;
 		}
 		for (j = 0; j < 3; j++)
-			t->m[t->nm++] = (struct p004_msg){ now + tw[order[j]] + j, order[j], 0,
-							   8000 + (uint64_t)(rng_next(r) % 100) };
+			t->m[t->nm++] = msg(now + tw[order[j]] + j, order[j], 0,
+					    8000 + (int64_t)(rng_next(r) % 100));
 		if (i == 20)	/* a stray message in the middle */
-			t->m[t->nm++] = (struct p004_msg){ now + 100, 2, 1, 12 };
+			t->m[t->nm++] = msg(now + 100, 2, 1, 12);
 		now += mx + 500000;	/* gather + barrier */
 	}
 }
@@ -837,11 +844,24 @@ TEST(detect_master_worker)
 	/* without phases only the counts and wall times */
 	CHECK(p004_detect_iterations(t.m, t.nm, NULL, 0, 4, NULL, &d, NULL) == 0);
 	CHECK(d.iters == 50 && isnan(d.it.t_par_wk_ns));
+	/* messages from an unknown sender or to a rank outside the run take no part */
+	{
+		size_t nm = t.nm;
+		double t_iter = d.t_iter_ns, per = d.msgs_per_iter;
+
+		for (size_t k = 0; k + 6 < nm && t.nm < 1000; k += 6) {
+			t.m[t.nm++] = msg(t.m[k].t_ns + 1, 0, 9, 5);
+			t.m[t.nm++] = msg(t.m[k].t_ns + 2, -1, 1, 5);
+		}
+		CHECK(t.nm > nm + 80);
+		CHECK(p004_detect_iterations(t.m, t.nm, NULL, 0, 4, NULL, &d, NULL) == 0);
+		CHECK(d.iters == 50 && d.t_iter_ns == t_iter && d.msgs_per_iter == per);
+	}
 }
 
 TEST(detect_rejects_noise)
 {
-	struct p004_msg m[300];
+	struct prof_msg m[300];
 	struct rng r;
 	struct p004_detect d;
 	struct err e = { { 0 }, 0 };
@@ -849,8 +869,8 @@ TEST(detect_rejects_noise)
 
 	rng_seed(&r, 9);
 	for (i = 0; i < 300; i++)
-		m[i] = (struct p004_msg){ (int64_t)i * 1000, (int32_t)(rng_next(&r) % 4),
-					  (int32_t)(rng_next(&r) % 4), 1u << (rng_next(&r) % 20) };
+		m[i] = msg((int64_t)i * 1000, (int32_t)(rng_next(&r) % 4), (int32_t)(rng_next(&r) % 4),
+			   (int64_t)1 << (rng_next(&r) % 20));
 	CHECK(p004_detect_iterations(m, 300, NULL, 0, 4, NULL, &d, &e) == -E_FORMAT);
 	CHECK(strstr(e.msg, "no repeating") != NULL);
 	CHECK(p004_detect_iterations(m, 300, NULL, 0, 0, NULL, &d, NULL) == -E_USAGE);
@@ -859,7 +879,7 @@ TEST(detect_rejects_noise)
 /* bursts: a sender whose sends to three ranks leave in any order within 5 us */
 TEST(detect_burst_canonical)
 {
-	struct p004_msg m[200];
+	struct prof_msg m[200];
 	struct rng r;
 	struct p004_detect d;
 	struct p004_detect_opts o = { 0 };
@@ -878,8 +898,8 @@ TEST(detect_burst_canonical)
 			order[k] = x;
 		}
 		for (j = 0; j < 3; j++)
-			m[nm++] = (struct p004_msg){ t0 + 1000 * j, 0, order[j], 4096 };
-		m[nm++] = (struct p004_msg){ t0 + 500000, 1, 0, 64 };
+			m[nm++] = msg(t0 + 1000 * j, 0, order[j], 4096);
+		m[nm++] = msg(t0 + 500000, 1, 0, 64);
 	}
 	o.burst_gap_ns = 5000;
 	CHECK(p004_detect_iterations(m, nm, NULL, 0, 4, &o, &d, NULL) == 0);
