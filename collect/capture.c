@@ -1,7 +1,8 @@
 /* capture: libpcap capture into one nanosecond pcap file per node.
  *
- * pcap_dump writes to a FILE * we open ourselves: a plain file, or a stream whose
- * writes go through lib/gzio (fopencookie), since pcap_dump cannot compress. All
+ * pcap_dump_fopen writes the file header, and write_record each packet as pcap_dump
+ * would, to a FILE * we open ourselves: a plain file, or a stream whose writes go through
+ * lib/gzio (fopencookie), since libpcap cannot compress. All
  * handles feed the same dumper from one thread, so they must share a link type and
  * timestamp precision. */
 #include "collect/capture.h"
@@ -84,12 +85,31 @@ gz_cookie_close(void *cookie)
 	return 0;
 }
 
+/* One pcap record, the bytes pcap_dump writes (seconds, micro- or nanoseconds, caplen and
+ * len as 32-bit host-order words, then the packet; nothing after an earlier write error),
+ * written with unlocked stdio: this thread is the file's only writer, and the two locked
+ * fwrite calls of pcap_dump were a third of the capture thread's cost per packet. */
+static void
+write_record(FILE *f, const struct pcap_pkthdr *hdr, const u_char *bytes)
+{
+	uint32_t rec[4];
+
+	if (ferror_unlocked(f))
+		return;
+	rec[0] = (uint32_t)hdr->ts.tv_sec;
+	rec[1] = (uint32_t)hdr->ts.tv_usec;
+	rec[2] = hdr->caplen;
+	rec[3] = hdr->len;
+	if (fwrite_unlocked(rec, sizeof rec, 1, f) == 1)
+		(void)fwrite_unlocked(bytes, hdr->caplen, 1, f);
+}
+
 static void
 on_packet_written(struct capture *c, const struct pcap_pkthdr *hdr, const u_char *bytes)
 {
 	if (c->write_failed)
 		return;
-	pcap_dump((u_char *)c->dumper, hdr, bytes);
+	write_record(c->file, hdr, bytes);
 	c->packets++;
 	c->bytes += hdr->caplen;
 }
