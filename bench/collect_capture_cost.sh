@@ -64,7 +64,7 @@ if [ "${1:-}" = --trim ]; then
 	echo "contend trim of $# capture(s), $packets packets, $bytes bytes, x$REPEAT per round, $N rounds"
 	printf '%-22s %12s %22s\n' user_cpu median_ms_MB range
 	for v in trim read cut; do
-		printf '%-22s %12s %22s\n' "$v" "$(median <"$T/$v")" "$(sort -n "$T/$v" | sed -n '1p;$p' | tr '\n' ' ')"
+		printf '%-22s %12s %22s\n' "$v" "$(median <"$T/$v")" "$(range "$T/$v")"
 	done
 	if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
 		valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$CONTEND" trim --force "$1" "$T/out.pcap" >/dev/null 2>&1
