@@ -67,6 +67,6 @@ done
 echo "TCP bulk transfer of $BYTES bytes ws1 -> ws2 (testbed instance $INST), $N rounds alternated"
 printf '%-8s %14s %20s\n' capture sys_s_per_GB range
 for v in none full snap256; do
-	printf '%-8s %14s %20s\n' "$v" "$(median <"$T/$v")" "$(sort -n "$T/$v" | sed -n '1p;$p' | tr '\n' ' ')"
+	printf '%-8s %14s %20s\n' "$v" "$(median <"$T/$v")" "$(range "$T/$v")"
 done
 echo "load: $(cat /proc/loadavg)"

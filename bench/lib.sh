@@ -15,6 +15,9 @@ bench_workdir() {
 # The median of the numbers on stdin (the lower one of an even count); "-" when none.
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
 
+# range FILE: the smallest and the largest number in FILE, on one line.
+range() { sort -n "$1" | sed -n '1p;$p' | tr '\n' ' '; }
+
 # paired BASE_FILE FILE: the median over rounds of FILE's value over BASE_FILE's value of
 # the same round (line by line; the mean of the two middle ones for an even count).
 paired() {

@@ -152,14 +152,55 @@ rd_ne32(struct rd *r)
 	return v;
 }
 
+/* The helpers below are inline too: a packet's headers take a dozen of these calls, and a
+ * call each would cost more than the reads (the capture thread decodes every packet). */
+
 /* Copy n bytes into out (zero-filled on failure). */
-void rd_bytes(struct rd *r, void *out, size_t n);
+static inline void
+rd_bytes(struct rd *r, void *out, size_t n)
+{
+	if (!rd_need_(r, n)) {
+		memset(out, 0, n);
+		return;
+	}
+	memcpy(out, r->p, n);
+	r->p += n, r->left -= n;
+}
+
 /* Skip n bytes. */
-void rd_skip(struct rd *r, size_t n);
+static inline void
+rd_skip(struct rd *r, size_t n)
+{
+	if (!rd_need_(r, n))
+		return;
+	r->p += n, r->left -= n;
+}
+
 /* Borrow n bytes: returns a pointer into the buffer, or NULL (and err) if short. */
-const uint8_t *rd_ptr(struct rd *r, size_t n);
+static inline const uint8_t *
+rd_ptr(struct rd *r, size_t n)
+{
+	const uint8_t *p;
+
+	if (!rd_need_(r, n))
+		return NULL;
+	p = r->p;
+	r->p += n, r->left -= n;
+	return p;
+}
+
 /* Split off the next n bytes as their own reader and advance past them.
  * On a short read the sub-reader has err set too. */
-struct rd rd_sub(struct rd *r, size_t n);
+static inline struct rd
+rd_sub(struct rd *r, size_t n)
+{
+	struct rd s = { NULL, 0, true };
+
+	if (!rd_need_(r, n))
+		return s;
+	s = rd_make(r->p, n);
+	r->p += n, r->left -= n;
+	return s;
+}
 
 #endif

@@ -107,6 +107,20 @@ hdr_ready(const struct wire_dir *w)
 	return w->st == WS_HDR && w->hlen > 0 && frame(w->proto, w->hdr, w->hlen, &total, &keep) <= 0;
 }
 
+/* A whole header was read (its frame or record total bytes, the first rkeep of them
+ * kept): what follows it. */
+static void
+hdr_done(struct wire_dir *w, uint64_t total, uint64_t rkeep, struct wire_stats *st)
+{
+	w->hlen = 0;
+	if (w->confirm > 0 && --w->confirm == 0) {
+		st->found++;
+		w->known = true;
+	}
+	w->left = total - rkeep;
+	w->st = w->left > 0 ? WS_SKIP : WS_HDR;
+}
+
 /* Feed p[0..n) to the framing; returns the end of the last byte to keep. */
 static size_t
 run(struct wire_dir *w, const uint8_t *p, size_t n, struct wire_stats *st)
@@ -136,7 +150,20 @@ run(struct wire_dir *w, const uint8_t *p, size_t n, struct wire_stats *st)
 		}
 		case WS_HDR: {
 			uint64_t total, rkeep;
-			int need = frame(w->proto, w->hdr, w->hlen, &total, &rkeep);
+			int need;
+
+			/* A header wholly in p is judged in place rather than collected stage
+			 * by stage into w->hdr: frame() reads the same bytes either way, once
+			 * instead of once a stage. A header that fails or goes past p is
+			 * collected as below (a failure is judged where the stages leave it). */
+			if (w->hlen == 0 && avail > 0 &&
+			    frame(w->proto, p + i, avail < WIRE_HDR_MAX ? avail : WIRE_HDR_MAX, &total,
+				  &rkeep) == 0) {
+				i += (size_t)rkeep, keep = i;
+				hdr_done(w, total, rkeep, st);
+				break;
+			}
+			need = frame(w->proto, w->hdr, w->hlen, &total, &rkeep);
 
 			if (need > 0) {
 				if ((size_t)need > WIRE_HDR_MAX) {
@@ -152,13 +179,7 @@ run(struct wire_dir *w, const uint8_t *p, size_t n, struct wire_stats *st)
 				lose(w, st);
 				break;
 			}
-			w->hlen = 0;
-			if (w->confirm > 0 && --w->confirm == 0) {
-				st->found++;
-				w->known = true;
-			}
-			w->left = total - rkeep;
-			w->st = w->left > 0 ? WS_SKIP : WS_HDR;
+			hdr_done(w, total, rkeep, st);
 			break;
 		}
 		case WS_KEEP:
