@@ -157,7 +157,7 @@ kcut_set(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_
 	 uint16_t dport, uint32_t lo, uint32_t s, bool follow)
 {
 	struct kcut_key key;
-	struct kcut_val v = { lo | (unsigned long long)s << 32, follow, 0 }, cur;
+	struct kcut_val v = { lo | (unsigned long long)s << 32, follow, 0, 0 }, cur;
 
 	if (k == NULL)
 		return;

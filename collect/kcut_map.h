@@ -19,14 +19,19 @@ struct kcut_key {
 };
 
 /* Payload bytes with sequence numbers in [lo, s) (modulo 2^32; s - lo < 2^31) are frame
- * body nobody reads: a segment wholly inside keeps only its headers. Both in one 64-bit
- * word (lo | s << 32) so that a reader on another CPU never sees half an update. */
+ * body nobody reads: a segment wholly inside keeps only its headers, one that starts
+ * before lo and ends inside is copied up to lo. Both in one 64-bit word (lo | s << 32) so
+ * that a reader on another CPU never sees half an update. With follow, lo - s in
+ * 1..KCUT_PART_MAX instead says that the frame header at s was cut by a segment's end: its
+ * first lo - s bytes are in part and the program completes it from the segment at lo. */
 struct kcut_val {
 	unsigned long long lo_s;
 	unsigned int follow;	/* Open MPI TCP BTL framing: the program reads the frame header
 				 * at s itself and moves the range to the next frame's body */
 	unsigned int pad;
+	unsigned long long part;	/* a cut header's first bytes, byte i in bits 8i..8i+7 */
 };
+#define KCUT_PART_MAX 8	/* header bytes held across segments (the tag at byte 8 comes next) */
 
 /* What the program does besides cutting: the capture filter it stands in for. */
 struct kcut_conf {
