@@ -74,6 +74,33 @@ set_range(struct kcut_val *v, __u32 lo, __u32 s)
 	*(volatile __u64 *)&v->lo_s = (__u64)lo | (__u64)s << 32;
 }
 
+/* Payload bytes of the segment [seq, seq + plen) that must be copied as the first bytes
+ * of a direction the program started following itself (parse classifies by them). */
+static __always_inline __u32
+prefix_in(const struct kcut_val *v, __u32 seq, __u32 plen)
+{
+	__u32 f = v->keep_to - seq;
+
+	if (v->follow != KCUT_FOLLOW_HS || f >= 0x80000000u)
+		return 0;
+	return f < plen ? f : plen;
+}
+
+/* Copy payload bytes [0, kept) of the segment and count the rest as cut. */
+static __always_inline __u32
+cut_at(const struct kcut_val *v, __u32 hdr, __u32 seq, __u32 plen, __u32 kept)
+{
+	__u32 pre = prefix_in(v, seq, plen);
+
+	if (kept < pre)
+		kept = pre;
+	if (kept < plen) {
+		count(KCUT_C_PACKETS, 1);
+		count(KCUT_C_BYTES, plen - kept);
+	}
+	return hdr + kept;
+}
+
 /* The header at sequence number hs is cut by the end of the segment that ends at e:
  * h[0..n) are its first bytes. The segment is copied whole. */
 static __always_inline __u32
@@ -104,11 +131,7 @@ to_body(struct kcut_val *v, __u32 hdr, __u32 seq, __u32 plen, __u32 hs, __u32 to
 		return len;
 	}
 	set_range(v, seq + plen, hs + total);
-	if (kept < plen) {
-		count(KCUT_C_PACKETS, 1);
-		count(KCUT_C_BYTES, plen - kept);
-	}
-	return hdr + kept;
+	return cut_at(v, hdr, seq, plen, kept);
 }
 
 /* The segment (payload at hdr, plen bytes, from sequence number seq) holds the next frame
@@ -188,6 +211,31 @@ stop:
 	return len;
 }
 
+/* A direction not known yet whose segment (payload at hdr, plen bytes from sequence number
+ * seq) starts with Open MPI's TCP BTL handshake: the frames start right after it, so the
+ * program follows them from there by itself, copying the direction's first bytes whole
+ * (the capture thread takes the entry back if the stream did not start so). The handshake
+ * segment itself is copied whole. */
+static __always_inline void
+handshake(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_key *k, __u32 hdr,
+	  __u32 seq, __u32 plen)
+{
+	__u8 m[12];
+	struct kcut_val nv;
+
+	if (cf->hs_len == 0 || plen < cf->hs_len || bpf_skb_load_bytes(skb, hdr + 8, m, 12) < 0)
+		return;
+	for (int i = 0; i < 12; i++)
+		if (m[i] != cf->hs_magic[i])
+			return;
+	__builtin_memset(&nv, 0, sizeof nv);
+	nv.lo_s = (__u64)(seq + cf->hs_len) | (__u64)(seq + cf->hs_len) << 32;
+	nv.follow = KCUT_FOLLOW_HS;
+	nv.keep_to = seq + cf->prefix;
+	if (bpf_map_update_elem(&kcut_dirs, k, &nv, BPF_NOEXIST) == 0)
+		count(KCUT_C_SEEDED, 1);
+}
+
 SEC("socket")
 int
 kcut(struct __sk_buff *skb)
@@ -263,30 +311,25 @@ kcut(struct __sk_buff *skb)
 		return len;	/* the frame ends before the IP length says: not judged */
 	k.sport_be = ports[0];
 	k.dport_be = ports[1];
-	v = bpf_map_lookup_elem(&kcut_dirs, &k);
-	if (v == 0)
-		return len;
 	if (bpf_skb_load_bytes(skb, l4 + 4, &seq_be, 4) < 0)
 		return len;
+	seq = bpf_ntohl(seq_be);
+	v = bpf_map_lookup_elem(&kcut_dirs, &k);
+	if (v == 0) {
+		handshake(skb, cf, &k, hdr, seq, plen);
+		return len;
+	}
 	lo_s = *(volatile __u64 *)&v->lo_s;
 	lo = (__u32)lo_s;
 	s = (__u32)(lo_s >> 32);
-	seq = bpf_ntohl(seq_be);
 	off = seq - lo;
 	span = s - lo;
-	if (span < 0x80000000u && off < span && plen <= span - off) {
-		count(KCUT_C_PACKETS, 1);
-		count(KCUT_C_BYTES, len - hdr);
-		return hdr;
-	}
+	if (span < 0x80000000u && off < span && plen <= span - off)
+		return cut_at(v, hdr, seq, plen, 0);
 	d = lo - seq;
-	if (span < 0x80000000u && d - 1 < plen - 1 && plen - d <= span) {
-		/* starts before lo (the end of a header cut by the last segment) and ends
-		 * inside the range: copied up to lo */
-		count(KCUT_C_PACKETS, 1);
-		count(KCUT_C_BYTES, plen - d);
-		return hdr + d;
-	}
+	if (span < 0x80000000u && d - 1 < plen - 1 && plen - d <= span)
+		return cut_at(v, hdr, seq, plen, d);	/* starts before lo (the end of a header
+							 * cut by the last segment): up to lo */
 	if (v->follow && lo - s - 1 < KCUT_PART_MAX)
 		return complete(skb, cf, v, hdr, seq, plen, s, lo - s, len);
 	if (!v->follow || s - seq >= plen)

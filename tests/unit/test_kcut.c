@@ -262,6 +262,42 @@ TEST(header_split_out_of_order)
 	kcut_del(K, 4, A, B, port, 6000);
 }
 
+/* What the program copies of a 24-byte Open MPI handshake at seq (magic: its byte 8 on). */
+static uint32_t
+copy_hs(uint16_t sport, uint32_t seq, const char *magic)
+{
+	uint8_t f[14 + 40 + 24];
+	size_t n = frame4(f, 6, A, B, sport, 6000, seq, 0, 24);
+	uint32_t c = 12345;
+	struct err e;
+
+	memset(f + 54 + 8, 0, 16);
+	memcpy(f + 54 + 8, magic, strlen(magic));
+	CHECK(kcut_run(K, f, n, &c, &e) == 0);
+	return c;
+}
+
+/* A direction the program does not know begins with Open MPI's handshake: it follows the
+ * frames after it by itself, copying the first 256 bytes whole. */
+TEST(follows_from_handshake)
+{
+	struct kcut_counters kc0, kc;
+	uint32_t seq = 7000, body = 100000;
+
+	kcut_counters(K, &kc0);
+	CHECK(copy_hs(5300, seq, "OPAL-TCP-BTX") == 40 + 24);	/* not the magic */
+	CHECK(copy_ompi(5300, seq + 24, 0, 14 + body, 0x41) == 40 + 1448);
+	CHECK(copy_hs(5301, seq, "OPAL-TCP-BTL") == 40 + 24);
+	/* the first frame: its header and the rest of the first 256 bytes */
+	CHECK(copy_ompi(5301, seq + 24, 0, 14 + body, 0x41) == 40 + 256 - 24);
+	CHECK(copy4(6, 5301, 6000, seq + 24 + 1448, 0, 1448) == 40);	/* its body */
+	kcut_counters(K, &kc);
+	CHECK(kc.handshakes - kc0.handshakes == 1);
+	CHECK(kc.followed - kc0.followed == 1);
+	kcut_del(K, 4, A, B, 5301, 6000);	/* the capture thread takes it back */
+	CHECK(copy4(6, 5301, 6000, seq + 24 + 2896, 0, 1448) == 40 + 1448);
+}
+
 int
 main(void)
 {
@@ -280,6 +316,7 @@ main(void)
 	stream_init();
 	RUN(header_split_every_offset);
 	RUN(header_split_out_of_order);
+	RUN(follows_from_handshake);
 	kcut_free(K);
 	return check_done();
 }
