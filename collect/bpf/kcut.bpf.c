@@ -77,18 +77,22 @@ set_range(struct kcut_val *v, __u32 lo, __u32 s)
 /* Payload bytes of the segment [seq, seq + plen) that must be copied as the first bytes
  * of a direction the program started following itself (parse classifies by them). */
 static __always_inline __u32
-prefix_in(const struct kcut_val *v, __u32 seq, __u32 plen)
+prefix_in(struct kcut_val *v, __u32 seq, __u32 plen)
 {
 	__u32 f = v->keep_to - seq;
 
-	if (v->follow != KCUT_FOLLOW_HS || f >= 0x80000000u)
+	if (v->follow != KCUT_FOLLOW_HS)
 		return 0;
+	if (f >= 0x80000000u) {
+		v->follow = 1;	/* past it: no compare that wraps 2 GB later */
+		return 0;
+	}
 	return f < plen ? f : plen;
 }
 
 /* Copy payload bytes [0, kept) of the segment and count the rest as cut. */
 static __always_inline __u32
-cut_at(const struct kcut_val *v, __u32 hdr, __u32 seq, __u32 plen, __u32 kept)
+cut_at(struct kcut_val *v, __u32 hdr, __u32 seq, __u32 plen, __u32 kept)
 {
 	__u32 pre = prefix_in(v, seq, plen);
 
@@ -212,10 +216,10 @@ stop:
 }
 
 /* A direction not known yet whose segment (payload at hdr, plen bytes from sequence number
- * seq) starts with Open MPI's TCP BTL handshake: the frames start right after it, so the
- * program follows them from there by itself, copying the direction's first bytes whole
- * (the capture thread takes the entry back if the stream did not start so). The handshake
- * segment itself is copied whole. */
+ * seq) is Open MPI's TCP BTL handshake, alone as Open MPI sends it: the frames start right
+ * after it, so the program follows them from there by itself, copying the direction's
+ * first bytes whole (the capture thread takes the entry back if the stream did not start
+ * so). The handshake segment itself is copied whole. */
 static __always_inline void
 handshake(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_key *k, __u32 hdr,
 	  __u32 seq, __u32 plen)
@@ -223,7 +227,7 @@ handshake(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_key *k, __u32
 	__u8 m[12];
 	struct kcut_val nv;
 
-	if (cf->hs_len == 0 || plen < cf->hs_len || bpf_skb_load_bytes(skb, hdr + 8, m, 12) < 0)
+	if (cf->hs_len == 0 || plen != cf->hs_len || bpf_skb_load_bytes(skb, hdr + 8, m, 12) < 0)
 		return;
 	for (int i = 0; i < 12; i++)
 		if (m[i] != cf->hs_magic[i])

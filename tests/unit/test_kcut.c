@@ -262,12 +262,13 @@ TEST(header_split_out_of_order)
 	kcut_del(K, 4, A, B, port, 6000);
 }
 
-/* What the program copies of a 24-byte Open MPI handshake at seq (magic: its byte 8 on). */
+/* What the program copies of a segment of plen bytes at seq that starts with a 24-byte
+ * Open MPI handshake (magic: its byte 8 on). */
 static uint32_t
-copy_hs(uint16_t sport, uint32_t seq, const char *magic)
+copy_hs(uint16_t sport, uint32_t seq, const char *magic, size_t plen)
 {
-	uint8_t f[14 + 40 + 24];
-	size_t n = frame4(f, 6, A, B, sport, 6000, seq, 0, 24);
+	uint8_t f[14 + 40 + 1448];
+	size_t n = frame4(f, 6, A, B, sport, 6000, seq, 0, plen);
 	uint32_t c = 12345;
 	struct err e;
 
@@ -285,9 +286,11 @@ TEST(follows_from_handshake)
 	uint32_t seq = 7000, body = 100000;
 
 	kcut_counters(K, &kc0);
-	CHECK(copy_hs(5300, seq, "OPAL-TCP-BTX") == 40 + 24);	/* not the magic */
+	CHECK(copy_hs(5300, seq, "OPAL-TCP-BTX", 24) == 40 + 24);	/* not the magic */
 	CHECK(copy_ompi(5300, seq + 24, 0, 14 + body, 0x41) == 40 + 1448);
-	CHECK(copy_hs(5301, seq, "OPAL-TCP-BTL") == 40 + 24);
+	CHECK(copy_hs(5302, seq, "OPAL-TCP-BTL", 1448) == 40 + 1448);	/* not alone */
+	CHECK(copy4(6, 5302, 6000, seq + 1448, 0, 1448) == 40 + 1448);
+	CHECK(copy_hs(5301, seq, "OPAL-TCP-BTL", 24) == 40 + 24);
 	/* the first frame: its header and the rest of the first 256 bytes */
 	CHECK(copy_ompi(5301, seq + 24, 0, 14 + body, 0x41) == 40 + 256 - 24);
 	CHECK(copy4(6, 5301, 6000, seq + 24 + 1448, 0, 1448) == 40);	/* its body */
