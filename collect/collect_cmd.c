@@ -801,6 +801,7 @@ write_kernel_cut_meta(struct runmeta *m, const struct capture_result *cr)
 	runmeta_set(m, "kernel_cut_ranges", "%" PRIu64, cr->kc.updates);
 	runmeta_set(m, "kernel_cut_followed", "%" PRIu64, cr->kc.followed);
 	runmeta_set(m, "kernel_cut_stopped", "%" PRIu64, cr->kc.stopped);
+	runmeta_set(m, "kernel_cut_handshakes", "%" PRIu64, cr->kc.handshakes);
 	runmeta_set(m, "kernel_cut_map_full", "%" PRIu64, cr->kc.map_full);
 	runmeta_set(m, "kernel_cut_seen", "%" PRIu64, cr->fc.kcut_seen);
 	runmeta_set(m, "kernel_cut_seen_bytes", "%" PRIu64, cr->fc.kcut_seen_bytes);

@@ -17,6 +17,8 @@ struct fdir {
 	bool started;		/* wd set up (first segment with data or SYN seen) */
 	bool fin;
 	bool kset;		/* a body range was handed to the kernel */
+	bool kchecked;		/* the protocol was known once: kself set */
+	bool kself;		/* Open MPI from its handshake: the kernel may follow it itself */
 	uint32_t ks;		/* its end (sequence number) */
 };
 
@@ -114,6 +116,13 @@ decide(struct framecut *f, struct fconn *c, int e)
 
 	if (f->kc == NULL || !fd->started || !fd->td.started)
 		return;
+	if (!fd->kchecked && w->st != WS_DETECT) {
+		/* the kernel begins following at what looks like a handshake: not one */
+		fd->kchecked = true;
+		fd->kself = w->proto == WIRE_OMPI && w->known;
+		if (!fd->kself)
+			kcut_del(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e]);
+	}
 	if (w->confirm == 0 && (seed || (w->st == WS_SKIP && w->left >= KCUT_MIN_SKIP)) &&
 	    w->off >= WIRE_PREFIX && w->off == fd->td.next) {
 		uint64_t left = w->st != WS_SKIP ? 0 :
@@ -127,9 +136,9 @@ decide(struct framecut *f, struct fconn *c, int e)
 			 w->proto == WIRE_OMPI);
 		fd->kset = true;
 		fd->ks = s;
-	} else if (fd->kset && (w->st == WS_LOST || w->st == WS_OTHER)) {
+	} else if ((fd->kset || fd->kself) && (w->st == WS_LOST || w->st == WS_OTHER)) {
 		kcut_del(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e]);
-		fd->kset = false;
+		fd->kset = fd->kself = false;
 	}
 }
 
@@ -159,7 +168,7 @@ drop(struct framecut *f, struct fconn **pp)
 
 	count_dirs(&f->st, c);
 	for (int e = 0; e < 2; e++)
-		if (c->d[e].kset)
+		if (c->d[e].kset || c->d[e].kself)
 			kcut_del(f->kc, af, c->key.addr[e], c->key.addr[!e], c->key.port[e],
 				 c->key.port[!e]);
 	*pp = c->next;

@@ -28,12 +28,18 @@ struct kcut {
 
 /* What parse/ompi.c's ompi_frame makes of each frame header kind: the program follows
  * frames with these tables instead of its own copy of the wire facts. */
+_Static_assert(sizeof OMPI_HS_MAGIC - 1 == sizeof ((struct kcut_conf *)0)->hs_magic,
+	       "the handshake magic fills kcut_conf.hs_magic");
+
 static void
 probe_ompi(struct kcut_conf *cf)
 {
 	const uint32_t size = 1u << 20;	/* a size every frame kind accepts */
 
 	cf->frame_max = OMPI_FRAME_MAX;
+	cf->hs_len = OMPI_HS_LEN;
+	cf->prefix = WIRE_PREFIX;
+	memcpy(cf->hs_magic, OMPI_HS_MAGIC, sizeof cf->hs_magic);
 	for (unsigned type = 0; type < 4; type++)
 		for (unsigned cnt = 0; cnt < 8; cnt++)
 			for (unsigned tag = 0; tag < 256; tag++) {
@@ -157,7 +163,7 @@ kcut_set(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_
 	 uint16_t dport, uint32_t lo, uint32_t s, bool follow)
 {
 	struct kcut_key key;
-	struct kcut_val v = { lo | (unsigned long long)s << 32, follow, 0 }, cur;
+	struct kcut_val v = { lo | (unsigned long long)s << 32, follow, 0, 0 }, cur;
 
 	if (k == NULL)
 		return;
@@ -198,11 +204,14 @@ kcut_counters(const struct kcut *k, struct kcut_counters *out)
 	for (uint32_t c = 0; c < KCUT_NCOUNT; c++) {
 		uint64_t *per = xcalloc((size_t)ncpu, sizeof *per);
 
+		uint64_t *to = c == KCUT_C_PACKETS ? &out->packets :
+			       c == KCUT_C_BYTES ? &out->bytes :
+			       c == KCUT_C_FOLLOWED ? &out->followed :
+			       c == KCUT_C_STOPPED ? &out->stopped : &out->handshakes;
+
 		if (bpf_map_lookup_elem(k->count_fd, &c, per) == 0)
 			for (int i = 0; i < ncpu; i++)
-				*(c == KCUT_C_PACKETS ? &out->packets :
-				  c == KCUT_C_BYTES ? &out->bytes :
-				  c == KCUT_C_FOLLOWED ? &out->followed : &out->stopped) += per[i];
+				*to += per[i];
 		free(per);
 	}
 }

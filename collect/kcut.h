@@ -34,7 +34,9 @@ int kcut_attach(struct kcut *k, int fd, struct err *e) WUR;
  * ports in host order) with sequence numbers in [lo, s) need not be copied. follow: the
  * direction carries Open MPI TCP BTL frames and s is where a frame header starts: the
  * program then follows the frames on by itself, and a later call with an s the program
- * has already passed is left out (the program is ahead of the caller). Otherwise replaces
+ * has already passed is left out (the program is ahead of the caller). The program also
+ * begins following a direction not in the map at a segment that starts with Open MPI's
+ * handshake (copying its first WIRE_PREFIX bytes whole): kcut_del takes that back. Otherwise replaces
  * an earlier decision. A full map is counted in kcut_counters' map_full. k NULL: nothing. */
 void kcut_set(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_t sport,
 	      uint16_t dport, uint32_t lo, uint32_t s, bool follow);
@@ -46,7 +48,9 @@ struct kcut_counters {
 	uint64_t packets;	/* segments the kernel cut */
 	uint64_t bytes;		/* bytes it did not copy */
 	uint64_t followed;	/* Open MPI frame headers the program read itself */
-	uint64_t stopped;	/* times it stopped following (a header cut or not judged) */
+	uint64_t stopped;	/* times it stopped following (a header not judged, or the
+				 * segment after a cut header not next) */
+	uint64_t handshakes;	/* directions it began following at their handshake */
 	uint64_t updates;	/* decisions written */
 	uint64_t map_full;	/* decisions not written: the map was full */
 };

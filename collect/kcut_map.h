@@ -19,14 +19,22 @@ struct kcut_key {
 };
 
 /* Payload bytes with sequence numbers in [lo, s) (modulo 2^32; s - lo < 2^31) are frame
- * body nobody reads: a segment wholly inside keeps only its headers. Both in one 64-bit
- * word (lo | s << 32) so that a reader on another CPU never sees half an update. */
+ * body nobody reads: a segment wholly inside keeps only its headers, one that starts
+ * before lo and ends inside is copied up to lo. Both in one 64-bit word (lo | s << 32) so
+ * that a reader on another CPU never sees half an update. With follow, lo - s in
+ * 1..KCUT_PART_MAX instead says that the frame header at s was cut by a segment's end: its
+ * first lo - s bytes are in part and the program completes it from the segment at lo. */
 struct kcut_val {
 	unsigned long long lo_s;
 	unsigned int follow;	/* Open MPI TCP BTL framing: the program reads the frame header
-				 * at s itself and moves the range to the next frame's body */
-	unsigned int pad;
+				 * at s itself and moves the range to the next frame's body;
+				 * KCUT_FOLLOW_HS: the program placed s itself after a handshake */
+	unsigned int keep_to;	/* KCUT_FOLLOW_HS: payload before this sequence number is the
+				 * direction's first bytes, always copied */
+	unsigned long long part;	/* a cut header's first bytes, byte i in bits 8i..8i+7 */
 };
+#define KCUT_FOLLOW_HS 2
+#define KCUT_PART_MAX 8	/* header bytes held across segments (the tag at byte 8 comes next) */
 
 /* What the program does besides cutting: the capture filter it stands in for. */
 struct kcut_conf {
@@ -36,6 +44,9 @@ struct kcut_conf {
 	/* Open MPI TCP BTL frames (8-byte header: tag, type, count le16, size le32), as
 	 * parse/ompi.c's ompi_frame judges them, probed by collect/kcut.c: */
 	unsigned int frame_max;		/* largest size field believed */
+	unsigned int hs_len;		/* the handshake that starts a direction, bytes */
+	unsigned int prefix;		/* a direction's first bytes parse always reads */
+	unsigned char hs_magic[12];	/* at the handshake's byte 8 */
 	unsigned int base[4][8];	/* frame bytes besides the size field, by type, count */
 	unsigned char keep[4][8][256];	/* header bytes parse reads, by type, count, tag; 0: not
 					 * followed; KCUT_KEEP_TAG8: byte 8 must repeat the tag */
@@ -43,7 +54,9 @@ struct kcut_conf {
 #define KCUT_KEEP_TAG8 0x80
 
 /* kernel counters: cut packets, bytes not copied, frames followed, stops (a header the
- * program could not read or judge: user space takes over) */
-enum { KCUT_C_PACKETS, KCUT_C_BYTES, KCUT_C_FOLLOWED, KCUT_C_STOPPED, KCUT_NCOUNT };
+ * program could not read or judge: user space takes over), directions the program
+ * started following at their handshake */
+enum { KCUT_C_PACKETS, KCUT_C_BYTES, KCUT_C_FOLLOWED, KCUT_C_STOPPED, KCUT_C_SEEDED,
+       KCUT_NCOUNT };
 
 #endif

@@ -87,7 +87,7 @@ send_frame_ok(const uint8_t *p, size_t n)
 static int
 ompi_detect(const uint8_t *p, size_t n, int dir)
 {
-	static const char magic[] = "OPAL-TCP-BTL";
+	static const char magic[] = OMPI_HS_MAGIC;
 	size_t k;
 
 	(void)dir;
@@ -323,7 +323,7 @@ ompi_preamble(struct frame *f, int d, const uint8_t *p)
 	struct rd r = rd_make(p, HS_LEN);
 
 	rd_skip(&r, 4);	/* jobid */
-	if (memcmp(p + 8, "OPAL-TCP-BTL", 12) != 0)
+	if (memcmp(p + 8, OMPI_HS_MAGIC, 12) != 0)
 		return -1;
 	frame_set_world(f, d, (int32_t)rd_le32(&r), RANKSRC_HANDSHAKE);
 	return 0;

@@ -16,6 +16,7 @@
 #include "parse/msg.h"
 
 #define OMPI_HS_LEN 24		/* the handshake each side sends first (mca_btl_tcp_endpoint_hs_msg_t) */
+#define OMPI_HS_MAGIC "OPAL-TCP-BTL"	/* at the handshake's byte 8 */
 #define OMPI_FRAME_MAX (64u << 20)	/* largest BTL frame size believed, bytes */
 #define OMPI_MSG_MAX (UINT64_C(1) << 40)	/* largest message length believed, bytes */
 #define OMPI_SCAN_MAX (UINT64_C(16) << 20)	/* bytes searched for a frame before giving up */

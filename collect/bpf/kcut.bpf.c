@@ -41,54 +41,203 @@ count(__u32 which, __u64 n)
 		*c += n;	/* per CPU: no other writer */
 }
 
+/* Judge the Open MPI frame header h[0..8) (and h[8], the repeated tag, when h9) as
+ * parse/ompi.c's ompi_frame does through the probed tables. Returns 1 with the frame's
+ * length and the header bytes parse reads, 0 when byte 8 is needed and not there, -1
+ * when the header is not followed. */
+static __always_inline int
+judge(const struct kcut_conf *cf, const __u8 *h, int h9, __u32 *total, __u32 *keep)
+{
+	__u32 type = h[1], cnt = h[2] | (__u32)h[3] << 8, k, size;
+
+	size = h[4] | (__u32)h[5] << 8 | (__u32)h[6] << 16 | (__u32)h[7] << 24;
+	if (type >= 4 || cnt >= 8)
+		return -1;
+	k = cf->keep[type][cnt][h[0]];
+	if (k == 0 || size > cf->frame_max)
+		return -1;
+	if (k & KCUT_KEEP_TAG8) {
+		if (!h9)
+			return 0;
+		if (h[8] != h[0])
+			return -1;
+	}
+	k &= ~(__u32)KCUT_KEEP_TAG8;
+	*total = cf->base[type][cnt] + size;
+	*keep = k;
+	return *total < k ? -1 : 1;
+}
+
+static __always_inline void
+set_range(struct kcut_val *v, __u32 lo, __u32 s)
+{
+	*(volatile __u64 *)&v->lo_s = (__u64)lo | (__u64)s << 32;
+}
+
+/* Payload bytes of the segment [seq, seq + plen) that must be copied as the first bytes
+ * of a direction the program started following itself (parse classifies by them). */
+static __always_inline __u32
+prefix_in(struct kcut_val *v, __u32 seq, __u32 plen)
+{
+	__u32 f = v->keep_to - seq;
+
+	if (v->follow != KCUT_FOLLOW_HS)
+		return 0;
+	if (f >= 0x80000000u) {
+		v->follow = 1;	/* past it: no compare that wraps 2 GB later */
+		return 0;
+	}
+	return f < plen ? f : plen;
+}
+
+/* Copy payload bytes [0, kept) of the segment and count the rest as cut. */
+static __always_inline __u32
+cut_at(struct kcut_val *v, __u32 hdr, __u32 seq, __u32 plen, __u32 kept)
+{
+	__u32 pre = prefix_in(v, seq, plen);
+
+	if (kept < pre)
+		kept = pre;
+	if (kept < plen) {
+		count(KCUT_C_PACKETS, 1);
+		count(KCUT_C_BYTES, plen - kept);
+	}
+	return hdr + kept;
+}
+
+/* The header at sequence number hs is cut by the end of the segment that ends at e:
+ * h[0..n) are its first bytes. The segment is copied whole. */
+static __always_inline __u32
+hold(struct kcut_val *v, const __u8 *h, __u32 n, __u32 hs, __u32 e, __u32 len)
+{
+	__u64 part = 0;
+
+	for (int i = 0; i < KCUT_PART_MAX; i++)
+		if (i < n)
+			part |= (__u64)h[i] << (8 * i);
+	v->part = part;
+	set_range(v, e, hs);
+	return len;
+}
+
+/* The frame whose header (keep bytes of total) starts at sequence number hs was judged
+ * and does not end inside the segment [seq, seq + plen): the rest of the segment is its
+ * body. Returns the bytes to copy of the segment whose payload starts at hdr. */
+static __always_inline __u32
+to_body(struct kcut_val *v, __u32 hdr, __u32 seq, __u32 plen, __u32 hs, __u32 total,
+	__u32 keep, __u32 len)
+{
+	__u32 kept = hs + keep - seq;	/* payload bytes up to the header's end */
+
+	if (kept > plen) {
+		/* the header's last bytes are in the next segment: copied up to them */
+		set_range(v, hs + keep, hs + total);
+		return len;
+	}
+	set_range(v, seq + plen, hs + total);
+	return cut_at(v, hdr, seq, plen, kept);
+}
+
 /* The segment (payload at hdr, plen bytes, from sequence number seq) holds the next frame
- * header at payload offset pos: read it and the frames after it in this segment, as
- * parse/ompi.c's ompi_frame does through the probed tables, and move the range to the
- * body of the frame whose end lies past the segment. The segment is copied up to the end
- * of that frame's header (what follows is its body); a header cut by the segment's end,
- * or one not judged, has it copied whole and stops following until user space hands in a
- * new range. */
+ * header at payload offset pos: read it and the frames after it in this segment and move
+ * the range to the body of the frame whose end lies past the segment. The segment is
+ * copied up to the end of that frame's header (what follows is its body); a header cut by
+ * the segment's end is held for the next segment (the segment copied whole); one not
+ * judged has it copied whole and stops following until user space hands in a new range. */
 static __always_inline __u32
 follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hdr, __u32 seq,
        __u32 plen, __u32 pos, __u32 len)
 {
 	for (int i = 0; i < KCUT_FOLLOW_MAX; i++) {
-		__u8 h[8], tag8;
-		__u32 size, keep, total, type, cnt;
+		__u8 h[9];
+		__u32 total, keep, avail = plen - pos;
+		int r;
 
-		if (pos + 8 > plen || bpf_skb_load_bytes(skb, hdr + pos, h, 8) < 0)
-			break;
-		type = h[1];
-		cnt = h[2] | (__u32)h[3] << 8;
-		size = h[4] | (__u32)h[5] << 8 | (__u32)h[6] << 16 | (__u32)h[7] << 24;
-		if (type >= 4 || cnt >= 8)
-			break;
-		keep = cf->keep[type][cnt][h[0]];
-		if (keep == 0 || size > cf->frame_max)
-			break;
-		total = cf->base[type][cnt] + size;
-		if ((keep & KCUT_KEEP_TAG8) &&
-		    (pos + 9 > plen || bpf_skb_load_bytes(skb, hdr + pos + 8, &tag8, 1) < 0 ||
-		     tag8 != h[0]))
-			break;
-		keep &= ~(__u32)KCUT_KEEP_TAG8;
-		if (total < keep || pos + keep > plen)
+		if (avail >= 9) {
+			if (bpf_skb_load_bytes(skb, hdr + pos, h, 9) < 0)
+				break;
+		} else {
+			for (int j = 0; j < 8; j++)
+				if (j < avail && bpf_skb_load_bytes(skb, hdr + pos + j, &h[j], 1) < 0)
+					goto stop;
+		}
+		r = avail < 8 ? 0 : judge(cf, h, avail >= 9, &total, &keep);
+		if (r == 0)
+			return hold(v, h, avail, seq + pos, seq + plen, len);
+		if (r < 0)
 			break;
 		count(KCUT_C_FOLLOWED, 1);
-		if (pos + total >= plen) {
-			/* the rest of the segment is this frame's body: copied up to its header */
-			*(volatile __u64 *)&v->lo_s = (__u64)(seq + plen) |
-						      (__u64)(seq + pos + total) << 32;
-			if (pos + keep < plen) {
-				count(KCUT_C_PACKETS, 1);
-				count(KCUT_C_BYTES, plen - pos - keep);
-			}
-			return hdr + pos + keep;
-		}
+		if (pos + total >= plen)
+			return to_body(v, hdr, seq, plen, seq + pos, total, keep, len);
 		pos += total;
 	}
+stop:
 	count(KCUT_C_STOPPED, 1);
 	return len;
+}
+
+/* The segment from sequence number seq is the one after a cut header (n bytes of it at s
+ * held in v->part): complete the header and go on following. Anything else stops
+ * following at s until user space hands in a new range. */
+static __always_inline __u32
+complete(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hdr,
+	 __u32 seq, __u32 plen, __u32 s, __u32 n, __u32 len)
+{
+	__u64 part = v->part;
+	__u8 h[9];
+	__u32 total, keep, have = n;
+	int r;
+
+	if (seq != s + n)
+		goto stop;	/* not the next segment: out of order, or a retransmission */
+	for (int i = 0; i < 9; i++) {
+		if (i < n) {
+			h[i] = (__u8)(part >> (8 * (i & 7)));
+		} else if (i - n < plen) {
+			if (bpf_skb_load_bytes(skb, hdr + i - n, &h[i], 1) < 0)
+				goto stop;
+			have = i + 1;
+		}
+	}
+	r = have < 8 ? 0 : judge(cf, h, have >= 9, &total, &keep);
+	if (r == 0 && have <= KCUT_PART_MAX)
+		return hold(v, h, have, s, seq + plen, len);	/* a tiny segment */
+	if (r <= 0)
+		goto stop;
+	count(KCUT_C_FOLLOWED, 1);
+	if (total - n >= plen)
+		return to_body(v, hdr, seq, plen, s, total, keep, len);
+	set_range(v, s + total, s + total);	/* the next header, read next */
+	return follow(skb, cf, v, hdr, seq, plen, total - n, len);
+stop:
+	set_range(v, s, s);
+	count(KCUT_C_STOPPED, 1);
+	return len;
+}
+
+/* A direction not known yet whose segment (payload at hdr, plen bytes from sequence number
+ * seq) is Open MPI's TCP BTL handshake, alone as Open MPI sends it: the frames start right
+ * after it, so the program follows them from there by itself, copying the direction's
+ * first bytes whole (the capture thread takes the entry back if the stream did not start
+ * so). The handshake segment itself is copied whole. */
+static __always_inline void
+handshake(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_key *k, __u32 hdr,
+	  __u32 seq, __u32 plen)
+{
+	__u8 m[12];
+	struct kcut_val nv;
+
+	if (cf->hs_len == 0 || plen != cf->hs_len || bpf_skb_load_bytes(skb, hdr + 8, m, 12) < 0)
+		return;
+	for (int i = 0; i < 12; i++)
+		if (m[i] != cf->hs_magic[i])
+			return;
+	__builtin_memset(&nv, 0, sizeof nv);
+	nv.lo_s = (__u64)(seq + cf->hs_len) | (__u64)(seq + cf->hs_len) << 32;
+	nv.follow = KCUT_FOLLOW_HS;
+	nv.keep_to = seq + cf->prefix;
+	if (bpf_map_update_elem(&kcut_dirs, k, &nv, BPF_NOEXIST) == 0)
+		count(KCUT_C_SEEDED, 1);
 }
 
 SEC("socket")
@@ -101,7 +250,7 @@ kcut(struct __sk_buff *skb)
 	struct kcut_key k;
 	struct kcut_conf *cf = bpf_map_lookup_elem(&kcut_conf, &zero);
 	struct kcut_val *v;
-	__u32 seq_be, seq, off, span, lo, s;
+	__u32 seq_be, seq, off, span, lo, s, d;
 	__u64 lo_s;
 
 	if (cf == 0)
@@ -166,22 +315,27 @@ kcut(struct __sk_buff *skb)
 		return len;	/* the frame ends before the IP length says: not judged */
 	k.sport_be = ports[0];
 	k.dport_be = ports[1];
-	v = bpf_map_lookup_elem(&kcut_dirs, &k);
-	if (v == 0)
-		return len;
 	if (bpf_skb_load_bytes(skb, l4 + 4, &seq_be, 4) < 0)
 		return len;
+	seq = bpf_ntohl(seq_be);
+	v = bpf_map_lookup_elem(&kcut_dirs, &k);
+	if (v == 0) {
+		handshake(skb, cf, &k, hdr, seq, plen);
+		return len;
+	}
 	lo_s = *(volatile __u64 *)&v->lo_s;
 	lo = (__u32)lo_s;
 	s = (__u32)(lo_s >> 32);
-	seq = bpf_ntohl(seq_be);
 	off = seq - lo;
 	span = s - lo;
-	if (span < 0x80000000u && off < span && plen <= span - off) {
-		count(KCUT_C_PACKETS, 1);
-		count(KCUT_C_BYTES, len - hdr);
-		return hdr;
-	}
+	if (span < 0x80000000u && off < span && plen <= span - off)
+		return cut_at(v, hdr, seq, plen, 0);
+	d = lo - seq;
+	if (span < 0x80000000u && d - 1 < plen - 1 && plen - d <= span)
+		return cut_at(v, hdr, seq, plen, d);	/* starts before lo (the end of a header
+							 * cut by the last segment): up to lo */
+	if (v->follow && lo - s - 1 < KCUT_PART_MAX)
+		return complete(skb, cf, v, hdr, seq, plen, s, lo - s, len);
 	if (!v->follow || s - seq >= plen)
 		return len;	/* the next header is not in this segment */
 	return follow(skb, cf, v, hdr, seq, plen, s - seq, len);

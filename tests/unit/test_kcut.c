@@ -61,7 +61,8 @@ TEST(body_cut_edges)
 	CHECK(copy4(6, 5000, 6000, 1000, 0, 1448) == 40);		/* first segment */
 	CHECK(copy4(6, 5000, 6000, 1000 + 13032, 0, 1448) == 40);	/* ends exactly at s */
 	CHECK(copy4(6, 5000, 6000, 1000 + 13033, 0, 1448) == 40 + 1448);	/* one byte past */
-	CHECK(copy4(6, 5000, 6000, 999, 0, 1448) == 40 + 1448);	/* starts before lo */
+	CHECK(copy4(6, 5000, 6000, 999, 0, 1448) == 40 + 1);	/* starts before lo: up to it */
+	CHECK(copy4(6, 5000, 6000, 999, 0, 1) == 40 + 1);		/* ends at lo */
 	CHECK(copy4(6, 5000, 6000, 1000 + 14480, 0, 100) == 40 + 100);	/* the next header */
 	CHECK(copy4(6, 6000, 5000, 1000, 0, 1448) == 40 + 1448);	/* the other direction */
 	CHECK(copy4(6, 5000, 6000, 2000, 0x01, 100) == 40 + 100);	/* FIN: never cut */
@@ -112,8 +113,6 @@ TEST(follows_ompi_frames)
 	CHECK(copy_ompi(5002, s - 100, 100, 14 + body, 0x41) == 40 + 100 + 22);
 	CHECK(copy4(6, 5002, 6000, s - 100 + 1448, 0, 1448) == 40);	/* the new body */
 	CHECK(copy4(6, 5002, 6000, s + 22 + body - 1448, 0, 1448) == 40);	/* its last bytes */
-	CHECK(copy4(6, 5002, 6000, s + 22 + body - 1447, 0, 1448) == 40 + 1448);	/* the header
-											 * after it */
 	/* a caller behind the program does not pull it back */
 	kcut_set(K, 4, A, B, 5002, 6000, 1000, s, true);
 	CHECK(copy4(6, 5002, 6000, s + 5000, 0, 1448) == 40);
@@ -123,7 +122,7 @@ TEST(follows_ompi_frames)
 	CHECK(copy4(6, 5002, 6000, s + 1448, 0, 1448) == 40 + 1448);
 	kcut_counters(K, &kc);
 	CHECK(kc.followed - kc0.followed == 1);
-	CHECK(kc.stopped - kc0.stopped == 2);	/* a header cut by the segment's end, a bad one */
+	CHECK(kc.stopped - kc0.stopped == 1);	/* the bad one */
 	CHECK(kc.packets - kc0.packets == 5);
 	kcut_del(K, 4, A, B, 5002, 6000);
 }
@@ -158,9 +157,148 @@ TEST(counters)
 	struct kcut_counters kc;
 
 	kcut_counters(K, &kc);
-	CHECK(kc.packets == 8);		/* body_cut_edges 2, body_across_wrap 1, follows 5 */
-	CHECK(kc.bytes == 7 * 1448 + (1448 - 122));
+	CHECK(kc.packets == 9);		/* body_cut_edges 3, body_across_wrap 1, follows 5 */
+	CHECK(kc.bytes == 7 * 1448 + 1447 + (1448 - 122));
 	CHECK(kc.updates == 3 && kc.map_full == 0);
+}
+
+/* A stream of two Open MPI MATCH frames (22 header bytes parse reads, then BODY bytes of
+ * body): the first header at sequence number HDR1, the second right after its body. */
+#define BASE 1000u
+#define HDR1 3000u
+#define BODY 20000u
+#define HDR2 (HDR1 + 22 + BODY)
+static uint8_t Stream[HDR2 + 4096 - BASE];
+
+static void
+stream_init(void)
+{
+	for (size_t i = 0; i < sizeof Stream; i++)
+		Stream[i] = (uint8_t)(i * 7);
+	for (uint32_t at = HDR1; at <= HDR2; at += 22 + BODY) {
+		uint8_t *h = Stream + at - BASE;
+		uint32_t size = 14 + BODY;
+
+		h[0] = 0x41, h[1] = 1, h[2] = 0, h[3] = 0;
+		h[4] = (uint8_t)size, h[5] = (uint8_t)(size >> 8);
+		h[6] = (uint8_t)(size >> 16), h[7] = (uint8_t)(size >> 24);
+		h[8] = 0x41;
+	}
+}
+
+/* What the program copies (from the IP header) of the stream's segment [seq, seq + n). */
+static uint32_t
+copy_seg(uint16_t sport, uint32_t seq, size_t n)
+{
+	static uint8_t f[14 + 40 + 1448];
+	size_t len = frame4(f, 6, A, B, sport, 6000, seq, 0, n);
+	uint32_t c = 12345;
+	struct err e;
+
+	memcpy(f + 54, Stream + seq - BASE, n);
+	CHECK(kcut_run(K, f, len, &c, &e) == 0);
+	return c;
+}
+
+/* A header cut by a segment's end after k bytes, for every k inside the 22 bytes parse
+ * reads: the next segment is copied up to the header's end and following goes on. */
+TEST(header_split_every_offset)
+{
+	struct kcut_counters kc0, kc;
+
+	kcut_counters(K, &kc0);
+	for (uint32_t k = 1; k < 22; k++) {
+		uint16_t port = (uint16_t)(5100 + k);
+
+		kcut_set(K, 4, A, B, port, 6000, HDR1, HDR1, true);	/* the header at HDR1 */
+		CHECK(copy_seg(port, HDR1 + k - 1448, 1448) == 40 + 1448);	/* k bytes of it */
+		CHECK(copy_seg(port, HDR1 + k, 1448) == 40 + 22 - k);	/* the rest, then body */
+		CHECK(copy_seg(port, HDR1 + k + 1448, 1448) == 40);		/* body */
+		CHECK(copy_seg(port, HDR2 - 100, 1448) == 40 + 100 + 22);	/* followed on */
+		kcut_del(K, 4, A, B, port, 6000);
+	}
+	kcut_counters(K, &kc);
+	CHECK(kc.followed - kc0.followed == 2 * 21);
+	CHECK(kc.stopped == kc0.stopped);
+	CHECK(kc.packets - kc0.packets == 3 * 21);
+}
+
+/* The segment after a cut header arrives late or in pieces: following stops safely (the
+ * segments copied whole) or waits for the next piece. */
+TEST(header_split_out_of_order)
+{
+	struct kcut_counters kc0, kc;
+	uint16_t port = 5200;
+
+	kcut_counters(K, &kc0);
+	kcut_set(K, 4, A, B, port, 6000, HDR1, HDR1, true);
+	CHECK(copy_seg(port, HDR1 + 3 - 1448, 1448) == 40 + 1448);	/* 3 bytes of the header */
+	CHECK(copy_seg(port, HDR1 + 3 + 1448, 1448) == 40 + 1448);	/* the one after next */
+	CHECK(copy_seg(port, HDR1 + 3, 1448) == 40 + 1448);		/* stopped: whole */
+	CHECK(copy_seg(port, HDR1 + 3 + 2896, 1448) == 40 + 1448);
+	/* a retransmission holding the header starts it again */
+	CHECK(copy_seg(port, HDR1 + 3 - 1448, 1448) == 40 + 1448);
+	CHECK(copy_seg(port, HDR1 + 3, 1448) == 40 + 19);
+	CHECK(copy_seg(port, HDR1 + 3 + 1448, 1448) == 40);
+	kcut_counters(K, &kc);
+	CHECK(kc.stopped - kc0.stopped == 1);
+	CHECK(kc.followed - kc0.followed == 1);
+	/* the rest of the header in two tiny segments, then past the byte 8 in a third */
+	kcut_set(K, 4, A, B, port, 6000, HDR2, HDR2, true);
+	CHECK(copy_seg(port, HDR2 - 10, 12) == 40 + 12);
+	CHECK(copy_seg(port, HDR2 + 2, 3) == 40 + 3);
+	CHECK(copy_seg(port, HDR2 + 5, 2) == 40 + 2);
+	CHECK(copy_seg(port, HDR2 + 7, 1448) == 40 + 15);
+	kcut_counters(K, &kc);
+	CHECK(kc.stopped - kc0.stopped == 1);
+	CHECK(kc.followed - kc0.followed == 2);
+	/* a retransmitted, longer segment over the header's end: copied up to it */
+	kcut_del(K, 4, A, B, port, 6000);
+	kcut_set(K, 4, A, B, port, 6000, HDR1, HDR1, true);
+	CHECK(copy_seg(port, HDR1 - 1438, 1448) == 40 + 1448);	/* 10 of the 22 bytes */
+	CHECK(copy_seg(port, HDR1 + 10, 4) == 40 + 4);		/* 4 more */
+	CHECK(copy_seg(port, HDR1 + 5, 1448) == 40 + 17);	/* again, and on */
+	CHECK(copy_seg(port, HDR1 + 5 + 1448, 1448) == 40);
+	kcut_del(K, 4, A, B, port, 6000);
+}
+
+/* What the program copies of a segment of plen bytes at seq that starts with a 24-byte
+ * Open MPI handshake (magic: its byte 8 on). */
+static uint32_t
+copy_hs(uint16_t sport, uint32_t seq, const char *magic, size_t plen)
+{
+	uint8_t f[14 + 40 + 1448];
+	size_t n = frame4(f, 6, A, B, sport, 6000, seq, 0, plen);
+	uint32_t c = 12345;
+	struct err e;
+
+	memset(f + 54 + 8, 0, 16);
+	memcpy(f + 54 + 8, magic, strlen(magic));
+	CHECK(kcut_run(K, f, n, &c, &e) == 0);
+	return c;
+}
+
+/* A direction the program does not know begins with Open MPI's handshake: it follows the
+ * frames after it by itself, copying the first 256 bytes whole. */
+TEST(follows_from_handshake)
+{
+	struct kcut_counters kc0, kc;
+	uint32_t seq = 7000, body = 100000;
+
+	kcut_counters(K, &kc0);
+	CHECK(copy_hs(5300, seq, "OPAL-TCP-BTX", 24) == 40 + 24);	/* not the magic */
+	CHECK(copy_ompi(5300, seq + 24, 0, 14 + body, 0x41) == 40 + 1448);
+	CHECK(copy_hs(5302, seq, "OPAL-TCP-BTL", 1448) == 40 + 1448);	/* not alone */
+	CHECK(copy4(6, 5302, 6000, seq + 1448, 0, 1448) == 40 + 1448);
+	CHECK(copy_hs(5301, seq, "OPAL-TCP-BTL", 24) == 40 + 24);
+	/* the first frame: its header and the rest of the first 256 bytes */
+	CHECK(copy_ompi(5301, seq + 24, 0, 14 + body, 0x41) == 40 + 256 - 24);
+	CHECK(copy4(6, 5301, 6000, seq + 24 + 1448, 0, 1448) == 40);	/* its body */
+	kcut_counters(K, &kc);
+	CHECK(kc.handshakes - kc0.handshakes == 1);
+	CHECK(kc.followed - kc0.followed == 1);
+	kcut_del(K, 4, A, B, 5301, 6000);	/* the capture thread takes it back */
+	CHECK(copy4(6, 5301, 6000, seq + 24 + 2896, 0, 1448) == 40 + 1448);
 }
 
 int
@@ -178,6 +316,10 @@ main(void)
 	RUN(follows_ompi_frames);
 	RUN(filter_folded);
 	RUN(counters);
+	stream_init();
+	RUN(header_split_every_offset);
+	RUN(header_split_out_of_order);
+	RUN(follows_from_handshake);
 	kcut_free(K);
 	return check_done();
 }
