@@ -18,23 +18,23 @@ run(void *arg)
 {
 	struct job *j = arg;
 	struct timespec ts = { 0, (long)((j->id * 7919) % 13) * 20000 };	/* 0-240 us */
-	int64_t v = j->id;
+	uint64_t v = (uint64_t)j->id;	/* unsigned: the mixing wraps on purpose */
 
 	nanosleep(&ts, NULL);
 	for (int i = 0; i < 1000; i++)
-		v = v * 31 + i;
-	j->out = v;
+		v = v * 31 + (uint64_t)i;
+	j->out = (int64_t)v;
 	j->runs++;
 }
 
 static int64_t
 expect(int id)
 {
-	int64_t v = id;
+	uint64_t v = (uint64_t)id;
 
 	for (int i = 0; i < 1000; i++)
-		v = v * 31 + i;
-	return v;
+		v = v * 31 + (uint64_t)i;
+	return (int64_t)v;
 }
 
 /* Push n jobs through a queue of cap slots on nth threads, popping when full; every job
