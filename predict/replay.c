@@ -34,14 +34,6 @@ struct sends {
 	int64_t *t_ns;
 };
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The index of the rank's first send at or after t (sd->n when none). */
 static long
 send_index(const struct sends *sd, int64_t t)
@@ -68,21 +60,89 @@ next_send(const struct sends *sd, int64_t t)
 	return i < sd->n ? sd->t_ns[i] : INT64_MAX;
 }
 
-/* One send or receive. */
+/* One send or receive. Everything that depends only on the trace is worked out once here
+ * (replay_trace_init), so that a replay is one pass without searches. */
 struct replay_ev {
 	int64_t t_ns;		/* the trace's time: departure, or when the receive was needed */
-	long msg;		/* index into prof->msgs */
-	int rank;		/* index into prof->ranks */
-	int recv;		/* 0 send, 1 receive (sends first at equal times) */
-	int answer;		/* REPLAY_MEASURED recv: came in a busy phase between two sends of
-				 * the rank within REPLAY_GRAIN_NS of it: it was waited for */
-	int woke;		/* recv: the message found the rank waiting for it (needed on
-				 * arrival): where a negative wake_ns applies */
-	double wait_ns;		/* REPLAY_MEASURED recv: W, every idle stretch since the rank's
-				 * previous event; NAN: run_pass works W out */
+	double busy_ns;		/* the rank's busy time before t_ns (busy_before) */
+	double wait_ns;		/* recv: W, the idle time the rank spent waiting just before
+				 * (REPLAY_DEDICATED) or every idle stretch since its previous
+				 * event (REPLAY_MEASURED); 0 on a send */
 	double gap_ns;		/* REPLAY_MEASURED: idle time since the rank's previous event that
 				 * is not W (the rank getting to this event), scaled by gap_f; 0 */
+	long msg;		/* index into prof->msgs */
+	int rank;		/* index into prof->ranks */
+	unsigned char recv;	/* 0 send, 1 receive (sends first at equal times) */
+	unsigned char answer;	/* REPLAY_MEASURED recv: came in a busy phase between two sends of
+				 * the rank within REPLAY_GRAIN_NS of it: it was waited for */
+	unsigned char woke;	/* recv: the message found the rank waiting for it (needed on
+				 * arrival): where a negative wake_ns applies */
 };
+
+/* A time and an index, ordered by both (tkey_sort). */
+struct tkey {
+	int64_t t_ns;
+	long j;
+};
+
+static inline bool
+tkey_lt(const struct tkey *a, const struct tkey *b)
+{
+	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->j < b->j);
+}
+
+/* Sort k[0..n) by time, then index: a bottom-up merge of the runs already in order, so an
+ * array made of a few sorted stretches (a trace's events, per rank or per kind in time
+ * order) costs a few passes; n log n at worst. */
+static void
+tkey_sort(struct tkey *k, long n)
+{
+	long *run = xmallocarray((size_t)n + 2, sizeof *run);	/* run starts, then n */
+	long nrun = 0;
+	struct tkey *src = k, *dst, *tmp;
+
+	run[nrun++] = 0;
+	for (long i = 1; i < n; i++)
+		if (tkey_lt(&k[i], &k[i - 1]))
+			run[nrun++] = i;
+	run[nrun] = n;
+	if (nrun <= 1 || n < 2) {
+		free(run);
+		return;
+	}
+	tmp = dst = xmallocarray((size_t)n, sizeof *tmp);
+	while (nrun > 1) {
+		long m = 0, r;
+
+		for (r = 0; r + 1 < nrun; r += 2) {
+			long a = run[r], am = run[r + 1], b = run[r + 1], bm = run[r + 2], o = run[r];
+
+			while (a < am && b < bm)
+				dst[o++] = tkey_lt(&src[b], &src[a]) ? src[b++] : src[a++];
+			while (a < am)
+				dst[o++] = src[a++];
+			while (b < bm)
+				dst[o++] = src[b++];
+			run[m++] = run[r];
+		}
+		if (r < nrun) {
+			memcpy(dst + run[r], src + run[r], (size_t)(run[r + 1] - run[r]) * sizeof *dst);
+			run[m++] = run[r];
+		}
+		run[m] = n;
+		nrun = m;
+		{
+			struct tkey *x = src;
+
+			src = dst;
+			dst = x;
+		}
+	}
+	if (src != k)
+		memcpy(k, src, (size_t)n * sizeof *k);
+	free(tmp);
+	free(run);
+}
 
 static int
 cmp_busy(const void *a, const void *b)
@@ -90,18 +150,6 @@ cmp_busy(const void *a, const void *b)
 	const struct prof_busy *x = *(const struct prof_busy *const *)a, *y = *(const struct prof_busy *const *)b;
 
 	return (x->t_start_ns > y->t_start_ns) - (x->t_start_ns < y->t_start_ns);
-}
-
-static int
-cmp_ev(const void *a, const void *b)
-{
-	const struct replay_ev *x = a, *y = b;
-
-	if (x->t_ns != y->t_ns)
-		return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
-	if (x->recv != y->recv)
-		return x->recv - y->recv;
-	return (x->msg > y->msg) - (x->msg < y->msg);
 }
 
 /* The index of the last phase starting at or before t, or -1. */
@@ -265,8 +313,7 @@ struct pass {
 	const double *nlat, *nbw;	/* per message: the changed link's latency and bandwidth,
 					 * NAN on an unchanged link */
 	double *D;			/* per rank: how late it is */
-	int64_t *prev;			/* per rank: its last event's dedicated time */
-	double *busy_prev;		/* per rank: busy time before prev */
+	double *busy_prev;		/* per rank: busy time before its last event */
 	double *dmsg;			/* per message: how late it arrives */
 	double *egress, *ingress;	/* per host: the FIFO queues (the first pass) */
 	long nwoke;			/* receives given the wake-up delay (last pass) */
@@ -311,7 +358,6 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 
 	for (int i = 0; i < p->nranks; i++) {
 		c->D[i] = 0;
-		c->prev[i] = INT64_MIN;
 		c->busy_prev[i] = 0;
 	}
 	for (int h = 0; h < c->nhosts; h++)
@@ -325,18 +371,12 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 		const struct replay_ev *x = &c->ev[j];
 		const struct prof_msg *m = &p->msgs[x->msg];
 		int i = x->rank;
-		int64_t from = c->prev[i];
 
 		/* the rank's busy time since its last event, stretched */
-		{
-			double b = busy_before(&c->bl[i], x->t_ns);
-
-			c->D[i] += (b - c->busy_prev[i]) * (c->f[i] - 1);
-			c->busy_prev[i] = b;
-		}
+		c->D[i] += (x->busy_ns - c->busy_prev[i]) * (c->f[i] - 1);
+		c->busy_prev[i] = x->busy_ns;
 		if (x->gap_ns > 0)	/* the rank getting to this event, at its pace */
 			c->D[i] += x->gap_ns * (c->g[i] - 1);
-		c->prev[i] = x->t_ns;
 		if (!x->recv) {
 			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
 
@@ -363,23 +403,8 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 		} else {
 			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
 			double S = (double)(x->t_ns - arr);	/* the message waited for the rank */
-			double W = 0;				/* the rank waited for the message */
-			const struct prof_busy *ph = in_busy(&c->bl[i], x->t_ns);
+			double W = x->wait_ns;			/* the rank waited for the message */
 
-			/* idle (or just starting the work the message brought) when it was needed:
-			 * the rank had waited since its last event or its last busy phase */
-			if (ph == NULL || ph->t_start_ns >= x->t_ns - REPLAY_GRAIN_NS) {
-				int64_t idle_from = busy_end_before(&c->bl[i], ph != NULL ? ph->t_start_ns : x->t_ns);
-
-				if (from != INT64_MIN && from > idle_from)
-					idle_from = from;
-				if (idle_from != INT64_MIN && idle_from < x->t_ns)
-					W = (double)((ph != NULL ? ph->t_start_ns : x->t_ns) - idle_from);
-				if (W < 0)
-					W = 0;
-			}
-			if (!isnan(x->wait_ns))	/* REPLAY_MEASURED: W worked out with the trace */
-				W = x->wait_ns;
 			/* a rank that waited for the message, and still does in the replay, gets
 			 * the CPU back only when its competitors' slices are done */
 			if (W > 0 && c->wk[i] > 0 && c->dmsg[x->msg] - S >= c->D[i] - W) {
@@ -479,30 +504,76 @@ idle_before(const struct replay_busy *b, int64_t t, int64_t from)
 	return idle > 0 ? idle : 0;
 }
 
-/* REPLAY_MEASURED: each receive's W and each event's gap, from the rank's previous event. */
-static void
-measured_waits(struct replay_trace *t)
+/* W for a REPLAY_DEDICATED receive needed at t by a rank whose previous event was at from
+ * (INT64_MIN: none): idle (or just starting the work the message brought) when it was
+ * needed, the rank had waited since its last event or its last busy phase; else 0. */
+static double
+dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from)
 {
-	int64_t *prev = xmallocarray((size_t)t->p->nranks + 1, sizeof *prev);
+	const struct prof_busy *ph = in_busy(b, t);
+	double W = 0;
 
-	for (int i = 0; i < t->p->nranks; i++)
+	if (ph == NULL || ph->t_start_ns >= t - REPLAY_GRAIN_NS) {
+		int64_t idle_from = busy_end_before(b, ph != NULL ? ph->t_start_ns : t);
+
+		if (from != INT64_MIN && from > idle_from)
+			idle_from = from;
+		if (idle_from != INT64_MIN && idle_from < t)
+			W = (double)((ph != NULL ? ph->t_start_ns : t) - idle_from);
+		if (W < 0)
+			W = 0;
+	}
+	return W;
+}
+
+/* Each event's busy time before it, each receive's W and (REPLAY_MEASURED) each event's
+ * gap, from the rank's previous event: all the trace fixes, worked out once for every
+ * replay. A rank's events come in time order, so its busy phases are walked with a cursor. */
+static void
+trace_waits(struct replay_trace *t)
+{
+	int nr = t->p->nranks;
+	int64_t *prev = xmallocarray((size_t)nr + 1, sizeof *prev);	/* last event's time */
+	double *prev_busy = xcalloc((size_t)nr + 1, sizeof *prev_busy);	/* busy time before it */
+	long *cur = xmallocarray((size_t)nr + 1, sizeof *cur);		/* last phase started */
+
+	for (int i = 0; i < nr; i++) {
 		prev[i] = INT64_MIN;
+		cur[i] = -1;
+	}
 	for (long j = 0; j < t->nev; j++) {
 		struct replay_ev *v = &t->ev[j];
 		const struct replay_busy *b = &t->bl[v->rank];
 		int64_t from = prev[v->rank];
-		double busy = busy_before(b, v->t_ns);
+		long *c = &cur[v->rank];
+		double busy = 0;
 
+		while (*c + 1 < b->n && b->ph[*c + 1]->t_start_ns <= v->t_ns)
+			(*c)++;
+		if (*c >= 0) {	/* busy_before(b, v->t_ns) */
+			const struct prof_busy *x = b->ph[*c];
+
+			busy = b->before_ns[*c] + (double)((v->t_ns < x->t_end_ns ? v->t_ns : x->t_end_ns) -
+							   x->t_start_ns);
+		}
+		v->busy_ns = busy;
 		v->wait_ns = 0;
-		if (v->recv && v->answer && from != INT64_MIN)
-			v->wait_ns = (double)(v->t_ns - from);
-		else if (v->recv)
-			v->wait_ns = idle_before(b, v->t_ns, from);
-		if (from != INT64_MIN)
-			v->gap_ns = fmax((double)(v->t_ns - from) - (busy - busy_before(b, from)) - v->wait_ns, 0);
+		if (t->kind == REPLAY_MEASURED) {
+			if (v->recv && v->answer && from != INT64_MIN)
+				v->wait_ns = (double)(v->t_ns - from);
+			else if (v->recv)
+				v->wait_ns = idle_before(b, v->t_ns, from);
+			if (from != INT64_MIN)
+				v->gap_ns = fmax((double)(v->t_ns - from) - (busy - prev_busy[v->rank]) - v->wait_ns, 0);
+		} else if (v->recv) {
+			v->wait_ns = dedicated_wait(b, v->t_ns, from);
+		}
 		prev[v->rank] = v->t_ns;
+		prev_busy[v->rank] = busy;
 	}
 	free(prev);
+	free(prev_busy);
+	free(cur);
 }
 
 /* A message's arrival: its last packet. */
@@ -518,20 +589,6 @@ struct pmsg {
 	int64_t t_ns;
 	long msg;
 };
-
-static int
-cmp_pmsg(const void *a, const void *b)
-{
-	const struct pmsg *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return (x->lo > y->lo) - (x->lo < y->lo);
-	if (x->hi != y->hi)
-		return (x->hi > y->hi) - (x->hi < y->hi);
-	if (x->t_ns != y->t_ns)
-		return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
-	return (x->msg > y->msg) - (x->msg < y->msg);
-}
 
 /* The messages of one rank pair, pm[0..n) in departure order, paired: each one takes the
  * oldest unpaired message of the other direction that arrived at most REPLAY_XCHG_NS before
@@ -579,31 +636,98 @@ exchange_pairs(const struct prof *p, const struct pmsg *pm, long n, int64_t *lat
 }
 
 /* later[k]: when message k's receiver sent its exchange partner, if it was sent after k
- * arrived (exchange_pairs), else INT64_MIN. */
+ * arrived (exchange_pairs), else INT64_MIN. The messages between two ranks (si, di: their
+ * indices in p->ranks, -1 unknown) are taken in time order (ord: the messages by departure,
+ * then index) and grouped by pair with two stable counting sorts, by the higher rank and
+ * then by the lower (ranks are sorted, so indices order as ranks do). */
 static void
-exchanges(const struct prof *p, int64_t *later)
+exchanges(const struct prof *p, const long *ord, const int *si, const int *di, int64_t *later)
 {
 	struct pmsg *pm = xmallocarray((size_t)p->nmsgs + 1, sizeof *pm);
+	struct pmsg *tmp = xmallocarray((size_t)p->nmsgs + 1, sizeof *tmp);
+	long *cnt = xmallocarray((size_t)p->nranks + 1, sizeof *cnt);
 	long n = 0;
 
-	for (long k = 0; k < p->nmsgs; k++) {
+	for (long k = 0; k < p->nmsgs; k++)
+		later[k] = INT64_MIN;
+	for (long o = 0; o < p->nmsgs; o++) {
+		long k = ord[o];
 		const struct prof_msg *m = &p->msgs[k];
 
-		later[k] = INT64_MIN;
-		if (m->src >= 0 && m->dst >= 0 && m->src != m->dst && prof_rank(p, m->src) != NULL &&
-		    prof_rank(p, m->dst) != NULL)
-			pm[n++] = (struct pmsg){ m->src < m->dst ? m->src : m->dst, m->src < m->dst ? m->dst : m->src,
-						 m->t_ns, k };
+		if (si[k] >= 0 && di[k] >= 0 && si[k] != di[k])
+			tmp[n++] = (struct pmsg){ m->src < m->dst ? m->src : m->dst, m->src < m->dst ? m->dst : m->src,
+						  m->t_ns, k };
 	}
-	qsort(pm, (size_t)n, sizeof *pm, cmp_pmsg);
+	for (int pass = 0; pass < 2; pass++) {	/* tmp by hi into pm, then pm by lo into tmp */
+		const struct pmsg *from = pass == 0 ? tmp : pm;
+		struct pmsg *to = pass == 0 ? pm : tmp;
+		long sum = 0;
+
+		memset(cnt, 0, ((size_t)p->nranks + 1) * sizeof *cnt);
+		for (long a = 0; a < n; a++) {
+			long k = from[a].msg;
+
+			cnt[pass == 0 ? (si[k] > di[k] ? si[k] : di[k]) : (si[k] < di[k] ? si[k] : di[k])]++;
+		}
+		for (int r = 0; r < p->nranks; r++) {
+			long c = cnt[r];
+
+			cnt[r] = sum;
+			sum += c;
+		}
+		for (long a = 0; a < n; a++) {
+			long k = from[a].msg;
+
+			to[cnt[pass == 0 ? (si[k] > di[k] ? si[k] : di[k]) : (si[k] < di[k] ? si[k] : di[k])]++] = from[a];
+		}
+	}
 	for (long a = 0, b; a < n; a = b) {
-		for (b = a + 1; b < n && pm[b].lo == pm[a].lo && pm[b].hi == pm[a].hi; b++)
+		for (b = a + 1; b < n && tmp[b].lo == tmp[a].lo && tmp[b].hi == tmp[a].hi; b++)
 			;
-		exchange_pairs(p, pm + a, b - a, later);
+		exchange_pairs(p, tmp + a, b - a, later);
 	}
 	free(pm);
+	free(tmp);
+	free(cnt);
 }
 
+/* Put ev[0..n) in the order keys give (ev[x] becomes the old ev[keys[x].j]), following the
+ * permutation's cycles; keys[].j is spent (-1). */
+static void
+permute_ev(struct replay_ev *ev, struct tkey *keys, long n)
+{
+	for (long x = 0; x < n; x++) {
+		struct replay_ev first;
+		long y = x;
+
+		if (keys[x].j < 0 || keys[x].j == x) {
+			keys[x].j = -1;
+			continue;
+		}
+		first = ev[x];
+		while (keys[y].j != x) {
+			long nx = keys[y].j;
+
+			ev[y] = ev[nx];
+			keys[y].j = -1;
+			y = nx;
+		}
+		ev[y] = first;
+		keys[y].j = -1;
+	}
+}
+
+/* The busy phases of one rank in time order (the file's order, which is usually it). */
+static void
+busy_sort(struct replay_busy *b)
+{
+	for (long j = 1; j < b->n; j++) {
+		if (b->ph[j]->t_start_ns < b->ph[j - 1]->t_start_ns) {
+			qsort(b->ph, (size_t)b->n, sizeof *b->ph, cmp_busy);
+			return;
+		}
+	}
+}
 
 void
 replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind kind)
@@ -612,8 +736,29 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	struct sends *sd;
 	const char **hosts;
 	int64_t *later;
+	int *si, *di;		/* per message: its sender's and receiver's index in p->ranks, -1 */
+	long *ord;		/* the messages by departure, then index */
+	struct tkey *keys;
+	long ns = 0, nrecv = 0;
 
 	*t = (struct replay_trace){ .p = p, .kind = kind };
+	si = xmallocarray((size_t)p->nmsgs + 1, sizeof *si);
+	di = xmallocarray((size_t)p->nmsgs + 1, sizeof *di);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_rank *a = p->msgs[k].src >= 0 ? prof_rank(p, p->msgs[k].src) : NULL;
+		const struct prof_rank *b = p->msgs[k].dst >= 0 ? prof_rank(p, p->msgs[k].dst) : NULL;
+
+		si[k] = a != NULL ? (int)(a - p->ranks) : -1;
+		di[k] = b != NULL ? (int)(b - p->ranks) : -1;
+	}
+	keys = xmallocarray(2 * (size_t)p->nmsgs + 1, sizeof *keys);
+	for (long k = 0; k < p->nmsgs; k++)
+		keys[k] = (struct tkey){ p->msgs[k].t_ns, k };
+	tkey_sort(keys, p->nmsgs);	/* one run when messages.tsv is in time order */
+	ord = xmallocarray((size_t)p->nmsgs + 1, sizeof *ord);
+	for (long k = 0; k < p->nmsgs; k++)
+		ord[k] = keys[k].j;
+
 	/* each rank's busy phases in time order, with the busy time before each */
 	bl = t->bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
 	for (long k = 0; k < p->nbusy; k++) {
@@ -640,56 +785,54 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	for (int i = 0; i < p->nranks; i++) {
 		struct replay_busy *b = &bl[i];
 
-		if (b->n > 1)
-			qsort(b->ph, (size_t)b->n, sizeof *b->ph, cmp_busy);
+		busy_sort(b);
 		for (long j = 1; j < b->n; j++)
 			b->before_ns[j] = b->before_ns[j - 1] +
 					  (double)(b->ph[j - 1]->t_end_ns - b->ph[j - 1]->t_start_ns);
 		t->busy_ns[i] = busy_before(b, INT64_MAX);
 	}
 
-	/* each rank's send times */
+	/* each rank's send times, in order since the messages are taken by departure */
 	sd = xcalloc((size_t)p->nranks + 1, sizeof *sd);
-	for (long k = 0; k < p->nmsgs; k++) {
-		const struct prof_rank *a = p->msgs[k].src >= 0 ? prof_rank(p, p->msgs[k].src) : NULL;
-
-		if (a != NULL)
-			sd[a - p->ranks].n++;
-	}
+	for (long k = 0; k < p->nmsgs; k++)
+		if (si[k] >= 0)
+			sd[si[k]].n++;
 	for (int i = 0; i < p->nranks; i++) {
 		sd[i].t_ns = xcalloc((size_t)sd[i].n + 1, sizeof *sd[i].t_ns);
 		sd[i].n = 0;
 	}
-	for (long k = 0; k < p->nmsgs; k++) {
-		const struct prof_rank *a = p->msgs[k].src >= 0 ? prof_rank(p, p->msgs[k].src) : NULL;
+	for (long o = 0; o < p->nmsgs; o++) {
+		long k = ord[o];
 
-		if (a != NULL)
-			sd[a - p->ranks].t_ns[sd[a - p->ranks].n++] = p->msgs[k].t_ns;
+		if (si[k] >= 0)
+			sd[si[k]].t_ns[sd[si[k]].n++] = p->msgs[k].t_ns;
 	}
-	for (int i = 0; i < p->nranks; i++)
-		qsort(sd[i].t_ns, (size_t)sd[i].n, sizeof *sd[i].t_ns, cmp_i64);
 
-	/* the events: every message between two known ranks, sent and received */
+	/* the events: every message between two known ranks, sent and received; the sends
+	 * first, then the receives, each in message order, so that sorting by time and then
+	 * by place gives sends first at equal times, then the lower message */
+	for (long k = 0; k < p->nmsgs; k++)
+		if (si[k] >= 0 && di[k] >= 0 && si[k] != di[k])
+			ns++;
 	t->ev = xmallocarray((size_t)p->nmsgs * 2 + 1, sizeof *t->ev);
 	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
-	exchanges(p, later);	/* both readings: docs/explain.md, "Exchanges" */
+	exchanges(p, ord, si, di, later);	/* both readings: docs/explain.md, "Exchanges" */
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
-		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
-		const struct prof_rank *b = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
+		int a = si[k], b = di[k];
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
 		const struct prof_busy *ph;
 		int answer = 0;
 
-		if (a == NULL || b == NULL || a == b)
+		if (a < 0 || b < 0 || a == b)
 			continue;
 		/* a message that came while its receiver was busy was needed when it stopped, or at
 		 * its next send if that is sooner (what it sends may carry what it received);
 		 * unless it came within the phases' grain of the phase's start: then the receiver
 		 * was waiting for it, and the work it started is the message's */
-		ph = in_busy(&bl[b - p->ranks], arr);
+		ph = in_busy(&bl[b], arr);
 		if (ph != NULL && kind == REPLAY_MEASURED) {
-			const struct sends *r = &sd[b - p->ranks];
+			const struct sends *r = &sd[b];
 			long j = send_index(r, arr);
 
 			/* between a send of the rank and its next, both closer than the samples
@@ -699,21 +842,30 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 				 r->t_ns[j] - arr < REPLAY_GRAIN_NS;
 		}
 		if (ph != NULL && !answer && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
-			int64_t ns = next_send(&sd[b - p->ranks], arr);
+			int64_t nx = next_send(&sd[b], arr);
 
-			need = ns < ph->t_end_ns ? ns : ph->t_end_ns;
+			need = nx < ph->t_end_ns ? nx : ph->t_end_ns;
 		}
 		/* the receiver sent its half of an exchange after this arrived: it did not wait
 		 * for it to do so (sends go first at equal times) */
 		if (later[k] > need)
 			need = later[k];
-		t->ev[t->nev++] = (struct replay_ev){ m->t_ns, k, (int)(a - p->ranks), 0, 0, 0, NAN, 0 };
-		t->ev[t->nev++] = (struct replay_ev){ need, k, (int)(b - p->ranks), 1, answer, need == arr, NAN, 0 };
+		keys[nrecv + ns] = (struct tkey){ need, nrecv + ns };
+		t->ev[nrecv + ns] = (struct replay_ev){ .t_ns = need, .msg = k, .rank = b, .recv = 1,
+							.answer = (unsigned char)answer, .woke = need == arr };
+		keys[t->nev] = (struct tkey){ m->t_ns, t->nev };
+		t->ev[t->nev++] = (struct replay_ev){ .t_ns = m->t_ns, .msg = k, .rank = a };
+		nrecv++;
 	}
-	qsort(t->ev, (size_t)t->nev, sizeof *t->ev, cmp_ev);
+	t->nev += nrecv;
+	tkey_sort(keys, t->nev);
+	permute_ev(t->ev, keys, t->nev);
+	free(keys);
 	free(later);
-	if (kind == REPLAY_MEASURED)
-		measured_waits(t);
+	free(ord);
+	free(si);
+	free(di);
+	trace_waits(t);
 
 	hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
 	t->host = xcalloc((size_t)p->nranks + 1, sizeof *t->host);
@@ -762,15 +914,13 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	double *own[7] = { NULL };	/* the defaults of what in leaves NULL */
 	double *D, *dmsg, *egress, *ingress, *busy_prev, *dep, *dep2, *done, *tok, *tok_t, best = -INFINITY;
 	const double *nbw;
-	int64_t *prev;
 	long nchanged;
 	int rc = 0;
 
 	if (in == NULL)
 		in = &none;
 	D = xcalloc(nr, sizeof *D);
-	prev = xcalloc(nr, sizeof *prev);
-	busy_prev = xcalloc(nr, sizeof *busy_prev);	/* busy time before prev */
+	busy_prev = xcalloc(nr, sizeof *busy_prev);	/* busy time before the last event */
 	dmsg = xcalloc(nm, sizeof *dmsg);
 	egress = xcalloc((size_t)t->nhosts + 1, sizeof *egress);
 	ingress = xcalloc((size_t)t->nhosts + 1, sizeof *ingress);
@@ -784,7 +934,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 		struct pass c = { p, t->bl, t->ev, t->nev, or_fill(in->busy_f, nr, 1, &own[0]),
 				  or_fill(in->wake_ns, nr, 0, &own[1]), or_fill(in->gap_f, nr, 1, &own[2]),
 				  or_fill(in->msg_dt_ns, nm, 0, &own[3]), t->host, t->nhosts,
-				  or_fill(in->lat_ns, nm, NAN, &own[5]), nbw, D, prev, busy_prev, dmsg,
+				  or_fill(in->lat_ns, nm, NAN, &own[5]), nbw, D, busy_prev, dmsg,
 				  egress, ingress, 0, or_fill(in->burst_B, nm, 0, &own[6]), p->bw_Bps, tok, tok_t };
 
 		/* FIFO first, then max-min fair sharing of the departures it gave, until the
@@ -829,7 +979,6 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	free(tok);
 	free(tok_t);
 	free(D);
-	free(prev);
 	free(busy_prev);
 	free(dmsg);
 	free(egress);
