@@ -691,32 +691,6 @@ exchanges(const struct prof *p, const long *ord, const int *si, const int *di, i
 	free(cnt);
 }
 
-/* Put ev[0..n) in the order keys give (ev[x] becomes the old ev[keys[x].j]), following the
- * permutation's cycles; keys[].j is spent (-1). */
-static void
-permute_ev(struct replay_ev *ev, struct tkey *keys, long n)
-{
-	for (long x = 0; x < n; x++) {
-		struct replay_ev first;
-		long y = x;
-
-		if (keys[x].j < 0 || keys[x].j == x) {
-			keys[x].j = -1;
-			continue;
-		}
-		first = ev[x];
-		while (keys[y].j != x) {
-			long nx = keys[y].j;
-
-			ev[y] = ev[nx];
-			keys[y].j = -1;
-			y = nx;
-		}
-		ev[y] = first;
-		keys[y].j = -1;
-	}
-}
-
 /* The busy phases of one rank in time order (the file's order, which is usually it). */
 static void
 busy_sort(struct replay_busy *b)
@@ -738,8 +712,9 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	int64_t *later;
 	int *si, *di;		/* per message: its sender's and receiver's index in p->ranks, -1 */
 	long *ord;		/* the messages by departure, then index */
-	struct tkey *keys;
-	long ns = 0, nrecv = 0;
+	struct tkey *keys;	/* the messages' departures, then the events' times */
+	unsigned char *rflag;	/* per message: its receive's answer (1) and woke (2) */
+	long nev = 0;
 
 	*t = (struct replay_trace){ .p = p, .kind = kind };
 	si = xmallocarray((size_t)p->nmsgs + 1, sizeof *si);
@@ -808,23 +783,21 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 			sd[si[k]].t_ns[sd[si[k]].n++] = p->msgs[k].t_ns;
 	}
 
-	/* the events: every message between two known ranks, sent and received; the sends
-	 * first, then the receives, each in message order, so that sorting by time and then
-	 * by place gives sends first at equal times, then the lower message */
-	for (long k = 0; k < p->nmsgs; k++)
-		if (si[k] >= 0 && di[k] >= 0 && si[k] != di[k])
-			ns++;
-	t->ev = xmallocarray((size_t)p->nmsgs * 2 + 1, sizeof *t->ev);
+	/* the events: every message between two known ranks, sent and received, as keys
+	 * (time, place) with the sends' places 0..nmsgs and the receives' nmsgs.. after them,
+	 * each in message order: sorted, they give sends first at equal times, then the
+	 * lower message */
 	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
 	exchanges(p, ord, si, di, later);	/* both readings: docs/explain.md, "Exchanges" */
+	rflag = xmallocarray((size_t)p->nmsgs + 1, sizeof *rflag);
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
-		int a = si[k], b = di[k];
+		int b = di[k];
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
 		const struct prof_busy *ph;
 		int answer = 0;
 
-		if (a < 0 || b < 0 || a == b)
+		if (si[k] < 0 || b < 0 || si[k] == b)
 			continue;
 		/* a message that came while its receiver was busy was needed when it stopped, or at
 		 * its next send if that is sooner (what it sends may carry what it received);
@@ -850,16 +823,21 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		 * for it to do so (sends go first at equal times) */
 		if (later[k] > need)
 			need = later[k];
-		keys[nrecv + ns] = (struct tkey){ need, nrecv + ns };
-		t->ev[nrecv + ns] = (struct replay_ev){ .t_ns = need, .msg = k, .rank = b, .recv = 1,
-							.answer = (unsigned char)answer, .woke = need == arr };
-		keys[t->nev] = (struct tkey){ m->t_ns, t->nev };
-		t->ev[t->nev++] = (struct replay_ev){ .t_ns = m->t_ns, .msg = k, .rank = a };
-		nrecv++;
+		rflag[k] = (unsigned char)(answer | (need == arr) << 1);
+		keys[nev++] = (struct tkey){ m->t_ns, k };
+		keys[nev++] = (struct tkey){ need, p->nmsgs + k };
 	}
-	t->nev += nrecv;
-	tkey_sort(keys, t->nev);
-	permute_ev(t->ev, keys, t->nev);
+	tkey_sort(keys, nev);
+	t->ev = xmallocarray((size_t)nev + 1, sizeof *t->ev);
+	for (long x = 0; x < nev; x++) {
+		long j = keys[x].j, k = j < p->nmsgs ? j : j - p->nmsgs;
+
+		t->ev[x] = j < p->nmsgs ? (struct replay_ev){ .t_ns = keys[x].t_ns, .msg = k, .rank = si[k] }
+					 : (struct replay_ev){ .t_ns = keys[x].t_ns, .msg = k, .rank = di[k], .recv = 1,
+							       .answer = rflag[k] & 1, .woke = rflag[k] >> 1 };
+	}
+	t->nev = nev;
+	free(rflag);
 	free(keys);
 	free(later);
 	free(ord);
