@@ -26,6 +26,7 @@ struct replay_busy {
 	long n;
 	const struct prof_busy **ph;	/* into prof->busy */
 	double *before_ns;		/* busy time of the phases before ph[i] */
+	int64_t *start_ns;		/* ph[i]->t_start_ns, side by side for the searches */
 };
 
 /* One rank's send times, sorted. */
@@ -91,25 +92,83 @@ tkey_lt(const struct tkey *a, const struct tkey *b)
 	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->j < b->j);
 }
 
-/* Sort k[0..n) by time, then index: a bottom-up merge of the runs already in order, so an
- * array made of a few sorted stretches (a trace's events, per rank or per kind in time
- * order) costs a few passes; n log n at worst. */
-static void
-tkey_sort(struct tkey *k, long n)
-{
-	long *run = xmallocarray((size_t)n + 2, sizeof *run);	/* run starts, then n */
-	long nrun = 0;
-	struct tkey *src = k, *dst, *tmp;
+#define TKEY_DIGIT_BITS 11	/* the radix sort's digit: 2048 counters, in the L1 cache */
 
+/* Sort k[0..n), which comes in index order, by time with a stable radix sort on the time
+ * since the earliest, span_ns at most, one digit a pass: linear, whatever the order. */
+static void
+tkey_radix(struct tkey *k, long n, int64_t lo_ns, uint64_t span_ns)
+{
+	struct tkey *src = k, *dst, *tmp = xmallocarray((size_t)n + 1, sizeof *tmp);
+	long *cnt = xmallocarray((size_t)1 << TKEY_DIGIT_BITS, sizeof *cnt);
+	uint64_t mask = ((uint64_t)1 << TKEY_DIGIT_BITS) - 1;
+
+	dst = tmp;
+	for (int sh = 0; sh < 64 && (span_ns >> sh) != 0; sh += TKEY_DIGIT_BITS) {
+		long sum = 0;
+
+		memset(cnt, 0, ((size_t)1 << TKEY_DIGIT_BITS) * sizeof *cnt);
+		for (long i = 0; i < n; i++)
+			cnt[(((uint64_t)src[i].t_ns - (uint64_t)lo_ns) >> sh) & mask]++;
+		for (uint64_t d = 0; d <= mask; d++) {
+			long c = cnt[d];
+
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (long i = 0; i < n; i++)
+			dst[cnt[(((uint64_t)src[i].t_ns - (uint64_t)lo_ns) >> sh) & mask]++] = src[i];
+		{
+			struct tkey *x = src;
+
+			src = dst;
+			dst = x;
+		}
+	}
+	if (src != k)
+		memcpy(k, src, (size_t)n * sizeof *k);
+	free(tmp);
+	free(cnt);
+}
+
+/* Sort k[0..n) by time, then index. A bottom-up merge of the runs already in order, so an
+ * array made of a few sorted stretches (messages.tsv, a trace's sends) costs a few passes;
+ * when there are so many runs that the merge would take more passes than a radix sort on
+ * the times, and k is in index order (by_index), the radix sort: linear either way. */
+static void
+tkey_sort(struct tkey *k, long n, bool by_index)
+{
+	long *run, nrun = 1;	/* run starts, then n */
+	struct tkey *src = k, *dst, *tmp;
+	int64_t lo = n > 0 ? k[0].t_ns : 0, hi = lo;
+
+	for (long i = 1; i < n; i++) {
+		nrun += tkey_lt(&k[i], &k[i - 1]);
+		lo = k[i].t_ns < lo ? k[i].t_ns : lo;
+		hi = k[i].t_ns > hi ? k[i].t_ns : hi;
+	}
+	if (nrun <= 1)
+		return;
+	if (by_index) {
+		uint64_t span = (uint64_t)hi - (uint64_t)lo;
+		int digits = 0, merges = 0;
+
+		for (int sh = 0; sh < 64 && (span >> sh) != 0; sh += TKEY_DIGIT_BITS)
+			digits++;
+		for (long r = 1; r < nrun; r *= 2)
+			merges++;
+		if (digits < merges) {
+			tkey_radix(k, n, lo, span);
+			return;
+		}
+	}
+	run = xmallocarray((size_t)nrun + 1, sizeof *run);
+	nrun = 0;
 	run[nrun++] = 0;
 	for (long i = 1; i < n; i++)
 		if (tkey_lt(&k[i], &k[i - 1]))
 			run[nrun++] = i;
 	run[nrun] = n;
-	if (nrun <= 1 || n < 2) {
-		free(run);
-		return;
-	}
 	tmp = dst = xmallocarray((size_t)n, sizeof *tmp);
 	while (nrun > 1) {
 		long m = 0, r;
@@ -161,7 +220,7 @@ phase_at(const struct replay_busy *b, int64_t t)
 	while (lo <= hi) {
 		long mid = lo + (hi - lo) / 2;
 
-		if (b->ph[mid]->t_start_ns <= t) {
+		if (b->start_ns[mid] <= t) {
 			at = mid;
 			lo = mid + 1;
 		} else {
@@ -526,54 +585,66 @@ dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from)
 	return W;
 }
 
-/* Each event's busy time before it, each receive's W and (REPLAY_MEASURED) each event's
- * gap, from the rank's previous event: all the trace fixes, worked out once for every
- * replay. A rank's events come in time order, so its busy phases are walked with a cursor. */
+/* What trace_wait keeps of each rank from one of its events to the next. */
+struct waits {
+	int64_t *prev;		/* its last event's time, INT64_MIN */
+	double *prev_busy;	/* the busy time before it */
+	long *cur;		/* its last busy phase started by then, -1 */
+};
+
 static void
-trace_waits(struct replay_trace *t)
+waits_init(struct waits *w, int nranks)
 {
-	int nr = t->p->nranks;
-	int64_t *prev = xmallocarray((size_t)nr + 1, sizeof *prev);	/* last event's time */
-	double *prev_busy = xcalloc((size_t)nr + 1, sizeof *prev_busy);	/* busy time before it */
-	long *cur = xmallocarray((size_t)nr + 1, sizeof *cur);		/* last phase started */
-
-	for (int i = 0; i < nr; i++) {
-		prev[i] = INT64_MIN;
-		cur[i] = -1;
+	w->prev = xmallocarray((size_t)nranks + 1, sizeof *w->prev);
+	w->prev_busy = xcalloc((size_t)nranks + 1, sizeof *w->prev_busy);
+	w->cur = xmallocarray((size_t)nranks + 1, sizeof *w->cur);
+	for (int i = 0; i < nranks; i++) {
+		w->prev[i] = INT64_MIN;
+		w->cur[i] = -1;
 	}
-	for (long j = 0; j < t->nev; j++) {
-		struct replay_ev *v = &t->ev[j];
-		const struct replay_busy *b = &t->bl[v->rank];
-		int64_t from = prev[v->rank];
-		long *c = &cur[v->rank];
-		double busy = 0;
+}
 
-		while (*c + 1 < b->n && b->ph[*c + 1]->t_start_ns <= v->t_ns)
-			(*c)++;
-		if (*c >= 0) {	/* busy_before(b, v->t_ns) */
-			const struct prof_busy *x = b->ph[*c];
+static void
+waits_release(struct waits *w)
+{
+	free(w->prev);
+	free(w->prev_busy);
+	free(w->cur);
+}
 
-			busy = b->before_ns[*c] + (double)((v->t_ns < x->t_end_ns ? v->t_ns : x->t_end_ns) -
-							   x->t_start_ns);
-		}
-		v->busy_ns = busy;
-		v->wait_ns = 0;
-		if (t->kind == REPLAY_MEASURED) {
-			if (v->recv && v->answer && from != INT64_MIN)
-				v->wait_ns = (double)(v->t_ns - from);
-			else if (v->recv)
-				v->wait_ns = idle_before(b, v->t_ns, from);
-			if (from != INT64_MIN)
-				v->gap_ns = fmax((double)(v->t_ns - from) - (busy - prev_busy[v->rank]) - v->wait_ns, 0);
-		} else if (v->recv) {
-			v->wait_ns = dedicated_wait(b, v->t_ns, from);
-		}
-		prev[v->rank] = v->t_ns;
-		prev_busy[v->rank] = busy;
+/* Event v's busy time before it, a receive's W and (REPLAY_MEASURED) the event's gap, from
+ * the rank's previous event: all the trace fixes, worked out once for every replay. Called
+ * for the events in order: a rank's come in time order, so its busy phases are walked with
+ * a cursor. */
+static void
+trace_wait(const struct replay_trace *t, struct waits *w, struct replay_ev *v)
+{
+	const struct replay_busy *b = &t->bl[v->rank];
+	int64_t from = w->prev[v->rank];
+	long *c = &w->cur[v->rank];
+	double busy = 0;
+
+	while (*c + 1 < b->n && b->start_ns[*c + 1] <= v->t_ns)
+		(*c)++;
+	if (*c >= 0) {	/* busy_before(b, v->t_ns) */
+		const struct prof_busy *x = b->ph[*c];
+
+		busy = b->before_ns[*c] + (double)((v->t_ns < x->t_end_ns ? v->t_ns : x->t_end_ns) - x->t_start_ns);
 	}
-	free(prev);
-	free(prev_busy);
-	free(cur);
+	v->busy_ns = busy;
+	v->wait_ns = 0;
+	if (t->kind == REPLAY_MEASURED) {
+		if (v->recv && v->answer && from != INT64_MIN)
+			v->wait_ns = (double)(v->t_ns - from);
+		else if (v->recv)
+			v->wait_ns = idle_before(b, v->t_ns, from);
+		if (from != INT64_MIN)
+			v->gap_ns = fmax((double)(v->t_ns - from) - (busy - w->prev_busy[v->rank]) - v->wait_ns, 0);
+	} else if (v->recv) {
+		v->wait_ns = dedicated_wait(b, v->t_ns, from);
+	}
+	w->prev[v->rank] = v->t_ns;
+	w->prev_busy[v->rank] = busy;
 }
 
 /* A message's arrival: its last packet. */
@@ -714,7 +785,8 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	long *ord;		/* the messages by departure, then index */
 	struct tkey *keys;	/* the messages' departures, then the events' times */
 	unsigned char *rflag;	/* per message: its receive's answer (1) and woke (2) */
-	long nev = 0;
+	long nev = 0, ns = 0;	/* events, sends */
+	struct waits w;
 
 	*t = (struct replay_trace){ .p = p, .kind = kind };
 	si = xmallocarray((size_t)p->nmsgs + 1, sizeof *si);
@@ -729,7 +801,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	keys = xmallocarray(2 * (size_t)p->nmsgs + 1, sizeof *keys);
 	for (long k = 0; k < p->nmsgs; k++)
 		keys[k] = (struct tkey){ p->msgs[k].t_ns, k };
-	tkey_sort(keys, p->nmsgs);	/* one run when messages.tsv is in time order */
+	tkey_sort(keys, p->nmsgs, true);	/* few runs: messages.tsv is in time order */
 	ord = xmallocarray((size_t)p->nmsgs + 1, sizeof *ord);
 	for (long k = 0; k < p->nmsgs; k++)
 		ord[k] = keys[k].j;
@@ -745,6 +817,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	for (int i = 0; i < p->nranks; i++) {
 		bl[i].ph = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].ph);
 		bl[i].before_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].before_ns);
+		bl[i].start_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].start_ns);
 		bl[i].n = 0;
 	}
 	for (long k = 0; k < p->nbusy; k++) {
@@ -761,6 +834,8 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		struct replay_busy *b = &bl[i];
 
 		busy_sort(b);
+		for (long j = 0; j < b->n; j++)
+			b->start_ns[j] = b->ph[j]->t_start_ns;
 		for (long j = 1; j < b->n; j++)
 			b->before_ns[j] = b->before_ns[j - 1] +
 					  (double)(b->ph[j - 1]->t_end_ns - b->ph[j - 1]->t_start_ns);
@@ -790,6 +865,8 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
 	exchanges(p, ord, si, di, later);	/* both readings: docs/explain.md, "Exchanges" */
 	rflag = xmallocarray((size_t)p->nmsgs + 1, sizeof *rflag);
+	for (long k = 0; k < p->nmsgs; k++)
+		ns += si[k] >= 0 && di[k] >= 0 && si[k] != di[k];
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		int b = di[k];
@@ -824,11 +901,18 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		if (later[k] > need)
 			need = later[k];
 		rflag[k] = (unsigned char)(answer | (need == arr) << 1);
-		keys[nev++] = (struct tkey){ m->t_ns, k };
-		keys[nev++] = (struct tkey){ need, p->nmsgs + k };
+		keys[nev] = (struct tkey){ m->t_ns, k };
+		keys[ns + nev++] = (struct tkey){ need, p->nmsgs + k };
 	}
-	tkey_sort(keys, nev);
+	nev += ns;
+	free(later);	/* before the events are made: the peak of memory */
+	free(ord);
+	for (int i = 0; i < p->nranks; i++)
+		free(sd[i].t_ns);
+	free(sd);
+	tkey_sort(keys, nev, true);
 	t->ev = xmallocarray((size_t)nev + 1, sizeof *t->ev);
+	waits_init(&w, p->nranks);
 	for (long x = 0; x < nev; x++) {
 		long j = keys[x].j, k = j < p->nmsgs ? j : j - p->nmsgs;
 
@@ -836,23 +920,20 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 					 : (struct replay_ev){ .t_ns = keys[x].t_ns, .msg = k, .rank = di[k], .recv = 1,
 							       .answer = rflag[k] & 1, .woke = rflag[k] >> 1 };
 	}
+	for (long x = 0; x < nev; x++)
+		trace_wait(t, &w, &t->ev[x]);
+	waits_release(&w);
 	t->nev = nev;
 	free(rflag);
 	free(keys);
-	free(later);
-	free(ord);
 	free(si);
 	free(di);
-	trace_waits(t);
 
 	hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
 	t->host = xcalloc((size_t)p->nranks + 1, sizeof *t->host);
 	for (int i = 0; i < p->nranks; i++)
 		t->host[i] = host_index(hosts, &t->nhosts, p->ranks[i].host);
 	free(hosts);
-	for (int i = 0; i < p->nranks; i++)
-		free(sd[i].t_ns);
-	free(sd);
 }
 
 void
@@ -863,6 +944,7 @@ replay_trace_free(struct replay_trace *t)
 	for (int i = 0; t->bl != NULL && i < t->p->nranks; i++) {
 		free(t->bl[i].ph);
 		free(t->bl[i].before_ns);
+		free(t->bl[i].start_ns);
 	}
 	free(t->bl);
 	free(t->ev);
