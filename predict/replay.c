@@ -92,6 +92,15 @@ tkey_lt(const struct tkey *a, const struct tkey *b)
 	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->j < b->j);
 }
 
+static void
+tkey_swap(struct tkey **a, struct tkey **b)
+{
+	struct tkey *x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
 #define TKEY_DIGIT_BITS 11	/* the radix sort's digit: 2048 counters, in the L1 cache */
 
 /* Sort k[0..n), which comes in index order, by time with a stable radix sort on the time
@@ -118,12 +127,7 @@ tkey_radix(struct tkey *k, long n, int64_t lo_ns, uint64_t span_ns)
 		}
 		for (long i = 0; i < n; i++)
 			dst[cnt[(((uint64_t)src[i].t_ns - (uint64_t)lo_ns) >> sh) & mask]++] = src[i];
-		{
-			struct tkey *x = src;
-
-			src = dst;
-			dst = x;
-		}
+		tkey_swap(&src, &dst);
 	}
 	if (src != k)
 		memcpy(k, src, (size_t)n * sizeof *k);
@@ -190,12 +194,7 @@ tkey_sort(struct tkey *k, long n, bool by_index)
 		}
 		run[m] = n;
 		nrun = m;
-		{
-			struct tkey *x = src;
-
-			src = dst;
-			dst = x;
-		}
+		tkey_swap(&src, &dst);
 	}
 	if (src != k)
 		memcpy(k, src, (size_t)n * sizeof *k);
