@@ -80,10 +80,23 @@ struct replay_ev {
 				 * arrival): where a negative wake_ns applies */
 };
 
+/* An event's place in the sort: its index (a send's is its message's, a receive's nmsgs
+ * more) in the high bits, so that places order as indices do, then its rank and its
+ * answer (1) and woke (2) bits, so that the events are made from the keys alone. */
+#define EV_PLACE_SHIFT 32
+#define EV_RANK_MASK ((INT64_C(1) << 30) - 1)
+_Static_assert(2 * PROF_MAX_MSGS < (INT64_C(1) << 31) && PROF_MAX_RANKS <= EV_RANK_MASK, "event places fit");
+
+static int64_t
+ev_place(long j, int rank, int flags)
+{
+	return (int64_t)((uint64_t)j << EV_PLACE_SHIFT | (uint64_t)rank << 2 | (uint64_t)flags);
+}
+
 /* A time and an index, ordered by both (tkey_sort). */
 struct tkey {
 	int64_t t_ns;
-	long j;
+	int64_t j;
 };
 
 static inline bool
@@ -783,7 +796,6 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	int *si, *di;		/* per message: its sender's and receiver's index in p->ranks, -1 */
 	long *ord;		/* the messages by departure, then index */
 	struct tkey *keys;	/* the messages' departures, then the events' times */
-	unsigned char *rflag;	/* per message: its receive's answer (1) and woke (2) */
 	long nev = 0, ns = 0;	/* events, sends */
 	struct waits w;
 
@@ -803,7 +815,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	tkey_sort(keys, p->nmsgs, true);	/* few runs: messages.tsv is in time order */
 	ord = xmallocarray((size_t)p->nmsgs + 1, sizeof *ord);
 	for (long k = 0; k < p->nmsgs; k++)
-		ord[k] = keys[k].j;
+		ord[k] = (long)keys[k].j;
 
 	/* each rank's busy phases in time order, with the busy time before each */
 	bl = t->bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
@@ -863,7 +875,6 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	 * lower message */
 	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
 	exchanges(p, ord, si, di, later);	/* both readings: docs/explain.md, "Exchanges" */
-	rflag = xmallocarray((size_t)p->nmsgs + 1, sizeof *rflag);
 	for (long k = 0; k < p->nmsgs; k++)
 		ns += si[k] >= 0 && di[k] >= 0 && si[k] != di[k];
 	for (long k = 0; k < p->nmsgs; k++) {
@@ -899,9 +910,8 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		 * for it to do so (sends go first at equal times) */
 		if (later[k] > need)
 			need = later[k];
-		rflag[k] = (unsigned char)(answer | (need == arr) << 1);
-		keys[nev] = (struct tkey){ m->t_ns, k };
-		keys[ns + nev++] = (struct tkey){ need, p->nmsgs + k };
+		keys[nev] = (struct tkey){ m->t_ns, ev_place(k, si[k], 0) };
+		keys[ns + nev++] = (struct tkey){ need, ev_place(p->nmsgs + k, b, answer | (need == arr) << 1) };
 	}
 	nev += ns;
 	free(later);	/* before the events are made: the peak of memory */
@@ -912,18 +922,17 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	tkey_sort(keys, nev, true);
 	t->ev = xmallocarray((size_t)nev + 1, sizeof *t->ev);
 	waits_init(&w, p->nranks);
-	for (long x = 0; x < nev; x++) {
-		long j = keys[x].j, k = j < p->nmsgs ? j : j - p->nmsgs;
+	for (long x = 0; x < nev; x++) {	/* from the keys alone: no lookup per message */
+		long j = (long)(keys[x].j >> EV_PLACE_SHIFT), k = j < p->nmsgs ? j : j - p->nmsgs;
+		int rank = (int)((keys[x].j >> 2) & EV_RANK_MASK), flags = (int)(keys[x].j & 3);
 
-		t->ev[x] = j < p->nmsgs ? (struct replay_ev){ .t_ns = keys[x].t_ns, .msg = k, .rank = si[k] }
-					 : (struct replay_ev){ .t_ns = keys[x].t_ns, .msg = k, .rank = di[k], .recv = 1,
-							       .answer = rflag[k] & 1, .woke = rflag[k] >> 1 };
+		t->ev[x] = (struct replay_ev){ .t_ns = keys[x].t_ns, .msg = k, .rank = rank, .recv = j >= p->nmsgs,
+					       .answer = flags & 1, .woke = flags >> 1 };
 	}
 	for (long x = 0; x < nev; x++)
 		trace_wait(t, &w, &t->ev[x]);
 	waits_release(&w);
 	t->nev = nev;
-	free(rflag);
 	free(keys);
 	free(si);
 	free(di);
