@@ -242,6 +242,21 @@ phase_at(const struct replay_busy *b, int64_t t)
 	return at;
 }
 
+/* phase_at(b, t) given the one found last for the same rank (*hint, updated): a rank's
+ * messages come nearly in time order, so the answer is mostly that phase or the next, and
+ * the search runs only when it is neither. */
+static long
+phase_near(const struct replay_busy *b, int64_t t, long *hint)
+{
+	long i = *hint;
+
+	if (i + 1 < b->n && b->start_ns[i + 1] <= t)
+		i++;	/* the next one, if t is past its start */
+	if (i < -1 || i >= b->n || (i >= 0 && b->start_ns[i] > t) || (i + 1 < b->n && b->start_ns[i + 1] <= t))
+		i = phase_at(b, t);
+	return *hint = i;
+}
+
 /* Busy time before t. */
 static double
 busy_before(const struct replay_busy *b, int64_t t)
@@ -797,6 +812,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	long *ord;		/* the messages by departure, then index */
 	struct tkey *keys;	/* the messages' departures, then the events' times */
 	long nev = 0, ns = 0;	/* events, sends */
+	long *hint;		/* per rank: the busy phase its last receive came in or after */
 	struct waits w;
 
 	*t = (struct replay_trace){ .p = p, .kind = kind };
@@ -877,6 +893,9 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	exchanges(p, ord, si, di, later);	/* both readings: docs/explain.md, "Exchanges" */
 	for (long k = 0; k < p->nmsgs; k++)
 		ns += si[k] >= 0 && di[k] >= 0 && si[k] != di[k];
+	hint = xmallocarray((size_t)p->nranks + 1, sizeof *hint);
+	for (int i = 0; i < p->nranks; i++)
+		hint[i] = -1;
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		int b = di[k];
@@ -890,7 +909,13 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		 * its next send if that is sooner (what it sends may carry what it received);
 		 * unless it came within the phases' grain of the phase's start: then the receiver
 		 * was waiting for it, and the work it started is the message's */
-		ph = in_busy(&bl[b], arr);
+		ph = NULL;
+		{
+			long i = phase_near(&bl[b], arr, &hint[b]);
+
+			if (i >= 0 && arr < bl[b].ph[i]->t_end_ns)
+				ph = bl[b].ph[i];	/* in_busy(&bl[b], arr) */
+		}
 		if (ph != NULL && kind == REPLAY_MEASURED) {
 			const struct sends *r = &sd[b];
 			long j = send_index(r, arr);
@@ -914,6 +939,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		keys[ns + nev++] = (struct tkey){ need, ev_place(p->nmsgs + k, b, answer | (need == arr) << 1) };
 	}
 	nev += ns;
+	free(hint);
 	free(later);	/* before the events are made: the peak of memory */
 	free(ord);
 	for (int i = 0; i < p->nranks; i++)
