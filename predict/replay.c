@@ -890,7 +890,11 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	 * each in message order: sorted, they give sends first at equal times, then the
 	 * lower message */
 	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
-	exchanges(p, ord, si, di, later);	/* both readings: docs/explain.md, "Exchanges" */
+	if (kind == REPLAY_DEDICATED)	/* predict's reading only: docs/explain.md, "Exchanges" */
+		exchanges(p, ord, si, di, later);
+	else
+		for (long k = 0; k < p->nmsgs; k++)
+			later[k] = INT64_MIN;
 	for (long k = 0; k < p->nmsgs; k++)
 		ns += si[k] >= 0 && di[k] >= 0 && si[k] != di[k];
 	hint = xmallocarray((size_t)p->nranks + 1, sizeof *hint);

@@ -80,8 +80,9 @@ enum replay_kind {
 				 * was waited for; the idle time before a send that is not W is
 				 * the rank's gap, scaled by replay_in gap_f */
 };
-/* Both readings take an exchange's receive after the rank's own half (the exchange rule
- * above; docs/explain.md, "Exchanges"). */
+/* Only predict's reading (REPLAY_DEDICATED) takes an exchange's receive after the rank's
+ * own half (the exchange rule above); explain's (REPLAY_MEASURED) chains it, which was
+ * closer on real programs (docs/explain.md, "Exchanges"). */
 
 struct replay_busy;		/* one rank's busy phases (replay.c) */
 struct replay_ev;		/* one send or receive (replay.c) */

@@ -730,10 +730,11 @@ TEST(starved_rank_by_demand)
  * (15 ms for 40 of work: under half a competitor, no wake-up term), while rank 0's work
  * alternates 60 and 50 ms so that each side sends first half the time. The cpu cause costs
  * what the same program without the wait saves (xchg_sim), 34 ms: rank 1's send was posted
- * with its receive and leaves 15 ms sooner whatever rank 0's message does. Read without
- * the exchange rule (the receive of rank 0's half chained before rank 1's send) it cost
- * 10 ms. */
-TEST(exchange_under_a_cpu_competitor)
+ * with its receive and leaves 15 ms sooner whatever rank 0's message does. explain reads
+ * it without the exchange rule (the receive of rank 0's half chained before rank 1's send:
+ * on real programs the rule misread request/answer pairs, docs/explain.md, "Exchanges"),
+ * and so gives 10 ms: the test pins that known error. */
+TEST(exchange_under_a_cpu_competitor_chained)
 {
 	struct xchg x = { .wait = { 0, 15 }, .get = 3, .wire = 1, .first_wire = 1, .bytes = 4000 };
 	double T, T0;
@@ -751,7 +752,10 @@ TEST(exchange_under_a_cpu_competitor)
 	CHECK(explain(run_dir("xcpu"), NULL, &r) == 0);
 	CHECK_NEAR(r.measured_ns, T, 1);
 	c = find(&r, ATTR_CPU, "ws2");
-	CHECK(c != NULL && fabs(c->cost_ns - (T - T0)) < 0.5 * FX_MS);
+	CHECK_NEAR(T - T0, 34.0 * FX_MS, 0.5 * FX_MS);	/* the truth */
+	CHECK(c != NULL);
+	if (c != NULL)	/* the chained reading's known error */
+		CHECK_NEAR(c->cost_ns, 10.0 * FX_MS, 0.5 * FX_MS);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -760,9 +764,10 @@ TEST(exchange_under_a_cpu_competitor)
  * against 5 ms on the wire); each half leaves 8 ms after its rank's busy phase, the second
  * 5 ms after the first arrived (the works below). Taking the link out saves what the same
  * program at 5 ms a transfer does, 135 ms: the second send does not wait for the first
- * message, so it leaves no sooner when the first comes sooner. Chained, 138 ms: the 3 ms
- * the second sender sat idle before the first's arrival read as waiting for it. */
-TEST(exchange_under_a_slow_link)
+ * message, so it leaves no sooner when the first comes sooner. explain reads it chained
+ * (above) and gives 138 ms: the 3 ms the second sender sat idle before the first's arrival
+ * read as waiting for it. The test pins that known error. */
+TEST(exchange_under_a_slow_link_chained)
 {
 	struct xchg x = { .get = 8, .wire = 20, .first_wire = 5, .bytes = 1000000 };
 	double T, T0;
@@ -788,7 +793,9 @@ TEST(exchange_under_a_slow_link)
 	CHECK_NEAR(r.measured_ns, T, 1);
 	c = find(&r, ATTR_LINK, NULL);
 	CHECK(c != NULL && r.c[0].kind == ATTR_LINK);
-	CHECK(c != NULL && fabs(c->cost_ns - (T - T0)) < 0.5 * FX_MS);
+	CHECK_NEAR(T - T0, 135.0 * FX_MS, 0.5 * FX_MS);	/* the truth */
+	if (c != NULL)	/* the chained reading's known error */
+		CHECK_NEAR(c->cost_ns, 138.0 * FX_MS, 0.5 * FX_MS);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -830,7 +837,7 @@ main(void)
 	RUN(baseline_leaves_the_difference);
 	RUN(starved_rank_by_demand);
 	RUN(no_messages_one_rank);
-	RUN(exchange_under_a_cpu_competitor);
-	RUN(exchange_under_a_slow_link);
+	RUN(exchange_under_a_cpu_competitor_chained);
+	RUN(exchange_under_a_slow_link_chained);
 	return check_done();
 }
