@@ -17,6 +17,8 @@
 #   --small             realapps' short inputs (a plumbing check, not a measurement)
 #   --out DIR           keep the runs and write DIR/explain.tsv (default: a temporary
 #                       directory, removed at the end)
+#   --reuse             with --out: run nothing, explain the runs an earlier --out kept
+#                       there again (after a change to explain; the times are the runs')
 # Environment: INSTANCE (the testbed instance, default 15), LINK (the link scenarios' cap,
 # default 20mbit), and the rest of bench/realapps/run.sh's.
 # Exit: 0 every case ran, 1 a run or explain failed, 2 usage, 77 no testbed or package.
@@ -28,7 +30,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$TOP/${BUILD:-build}
 CONTEND=${CONTEND:-$B/contend}
 RUNSH=$TOP/bench/realapps/run.sh
-PROGS="lammps lu qr" MPIS="ompi mpich" SCENS="cpu1 link both" ROUNDS=3 SMALL="" OUT=""
+PROGS="lammps lu qr" MPIS="ompi mpich" SCENS="cpu1 link both" ROUNDS=3 SMALL="" OUT="" REUSE=0
 export LINK="${LINK:-20mbit}"
 LOADED=${LOADED:-2}
 export LOADED
@@ -42,11 +44,13 @@ while [ $# -gt 0 ]; do
 	--rounds) [ $# -ge 2 ] || usage; ROUNDS=$2; shift ;;
 	--small) SMALL=--small ;;
 	--out) [ $# -ge 2 ] || usage; OUT=$2; shift ;;
+	--reuse) REUSE=1 ;;
 	*) usage ;;
 	esac
 	shift
 done
 case $ROUNDS in '' | *[!0-9]*) usage ;; esac
+[ $REUSE -eq 0 ] || [ -n "$OUT" ] || { echo "explain bench: --reuse needs --out DIR" >&2; exit 2; }
 for s in $SCENS; do case $s in cpu1 | link | both) ;; *) echo "explain bench: unknown scenario '$s'" >&2; exit 2 ;; esac; done
 [ -x "$CONTEND" ] || { echo "explain bench: no $CONTEND (make)" >&2; exit 1; }
 if [ -n "$OUT" ]; then
@@ -61,6 +65,10 @@ WS=c${INST}ws$LOADED
 
 # record NAME PROG MPI SCEN: one collected and parsed run in $W/NAME; 0, or 1 (77 a skip)
 record() {
+	if [ $REUSE -eq 1 ]; then	# a kept run, as recorded and parsed
+		[ -s "$W/$1/profile/ranks.tsv" ] && [ -s "$W/$1.run" ]
+		return
+	fi
 	sh "$RUNSH" "$2" 4x1 "$3" --scenario "$4" --collect '' --run "$W/$1" $SMALL >"$W/$1.run" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || { [ $rc -eq 77 ] && cat "$W/$1.run"; return $rc; }
@@ -133,7 +141,7 @@ for prog in $PROGS; do
 		done
 	done
 done
-"$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
+[ $REUSE -eq 1 ] || "$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
 awk -F'\t' 'NR > 1 { n++; ok += $7 == "yes"; if ($9 > 0) { s += $8 / $9; m++ } }
 	END { if (n) printf "%d of %d cases with the injected cause first; attributed/measured cost %.2f (mean over %d)\n",
 		ok, n, m ? s / m : 0, m }' "$TSV"
