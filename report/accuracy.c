@@ -592,20 +592,32 @@ note_add(char *dst, size_t cap, const char *text)
 		snprintf(dst + o, cap - o, "%s%s", o ? "; " : "", text);
 }
 
-int
-acc_page_scenario(const struct acc_data *d, int si, struct plot *p, char *why, size_t cap)
-{
+/* One scenario's page while it is drawn: the workloads that have rows in it, the models
+ * drawn (those with a row for at least one workload), the bars' geometry and the counts of
+ * the optional datablocks' rows (an empty block is left out of the plot). */
+struct scen_page {
+	const char *scen, *desc;
 	struct group g[ACC_MAX_WORK];
-	int ng = 0, models[ACC_MAX_MODEL], nm = 0, nseries, ndrawn = 0;
-	int nwhisk = 0, nerr = 0, nna = 0;	/* rows of the optional datablocks */
-	int64_t reps_lo = -1, reps_hi = -1;
-	const char *scen = d->scen[si], *desc = "";
+	int ng, models[ACC_MAX_MODEL], nm, nseries;
+	int nwhisk, nerr, nna;
+	int64_t reps_lo, reps_hi;	/* -1 no measured bar */
 	double width;
-	char notes[400] = "";
-	char q[PLOT_Q_MAX];
+	char notes[400];		/* what was left out, "; "-separated */
+};
 
+/* Bar x of group k, series j (0 dedicated, 1..nm the models, nm+1 measured). */
+static double
+bar_x(const struct scen_page *s, int k, int j)
+{
+	return k - 0.4 + s->width * (j + 0.5);
+}
+
+/* The workloads with a row in s->scen and the models drawn; returns how many workloads. */
+static int
+page_groups(const struct acc_data *d, struct scen_page *s)
+{
 	for (int w = 0; w < d->nwork; w++) {
-		struct group *gr = &g[ng];
+		struct group *gr = &s->g[s->ng];
 		bool any = false;
 
 		memset(gr, 0, sizeof *gr);
@@ -617,14 +629,14 @@ acc_page_scenario(const struct acc_data *d, int si, struct plot *p, char *why, s
 			const struct acc_row *r = &d->rows[i];
 			int m;
 
-			if (strcmp(r->scenario, scen) != 0 || strcmp(r->workload, d->work[w]) != 0)
+			if (strcmp(r->scenario, s->scen) != 0 || strcmp(r->workload, d->work[w]) != 0)
 				continue;
 			m = find(d->model, d->nmodel, r->model);
 			if (m < 0)
 				continue;
 			any = true;
-			if (*desc == '\0')
-				desc = r->description;
+			if (*s->desc == '\0')
+				s->desc = r->description;
 			first_known(&gr->dedicated_ns, r->dedicated_ns);
 			if (!isfinite(gr->measured_ns) && isfinite(r->measured_ns)) {
 				gr->measured_ns = r->measured_ns;
@@ -636,145 +648,159 @@ acc_page_scenario(const struct acc_data *d, int si, struct plot *p, char *why, s
 			gr->has_row[m] = true;
 		}
 		if (any)
-			ng++;
-	}
-	if (ng == 0) {
-		snprintf(why, cap, "no row for scenario '%.100s'", scen);
-		return 0;
+			s->ng++;
 	}
 	for (int m = 0; m < d->nmodel; m++)
-		for (int k = 0; k < ng; k++)
-			if (g[k].has_row[m]) {
-				models[nm++] = m;
+		for (int k = 0; k < s->ng; k++)
+			if (s->g[k].has_row[m]) {
+				s->models[s->nm++] = m;
 				break;
 			}
-	nseries = nm + 2;	/* dedicated, the models, measured */
-	width = 0.8 / nseries;
-	/* Series x: group k, series j (0 dedicated, 1..nm models, nm+1 measured). */
-#define BAR_X(k, j) ((k) - 0.4 + width * ((j) + 0.5))
+	s->nseries = s->nm + 2;	/* dedicated, the models, measured */
+	s->width = 0.8 / s->nseries;
+	return s->ng;
+}
+
+/* The dedicated bars ($ded); returns how many were drawn. */
+static int
+page_dedicated(const struct acc_data *d, struct scen_page *s, struct plot *p)
+{
+	int ndrawn = 0;
+
 	plot_begin_data(p, "ded");
-	for (int k = 0; k < ng; k++) {
+	for (int k = 0; k < s->ng; k++) {
 		char t[160];
 
-		if (isfinite(g[k].dedicated_ns)) {
-			plot_row(p, "%.4f 100 %.4f", BAR_X(k, 0), width);
+		if (isfinite(s->g[k].dedicated_ns)) {
+			plot_row(p, "%.4f 100 %.4f", bar_x(s, k, 0), s->width);
 			ndrawn++;
 			continue;
 		}
-		snprintf(t, sizeof t, "%.40s: no dedicated time, nothing drawn", d->work[g[k].work]);
-		note_add(notes, sizeof notes, t);
-	}
-	if (ndrawn == 0) {
-		plot_end_data(p);
-		snprintf(why, cap, "no workload has a dedicated time in scenario '%.100s'", scen);
-		return 0;
+		snprintf(t, sizeof t, "%.40s: no dedicated time, nothing drawn", d->work[s->g[k].work]);
+		note_add(s->notes, sizeof s->notes, t);
 	}
 	plot_end_data(p);
-	for (int j = 0; j < nm; j++) {
-		char name[16];
-		int rows = 0;
+	return ndrawn;
+}
 
+/* The predicted bars ($m0...), the measured ones ($meas) and their whiskers ($whisk). */
+static void
+page_bars(const struct acc_data *d, struct scen_page *s, struct plot *p)
+{
+	const struct group *g = s->g;
+	int rows = 0;
+
+	for (int j = 0; j < s->nm; j++) {
+		char name[16];
+
+		rows = 0;
 		snprintf(name, sizeof name, "m%d", j);
 		plot_begin_data(p, name);
-		for (int k = 0; k < ng; k++) {
-			double v = g[k].predicted_ns[models[j]];
+		for (int k = 0; k < s->ng; k++) {
+			double v = g[k].predicted_ns[s->models[j]];
 
 			if (!isfinite(g[k].dedicated_ns) || !isfinite(v))
 				continue;
-			plot_row(p, "%.4f %.4f %.4f", BAR_X(k, j + 1), 100.0 * v / g[k].dedicated_ns, width);
+			plot_row(p, "%.4f %.4f %.4f", bar_x(s, k, j + 1), 100.0 * v / g[k].dedicated_ns, s->width);
 			rows++;
 		}
 		if (rows == 0)
 			plot_row(p, "nan nan nan");
 		plot_end_data(p);
 	}
-	{
-		int rows = 0;
+	rows = 0;
+	plot_begin_data(p, "meas");
+	for (int k = 0; k < s->ng; k++) {
+		if (!isfinite(g[k].dedicated_ns))
+			continue;
+		if (!isfinite(g[k].measured_ns)) {
+			char t[160];
 
-		plot_begin_data(p, "meas");
-		for (int k = 0; k < ng; k++) {
-			if (!isfinite(g[k].dedicated_ns))
-				continue;
-			if (!isfinite(g[k].measured_ns)) {
-				char t[160];
-
-				snprintf(t, sizeof t, "%.40s: not measured", d->work[g[k].work]);
-				note_add(notes, sizeof notes, t);
-				continue;
-			}
-			plot_row(p, "%.4f %.4f %.4f", BAR_X(k, nm + 1), 100.0 * g[k].measured_ns / g[k].dedicated_ns,
-				 width);
-			rows++;
-			if (reps_lo < 0 || g[k].reps < reps_lo)
-				reps_lo = g[k].reps;
-			if (g[k].reps > reps_hi)
-				reps_hi = g[k].reps;
+			snprintf(t, sizeof t, "%.40s: not measured", d->work[g[k].work]);
+			note_add(s->notes, sizeof s->notes, t);
+			continue;
 		}
-		if (rows == 0)
-			plot_row(p, "nan nan nan");
-		plot_end_data(p);
-		plot_begin_data(p, "whisk");
-		for (int k = 0; k < ng; k++) {
-			double ded = g[k].dedicated_ns;
-
-			if (!isfinite(ded) || !isfinite(g[k].measured_ns) || !isfinite(g[k].min_ns) ||
-			    !isfinite(g[k].max_ns))
-				continue;
-			plot_row(p, "%.4f %.4f %.4f %.4f", BAR_X(k, nm + 1), 100.0 * g[k].measured_ns / ded,
-				 100.0 * g[k].min_ns / ded, 100.0 * g[k].max_ns / ded);
-			nwhisk++;
-		}
-		plot_end_data(p);
+		plot_row(p, "%.4f %.4f %.4f", bar_x(s, k, s->nm + 1), 100.0 * g[k].measured_ns / g[k].dedicated_ns,
+			 s->width);
+		rows++;
+		if (s->reps_lo < 0 || g[k].reps < s->reps_lo)
+			s->reps_lo = g[k].reps;
+		if (g[k].reps > s->reps_hi)
+			s->reps_hi = g[k].reps;
 	}
-	/* Labels: the error on each predicted bar, "n/a" where the model gave no prediction. The
-	 * label sits above the bar or its neighbouring whisker, whichever is higher. */
-	{
-		plot_begin_data(p, "err");
-		for (int k = 0; k < ng; k++) {
-			double ded = g[k].dedicated_ns;
+	if (rows == 0)
+		plot_row(p, "nan nan nan");
+	plot_end_data(p);
+	plot_begin_data(p, "whisk");
+	for (int k = 0; k < s->ng; k++) {
+		double ded = g[k].dedicated_ns;
 
-			if (!isfinite(ded))
-				continue;
-			for (int j = 0; j < nm; j++) {
-				double v = g[k].predicted_ns[models[j]];
-
-				if (!isfinite(v) || !isfinite(g[k].measured_ns))
-					continue;
-				plot_row(p, "%.4f %.4f %.2f", BAR_X(k, j + 1), 100.0 * v / ded,
-					 100.0 * (v - g[k].measured_ns) / g[k].measured_ns);
-				nerr++;
-			}
-		}
-		plot_end_data(p);
-		plot_begin_data(p, "na");
-		for (int k = 0; k < ng; k++) {
-			if (!isfinite(g[k].dedicated_ns))
-				continue;
-			for (int j = 0; j < nm; j++) {
-				char t[160];
-
-				if (isfinite(g[k].predicted_ns[models[j]]))
-					continue;
-				plot_row(p, "%.4f 0", BAR_X(k, j + 1));
-				nna++;
-				snprintf(t, sizeof t, "%.40s, %.40s: %s", d->work[g[k].work], d->model[models[j]],
-					 g[k].has_row[models[j]] ? "no prediction" : "no row");
-				note_add(notes, sizeof notes, t);
-			}
-		}
-		plot_end_data(p);
+		if (!isfinite(ded) || !isfinite(g[k].measured_ns) || !isfinite(g[k].min_ns) ||
+		    !isfinite(g[k].max_ns))
+			continue;
+		plot_row(p, "%.4f %.4f %.4f %.4f", bar_x(s, k, s->nm + 1), 100.0 * g[k].measured_ns / ded,
+			 100.0 * g[k].min_ns / ded, 100.0 * g[k].max_ns / ded);
+		s->nwhisk++;
 	}
-	{
-		char t[300], c[200];
+	plot_end_data(p);
+}
 
-		snprintf(t, sizeof t, "Predicted and measured run time, scenario '%.60s' (paper 003 Figure 4; dedicated = 100)",
-			 plot_clean(c, 61, scen));
-		/* Title and description as labels: `set title` moves with the top margin. */
-		plot_cmd(p, "set label %s at screen 0.5,0.965 center font 'Sans,13'", plot_quote(q, sizeof q, t));
-		if (*desc != '\0') {
-			plot_clean(c, 160, desc);
-			plot_cmd(p, "set label %s at screen 0.5,0.925 center font 'Sans,10'", plot_quote(q, sizeof q, c));
+/* Labels: the error on each predicted bar ($err), "n/a" where the model gave no prediction
+ * ($na). The label sits above the bar or its neighbouring whisker, whichever is higher. */
+static void
+page_labels(const struct acc_data *d, struct scen_page *s, struct plot *p)
+{
+	const struct group *g = s->g;
+
+	plot_begin_data(p, "err");
+	for (int k = 0; k < s->ng; k++) {
+		double ded = g[k].dedicated_ns;
+
+		if (!isfinite(ded))
+			continue;
+		for (int j = 0; j < s->nm; j++) {
+			double v = g[k].predicted_ns[s->models[j]];
+
+			if (!isfinite(v) || !isfinite(g[k].measured_ns))
+				continue;
+			plot_row(p, "%.4f %.4f %.2f", bar_x(s, k, j + 1), 100.0 * v / ded,
+				 100.0 * (v - g[k].measured_ns) / g[k].measured_ns);
+			s->nerr++;
 		}
+	}
+	plot_end_data(p);
+	plot_begin_data(p, "na");
+	for (int k = 0; k < s->ng; k++) {
+		if (!isfinite(g[k].dedicated_ns))
+			continue;
+		for (int j = 0; j < s->nm; j++) {
+			char t[160];
+
+			if (isfinite(g[k].predicted_ns[s->models[j]]))
+				continue;
+			plot_row(p, "%.4f 0", bar_x(s, k, j + 1));
+			s->nna++;
+			snprintf(t, sizeof t, "%.40s, %.40s: %s", d->work[g[k].work], d->model[s->models[j]],
+				 g[k].has_row[s->models[j]] ? "no prediction" : "no row");
+			note_add(s->notes, sizeof s->notes, t);
+		}
+	}
+	plot_end_data(p);
+}
+
+/* Title, description, axes, the workloads' tics and the note of what was left out. */
+static void
+page_frame(const struct acc_data *d, const struct scen_page *s, struct plot *p)
+{
+	char t[480], c[200], q[PLOT_Q_MAX];
+
+	snprintf(t, sizeof t, "Predicted and measured run time, scenario '%.60s' (paper 003 Figure 4; dedicated = 100)",
+		 plot_clean(c, 61, s->scen));
+	/* Title and description as labels: `set title` moves with the top margin. */
+	plot_cmd(p, "set label %s at screen 0.5,0.965 center font 'Sans,13'", plot_quote(q, sizeof q, t));
+	if (*s->desc != '\0') {
+		plot_clean(c, 160, s->desc);
+		plot_cmd(p, "set label %s at screen 0.5,0.925 center font 'Sans,10'", plot_quote(q, sizeof q, c));
 	}
 	plot_cmd(p, "set border lw 1");
 	plot_cmd(p, "set grid ytics lc rgb '#c0c0c0' lw 0.5 dt 3");
@@ -784,67 +810,94 @@ acc_page_scenario(const struct acc_data *d, int si, struct plot *p, char *why, s
 	plot_cmd(p, "set key at screen 0.5,0.045 center bottom horizontal box opaque samplen 3 spacing 1.1");
 	plot_cmd(p, "set ylabel 'run time (dedicated run = 100)'");
 	plot_cmd(p, "set xlabel 'workload (on predicted bars: error against the measured time)'");
-	plot_cmd(p, "set xrange [-0.6:%d.6]", ng - 1);
+	plot_cmd(p, "set xrange [-0.6:%d.6]", s->ng - 1);
 	plot_cmd(p, "set yrange [0:*]");
 	plot_cmd(p, "set offsets 0,0,graph 0.15,0");
-	plot_cmd(p, "set xtics (%s 0)", plot_quote_tic(q, sizeof q, d->work[g[0].work]));
-	for (int k = 1; k < ng; k++)
-		plot_cmd(p, "set xtics add (%s %d)", plot_quote_tic(q, sizeof q, d->work[g[k].work]), k);
-	if (notes[0] != '\0') {
-		char t[480];
-
-		snprintf(t, sizeof t, "Left out: %s", notes);
+	plot_cmd(p, "set xtics (%s 0)", plot_quote_tic(q, sizeof q, d->work[s->g[0].work]));
+	for (int k = 1; k < s->ng; k++)
+		plot_cmd(p, "set xtics add (%s %d)", plot_quote_tic(q, sizeof q, d->work[s->g[k].work]), k);
+	if (s->notes[0] != '\0') {
+		snprintf(t, sizeof t, "Left out: %s", s->notes);
 		note_line(p, 0.02, 0.02, 8, t);
 	}
-	{
-		char line[4096], t[160];
-		size_t o = (size_t)snprintf(line, sizeof line,
-					    "plot $ded using 1:2:3 with boxes fs solid 0.15 border lc rgb 'black' "
-					    "lc rgb 'black' title 'dedicated'");
+}
 
-		for (int j = 0; j < nm; j++) {
-			snprintf(t, sizeof t, "predicted: %.60s", d->model[models[j]]);
-			o += (size_t)snprintf(line + o, sizeof line - o,
-					      ", $m%d using 1:2:3 with boxes fs pattern %d border lc rgb 'black' "
-					      "lc rgb 'black' title %s", j, model_fills[models[j]], plot_quote(q, sizeof q, t));
-			if (o >= sizeof line)
-				break;
-		}
-		if (reps_lo >= 0 && reps_lo == reps_hi)
-			snprintf(t, sizeof t, "measured, %lld runs (bar: fastest-slowest)", (long long)reps_lo);
-		else if (reps_lo >= 0)
-			snprintf(t, sizeof t, "measured, %lld-%lld runs (bar: fastest-slowest)",
-				 (long long)reps_lo, (long long)reps_hi);
-		else
-			snprintf(t, sizeof t, "measured (bar: fastest-slowest)");
-		if (o < sizeof line)
-			o += (size_t)snprintf(line + o, sizeof line - o,
-					      ", $meas using 1:2:3 with boxes fs solid 0.45 border lc rgb 'black' "
-					      "lc rgb 'black' title %s", plot_quote(q, sizeof q, t));
-		/* Empty datablocks are left out of the plot: gnuplot 5.4 crashes drawing labels
-		 * from a block with no valid point. */
-		if (o < sizeof line && nwhisk > 0)
-			o += (size_t)snprintf(line + o, sizeof line - o,
-					      ", $whisk using 1:3:(0):($4-$3) with vectors nohead lw 1.5 lc rgb 'black' notitle"
-					      ", $whisk using ($1-%.4f):3:(%.4f):(0) with vectors nohead lw 1.5 lc rgb 'black' notitle"
-					      ", $whisk using ($1-%.4f):4:(%.4f):(0) with vectors nohead lw 1.5 lc rgb 'black' notitle",
-					      width / 4, width / 2, width / 4, width / 2);
-		if (o < sizeof line && nerr > 0)
-			o += (size_t)snprintf(line + o, sizeof line - o,
-					      ", $err using 1:2:(sprintf('%%+.1f%%%%', $3)) with labels left rotate by 90 "
-					      "offset 0,0.5 font 'Sans,%d' notitle", nseries > 5 ? 7 : 8);
-		if (o < sizeof line && nna > 0)
-			o += (size_t)snprintf(line + o, sizeof line - o,
-					      ", $na using 1:2:('n/a') with labels left rotate by 90 offset 0,0.5 "
-					      "font 'Sans,8' notitle");
-		if (o >= sizeof line) {
-			snprintf(why, cap, "too many models to draw");
-			return -E_LIMIT;
-		}
-		plot_cmd(p, "%s", line);
+/* The plot command over the datablocks; returns -E_LIMIT when it does not fit. */
+static int
+page_plot(const struct acc_data *d, const struct scen_page *s, struct plot *p)
+{
+	char line[4096], t[160], q[PLOT_Q_MAX];
+	double width = s->width;
+	size_t o = (size_t)snprintf(line, sizeof line,
+				    "plot $ded using 1:2:3 with boxes fs solid 0.15 border lc rgb 'black' "
+				    "lc rgb 'black' title 'dedicated'");
+
+	for (int j = 0; j < s->nm; j++) {
+		snprintf(t, sizeof t, "predicted: %.60s", d->model[s->models[j]]);
+		o += (size_t)snprintf(line + o, sizeof line - o,
+				      ", $m%d using 1:2:3 with boxes fs pattern %d border lc rgb 'black' "
+				      "lc rgb 'black' title %s", j, model_fills[s->models[j]], plot_quote(q, sizeof q, t));
+		if (o >= sizeof line)
+			break;
 	}
-#undef BAR_X
-	return 1;
+	if (s->reps_lo >= 0 && s->reps_lo == s->reps_hi)
+		snprintf(t, sizeof t, "measured, %lld runs (bar: fastest-slowest)", (long long)s->reps_lo);
+	else if (s->reps_lo >= 0)
+		snprintf(t, sizeof t, "measured, %lld-%lld runs (bar: fastest-slowest)",
+			 (long long)s->reps_lo, (long long)s->reps_hi);
+	else
+		snprintf(t, sizeof t, "measured (bar: fastest-slowest)");
+	if (o < sizeof line)
+		o += (size_t)snprintf(line + o, sizeof line - o,
+				      ", $meas using 1:2:3 with boxes fs solid 0.45 border lc rgb 'black' "
+				      "lc rgb 'black' title %s", plot_quote(q, sizeof q, t));
+	/* Empty datablocks are left out of the plot: gnuplot 5.4 crashes drawing labels from a
+	 * block with no valid point. */
+	if (o < sizeof line && s->nwhisk > 0)
+		o += (size_t)snprintf(line + o, sizeof line - o,
+				      ", $whisk using 1:3:(0):($4-$3) with vectors nohead lw 1.5 lc rgb 'black' notitle"
+				      ", $whisk using ($1-%.4f):3:(%.4f):(0) with vectors nohead lw 1.5 lc rgb 'black' notitle"
+				      ", $whisk using ($1-%.4f):4:(%.4f):(0) with vectors nohead lw 1.5 lc rgb 'black' notitle",
+				      width / 4, width / 2, width / 4, width / 2);
+	if (o < sizeof line && s->nerr > 0)
+		o += (size_t)snprintf(line + o, sizeof line - o,
+				      ", $err using 1:2:(sprintf('%%+.1f%%%%', $3)) with labels left rotate by 90 "
+				      "offset 0,0.5 font 'Sans,%d' notitle", s->nseries > 5 ? 7 : 8);
+	if (o < sizeof line && s->nna > 0)
+		o += (size_t)snprintf(line + o, sizeof line - o,
+				      ", $na using 1:2:('n/a') with labels left rotate by 90 offset 0,0.5 "
+				      "font 'Sans,8' notitle");
+	if (o >= sizeof line)
+		return -E_LIMIT;
+	plot_cmd(p, "%s", line);
+	return 0;
+}
+
+int
+acc_page_scenario(const struct acc_data *d, int si, struct plot *p, char *why, size_t cap)
+{
+	struct scen_page page = { 0 }, *s = &page;
+	int rc = 1;
+
+	s->scen = d->scen[si];
+	s->desc = "";
+	s->reps_lo = s->reps_hi = -1;
+	if (page_groups(d, s) == 0) {
+		snprintf(why, cap, "no row for scenario '%.100s'", s->scen);
+		rc = 0;
+	} else if (page_dedicated(d, s, p) == 0) {
+		snprintf(why, cap, "no workload has a dedicated time in scenario '%.100s'", s->scen);
+		rc = 0;
+	} else {
+		page_bars(d, s, p);
+		page_labels(d, s, p);
+		page_frame(d, s, p);
+		if (page_plot(d, s, p) < 0) {
+			snprintf(why, cap, "too many models to draw");
+			rc = -E_LIMIT;
+		}
+	}
+	return rc;
 }
 
 int
