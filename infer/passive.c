@@ -909,6 +909,10 @@ struct build {
 	double *best_path;		/* [nc * nc] best transfer between */
 	int64_t *rtt_local, *rtt_path;	/* least round trips, -1 none */
 	int64_t unplaced;		/* shared tests that fit no resource */
+	int shared_side[M * 2];		/* [nc]: 1 the network beyond a shared bottleneck */
+	int *net_idx;			/* [nc]: the graph's index of each local network */
+	int gpar[MAX_GW];		/* gateways grouped into routers (union-find) */
+	int *router_of_gw;		/* [ngw]: the graph's router of a group's root, -1 none */
 };
 
 static void
@@ -1009,37 +1013,31 @@ attr_from_ev(const struct pasv *p, struct ev *v, double best_Bps, int64_t rtt_ns
 		snprintf(note + strlen(note), notelen - strlen(note), "; latency unknown (no round trip seen)");
 }
 
-int
-pasv_build_graph(struct pasv *p, struct graph *g, struct err *e)
+/* The evidence per local network and per path: the shared tests placed, the best transfer
+ * and the least round trip seen inside each network and between each two. */
+static void
+build_evidence(struct build *b)
 {
-	struct build b = { .p = p };
-	int gpar[MAX_GW], nc, rc = 0;
-	int *router_of_gw = NULL, *net_idx = NULL;
-	int shared_side[M * 2];
-	char note[GRAPH_NOTE_MAX], name[GRAPH_NAME_MAX + 1];
+	const struct pasv *p = b->p;
+	int nc = b->nc;
 
-	graph_init_empty(g, 0);
-	if (p->nhost == 0)
-		return err_set(e, E_FORMAT, "no hosts");
-	pasv_analyze(p);
-	nc = b.nc = make_clusters(p);
-	b.local = xcalloc((size_t)nc, sizeof *b.local);
-	b.path = xcalloc((size_t)nc * (size_t)nc, sizeof *b.path);
-	b.hostlim = xcalloc((size_t)p->nhost, sizeof *b.hostlim);
-	b.best_local = xmallocarray((size_t)nc, sizeof *b.best_local);
-	b.best_path = xmallocarray((size_t)nc * (size_t)nc, sizeof *b.best_path);
-	b.rtt_local = xmallocarray((size_t)nc, sizeof *b.rtt_local);
-	b.rtt_path = xmallocarray((size_t)nc * (size_t)nc, sizeof *b.rtt_path);
+	b->local = xcalloc((size_t)nc, sizeof *b->local);
+	b->path = xcalloc((size_t)nc * (size_t)nc, sizeof *b->path);
+	b->hostlim = xcalloc((size_t)p->nhost, sizeof *b->hostlim);
+	b->best_local = xmallocarray((size_t)nc, sizeof *b->best_local);
+	b->best_path = xmallocarray((size_t)nc * (size_t)nc, sizeof *b->best_path);
+	b->rtt_local = xmallocarray((size_t)nc, sizeof *b->rtt_local);
+	b->rtt_path = xmallocarray((size_t)nc * (size_t)nc, sizeof *b->rtt_path);
 	for (int i = 0; i < nc; i++) {
-		b.best_local[i] = -1;
-		b.rtt_local[i] = -1;
+		b->best_local[i] = -1;
+		b->rtt_local[i] = -1;
 	}
 	for (int i = 0; i < nc * nc; i++) {
-		b.best_path[i] = -1;
-		b.rtt_path[i] = -1;
+		b->best_path[i] = -1;
+		b->rtt_path[i] = -1;
 	}
 	for (int i = 0; i < p->npair; i++)
-		place_pair(&b, &p->pairs[i]);
+		place_pair(b, &p->pairs[i]);
 	for (int i = 0; i < p->nflow; i++) {
 		const struct pasv_flow *f = &p->flows[i];
 		int x = p->hosts[f->src].cluster, y = p->hosts[f->dst].cluster;
@@ -1051,13 +1049,13 @@ pasv_build_graph(struct pasv *p, struct graph *g, struct err *e)
 		if (!(t >= 0))
 			continue;
 		if (x == y) {
-			if (t > b.best_local[x])
-				b.best_local[x] = t;
+			if (t > b->best_local[x])
+				b->best_local[x] = t;
 		} else {
 			int k = (x < y ? x : y) * nc + (x < y ? y : x);
 
-			if (t > b.best_path[k])
-				b.best_path[k] = t;
+			if (t > b->best_path[k])
+				b->best_path[k] = t;
 		}
 	}
 	for (int a = 0; a < p->nhost; a++)
@@ -1068,177 +1066,214 @@ pasv_build_graph(struct pasv *p, struct graph *g, struct err *e)
 
 			if (a == c || r <= 0)
 				continue;
-			slot = x == y ? &b.rtt_local[x] :
-					&b.rtt_path[(x < y ? x : y) * nc + (x < y ? y : x)];
+			slot = x == y ? &b->rtt_local[x] :
+					&b->rtt_path[(x < y ? x : y) * nc + (x < y ? y : x)];
 			if (*slot < 0 || r < *slot)
 				*slot = r;
 		}
 
 	/* ENV's view from the root: a bottleneck between two local networks is the shared
 	 * capacity of the one without the root (the root's hosts reach it through it) */
-	for (int i = 0; i < nc; i++)
-		shared_side[i] = 0;
 	for (int x = 0; x < nc; x++)
 		for (int y = x + 1; y < nc; y++)
-			if (ev_shared(&b.path[x * nc + y])) {
+			if (ev_shared(&b->path[x * nc + y])) {
 				int rc_ = p->root >= 0 ? p->hosts[p->root].cluster : -1;
 
-				shared_side[rc_ == x ? y : rc_ == y ? x : y] = 1;
+				b->shared_side[rc_ == x ? y : rc_ == y ? x : y] = 1;
 			}
+}
 
-	/* local networks */
-	net_idx = xmallocarray((size_t)nc, sizeof *net_idx);
-	for (int x = 0; x < nc && rc == 0; x++) {
+/* The local networks, then the hosts on them. Returns 0 or a negative error. */
+static int
+add_nets(struct build *b, struct graph *g, struct err *e)
+{
+	const struct pasv *p = b->p;
+	char note[GRAPH_NOTE_MAX], name[GRAPH_NAME_MAX + 1];
+	int rc = 0;
+
+	b->net_idx = xmallocarray((size_t)b->nc, sizeof *b->net_idx);
+	for (int x = 0; x < b->nc && rc == 0; x++) {
 		struct graph_attr a;
-		struct ev *use = &b.local[x];
-		char hosts[400] = "";
-		double best = b.best_local[x];
+		struct ev *use = &b->local[x];
+		char hosts[400] = "", what[600];
+		double best = b->best_local[x];
 
 		for (int h = 0, off = 0; h < p->nhost; h++)
 			if (p->hosts[h].cluster == x && off >= 0 && (size_t)off < sizeof hosts)
 				off += snprintf(hosts + off, sizeof hosts - (size_t)off, "%s%s",
 						off ? ", " : "", p->hosts[h].name);
-		if (shared_side[x]) {
-			for (int y = 0; y < nc; y++) {
-				int k = (x < y ? x : y) * nc + (x < y ? y : x);
+		if (b->shared_side[x]) {
+			for (int y = 0; y < b->nc; y++) {
+				int k = (x < y ? x : y) * b->nc + (x < y ? y : x);
 
-				if (y != x && ev_shared(&b.path[k])) {
-					use = &b.path[k];
-					best = b.best_path[k];
+				if (y != x && ev_shared(&b->path[k])) {
+					use = &b->path[k];
+					best = b->best_path[k];
 					break;
 				}
 			}
 		}
-		{
-			char what[600];
-
-			snprintf(what, sizeof what, shared_side[x] ? "(%s reach the rest through it)" :
-				 "among its hosts (%s)", hosts);
-			attr_from_ev(p, use, best, b.rtt_local[x], 1, what, &a, note, sizeof note);
-		}
+		snprintf(what, sizeof what, b->shared_side[x] ? "(%s reach the rest through it)" :
+			 "among its hosts (%s)", hosts);
+		attr_from_ev(p, use, best, b->rtt_local[x], 1, what, &a, note, sizeof note);
 		a.note = note;
 		snprintf(name, sizeof name, "lan%d", x + 1);
 		rc = graph_add_net(g, name, &a, e);
-		net_idx[x] = rc;
+		b->net_idx[x] = rc;
 		if (rc >= 0)
 			rc = 0;
 	}
 	for (int h = 0; h < p->nhost && rc == 0; h++) {
-		char *hn = host_note(&b, h);
+		char *hn = host_note(b, h);
 
-		rc = graph_add_host(g, p->hosts[h].name, net_idx[p->hosts[h].cluster], NAN, NAN, hn, e);
+		rc = graph_add_host(g, p->hosts[h].name, b->net_idx[p->hosts[h].cluster], NAN, NAN, hn, e);
 		free(hn);
 		if (rc >= 0)
 			rc = 0;
 	}
+	return rc;
+}
 
-	/* routers: gateway MACs seen at the two ends of a one-hop path are one router */
+/* Routers: gateway MACs seen at the two ends of a one-hop path are one router. Groups the
+ * gateways; the routers themselves are added when a path first goes through them. */
+static void
+group_gateways(struct build *b)
+{
+	const struct pasv *p = b->p;
+
 	for (int i = 0; i < p->ngw; i++)
-		gpar[i] = i;
+		b->gpar[i] = i;
 	for (int a = 0; a < p->nhost; a++)
 		for (int c = 0; c < p->nhost; c++) {
 			int g1 = p->gw[a * M + c], g2 = p->gw[c * M + a];
 
 			if (g1 >= 0 && g2 >= 0 && (p->hops[a * M + c] == 1 || p->hops[c * M + a] == 1))
-				uf_union(gpar, g1, g2);
+				uf_union(b->gpar, g1, g2);
 		}
-	router_of_gw = xmallocarray((size_t)(p->ngw ? p->ngw : 1), sizeof *router_of_gw);
+	b->router_of_gw = xmallocarray((size_t)(p->ngw ? p->ngw : 1), sizeof *b->router_of_gw);
 	for (int i = 0; i < p->ngw; i++)
-		router_of_gw[i] = -1;
+		b->router_of_gw[i] = -1;
+}
 
-	/* links between local networks that exchanged frames */
-	for (int x = 0; x < nc && rc == 0; x++)
-		for (int y = x + 1; y < nc && rc == 0; y++) {
-			int k = x * nc + y, gwi = -1, hops = -1, rcl, sx, sy;
-			bool seen = false;
-			struct graph_attr a;
-			struct graph_end ex = { GRAPH_END_NET, net_idx[x] }, ey = { GRAPH_END_NET, net_idx[y] };
-			char what[200];
+/* The router of gateway gwi's group, added on first use. Returns its index or a negative
+ * error. */
+static int
+path_router(struct build *b, struct graph *g, int gwi, int hops, struct err *e)
+{
+	const struct pasv *p = b->p;
+	int root_gw = uf_find(b->gpar, gwi), r = b->router_of_gw[root_gw];
+	char macs[300] = "", note[GRAPH_NOTE_MAX], name[GRAPH_NAME_MAX + 1];
 
-			for (int h1 = 0; h1 < p->nhost; h1++)
-				for (int h2 = 0; h2 < p->nhost; h2++) {
-					if (p->hosts[h1].cluster != x || p->hosts[h2].cluster != y)
-						continue;
-					if (p->via_gw[h1 * M + h2] || p->via_gw[h2 * M + h1] ||
-					    p->hops[h1 * M + h2] >= 0 || p->hops[h2 * M + h1] >= 0)
-						seen = true;
-					if (gwi < 0 && p->gw[h2 * M + h1] >= 0)
-						gwi = p->gw[h2 * M + h1];
-					if (gwi < 0 && p->gw[h1 * M + h2] >= 0)
-						gwi = p->gw[h1 * M + h2];
-					if (p->hops[h1 * M + h2] >= 0 && (hops < 0 || p->hops[h1 * M + h2] < hops))
-						hops = p->hops[h1 * M + h2];
-				}
-			if (!seen && b.best_path[k] < 0)
+	if (r >= 0)
+		return r;
+	for (int i = 0, off = 0; i < p->ngw; i++)
+		if (uf_find(b->gpar, i) == root_gw && off >= 0 && (size_t)off < sizeof macs)
+			off += snprintf(macs + off, sizeof macs - (size_t)off,
+					"%s%02x:%02x:%02x:%02x:%02x:%02x",
+					off ? ", " : "", p->gw_mac[i][0], p->gw_mac[i][1], p->gw_mac[i][2],
+					p->gw_mac[i][3], p->gw_mac[i][4], p->gw_mac[i][5]);
+	snprintf(name, sizeof name, "router%d", g->nrouter + 1);
+	snprintf(note, sizeof note, "gateway MACs %s; %d hop(s) by TTL", macs, hops);
+	r = graph_add_router(g, name, note, e);
+	if (r >= 0)
+		b->router_of_gw[root_gw] = r;
+	return r;
+}
+
+/* The link(s) between local networks x < y if they exchanged frames: one to the router of
+ * their gateway from each side when a gateway was seen, else one link between them. Returns
+ * 0 or a negative error. */
+static int
+add_path(struct build *b, struct graph *g, int x, int y, struct err *e)
+{
+	const struct pasv *p = b->p;
+	int k = x * b->nc + y, gwi = -1, hops = -1, sx, sy, r;
+	bool seen = false;
+	struct graph_attr a;
+	struct graph_end ex = { GRAPH_END_NET, b->net_idx[x] }, ey = { GRAPH_END_NET, b->net_idx[y] };
+	char what[200], note[GRAPH_NOTE_MAX], name[GRAPH_NAME_MAX + 1];
+
+	for (int h1 = 0; h1 < p->nhost; h1++)
+		for (int h2 = 0; h2 < p->nhost; h2++) {
+			if (p->hosts[h1].cluster != x || p->hosts[h2].cluster != y)
 				continue;
-			sx = shared_side[x] && ev_shared(&b.path[k]);
-			sy = !sx && ev_shared(&b.path[k]);
-			if (gwi >= 0) {
-				int root_gw = uf_find(gpar, gwi), r = router_of_gw[root_gw];
-
-				if (r < 0) {
-					char macs[300] = "";
-
-					for (int i = 0, off = 0; i < p->ngw; i++)
-						if (uf_find(gpar, i) == root_gw && off >= 0 && (size_t)off < sizeof macs)
-							off += snprintf(macs + off, sizeof macs - (size_t)off,
-									"%s%02x:%02x:%02x:%02x:%02x:%02x",
-									off ? ", " : "", p->gw_mac[i][0],
-									p->gw_mac[i][1], p->gw_mac[i][2],
-									p->gw_mac[i][3], p->gw_mac[i][4],
-									p->gw_mac[i][5]);
-					snprintf(name, sizeof name, "router%d", g->nrouter + 1);
-					snprintf(note, sizeof note, "gateway MACs %s; %d hop(s) by TTL", macs, hops);
-					r = graph_add_router(g, name, note, e);
-					if (r < 0) {
-						rc = r;
-						break;
-					}
-					router_of_gw[root_gw] = r;
-				}
-				for (int side = 0; side < 2 && rc == 0; side++) {
-					int cl = side == 0 ? x : y;
-					bool holds = side == 0 ? sx : sy;
-					struct graph_end en = side == 0 ? ex : ey;
-					struct graph_end er = { GRAPH_END_ROUTER, r };
-					struct ev none = { 0 };
-
-					snprintf(name, sizeof name, "lan%d--router%d", cl + 1, r + 1);
-					if (graph_find_link(g, name) >= 0)
-						continue;
-					if (holds || !ev_shared(&b.path[k])) {
-						snprintf(what, sizeof what, "on the path lan%d--lan%d", x + 1, y + 1);
-						attr_from_ev(p, &b.path[k], b.best_path[k], b.rtt_path[k], 2, what,
-							     &a, note, sizeof note);
-						if (strlen(note) + 60 < sizeof note)
-							snprintf(note + strlen(note), sizeof note - strlen(note),
-								 "; latency: half the path's one-way latency");
-					} else {
-						attr_from_ev(p, &none, -1, b.rtt_path[k], 2, "", &a, note, sizeof note);
-						snprintf(note, sizeof note,
-							 "untested: every transfer across also crossed the shared "
-							 "bottleneck beside lan%d, so this link's own capacity is at "
-							 "least that; latency: half the path's one-way latency",
-							 (sx ? x : y) + 1);
-					}
-					a.note = note;
-					rcl = graph_add_link(g, name, en, er, &a, e);
-					if (rcl < 0)
-						rc = rcl;
-				}
-			} else {
-				snprintf(name, sizeof name, "lan%d--lan%d", x + 1, y + 1);
-				snprintf(what, sizeof what, "between lan%d and lan%d (%d hops)", x + 1, y + 1, hops);
-				attr_from_ev(p, &b.path[k], b.best_path[k], b.rtt_path[k], 1, what, &a, note,
-					     sizeof note);
-				a.note = note;
-				rcl = graph_add_link(g, name, ex, ey, &a, e);
-				if (rcl < 0)
-					rc = rcl;
-			}
+			if (p->via_gw[h1 * M + h2] || p->via_gw[h2 * M + h1] ||
+			    p->hops[h1 * M + h2] >= 0 || p->hops[h2 * M + h1] >= 0)
+				seen = true;
+			if (gwi < 0 && p->gw[h2 * M + h1] >= 0)
+				gwi = p->gw[h2 * M + h1];
+			if (gwi < 0 && p->gw[h1 * M + h2] >= 0)
+				gwi = p->gw[h1 * M + h2];
+			if (p->hops[h1 * M + h2] >= 0 && (hops < 0 || p->hops[h1 * M + h2] < hops))
+				hops = p->hops[h1 * M + h2];
 		}
-	free(router_of_gw);
-	free(net_idx);
+	if (!seen && b->best_path[k] < 0)
+		return 0;
+	if (gwi < 0) {
+		snprintf(name, sizeof name, "lan%d--lan%d", x + 1, y + 1);
+		snprintf(what, sizeof what, "between lan%d and lan%d (%d hops)", x + 1, y + 1, hops);
+		attr_from_ev(p, &b->path[k], b->best_path[k], b->rtt_path[k], 1, what, &a, note, sizeof note);
+		a.note = note;
+		r = graph_add_link(g, name, ex, ey, &a, e);
+		return r < 0 ? r : 0;
+	}
+	sx = b->shared_side[x] && ev_shared(&b->path[k]);
+	sy = !sx && ev_shared(&b->path[k]);
+	r = path_router(b, g, gwi, hops, e);
+	if (r < 0)
+		return r;
+	for (int side = 0; side < 2; side++) {
+		int cl = side == 0 ? x : y, rcl;
+		bool holds = side == 0 ? sx : sy;
+		struct graph_end en = side == 0 ? ex : ey;
+		struct graph_end er = { GRAPH_END_ROUTER, r };
+		struct ev none = { 0 };
+
+		snprintf(name, sizeof name, "lan%d--router%d", cl + 1, r + 1);
+		if (graph_find_link(g, name) >= 0)
+			continue;
+		if (holds || !ev_shared(&b->path[k])) {
+			snprintf(what, sizeof what, "on the path lan%d--lan%d", x + 1, y + 1);
+			attr_from_ev(p, &b->path[k], b->best_path[k], b->rtt_path[k], 2, what, &a, note,
+				     sizeof note);
+			if (strlen(note) + 60 < sizeof note)
+				snprintf(note + strlen(note), sizeof note - strlen(note),
+					 "; latency: half the path's one-way latency");
+		} else {
+			attr_from_ev(p, &none, -1, b->rtt_path[k], 2, "", &a, note, sizeof note);
+			snprintf(note, sizeof note,
+				 "untested: every transfer across also crossed the shared bottleneck beside "
+				 "lan%d, so this link's own capacity is at least that; latency: half the "
+				 "path's one-way latency", (sx ? x : y) + 1);
+		}
+		a.note = note;
+		rcl = graph_add_link(g, name, en, er, &a, e);
+		if (rcl < 0)
+			return rcl;
+	}
+	return 0;
+}
+
+int
+pasv_build_graph(struct pasv *p, struct graph *g, struct err *e)
+{
+	struct build b = { .p = p };
+	int rc;
+
+	graph_init_empty(g, 0);
+	if (p->nhost == 0)
+		return err_set(e, E_FORMAT, "no hosts");
+	pasv_analyze(p);
+	b.nc = make_clusters(p);
+	build_evidence(&b);
+	rc = add_nets(&b, g, e);
+	group_gateways(&b);
+	/* links between local networks that exchanged frames */
+	for (int x = 0; x < b.nc && rc == 0; x++)
+		for (int y = x + 1; y < b.nc && rc == 0; y++)
+			rc = add_path(&b, g, x, y, e);
+	free(b.router_of_gw);
+	free(b.net_idx);
 	free(b.local);
 	free(b.path);
 	free(b.hostlim);
