@@ -345,22 +345,17 @@ add_kept(struct check_report *r, const struct runmeta *m)
 	add_i64(&r->kernel_cut_mismatch, m, "kernel_cut_mismatch");
 }
 
-int
-check_run(const char *run, struct check_report *r, struct err *e)
+/* RUN/meta/run.tsv: the number of ranks (counted from the rank files when it does not say)
+ * and whether a capture was asked for. */
+static int64_t
+check_run_file(struct check_report *r, const char *run, bool *capture_on)
 {
 	struct runmeta run_meta;
-	char *path;
-	char **hosts = NULL;	/* distinct hosts of the ranks */
-	size_t nhosts = 0, hosts_cap = 0;
+	char *path = xasprintf("%s/meta/run.tsv", run);
 	int64_t nranks = -1;
-	bool capture_on = true;
 	struct err pe;
-	struct rankmap *rm;
+	const char *cap;
 
-	memset(r, 0, sizeof *r);
-	if (access(run, R_OK | X_OK) != 0)
-		return err_sys(e, E_IO, "cannot read the run directory '%s'", run);
-	path = xasprintf("%s/meta/run.tsv", run);
 	r->files++;
 	if (access(path, F_OK) != 0) {
 		problem(r, "missing '%s'", path);
@@ -374,135 +369,183 @@ check_run(const char *run, struct check_report *r, struct err *e)
 		nranks = count_rank_files(path);
 		free(path);
 	}
-	{
-		const char *cap = runmeta_get(&run_meta, "capture");
-
-		capture_on = cap == NULL || strcmp(cap, "off") != 0;
-	}
+	cap = runmeta_get(&run_meta, "capture");
+	*capture_on = cap == NULL || strcmp(cap, "off") != 0;
 	runmeta_release(&run_meta);
 	if (nranks <= 0)
 		problem(r, "no rank files in '%s/meta'", run);
-	r->nranks = (int)nranks;
-	/* parse's checks of the meta and sockets files, word for word */
-	rm = rankmap_new();
+	return nranks;
+}
+
+/* parse's checks of the meta and sockets files, word for word. Returns the rank map. */
+static struct rankmap *
+check_rankmap(struct check_report *r, const char *run)
+{
+	struct rankmap *rm = rankmap_new();
+	const char *const *pm;
+	struct err pe;
+	size_t np;
+
 	if (rankmap_load_run(rm, run, &pe) < 0)
 		problem(r, "%s", pe.msg);
-	{
-		const char *const *pm;
-		size_t np = rankmap_problems(rm, &pm);
+	np = rankmap_problems(rm, &pm);
+	for (size_t i = 0; i < np; i++)
+		problem(r, "%s", pm[i]);
+	if (rankmap_first_bad_socket(rm) != NULL)
+		problem(r, "%llu bad rows in '%s/sockets' (first: %s)",
+			(unsigned long long)rankmap_stats(rm)->bad_rows, run, rankmap_first_bad_socket(rm));
+	return rm;
+}
 
-		for (size_t i = 0; i < np; i++)
-			problem(r, "%s", pm[i]);
-		if (rankmap_first_bad_socket(rm) != NULL)
-			problem(r, "%llu bad rows in '%s/sockets' (first: %s)",
-				(unsigned long long)rankmap_stats(rm)->bad_rows, run,
-				rankmap_first_bad_socket(rm));
+/* A host's name once in hosts[] (at most MAX_HOSTS). */
+static void
+add_host(const char *safe, char ***hosts, size_t *nhosts, size_t *cap)
+{
+	for (size_t i = 0; i < *nhosts; i++)
+		if (strcmp((*hosts)[i], safe) == 0)
+			return;
+	if (*nhosts < MAX_HOSTS) {
+		*hosts = xgrow(*hosts, cap, *nhosts + 1, sizeof **hosts);
+		(*hosts)[(*nhosts)++] = xstrdup(safe);
 	}
-	for (int64_t rank = 0; rank < nranks; rank++) {
-		struct runmeta m;
-		const char *host, *how;
-		static const char *const need[] = { "rank", "local_rank", "host", "agent_pid",
-			"app_pid", "start_real_ns", "start_mono_ns", "clk_tck", "interval_ns",
-			"how_ended", NULL };
+}
 
-		path = xasprintf("%s/meta/rank-%lld.tsv", run, (long long)rank);
-		r->files++;
-		if (access(path, F_OK) != 0) {
-			problem(r, "missing '%s'", path);
-			free(path);
-			continue;
-		}
-		if (runmeta_read(&m, path, &pe) < 0) {
-			problem(r, "%s", pe.msg);
-			runmeta_release(&m);
-			free(path);
-			continue;
-		}
-		for (int i = 0; need[i]; i++)
-			if (runmeta_get(&m, need[i]) == NULL)
-				problem(r, "'%s' has no key '%s'", path, need[i]);
-		how = runmeta_get(&m, "how_ended");
-		if (how != NULL && strcmp(how, "running") == 0)
-			problem(r, "rank %lld: its agent did not finish (killed?); files end at their last flush",
-				(long long)rank);
-		else if (how != NULL && strcmp(how, "not-started") == 0)
-			problem(r, "rank %lld: the application did not start: %s", (long long)rank,
-				runmeta_get(&m, "error") ? runmeta_get(&m, "error") : "?");
-		if (runmeta_get(&m, "write_error") && strcmp(runmeta_get(&m, "write_error"), "-") != 0)
-			problem(r, "rank %lld: write error: %s", (long long)rank, runmeta_get(&m, "write_error"));
-		add_cost(r, &m);
-		host = runmeta_get(&m, "host");
-		if (host != NULL) {
-			char safe[256];
-			bool have = false;
+/* One rank: its meta file (the keys parse needs, how it ended, its cost), its samples and
+ * its sockets. Its host goes into hosts[]. */
+static void
+check_rank(struct check_report *r, struct rankmap *rm, const char *run, int64_t rank, char ***hosts,
+	   size_t *nhosts, size_t *hosts_cap)
+{
+	static const char *const need[] = { "rank", "local_rank", "host", "agent_pid", "app_pid",
+		"start_real_ns", "start_mono_ns", "clk_tck", "interval_ns", "how_ended", NULL };
+	static const char *const strs[] = { "local_ip", "remote_ip", "state", NULL };
+	char *path = xasprintf("%s/meta/rank-%lld.tsv", run, (long long)rank);
+	struct runmeta m;
+	const char *host, *how;
+	struct err pe;
 
-			runmeta_safe_name(host, safe, sizeof safe);
-			if (strcmp(safe, host) != 0)
-				problem(r, "'%s': host '%s' is not a safe file name", path, host);
-			for (size_t i = 0; i < nhosts; i++)
-				have = have || strcmp(hosts[i], safe) == 0;
-			if (!have && nhosts < MAX_HOSTS) {
-				hosts = xgrow(hosts, &hosts_cap, nhosts + 1, sizeof *hosts);
-				hosts[nhosts++] = xstrdup(safe);
-			}
-		}
+	r->files++;
+	if (access(path, F_OK) != 0) {
+		problem(r, "missing '%s'", path);
+		free(path);
+		return;
+	}
+	if (runmeta_read(&m, path, &pe) < 0) {
+		problem(r, "%s", pe.msg);
 		runmeta_release(&m);
 		free(path);
-		path = xasprintf("%s/samples/rank-%lld.tsv.gz", run, (long long)rank);
-		check_samples(r, rm, (int32_t)rank, path);
-		free(path);
-		{
-			static const char *const strs[] = { "local_ip", "remote_ip", "state", NULL };
-
-			path = xasprintf("%s/sockets/rank-%lld.tsv", run, (long long)rank);
-			check_tsv(r, path, "sockets", sockmap_cols, strs, NULL);
-			free(path);
-		}
+		return;
 	}
+	for (int i = 0; need[i]; i++)
+		if (runmeta_get(&m, need[i]) == NULL)
+			problem(r, "'%s' has no key '%s'", path, need[i]);
+	how = runmeta_get(&m, "how_ended");
+	if (how != NULL && strcmp(how, "running") == 0)
+		problem(r, "rank %lld: its agent did not finish (killed?); files end at their last flush",
+			(long long)rank);
+	else if (how != NULL && strcmp(how, "not-started") == 0)
+		problem(r, "rank %lld: the application did not start: %s", (long long)rank,
+			runmeta_get(&m, "error") ? runmeta_get(&m, "error") : "?");
+	if (runmeta_get(&m, "write_error") && strcmp(runmeta_get(&m, "write_error"), "-") != 0)
+		problem(r, "rank %lld: write error: %s", (long long)rank, runmeta_get(&m, "write_error"));
+	add_cost(r, &m);
+	host = runmeta_get(&m, "host");
+	if (host != NULL) {
+		char safe[256];
+
+		runmeta_safe_name(host, safe, sizeof safe);
+		if (strcmp(safe, host) != 0)
+			problem(r, "'%s': host '%s' is not a safe file name", path, host);
+		add_host(safe, hosts, nhosts, hosts_cap);
+	}
+	runmeta_release(&m);
+	free(path);
+	path = xasprintf("%s/samples/rank-%lld.tsv.gz", run, (long long)rank);
+	check_samples(r, rm, (int32_t)rank, path);
+	free(path);
+	path = xasprintf("%s/sockets/rank-%lld.tsv", run, (long long)rank);
+	check_tsv(r, path, "sockets", sockmap_cols, strs, NULL);
+	free(path);
+}
+
+/* A node's capture, as its node file names it: readable, what it kept, kernel drops. */
+static void
+check_capture(struct check_report *r, const char *run, const char *host, const char *path,
+	      const struct runmeta *m, bool capture_on)
+{
+	const char *cap = runmeta_get(m, "capture");
+	const char *st = runmeta_get(m, "capture_status");
+	int64_t drop = 0;
+	struct err pe;
+
+	if (capture_on && (cap == NULL || strcmp(cap, "-") == 0)) {
+		problem(r, "node '%s': no capture (%s)", host, st ? st : "no status");
+		return;
+	}
+	if (cap == NULL || strcmp(cap, "-") == 0)
+		return;
+	if (strchr(cap, '/') != NULL || strcmp(cap, "..") == 0) {
+		problem(r, "'%s': bad capture name '%s'", path, cap);
+	} else {
+		char *cpath = xasprintf("%s/capture/%s", run, cap);
+		long pk = 0;
+
+		r->files++;
+		if (check_pcap(cpath, &pk, &pe) < 0)
+			problem(r, "%s", pe.msg);
+		r->packets += pk;
+		free(cpath);
+	}
+	add_kept(r, m);
+	if (runmeta_get_i64(m, "pcap_drop", &drop) == 0 && drop > 0)
+		problem(r, "node '%s': the kernel dropped %lld packets", host, (long long)drop);
+}
+
+/* One node: its node file, its capture and its load samples. */
+static void
+check_node(struct check_report *r, const char *run, const char *host, bool capture_on)
+{
+	static const char *const strs[] = { "load1", "load5", "load15", NULL };
+	char *path = xasprintf("%s/meta/node-%s.tsv", run, host);
+	struct runmeta m;
+	struct err pe;
+
+	r->files++;
+	if (access(path, F_OK) != 0) {
+		problem(r, "missing '%s'", path);
+	} else if (runmeta_read(&m, path, &pe) < 0) {
+		problem(r, "%s", pe.msg);
+		runmeta_release(&m);
+	} else {
+		check_capture(r, run, host, path, &m, capture_on);
+		runmeta_release(&m);
+	}
+	free(path);
+	path = xasprintf("%s/samples/node-%s.tsv.gz", run, host);
+	check_tsv(r, path, "nodeload", sampler_node_cols, strs, NULL);
+	free(path);
+}
+
+int
+check_run(const char *run, struct check_report *r, struct err *e)
+{
+	char **hosts = NULL;	/* distinct hosts of the ranks */
+	size_t nhosts = 0, hosts_cap = 0;
+	int64_t nranks;
+	bool capture_on = true;
+	struct rankmap *rm;
+
+	memset(r, 0, sizeof *r);
+	if (access(run, R_OK | X_OK) != 0)
+		return err_sys(e, E_IO, "cannot read the run directory '%s'", run);
+	nranks = check_run_file(r, run, &capture_on);
+	r->nranks = (int)nranks;
+	rm = check_rankmap(r, run);
+	for (int64_t rank = 0; rank < nranks; rank++)
+		check_rank(r, rm, run, rank, &hosts, &nhosts, &hosts_cap);
 	r->nnodes = (int)nhosts;
 	for (size_t i = 0; i < nhosts; i++) {
-		struct runmeta m;
-		static const char *const strs[] = { "load1", "load5", "load15", NULL };
-
-		path = xasprintf("%s/meta/node-%s.tsv", run, hosts[i]);
-		r->files++;
-		if (access(path, F_OK) != 0) {
-			problem(r, "missing '%s'", path);
-		} else if (runmeta_read(&m, path, &pe) < 0) {
-			problem(r, "%s", pe.msg);
-			runmeta_release(&m);
-		} else {
-			const char *cap = runmeta_get(&m, "capture");
-			const char *st = runmeta_get(&m, "capture_status");
-			int64_t drop = 0;
-
-			if (capture_on && (cap == NULL || strcmp(cap, "-") == 0)) {
-				problem(r, "node '%s': no capture (%s)", hosts[i], st ? st : "no status");
-			} else if (cap != NULL && strcmp(cap, "-") != 0) {
-				char *cpath;
-				long pk = 0;
-
-				if (strchr(cap, '/') != NULL || strcmp(cap, "..") == 0) {
-					problem(r, "'%s': bad capture name '%s'", path, cap);
-				} else {
-					cpath = xasprintf("%s/capture/%s", run, cap);
-					r->files++;
-					if (check_pcap(cpath, &pk, &pe) < 0)
-						problem(r, "%s", pe.msg);
-					r->packets += pk;
-					free(cpath);
-				}
-				add_kept(r, &m);
-				if (runmeta_get_i64(&m, "pcap_drop", &drop) == 0 && drop > 0)
-					problem(r, "node '%s': the kernel dropped %lld packets", hosts[i],
-						(long long)drop);
-			}
-			runmeta_release(&m);
-		}
-		free(path);
-		path = xasprintf("%s/samples/node-%s.tsv.gz", run, hosts[i]);
-		check_tsv(r, path, "nodeload", sampler_node_cols, strs, NULL);
-		free(path);
+		check_node(r, run, hosts[i], capture_on);
 		free(hosts[i]);
 	}
 	free(hosts);
