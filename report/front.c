@@ -158,58 +158,55 @@ observation_lines(struct front *f, const struct rep_run *r)
 	}
 }
 
-int
-page_front(const struct page_ctx *c, struct plot *p, const int *included, const char *const *why,
-	   char *err_why, size_t err_cap)
+/* The numbers below rest on damaged or missing input: say so first, in a box. */
+static void
+front_warning(struct front *f, const struct rep_run *r)
 {
-	const struct rep_run *r = c->run;
-	struct front f = { p, 0.86, 0.026 };
+	struct plot *p = f->p;
 	char v[1024], q[PLOT_Q_MAX];
+	double top, bottom;
+
+	if (!(r->partial || r->warn_total > 0))
+		return;
+	top = f->y + 0.01;
+	f->y -= f->dy * 0.4;
+	snprintf(v, sizeof v, "Warning: this run's profile is %s: parse gave %ld warning%s",
+		 r->partial ? "partial" : "from damaged input", r->warn_total,
+		 r->warn_total == 1 ? "" : "s");
+	plot_cmd(p, "set label %s at screen 0.06,%.4f left font 'Sans Bold,11' tc rgb '#a01010'",
+		 plot_quote(q, sizeof q, v), f->y);
+	f->y -= f->dy * 1.1;
+	for (int i = 0; i < r->nwarn; i++)
+		line(f, 0.06, i == 0 ? "what parse found" : "", r->warn[i]);
+	if (r->warn_total > r->nwarn) {
+		snprintf(v, sizeof v, "%ld more in profile/warnings.tsv", r->warn_total - r->nwarn);
+		line(f, 0.06, "", v);
+	}
+	bottom = f->y + f->dy * 0.4;
+	plot_cmd(p, "set object 1 rectangle from screen 0.04,%.4f to screen 0.96,%.4f behind "
+		 "fillcolor rgb '#fde8e6' fillstyle solid 1.0 border lc rgb '#a01010' lw 1.5",
+		 bottom, top);
+	f->y -= f->dy * 0.3;
+}
+
+/* The run: where, what, on which hosts, when, how long, with which versions. */
+static void
+front_run(struct front *f, const struct rep_run *r)
+{
+	char v[1024];
 	int64_t start = r->start_real_ns, end = r->end_real_ns;
 
-	(void)err_why;
-	(void)err_cap;
-	snprintf(v, sizeof v, "contend report: %.200s", r->name);
-	plot_cmd(p, "set label %s at screen 0.05,0.93 left font 'Sans Bold,16'", plot_quote(q, sizeof q, v));
-	plot_cmd(p, "unset border");
-	plot_cmd(p, "unset tics");
-	plot_cmd(p, "unset key");
-
-	if (r->partial || r->warn_total > 0) {
-		/* The numbers below rest on damaged or missing input: say so first, in a box. */
-		double top = f.y + 0.01, bottom;
-
-		f.y -= f.dy * 0.4;
-		snprintf(v, sizeof v, "Warning: this run's profile is %s: parse gave %ld warning%s",
-			 r->partial ? "partial" : "from damaged input", r->warn_total,
-			 r->warn_total == 1 ? "" : "s");
-		plot_cmd(p, "set label %s at screen 0.06,%.4f left font 'Sans Bold,11' tc rgb '#a01010'",
-			 plot_quote(q, sizeof q, v), f.y);
-		f.y -= f.dy * 1.1;
-		for (int i = 0; i < r->nwarn; i++)
-			line(&f, 0.06, i == 0 ? "what parse found" : "", r->warn[i]);
-		if (r->warn_total > r->nwarn) {
-			snprintf(v, sizeof v, "%ld more in profile/warnings.tsv", r->warn_total - r->nwarn);
-			line(&f, 0.06, "", v);
-		}
-		bottom = f.y + f.dy * 0.4;
-		plot_cmd(p, "set object 1 rectangle from screen 0.04,%.4f to screen 0.96,%.4f behind "
-			 "fillcolor rgb '#fde8e6' fillstyle solid 1.0 border lc rgb '#a01010' lw 1.5",
-			 bottom, top);
-		f.y -= f.dy * 0.3;
-	}
-
-	heading(&f, "Run");
-	line(&f, 0.05, "directory", r->dir);
-	line(&f, 0.05, "command", kv(r, "command"));
-	line(&f, 0.05, "launcher", kv(r, "launcher"));
+	heading(f, "Run");
+	line(f, 0.05, "directory", r->dir);
+	line(f, 0.05, "command", kv(r, "command"));
+	line(f, 0.05, "launcher", kv(r, "launcher"));
 	hosts_line(r, v, sizeof v);
 	{
 		char t[1100];
 
 		snprintf(t, sizeof t, "%d ranks on %d hosts%s%.900s%s", rep_nranks(r),
 			 r->have_prof ? prof_nhosts(&r->prof) : r->nnodes, v[0] ? " (" : "", v, v[0] ? ")" : "");
-		line(&f, 0.05, "ranks and hosts", t);
+		line(f, 0.05, "ranks and hosts", t);
 	}
 	if (start <= 0) {
 		const char *s = rep_kv_get(r->run_kv, r->nrun_kv, "start_real_ns");
@@ -219,29 +216,36 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 	if (start <= 0)
 		start = r->t0_ns;
 	fmt_time(v, sizeof v, start);
-	line(&f, 0.05, "date", v);
+	line(f, 0.05, "date", v);
 	if (end > start && start > 0)
 		snprintf(v, sizeof v, "%.3f s (first agent start to last agent end)", (double)(end - start) / 1e9);
 	else if (r->t1_ns > r->t0_ns)
 		snprintf(v, sizeof v, "%.3f s (first to last event in the profile)", (double)(r->t1_ns - r->t0_ns) / 1e9);
 	else
 		snprintf(v, sizeof v, "unknown");
-	line(&f, 0.05, "job duration", v);
+	line(f, 0.05, "job duration", v);
 	if (r->have_prof && prof_dedicated_ns(&r->prof) > 0) {
 		/* the time predict calls dedicated: say it is another measure than the above */
 		snprintf(v, sizeof v, "%.3f s (the longest rank's, from its CPU samples; predict's "
 			 "dedicated time)", (double)prof_dedicated_ns(&r->prof) / 1e9);
-		line(&f, 0.05, "run time", v);
+		line(f, 0.05, "run time", v);
 	}
 	snprintf(v, sizeof v, "contend %.40s (recorded with %.40s), kernel %.80s, MPI %.60s", CONTEND_VERSION,
 		 kv(r, "contend_version"), kv(r, "kernel"), kv(r, "mpi"));
-	line(&f, 0.05, "versions", v);
+	line(f, 0.05, "versions", v);
 	if (!r->have_meta)
-		line(&f, 0.05, "meta", "meta/run.tsv is missing: run facts unknown");
+		line(f, 0.05, "meta", "meta/run.tsv is missing: run facts unknown");
+}
 
-	heading(&f, "Capture and parse");
+/* What the capture kept and lost and what parse read, damaged or capped. */
+static void
+front_capture(struct front *f, const struct rep_run *r)
+{
+	char v[1024];
+
+	heading(f, "Capture and parse");
 	if (r->nnodes == 0)
-		line(&f, 0.05, "capture drops", "unknown (no meta/node-HOST.tsv)");
+		line(f, 0.05, "capture drops", "unknown (no meta/node-HOST.tsv)");
 	for (int i = 0; i < r->nnodes && i < 6; i++) {
 		const struct rep_node *n = &r->nodes[i];
 		char k[160];
@@ -249,17 +253,17 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 		snprintf(k, sizeof k, "drops on %.60s", n->host);
 		snprintf(v, sizeof v, "%" PRId64 " dropped by the kernel, %" PRId64 " by the interface, of %" PRId64 " received",
 			 n->pcap_drop, n->pcap_ifdrop, n->pcap_recv);
-		line(&f, 0.05, k, v);
+		line(f, 0.05, k, v);
 	}
 	if (r->nnodes > 6) {
 		snprintf(v, sizeof v, "%d more nodes in meta/", r->nnodes - 6);
-		line(&f, 0.05, "", v);
+		line(f, 0.05, "", v);
 	}
-	observation_lines(&f, r);
+	observation_lines(f, r);
 	if (r->have_stats) {
 		const char *cov = rep_kv_get(r->stats, r->nstats, "coverage_note");
 
-		line(&f, 0.05, "coverage", cov ? cov : "not in profile/stats.tsv (parsed by an older contend)");
+		line(f, 0.05, "coverage", cov ? cov : "not in profile/stats.tsv (parsed by an older contend)");
 	}
 	if (r->have_stats && rep_kv_get(r->stats, r->nstats, "tail_hung") != NULL) {
 		/* a rank killed long after the run's last message (docs/parse.md, "A hung end") */
@@ -269,7 +273,7 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 			 "exec time %s", rep_kv_get(r->stats, r->nstats, "tail_hung"),
 			 cut != NULL && strcmp(cut, "0") != 0 ? "cut at that message" :
 			 "kept (parse --keep-tail)");
-		line(&f, 0.05, "hung end", v);
+		line(f, 0.05, "hung end", v);
 	}
 	if (r->have_stats) {
 		size_t o = 0;
@@ -280,7 +284,7 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 			o += (size_t)snprintf(v + o, sizeof v - o, "%s%.40s %.30s", o ? ", " : "", r->stats[i].key,
 					      r->stats[i].value);
 			if (o > FRONT_VALUE_MAX - 20 || i + 1 == r->nstats) {
-				line(&f, 0.05, shown++ ? "" : "parse statistics", v);
+				line(f, 0.05, shown++ ? "" : "parse statistics", v);
 				o = 0;
 				v[0] = '\0';
 				if (shown >= 4)
@@ -288,32 +292,39 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 			}
 		}
 	} else {
-		line(&f, 0.05, "parse statistics", "profile/stats.tsv is missing");
+		line(f, 0.05, "parse statistics", "profile/stats.tsv is missing");
 	}
 	snprintf(v, sizeof v, "%ld messages, %ld phases, %d scenarios predicted", r->msgs_total,
 		 r->nphases, r->nscen);
-	line(&f, 0.05, "read", v);
+	line(f, 0.05, "read", v);
 	if (r->msg_stride > 1) {	/* caps said, never silent */
 		snprintf(v, sizeof v, "every message counted (sizes, matrix from links.tsv); 1 message in %ld kept "
 			 "for drawing, evenly over the file (cap %d)", r->msg_stride, REP_MAX_MSGS);
-		line(&f, 0.05, "sampled", v);
+		line(f, 0.05, "sampled", v);
 	}
 	if (r->have_prof && r->prof.capped > 0) {
 		snprintf(v, sizeof v, "%ld messages or phases past the profile reader's caps, left out of "
 			 "every page", r->prof.capped);
-		line(&f, 0.05, "capped", v);
+		line(f, 0.05, "capped", v);
 	}
 	if (r->damaged > 0) {
 		snprintf(v, sizeof v, "%ld skipped (first: %.300s)", r->damaged, r->first_damage);
-		line(&f, 0.05, "damaged rows", v);
+		line(f, 0.05, "damaged rows", v);
 	}
 	if (r->have_prof && r->prof.damaged > 0) {
 		snprintf(v, sizeof v, "%ld skipped by the model reader (first: %.300s)", r->prof.damaged,
 			 r->prof.first_damage);
-		line(&f, 0.05, "damaged rows", v);
+		line(f, 0.05, "damaged rows", v);
 	}
+}
 
-	heading(&f, "Pages");
+/* The pages in this report and why the others were left out. */
+static void
+front_pages(struct front *f, const int *included, const char *const *why)
+{
+	char v[1024];
+
+	heading(f, "Pages");
 	{
 		size_t o = 0;
 
@@ -322,15 +333,37 @@ page_front(const struct page_ctx *c, struct plot *p, const int *included, const 
 			if (included[i])
 				o += (size_t)snprintf(v + o, sizeof v - o, "%s%d %s", o ? ", " : "", i + 2,
 						      pages[i].title);
-		line(&f, 0.05, "in this report", o ? v : "the front page only");
-		f.y -= 0.3 * f.dy;
+		line(f, 0.05, "in this report", o ? v : "the front page only");
+		f->y -= 0.3 * f->dy;
 		for (int i = 0; pages[i].id != NULL; i++) {
 			if (included[i])
 				continue;
 			snprintf(v, sizeof v, "%.60s: %.300s", pages[i].title, why[i] ? why[i] : "left out");
-			line(&f, 0.05, "left out", v);
+			line(f, 0.05, "left out", v);
 		}
 	}
+}
+
+int
+page_front(const struct page_ctx *c, struct plot *p, const int *included, const char *const *why,
+	   char *err_why, size_t err_cap)
+{
+	const struct rep_run *r = c->run;
+	struct front f = { p, 0.86, 0.026 };
+	char v[1024], q[PLOT_Q_MAX];
+
+	(void)err_why;
+	(void)err_cap;
+	snprintf(v, sizeof v, "contend report: %.200s", r->name);
+	plot_cmd(p, "set label %s at screen 0.05,0.93 left font 'Sans Bold,16'", plot_quote(q, sizeof q, v));
+	plot_cmd(p, "unset border");
+	plot_cmd(p, "unset tics");
+	plot_cmd(p, "unset key");
+
+	front_warning(&f, r);
+	front_run(&f, r);
+	front_capture(&f, r);
+	front_pages(&f, included, why);
 	plot_cmd(p, "plot [0:1][0:1] NaN notitle");
 	return 1;
 }
