@@ -1093,6 +1093,183 @@ ev_cmp(const void *a, const void *b)
 	return x->serial - y->serial;	/* then other ranks' starts, then the serial rank's */
 }
 
+/* Every message that takes part, as a token (receiver and size class) sorted by sender;
+ * *tmin and *tmax span their times. Returns how many. */
+static size_t
+det_tokens(const struct prof_msg *m, size_t nmsg, size_t nranks, struct det_tok *tk, int64_t *tmin,
+	   int64_t *tmax)
+{
+	size_t nt = 0;
+
+	*tmin = INT64_MAX;
+	*tmax = INT64_MIN;
+	for (size_t i = 0; i < nmsg; i++) {
+		if (!det_takes_part(&m[i], nranks))
+			continue;
+		tk[nt].t_ns = m[i].t_ns;
+		tk[nt].src = m[i].src;
+		tk[nt].tok = (int64_t)(m[i].dst >= 0 ? (size_t)m[i].dst : nranks) * 65 +
+			     size_class((uint64_t)m[i].bytes);
+		tk[nt].idx = i;
+		if (m[i].t_ns < *tmin)
+			*tmin = m[i].t_ns;
+		if (m[i].t_ns > *tmax)
+			*tmax = m[i].t_ns;
+		nt++;
+	}
+	if (nt >= 2)
+		qsort(tk, nt, sizeof *tk, det_cmp);
+	return nt;
+}
+
+/* Each sender's period and blocks (ds[rank]); the reference sender is the one with the
+ * fewest iterations, then the most messages, among those whose blocks cover at least half of
+ * the run (a burst at start-up or shutdown is not the iterations). Returns its rank, or
+ * SIZE_MAX when no sender repeats; *bs is then the first of its tokens. */
+static size_t
+det_reference(struct det_tok *tk, size_t nt, struct det_sender *ds, int64_t span, double min_match,
+	      size_t pmax, int64_t gap, size_t *senders, const struct det_tok **bs)
+{
+	size_t best = SIZE_MAX, bs_n = 0;
+
+	for (size_t s0 = 0, s1; s0 < nt; s0 = s1) {
+		struct det_sender *d = &ds[tk[s0].src];
+		size_t p;
+
+		for (s1 = s0; s1 < nt && tk[s1].src == tk[s0].src; s1++)
+			;
+		if (gap > 0)
+			canonical_bursts(tk + s0, s1 - s0, gap);
+		p = find_period(tk + s0, s1 - s0, min_match, pmax, &d->frac);
+		if (p > 0)
+			sender_blocks(tk + s0, s1 - s0, p, d);
+		if (d->ok) {
+			const struct det_tok *x = tk + s0;
+			int64_t cover = x[d->starts[d->nstarts - 1] + p - 1].t_ns - x[d->starts[0]].t_ns;
+
+			if ((double)cover < 0.5 * (double)span)
+				d->ok = 0;
+		}
+		if (!d->ok)
+			continue;
+		(*senders)++;
+		if (best == SIZE_MAX || d->iters < ds[best].iters ||
+		    (d->iters == ds[best].iters && s1 - s0 > bs_n)) {
+			best = (size_t)tk[s0].src;
+			*bs = tk + s0;
+			bs_n = s1 - s0;
+		}
+	}
+	return best;
+}
+
+/* The windows: consecutive recognised blocks of the reference sender d, whose tokens start
+ * at bs. Returns how many. */
+static size_t
+det_windows(const struct det_sender *d, const struct det_tok *bs, int64_t *wa, int64_t *wb)
+{
+	size_t nw = 0;
+
+	for (size_t i = 0; i + 1 < d->nstarts; i++) {
+		size_t a = d->starts[i], c = d->starts[i + 1];
+
+		if (c - a >= 2 * d->p)
+			continue;	/* a damaged block in between: not one iteration */
+		wa[nw] = bs[a].t_ns;
+		wb[nw] = bs[c].t_ns;
+		nw++;
+	}
+	return nw;
+}
+
+/* The iterations' span, mean length and messages per iteration over the nw > 0 windows. */
+static void
+det_window_stats(const struct prof_msg *m, size_t nmsg, size_t nranks, const int64_t *wa,
+		 const int64_t *wb, size_t nw, struct p004_detect *out)
+{
+	double sum_len = 0.0, cnt = 0.0;
+	size_t w;
+
+	out->t_begin_ns = wa[0];
+	out->t_end_ns = wb[nw - 1];
+	for (w = 0; w < nw; w++)
+		sum_len += (double)(wb[w] - wa[w]);
+	out->t_iter_ns = sum_len / (double)nw;
+	for (size_t i = 0; i < nmsg; i++) {	/* every message that takes part */
+		if (!det_takes_part(&m[i], nranks))
+			continue;
+		for (w = 0; w < nw; w++)
+			if (m[i].t_ns >= wa[w] && m[i].t_ns < wb[w])
+				break;
+		cnt += w < nw;
+	}
+	out->msgs_per_iter = cnt / (double)nw;
+}
+
+/* The busy phases within the nw > 0 windows, per iteration: the serial time, the longest
+ * rank's parallel time, all ranks' parallel work, the overhead left and the efficiency. */
+static void
+det_busy(const struct prof_busy *b, size_t nbusy, size_t nranks, int32_t serial, const int64_t *wa,
+	 const int64_t *wb, size_t nw, struct p004_detect *out)
+{
+	size_t stride = nranks + 1;	/* column nranks: the serial rank's solo time */
+	double *acc = xcalloc(nw * stride, sizeof *acc);
+	struct det_ev *ev = xcalloc(2 * nbusy, sizeof *ev);
+	size_t nev = 0;
+	double sum_ser = 0.0, sum_max = 0.0, sum_wk = 0.0;
+	int other = 0, ser = 0, ser_solo_start = 0;
+
+	for (size_t i = 0; i < nbusy; i++) {
+		if (b[i].rank < 0 || (size_t)b[i].rank >= nranks || b[i].t_end_ns <= b[i].t_start_ns)
+			continue;
+		spread(b[i].t_start_ns, b[i].t_end_ns, wa, wb, nw, acc, stride, (size_t)b[i].rank);
+		ev[nev++] = (struct det_ev){ b[i].t_start_ns, +1, b[i].rank == serial };
+		ev[nev++] = (struct det_ev){ b[i].t_end_ns, -1, b[i].rank == serial };
+	}
+	if (serial >= 0) {
+		/* Serial time: the serial rank busy and every other rank idle, within a busy phase
+		 * of the serial rank that began while all others were idle. The solo end of a phase
+		 * begun alongside the others is the last processor finishing its parallel share
+		 * (imbalance), not serial work. */
+		qsort(ev, nev, sizeof *ev, ev_cmp);
+		for (size_t i = 0; i < nev; i++) {
+			if (i > 0 && ser > 0 && other == 0 && ser_solo_start)
+				spread(ev[i - 1].t_ns, ev[i].t_ns, wa, wb, nw, acc, stride, nranks);
+			if (ev[i].serial) {
+				if (ev[i].d > 0 && ser == 0)
+					ser_solo_start = other == 0;
+				ser += ev[i].d;
+			} else {
+				other += ev[i].d;
+			}
+		}
+	}
+	for (size_t w = 0; w < nw; w++) {
+		double *row = acc + w * stride, mx = 0.0, wk = 0.0;
+
+		if (serial >= 0 && (size_t)serial < nranks)
+			row[serial] -= row[nranks];	/* serial work is not parallel work */
+		for (size_t j = 0; j < nranks; j++) {
+			wk += row[j];
+			if (row[j] > mx)
+				mx = row[j];
+		}
+		sum_ser += row[nranks];
+		sum_max += mx;
+		sum_wk += wk;
+	}
+	out->it.t_serial_ns = sum_ser / (double)nw;
+	out->t_max_par_ns = sum_max / (double)nw;
+	out->it.t_par_wk_ns = sum_wk / (double)nw;
+	out->it.t_overhead_ns = out->t_iter_ns - out->it.t_serial_ns - out->t_max_par_ns;
+	if (out->it.t_overhead_ns < 0.0)
+		out->it.t_overhead_ns = 0.0;	/* overlapping phases of one rank */
+	out->eta_measured = out->it.t_par_wk_ns > 0.0 ?
+		out->t_max_par_ns * (double)nranks / out->it.t_par_wk_ns : NAN;
+	free(acc);
+	free(ev);
+}
+
 int
 p004_detect_iterations(const struct prof_msg *m, size_t nmsg, const struct prof_busy *b,
 		       size_t nbusy, size_t nranks, const struct p004_detect_opts *o,
@@ -1104,67 +1281,24 @@ p004_detect_iterations(const struct prof_msg *m, size_t nmsg, const struct prof_
 	int32_t serial = (o && (o->serial_rank_set || o->serial_rank > 0)) ? o->serial_rank : -1;
 	struct det_tok *tk;
 	struct det_sender *ds;
-	size_t nt = 0, i, s0, best = SIZE_MAX, nw = 0, w, j;
-	int64_t tmin = INT64_MAX, tmax = INT64_MIN, *wa, *wb;
+	size_t nt, best, nw = 0;
+	int64_t tmin, tmax, *wa, *wb;
 	const struct det_tok *bs = NULL;
-	size_t bs_n = 0;
 
 	if ((m == NULL && nmsg > 0) || (b == NULL && nbusy > 0) || out == NULL || nranks == 0 ||
 	    nranks > INT32_MAX)
 		return err_set(e, E_USAGE, "iterations: bad arguments");
 	memset(out, 0, sizeof *out);
 	tk = xcalloc(nmsg ? nmsg : 1, sizeof *tk);
-	for (i = 0; i < nmsg; i++) {
-		if (!det_takes_part(&m[i], nranks))
-			continue;
-		tk[nt].t_ns = m[i].t_ns;
-		tk[nt].src = m[i].src;
-		tk[nt].tok = (int64_t)(m[i].dst >= 0 ? (size_t)m[i].dst : nranks) * 65 +
-			     size_class((uint64_t)m[i].bytes);
-		tk[nt].idx = i;
-		if (m[i].t_ns < tmin)
-			tmin = m[i].t_ns;
-		if (m[i].t_ns > tmax)
-			tmax = m[i].t_ns;
-		nt++;
-	}
+	nt = det_tokens(m, nmsg, nranks, tk, &tmin, &tmax);
 	if (nt < 2) {
 		free(tk);
 		return err_set(e, E_FORMAT, "iterations: fewer than two messages with a known sender");
 	}
-	qsort(tk, nt, sizeof *tk, det_cmp);
 	ds = xcalloc(nranks, sizeof *ds);
-	for (s0 = 0; s0 < nt;) {
-		size_t s1 = s0, p;
-		struct det_sender *d = &ds[tk[s0].src];
-
-		while (s1 < nt && tk[s1].src == tk[s0].src)
-			s1++;
-		if (gap > 0)
-			canonical_bursts(tk + s0, s1 - s0, gap);
-		p = find_period(tk + s0, s1 - s0, min_match, pmax, &d->frac);
-		if (p > 0)
-			sender_blocks(tk + s0, s1 - s0, p, d);
-		if (d->ok) {
-			const struct det_tok *x = tk + s0;
-			int64_t cover = x[d->starts[d->nstarts - 1] + p - 1].t_ns - x[d->starts[0]].t_ns;
-
-			if ((double)cover < 0.5 * (double)(tmax - tmin))
-				d->ok = 0;	/* a burst at start-up or shutdown, not the iterations */
-		}
-		if (d->ok) {
-			out->senders++;
-			if (best == SIZE_MAX || d->iters < ds[best].iters ||
-			    (d->iters == ds[best].iters && s1 - s0 > bs_n)) {
-				best = (size_t)tk[s0].src;
-				bs = tk + s0;
-				bs_n = s1 - s0;
-			}
-		}
-		s0 = s1;
-	}
+	best = det_reference(tk, nt, ds, tmax - tmin, min_match, pmax, gap, &out->senders, &bs);
 	if (best == SIZE_MAX) {
-		for (i = 0; i < nranks; i++)
+		for (size_t i = 0; i < nranks; i++)
 			free(ds[i].starts);
 		free(ds);
 		free(tk);
@@ -1176,101 +1310,18 @@ p004_detect_iterations(const struct prof_msg *m, size_t nmsg, const struct prof_
 	out->ref_period = ds[best].p;
 	out->match = ds[best].frac;
 	out->nranks = nranks;
-	/* windows: consecutive recognised blocks of the reference sender */
 	wa = xcalloc(ds[best].nstarts, sizeof *wa);
 	wb = xcalloc(ds[best].nstarts, sizeof *wb);
-	for (i = 0; i + 1 < ds[best].nstarts; i++) {
-		size_t a = ds[best].starts[i], c = ds[best].starts[i + 1];
-
-		if (c - a >= 2 * ds[best].p)
-			continue;	/* a damaged block in between: not one iteration */
-		wa[nw] = bs[a].t_ns;
-		wb[nw] = bs[c].t_ns;
-		nw++;
-	}
-	(void)bs_n;
+	nw = det_windows(&ds[best], bs, wa, wb);
 	out->windows = nw;
 	out->it.iters = (double)out->iters;
 	out->t_max_par_ns = out->eta_measured = NAN;
 	out->it.t_serial_ns = out->it.t_par_wk_ns = out->it.t_overhead_ns = NAN;
-	if (nw > 0) {
-		double sum_len = 0.0, cnt = 0.0;
-
-		out->t_begin_ns = wa[0];
-		out->t_end_ns = wb[nw - 1];
-		for (w = 0; w < nw; w++)
-			sum_len += (double)(wb[w] - wa[w]);
-		out->t_iter_ns = sum_len / (double)nw;
-		for (i = 0; i < nmsg; i++) {	/* every message that takes part */
-			if (!det_takes_part(&m[i], nranks))
-				continue;
-			for (w = 0; w < nw; w++)
-				if (m[i].t_ns >= wa[w] && m[i].t_ns < wb[w])
-					break;
-			cnt += w < nw;
-		}
-		out->msgs_per_iter = cnt / (double)nw;
-	}
-	if (nw > 0 && nbusy > 0) {
-		size_t stride = nranks + 1;	/* column nranks: the serial rank's solo time */
-		double *acc = xcalloc(nw * stride, sizeof *acc);
-		struct det_ev *ev = xcalloc(2 * nbusy, sizeof *ev);
-		size_t nev = 0;
-		double sum_ser = 0.0, sum_max = 0.0, sum_wk = 0.0;
-		int other = 0, ser = 0, ser_solo_start = 0;
-
-		for (i = 0; i < nbusy; i++) {
-			if (b[i].rank < 0 || (size_t)b[i].rank >= nranks || b[i].t_end_ns <= b[i].t_start_ns)
-				continue;
-			spread(b[i].t_start_ns, b[i].t_end_ns, wa, wb, nw, acc, stride,
-			       (size_t)b[i].rank);
-			ev[nev++] = (struct det_ev){ b[i].t_start_ns, +1, b[i].rank == serial };
-			ev[nev++] = (struct det_ev){ b[i].t_end_ns, -1, b[i].rank == serial };
-		}
-		if (serial >= 0) {
-			/* Serial time: the serial rank busy and every other rank idle, within a busy
-			 * phase of the serial rank that began while all others were idle. The solo
-			 * end of a phase begun alongside the others is the last processor finishing
-			 * its parallel share (imbalance), not serial work. */
-			qsort(ev, nev, sizeof *ev, ev_cmp);
-			for (i = 0; i < nev; i++) {
-				if (i > 0 && ser > 0 && other == 0 && ser_solo_start)
-					spread(ev[i - 1].t_ns, ev[i].t_ns, wa, wb, nw, acc, stride, nranks);
-				if (ev[i].serial) {
-					if (ev[i].d > 0 && ser == 0)
-						ser_solo_start = other == 0;
-					ser += ev[i].d;
-				} else {
-					other += ev[i].d;
-				}
-			}
-		}
-		for (w = 0; w < nw; w++) {
-			double *row = acc + w * stride, mx = 0.0, wk = 0.0;
-
-			if (serial >= 0 && (size_t)serial < nranks)
-				row[serial] -= row[nranks];	/* serial work is not parallel work */
-			for (j = 0; j < nranks; j++) {
-				wk += row[j];
-				if (row[j] > mx)
-					mx = row[j];
-			}
-			sum_ser += row[nranks];
-			sum_max += mx;
-			sum_wk += wk;
-		}
-		out->it.t_serial_ns = sum_ser / (double)nw;
-		out->t_max_par_ns = sum_max / (double)nw;
-		out->it.t_par_wk_ns = sum_wk / (double)nw;
-		out->it.t_overhead_ns = out->t_iter_ns - out->it.t_serial_ns - out->t_max_par_ns;
-		if (out->it.t_overhead_ns < 0.0)
-			out->it.t_overhead_ns = 0.0;	/* overlapping phases of one rank */
-		out->eta_measured = out->it.t_par_wk_ns > 0.0 ?
-			out->t_max_par_ns * (double)nranks / out->it.t_par_wk_ns : NAN;
-		free(acc);
-		free(ev);
-	}
-	for (i = 0; i < nranks; i++)
+	if (nw > 0)
+		det_window_stats(m, nmsg, nranks, wa, wb, nw, out);
+	if (nw > 0 && nbusy > 0)
+		det_busy(b, nbusy, nranks, serial, wa, wb, nw, out);
+	for (size_t i = 0; i < nranks; i++)
 		free(ds[i].starts);
 	free(ds);
 	free(wa);
