@@ -328,6 +328,137 @@ order_cmp_key(const double *key, size_t a, size_t b)
 	return key[a] < key[b] ? -1 : key[a] > key[b] ? 1 : (a > b) - (a < b);
 }
 
+/* The pool: the [select] candidates, or the run's hosts and the scenario's extra nodes. */
+static int
+pool_hosts(const struct prof *p, const struct scen *s, char ***names, size_t *cap)
+{
+	int n = 0;
+
+	if (s->ncand > 0) {
+		for (int i = 0; i < s->ncand; i++)
+			add_host(names, &n, cap, s->cand[i]);
+	} else {
+		for (int i = 0; i < p->nranks; i++)
+			add_host(names, &n, cap, p->ranks[i].host);
+		for (int i = 0; i < s->nnodes; i++)
+			if (s->nodes[i].rank < 0)
+				add_host(names, &n, cap, s->nodes[i].host);
+	}
+	return n;
+}
+
+/* What a policy chose: the set's size, its objective's value, its run time, and whether
+ * the value is a cost. */
+struct pick {
+	size_t nset;
+	double val, t_best;
+	bool cost_obj;
+};
+
+/* Run policy pol over the pool of n hosts (keys key, costs c): the chosen set in set[].
+ * Returns 1 chosen, 0 the policy does not apply (r says why), or a negative error. */
+static int
+select_by_policy(const char *pol, const struct scen *s, struct pool *pl, const double *key,
+		 const double *c, int n, size_t *set, struct pick *pk, struct pred_result *r,
+		 struct err *e)
+{
+	int rc;
+
+	pk->val = pk->t_best = NAN;
+	if (strcmp(pol, "fig5") == 0 || strcmp(pol, "greedy") == 0) {
+		rc = p004_select_fig5((size_t)n, key, pool_time, pl, 0, set, &pk->nset, &pk->val, e);
+		pk->t_best = pk->val;
+	} else if (strcmp(pol, "cost") == 0) {
+		struct p004_cost_ctx cc = { .runtime = pool_time, .runtime_ctx = pl, .x_per_s = s->x, .c_per_s = c };
+
+		if (isnan(s->x))
+			return pred_na(r, "policy 'cost' needs [policy] x, the cost per second of run time (eq. 35)");
+		pk->cost_obj = true;
+		rc = n <= EXHAUSTIVE_MAX ?
+		     p004_select_exhaustive((size_t)n, p004_cost_objective, &cc, set, &pk->nset, &pk->val, e) :
+		     p004_select_fig5((size_t)n, key, p004_cost_objective, &cc, 1, set, &pk->nset, &pk->val, e);
+		if (rc == 0)
+			rc = pool_time(pl, set, pk->nset, &pk->t_best, e);
+	} else {
+		struct p004_choice ch;
+		bool goal = strcmp(pol, "goal") == 0;
+		enum p004_search how = n <= EXHAUSTIVE_MAX ? P004_SEARCH_EXHAUSTIVE : P004_SEARCH_PREFIX;
+
+		if (goal && s->deadline_ns < 0)
+			return pred_na(r, "policy 'goal' needs [policy] deadline, the run-time goal");
+		if (!goal && isnan(s->budget))
+			return pred_na(r, "policy 'budget' needs [policy] budget, the cost bound");
+		rc = goal ? p004_select_min_cost_goal((size_t)n, key, pool_time, pl, c, (double)s->deadline_ns,
+						      how, set, &ch, e) :
+			    p004_select_min_time_budget((size_t)n, key, pool_time, pl, c, s->budget, how, set,
+							&ch, e);
+		if (rc == 0 && ch.nset == 0)
+			return pred_na(r, goal ? "no processor set meets the deadline of %.3f s" :
+					       "no processor set stays within the budget of %g", goal ?
+				       (double)s->deadline_ns / 1e9 : s->budget);
+		if (rc == 0) {
+			pk->nset = ch.nset;
+			pk->t_best = ch.r_ns;
+			pk->val = goal ? ch.use_cost : ch.r_ns;
+			pk->cost_obj = goal;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if (!isfinite(pk->t_best))
+		return pred_na(r, "no processor set is feasible (max_procs %d)", s->max_procs);
+	return 1;
+}
+
+/* Every prefix of the key order, ranked by predicted time: the best RANKED_ROWS as rows. */
+static int
+ranked_prefixes(struct pool *pl, char **names, const double *key, const double *c, double x, int n,
+		double T, struct pred_result *r, struct err *e)
+{
+	double *tk = xcalloc((size_t)n + 1, sizeof *tk);
+	size_t *rank = xcalloc((size_t)n + 1, sizeof *rank);
+	size_t *ord = xcalloc((size_t)n + 1, sizeof *ord);
+	char list[512];
+	int rc = 0;
+
+	for (int i = 0; i < n; i++)
+		ord[i] = (size_t)i;
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && order_cmp_key(key, ord[b], ord[b - 1]) < 0; b--) {
+			size_t t = ord[b];
+
+			ord[b] = ord[b - 1];
+			ord[b - 1] = t;
+		}
+	for (int k = 1; k <= n && rc == 0; k++) {
+		rc = pool_time(pl, ord, (size_t)k, &tk[k], e);
+		rank[k - 1] = (size_t)k;
+	}
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && tk[rank[b]] < tk[rank[b - 1]]; b--) {
+			size_t t = rank[b];
+
+			rank[b] = rank[b - 1];
+			rank[b - 1] = t;
+		}
+	for (int i = 0; rc == 0 && i < n && i < RANKED_ROWS; i++) {
+		size_t k = rank[i];
+		char name[32];
+
+		if (!isfinite(tk[k]))
+			continue;
+		join_set(list, sizeof list, names, ord, k);
+		snprintf(name, sizeof name, "#%d: P = %zu", i + 1, k);
+		pred_add(r, "set", name, tk[k] - T, tk[k] / 1e9, "004 eq. 5",
+			 "the %zu with the lowest key: {%s}, cost %.4g", k, list,
+			 p004_cost(tk[k], isnan(x) ? 0 : x, c, ord, k));
+	}
+	free(tk);
+	free(rank);
+	free(ord);
+	return rc;
+}
+
 int
 run004_select(const struct prof *p, const struct scen *s, const char *policy, struct pred_result *r,
 	      struct err *e)
@@ -336,10 +467,11 @@ run004_select(const struct prof *p, const struct scen *s, const char *policy, st
 	struct iters it;
 	struct proc4 *q = NULL;
 	struct pool pl;
+	struct pick pk = { 0 };
 	char **names = NULL, why[256], list[512];
-	size_t cap = 0, *set = NULL, *ord = NULL, nset = 0;
-	double *key = NULL, *c = NULL, val = NAN, t_best = NAN;
-	bool hetero = false, cost_obj = false;
+	size_t cap = 0, *set = NULL;
+	double *key = NULL, *c = NULL;
+	bool hetero = false;
 	const char *pol = policy;
 	int rc, n = 0;
 
@@ -350,21 +482,11 @@ run004_select(const struct prof *p, const struct scen *s, const char *policy, st
 		return err_set(e, E_USAGE, "unknown policy '%s' (use fig5, greedy, cost, goal or budget)", pol);
 	if ((rc = detect(p, &it, why, sizeof why, e)) <= 0)
 		return rc < 0 ? rc : pred_na(r, "%s", why);
-	if (s->ncand > 0) {
-		for (int i = 0; i < s->ncand; i++)
-			add_host(&names, &n, &cap, s->cand[i]);
-	} else {
-		for (int i = 0; i < p->nranks; i++)
-			add_host(&names, &n, &cap, p->ranks[i].host);
-		for (int i = 0; i < s->nnodes; i++)
-			if (s->nodes[i].rank < 0)
-				add_host(&names, &n, &cap, s->nodes[i].host);
-	}
+	n = pool_hosts(p, s, &names, &cap);
 	q = xcalloc((size_t)n, sizeof *q);
 	key = xcalloc((size_t)n, sizeof *key);
 	c = xcalloc((size_t)n, sizeof *c);
 	set = xcalloc((size_t)n, sizeof *set);
-	ord = xcalloc((size_t)n, sizeof *ord);
 	for (int j = 0; j < n; j++) {
 		const struct scen_node *nd = scen_node_for(s, -1, names[j]);
 
@@ -386,102 +508,16 @@ run004_select(const struct prof *p, const struct scen *s, const char *policy, st
 			 q[j].mean_gamma * q[j].delta / RUN004_DELTA;
 	pl = (struct pool){ .it = &it, .q = q, .n = (size_t)n, .base_ns = T - it.r_ded_ns,
 			    .max_procs = s->max_procs, .only = -1 };
-	if (strcmp(pol, "fig5") == 0 || strcmp(pol, "greedy") == 0) {
-		rc = p004_select_fig5((size_t)n, key, pool_time, &pl, 0, set, &nset, &val, e);
-		t_best = val;
-	} else if (strcmp(pol, "cost") == 0) {
-		struct p004_cost_ctx cc = { .runtime = pool_time, .runtime_ctx = &pl, .x_per_s = s->x, .c_per_s = c };
-
-		if (isnan(s->x)) {
-			rc = pred_na(r, "policy 'cost' needs [policy] x, the cost per second of run time (eq. 35)");
-			goto out;
-		}
-		cost_obj = true;
-		rc = n <= EXHAUSTIVE_MAX ?
-		     p004_select_exhaustive((size_t)n, p004_cost_objective, &cc, set, &nset, &val, e) :
-		     p004_select_fig5((size_t)n, key, p004_cost_objective, &cc, 1, set, &nset, &val, e);
-		if (rc == 0)
-			rc = pool_time(&pl, set, nset, &t_best, e);
-	} else {
-		struct p004_choice ch;
-		bool goal = strcmp(pol, "goal") == 0;
-		enum p004_search how = n <= EXHAUSTIVE_MAX ? P004_SEARCH_EXHAUSTIVE : P004_SEARCH_PREFIX;
-
-		if (goal && s->deadline_ns < 0) {
-			rc = pred_na(r, "policy 'goal' needs [policy] deadline, the run-time goal");
-			goto out;
-		}
-		if (!goal && isnan(s->budget)) {
-			rc = pred_na(r, "policy 'budget' needs [policy] budget, the cost bound");
-			goto out;
-		}
-		rc = goal ? p004_select_min_cost_goal((size_t)n, key, pool_time, &pl, c, (double)s->deadline_ns,
-						      how, set, &ch, e) :
-			    p004_select_min_time_budget((size_t)n, key, pool_time, &pl, c, s->budget, how, set,
-							&ch, e);
-		if (rc == 0 && ch.nset == 0) {
-			rc = pred_na(r, goal ? "no processor set meets the deadline of %.3f s" :
-					       "no processor set stays within the budget of %g", goal ?
-				     (double)s->deadline_ns / 1e9 : s->budget);
-			goto out;
-		}
-		nset = ch.nset;
-		t_best = ch.r_ns;
-		val = goal ? ch.use_cost : ch.r_ns;
-		cost_obj = goal;
-	}
-	if (rc < 0)
+	rc = select_by_policy(pol, s, &pl, key, c, n, set, &pk, r, e);
+	if (rc <= 0)
 		goto out;
-	if (!isfinite(t_best)) {
-		rc = pred_na(r, "no processor set is feasible (max_procs %d)", s->max_procs);
-		goto out;
-	}
-	r->predicted_ns = t_best;
+	r->predicted_ns = pk.t_best;
 	iter_row(&it, r);
-	join_set(list, sizeof list, names, set, nset);
-	pred_add(r, "set", "chosen", t_best - T, cost_obj ? val : t_best / 1e9, "004 Sec. 3",
-		 "policy %s: {%s}, P = %zu, predicted %.3f s%s", pol, list, nset, t_best / 1e9,
-		 cost_obj ? " (value: cost)" : "");
-	/* every prefix of the key order, ranked by predicted time */
-	{
-		double *tk = xcalloc((size_t)n + 1, sizeof *tk);
-		size_t *rank = xcalloc((size_t)n + 1, sizeof *rank);
-
-		for (int i = 0; i < n; i++)
-			ord[i] = (size_t)i;
-		for (int a = 1; a < n; a++)
-			for (int b = a; b > 0 && order_cmp_key(key, ord[b], ord[b - 1]) < 0; b--) {
-				size_t x = ord[b];
-
-				ord[b] = ord[b - 1];
-				ord[b - 1] = x;
-			}
-		for (int k = 1; k <= n && rc == 0; k++) {
-			rc = pool_time(&pl, ord, (size_t)k, &tk[k], e);
-			rank[k - 1] = (size_t)k;
-		}
-		for (int a = 1; a < n; a++)
-			for (int b = a; b > 0 && tk[rank[b]] < tk[rank[b - 1]]; b--) {
-				size_t x = rank[b];
-
-				rank[b] = rank[b - 1];
-				rank[b - 1] = x;
-			}
-		for (int i = 0; rc == 0 && i < n && i < RANKED_ROWS; i++) {
-			size_t k = rank[i];
-			char name[32];
-
-			if (!isfinite(tk[k]))
-				continue;
-			join_set(list, sizeof list, names, ord, k);
-			snprintf(name, sizeof name, "#%d: P = %zu", i + 1, k);
-			pred_add(r, "set", name, tk[k] - T, tk[k] / 1e9, "004 eq. 5",
-				 "the %zu with the lowest key: {%s}, cost %.4g", k, list,
-				 p004_cost(tk[k], isnan(s->x) ? 0 : s->x, c, ord, k));
-		}
-		free(tk);
-		free(rank);
-	}
+	join_set(list, sizeof list, names, set, pk.nset);
+	pred_add(r, "set", "chosen", pk.t_best - T, pk.cost_obj ? pk.val : pk.t_best / 1e9, "004 Sec. 3",
+		 "policy %s: {%s}, P = %zu, predicted %.3f s%s", pol, list, pk.nset, pk.t_best / 1e9,
+		 pk.cost_obj ? " (value: cost)" : "");
+	rc = ranked_prefixes(&pl, names, key, c, s->x, n, T, r, e);
 	snprintf(r->note, sizeof r->note, "pool of %d hosts (%s); key: %s", n,
 		 s->ncand > 0 ? "[select] candidates" : "the run's hosts and [node] sections",
 		 strcmp(pol, "fig5") == 0 ? "E[gamma] (background slowdown)" : "delta E[gamma] / Delta (expected slowdown)");
@@ -494,6 +530,5 @@ out:
 	free(key);
 	free(c);
 	free(set);
-	free(ord);
 	return rc;
 }
