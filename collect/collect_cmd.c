@@ -1092,18 +1092,13 @@ record_app_end(struct agent *a, struct loop *l, struct agent_exit *x)
 	return ended_mono;
 }
 
-static int
-run_agent(struct opts *o)
+/* Before the application starts: the run directory's parts, the run and rank files, the
+ * outputs, and this node's capture (or the wait for another rank's). Refuses, with the
+ * application not started, when RUN is unusable. */
+static void
+agent_prepare(struct agent *a, struct opts *o)
 {
-	struct agent ag;
-	struct agent *a = &ag;
 	struct err e;
-	struct sampler *s;
-	struct sockmap *sm;
-	struct agent_exit x;
-	int spawn_errno;
-	struct loop l;
-	int64_t now, next, ended_mono;
 	char *path;
 
 	memset(a, 0, sizeof *a);
@@ -1121,7 +1116,6 @@ run_agent(struct opts *o)
 	a->dir_sockets = xasprintf("%s/sockets", o->run);
 	snprintf(a->cap_status, sizeof a->cap_status, "off");
 
-	/* Refuse before starting the application when RUN is unusable. */
 	if (mkdir_p(a->dir_meta, &e) < 0 || mkdir_p(a->dir_samples, &e) < 0 ||
 	    mkdir_p(a->dir_capture, &e) < 0 || mkdir_p(a->dir_sockets, &e) < 0)
 		die("collect: %s; not starting '%s'", e.msg, o->argv[0]);
@@ -1135,14 +1129,11 @@ run_agent(struct opts *o)
 	if (!a->env.local_known)
 		elect_node_leader(a);
 	rank_meta_start(a);
-	{
-		char *rpath = xasprintf("%s/rank-%d.tsv", a->dir_meta, a->env.rank);
-
-		if (runmeta_write(&a->rank_meta, rpath, !o->force, &e) < 0)
-			die("collect: %s (use --force to overwrite an earlier run); not starting '%s'",
-			    e.msg, o->argv[0]);
-		free(rpath);
-	}
+	path = xasprintf("%s/rank-%d.tsv", a->dir_meta, a->env.rank);
+	if (runmeta_write(&a->rank_meta, path, !o->force, &e) < 0)
+		die("collect: %s (use --force to overwrite an earlier run); not starting '%s'",
+		    e.msg, o->argv[0]);
+	free(path);
 	if (open_outputs(a, &e) < 0)
 		refuse(a, "%s (use --force to overwrite an earlier run)", e.msg);
 
@@ -1157,6 +1148,15 @@ run_agent(struct opts *o)
 	} else if (!o->no_capture) {
 		wait_for_capture(a);
 	}
+}
+
+/* Start the application; when it cannot start, record why, close what was opened and exit
+ * as a shell would (127 not found, 126 not runnable). */
+static void
+agent_start_app(struct agent *a, struct opts *o)
+{
+	struct err e;
+	int spawn_errno;
 
 	agent_signals_install();
 	if (agent_spawn(o->argv, &a->app, &spawn_errno, &e) < 0) {
@@ -1181,43 +1181,52 @@ run_agent(struct opts *o)
 	place_observer(a);
 	if (write_rank_meta(a, &e) < 0)
 		note_write_error(a, e.msg);
+}
 
-	s = sampler_new(a->app, 100000);
-	sm = sockmap_new(a->env.rank, 1000000);
-	l = (struct loop){ .s = s, .sm = sm };
-	now = clock_mono_ns();
-	{
-		struct tick ticks[] = {
-			{ tick_sample, o->interval_ns, now, true, true },
-			/* early: connections are made at start-up */
-			{ tick_sockets, o->sockets_ns, now + o->sockets_ns / 4, false, true },
-			{ tick_narrow, 100 * NS_PER_MS, a->next_narrow_mono, false, false },
-			{ tick_flush, 500 * NS_PER_MS, now + 500 * NS_PER_MS, false, false },
-		};
+/* The periodic work while the application runs, from one timer table: samples, sockets,
+ * the capture's narrowing, flushes. Returns the next sample's time (CLOCK_MONOTONIC). */
+static int64_t
+agent_watch(struct agent *a, struct loop *l)
+{
+	const struct opts *o = a->o;
+	int64_t now = clock_mono_ns();
+	struct tick ticks[] = {
+		{ tick_sample, o->interval_ns, now, true, true },
+		/* early: connections are made at start-up */
+		{ tick_sockets, o->sockets_ns, now + o->sockets_ns / 4, false, true },
+		{ tick_narrow, 100 * NS_PER_MS, a->next_narrow_mono, false, false },
+		{ tick_flush, 500 * NS_PER_MS, now + 500 * NS_PER_MS, false, false },
+	};
+	bool first = true;
+	struct err e;
 
-		bool first = true;
+	while (!l->ending) {
+		int done = agent_child_done(a->app, &e);
 
-		while (!l.ending) {
-			int done = agent_child_done(a->app, &e);
-
-			if (done < 0) {
-				warnx_("collect: %s", e.msg);
-				done = 1;
-			}
-			l.ending = done != 0;
-			run_ticks(a, &l, ticks, sizeof ticks / sizeof ticks[0], clock_mono_ns());
-			if (first && o->align)	/* the first sample at the start, then on the grid */
-				ticks[0].next = clock_grid_next_mono(o->interval_ns);
-			first = false;
-			if (!l.ending && clock_mono_ns() < ticks[0].next)
-				sleep_until(ticks[0].next);
+		if (done < 0) {
+			warnx_("collect: %s", e.msg);
+			done = 1;
 		}
-		next = ticks[0].next;
+		l->ending = done != 0;
+		run_ticks(a, l, ticks, sizeof ticks / sizeof ticks[0], clock_mono_ns());
+		if (first && o->align)	/* the first sample at the start, then on the grid */
+			ticks[0].next = clock_grid_next_mono(o->interval_ns);
+		first = false;
+		if (!l->ending && clock_mono_ns() < ticks[0].next)
+			sleep_until(ticks[0].next);
 	}
-	ended_mono = record_app_end(a, &l, &x);
-	/* The capture of this node runs until its last rank ends, plus a drain. */
+	return ticks[0].next;
+}
+
+/* The capture of this node runs until its last rank ends, plus a drain; the node's load is
+ * still sampled meanwhile. */
+static void
+agent_drain(struct agent *a, int64_t ended_mono, int64_t next)
+{
+	const struct opts *o = a->o;
+
 	while (a->env.local_rank == 0 && !o->no_capture) {
-		int64_t waited = clock_mono_ns() - ended_mono;
+		int64_t waited = clock_mono_ns() - ended_mono, now;
 
 		if ((agent_signals_terminating() && waited > 2 * NS_PER_S) ||
 		    local_peers_done(a, waited)) {
@@ -1234,27 +1243,53 @@ run_agent(struct opts *o)
 		while (next <= now)
 			next += o->interval_ns;
 	}
-	sampler_free(s);
-	sockmap_free(sm);
-	if (a->env.local_rank == 0) {
-		struct capture_result cr;
-		bool captured = a->cap != NULL;
+}
 
-		memset(&cr, 0, sizeof cr);
-		if (a->narrowing)
-			narrow_ifaces(a, true);
-		if (a->cap != NULL && capture_stop(a->cap, &cr, &e) < 0)
-			note_write_error(a, e.msg);
-		if (a->nodeload_ok && tsv_w_close(&a->nodeload, &e) < 0)
-			note_write_error(a, e.msg);
-		else if (!a->nodeload_ok)
-			tsv_w_close(&a->nodeload, NULL);	/* stopped by an error: free it */
-		write_node_meta(a, &cr, captured);
-		if (captured)
-			note("collect: %s: %" PRIu64 " packets captured on %s, %" PRIu64
-			     " dropped by the kernel, %" PRIu64 " by the interface", a->host, cr.recv,
-			     runmeta_get(&a->rank_meta, "capture_ifaces"), cr.drop, cr.ifdrop);
-	}
+/* The node's last words: the capture stopped, the node file written, a one-line summary. */
+static void
+agent_finish_node(struct agent *a)
+{
+	struct capture_result cr;
+	bool captured = a->cap != NULL;
+	struct err e;
+
+	memset(&cr, 0, sizeof cr);
+	if (a->narrowing)
+		narrow_ifaces(a, true);
+	if (a->cap != NULL && capture_stop(a->cap, &cr, &e) < 0)
+		note_write_error(a, e.msg);
+	if (a->nodeload_ok && tsv_w_close(&a->nodeload, &e) < 0)
+		note_write_error(a, e.msg);
+	else if (!a->nodeload_ok)
+		tsv_w_close(&a->nodeload, NULL);	/* stopped by an error: free it */
+	write_node_meta(a, &cr, captured);
+	if (captured)
+		note("collect: %s: %" PRIu64 " packets captured on %s, %" PRIu64
+		     " dropped by the kernel, %" PRIu64 " by the interface", a->host, cr.recv,
+		     runmeta_get(&a->rank_meta, "capture_ifaces"), cr.drop, cr.ifdrop);
+}
+
+static int
+run_agent(struct opts *o)
+{
+	struct agent ag;
+	struct agent *a = &ag;
+	struct err e;
+	struct agent_exit x;
+	struct loop l;
+	int64_t next, ended_mono;
+
+	agent_prepare(a, o);
+	agent_start_app(a, o);
+	l = (struct loop){ .s = sampler_new(a->app, 100000) };
+	l.sm = sockmap_new(a->env.rank, 1000000);
+	next = agent_watch(a, &l);
+	ended_mono = record_app_end(a, &l, &x);
+	agent_drain(a, ended_mono, next);
+	sampler_free(l.s);
+	sockmap_free(l.sm);
+	if (a->env.local_rank == 0)
+		agent_finish_node(a);
 	if (a->env.rank == 0 && write_run_meta(a, true, &e) < 0)
 		note_write_error(a, e.msg);
 	runmeta_release(&a->rank_meta);
