@@ -644,147 +644,179 @@ uf_find(int *par, int x)
 	return x;
 }
 
+/* The ENV pairwise test's data and outcome while the graph is built. */
+struct probe_build {
+	int n;
+	const char *const *names;
+	const double *solo, *ratio, *sum;
+	const int64_t *lat;
+	const struct probe_opts *o;
+	double mid;		/* between shared_below and indep_above */
+	int *par;		/* hosts grouped by a shared bottleneck (union-find) */
+	int nindep, nlimited;	/* pairs independent; pairs limited by the root's own output */
+	double conf_indep;	/* the least confidence of an independent pair */
+};
+
+/* Pairs that fell towards half together share a bottleneck, unless the root's own output
+ * limited them. */
+static void
+group_hosts(struct probe_build *b)
+{
+	const struct probe_opts *o = b->o;
+	int n = b->n;
+	double best = 0;
+
+	for (int i = 0; i < n; i++) {
+		b->par[i] = i;
+		if (i > 0 && b->solo[i] > best)
+			best = b->solo[i];
+	}
+	b->conf_indep = 1;
+	for (int i = 1; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			double m = b->ratio[i * n + j];
+
+			if (isnan(m))
+				continue;
+			if (m <= o->shared_below && b->sum[i * n + j] < o->root_limit * best) {
+				int x = uf_find(b->par, i), y = uf_find(b->par, j);
+
+				b->par[x > y ? x : y] = x < y ? x : y;
+			} else if (m <= o->shared_below) {
+				b->nlimited++;
+			} else {
+				double c = fmin(1, fabs(m - b->mid) / 0.15);
+
+				b->nindep++;
+				if (c < b->conf_indep)
+					b->conf_indep = c;
+			}
+		}
+}
+
+/* The root's network: the root and every host with no shared partner. Returns its index or
+ * a negative error. */
+static int
+add_root_net(struct probe_build *b, struct graph *g, struct err *e)
+{
+	int n = b->n, k = 0;
+	struct graph_attr a = graph_attr_unknown();
+	double v[PROBE_MAX_HOSTS];
+	char note[GRAPH_NOTE_MAX], name[GRAPH_NAME_MAX + 1];
+
+	for (int i = 1; i < n; i++) {
+		bool alone = true;
+
+		for (int j = 1; j < n; j++)
+			if (j != i && uf_find(b->par, j) == uf_find(b->par, i))
+				alone = false;
+		if (alone && k < PROBE_MAX_HOSTS)
+			v[k++] = b->solo[i];
+	}
+	if (k > 0) {
+		qsort(v, (size_t)k, sizeof v[0], cmp_dbl);
+		a.bw_Bps = v[k / 2];
+	}
+	for (int i = 1; i < n; i++)
+		if (b->lat[i] >= 0 && (a.lat_ns < 0 || b->lat[i] < a.lat_ns))
+			a.lat_ns = b->lat[i];
+	if (b->nindep > 0)
+		a.confidence = b->conf_indep;
+	snprintf(note, sizeof note, "%s; %d pairs independent, %d limited by the root's own "
+		 "output; bandwidth: median solo rate from the root",
+		 b->nindep ? "no shared bottleneck among these hosts (ENV pairwise test)" :
+			     "untested: no pair of these hosts was probed together",
+		 b->nindep, b->nlimited);
+	a.note = note;
+	snprintf(name, sizeof name, "lan-%s", b->names[0]);
+	return graph_add_net(g, name, &a, e);
+}
+
+/* A new shared network for the group whose root is r, and its link to the root's network.
+ * Its capacity is what its pairs achieved together. Returns its index or a negative error. */
+static int
+add_shared_net(struct probe_build *b, int r, int root_net, struct graph *g, struct err *e)
+{
+	const struct probe_opts *o = b->o;
+	int n = b->n, nc = 0, nl = 0, ns = 0, nt = 0, k = 0, net, rc;
+	double caps[PROBE_MAX_HOSTS * PROBE_MAX_HOSTS / 2], lats[PROBE_MAX_HOSTS], so[PROBE_MAX_HOSTS];
+	double cmin = 1;
+	struct graph_attr a;
+	char note[GRAPH_NOTE_MAX], name[GRAPH_NAME_MAX + 1], ln[2 * GRAPH_NAME_MAX + 8];
+
+	for (int x = 1; x < n; x++)
+		if (uf_find(b->par, x) == r) {
+			if (nl < PROBE_MAX_HOSTS)
+				lats[nl++] = (double)b->lat[x];
+			for (int y = x + 1; y < n; y++)
+				if (uf_find(b->par, y) == r && !isnan(b->ratio[x * n + y])) {
+					nt++;
+					if (b->ratio[x * n + y] <= o->shared_below) {
+						ns++;
+						cmin = fmin(cmin, fabs(b->ratio[x * n + y] - b->mid) / 0.15);
+						if (nc < (int)(sizeof caps / sizeof caps[0]))
+							caps[nc++] = b->sum[x * n + y];
+					}
+				}
+		}
+	qsort(caps, (size_t)nc, sizeof caps[0], cmp_dbl);
+	qsort(lats, (size_t)nl, sizeof lats[0], cmp_dbl);
+	a = graph_attr_unknown();
+	/* the summed rates of a pair overstate a little (the one left alone speeds up at the
+	 * end), its members' solo rates understate a little (a round trip per transfer): the
+	 * capacity is the mean of the two medians */
+	for (int x = 1; x < n; x++)
+		if (uf_find(b->par, x) == r && k < PROBE_MAX_HOSTS)
+			so[k++] = b->solo[x];
+	qsort(so, (size_t)k, sizeof so[0], cmp_dbl);
+	a.bw_Bps = nc ? (caps[nc / 2] + so[k / 2]) / 2 : NAN;
+	a.confidence = nt ? fmin(1, cmin) * ns / nt : GRAPH_UNTESTED;
+	snprintf(note, sizeof note, "shared bottleneck: %d of %d probed pairs fell towards "
+		 "half together (ENV test from %s); capacity: mean of the pairs' summed rates and the hosts' solo rates", ns, nt,
+		 b->names[0]);
+	a.note = note;
+	snprintf(name, sizeof name, "shared%d", g->nnet);
+	net = graph_add_net(g, name, &a, e);
+	if (net < 0)
+		return net;
+	a.lat_ns = nl ? (int64_t)lats[nl / 2] : -1;
+	snprintf(note, sizeof note, "from %s's network to %s: the shared capacity; latency "
+		 "from ping-pong", b->names[0], name);
+	a.note = note;
+	snprintf(ln, sizeof ln, "%.90s--%.90s", g->nets[root_net].name, name);
+	rc = graph_add_link(g, ln, (struct graph_end){ GRAPH_END_NET, root_net },
+			    (struct graph_end){ GRAPH_END_NET, net }, &a, e);
+	return rc < 0 ? rc : net;
+}
+
 int
 probe_build_graph(int n, const char *const *names, const double *solo, const int64_t *lat,
 		  const double *ratio, const double *sum, const struct probe_opts *o,
 		  struct graph *g, struct err *e)
 {
-	int *par = xmallocarray((size_t)n, sizeof *par), *net = xmallocarray((size_t)n, sizeof *net);
-	double best = 0, mid = (o->shared_below + o->indep_above) / 2;
-	int rc = 0, root_net, nindep = 0, nlimited = 0;
-	char note[GRAPH_NOTE_MAX], name[GRAPH_NAME_MAX + 1];
-	double conf_indep = 1;
-	struct graph_attr a;
+	struct probe_build b = { .n = n, .names = names, .solo = solo, .ratio = ratio, .sum = sum,
+				 .lat = lat, .o = o, .mid = (o->shared_below + o->indep_above) / 2 };
+	int *net = xmallocarray((size_t)n, sizeof *net);
+	int rc = 0, root_net;
 
+	b.par = xmallocarray((size_t)n, sizeof *b.par);
 	graph_init_empty(g, 0);
-	for (int i = 0; i < n; i++) {
-		par[i] = i;
+	for (int i = 0; i < n; i++)
 		net[i] = -1;
-		if (i > 0 && solo[i] > best)
-			best = solo[i];
-	}
-	for (int i = 1; i < n; i++)
-		for (int j = i + 1; j < n; j++) {
-			double m = ratio[i * n + j];
-
-			if (isnan(m))
-				continue;
-			if (m <= o->shared_below && sum[i * n + j] < o->root_limit * best) {
-				int x = uf_find(par, i), y = uf_find(par, j);
-
-				par[x > y ? x : y] = x < y ? x : y;
-			} else if (m <= o->shared_below) {
-				nlimited++;
-			} else {
-				double c = fmin(1, fabs(m - mid) / 0.15);
-
-				nindep++;
-				if (c < conf_indep)
-					conf_indep = c;
-			}
-		}
-	/* the root's network: the root and every host with no shared partner */
-	a = graph_attr_unknown();
-	{
-		double v[PROBE_MAX_HOSTS];
-		int k = 0;
-
-		for (int i = 1; i < n; i++) {
-			bool alone = true;
-
-			for (int j = 1; j < n; j++)
-				if (j != i && uf_find(par, j) == uf_find(par, i))
-					alone = false;
-			if (alone && k < PROBE_MAX_HOSTS)
-				v[k++] = solo[i];
-		}
-		if (k > 0) {
-			qsort(v, (size_t)k, sizeof v[0], cmp_dbl);
-			a.bw_Bps = v[k / 2];
-		}
-		for (int i = 1; i < n; i++)
-			if (lat[i] >= 0 && (a.lat_ns < 0 || lat[i] < a.lat_ns))
-				a.lat_ns = lat[i];
-		if (nindep > 0)
-			a.confidence = conf_indep;
-		snprintf(note, sizeof note, "%s; %d pairs independent, %d limited by the root's own "
-			 "output; bandwidth: median solo rate from the root",
-			 nindep ? "no shared bottleneck among these hosts (ENV pairwise test)" :
-				  "untested: no pair of these hosts was probed together",
-			 nindep, nlimited);
-		a.note = note;
-	}
-	snprintf(name, sizeof name, "lan-%s", names[0]);
-	root_net = graph_add_net(g, name, &a, e);
+	group_hosts(&b);
+	root_net = add_root_net(&b, g, e);
 	if (root_net < 0)
 		rc = root_net;
 	for (int i = 0; i < n && rc == 0; i++) {
-		int r = uf_find(par, i);
+		int r = uf_find(b.par, i);
 		char hn[300];
 		bool grouped = false;
 
 		for (int j = 1; j < n && i > 0; j++)
-			if (j != i && uf_find(par, j) == r)
+			if (j != i && uf_find(b.par, j) == r)
 				grouped = true;
 		if (grouped && net[r] < 0) {
-			/* a new shared network: its capacity is what its pairs achieved together */
-			double caps[PROBE_MAX_HOSTS * PROBE_MAX_HOSTS / 2], lats[PROBE_MAX_HOSTS];
-			int nc = 0, nl = 0, ns = 0, nt = 0;
-			double cmin = 1;
-
-			for (int x = 1; x < n; x++)
-				if (uf_find(par, x) == r) {
-					if (nl < PROBE_MAX_HOSTS)
-						lats[nl++] = (double)lat[x];
-					for (int y = x + 1; y < n; y++)
-						if (uf_find(par, y) == r && !isnan(ratio[x * n + y])) {
-							nt++;
-							if (ratio[x * n + y] <= o->shared_below) {
-								ns++;
-								cmin = fmin(cmin, fabs(ratio[x * n + y] - mid) / 0.15);
-								if (nc < (int)(sizeof caps / sizeof caps[0]))
-									caps[nc++] = sum[x * n + y];
-							}
-						}
-				}
-			qsort(caps, (size_t)nc, sizeof caps[0], cmp_dbl);
-			qsort(lats, (size_t)nl, sizeof lats[0], cmp_dbl);
-			a = graph_attr_unknown();
-			/* the summed rates of a pair overstate a little (the one left alone speeds up
-			 * at the end), its members' solo rates understate a little (a round trip per
-			 * transfer): the capacity is the mean of the two medians */
-			{
-				double so[PROBE_MAX_HOSTS];
-				int k = 0;
-
-				for (int x = 1; x < n; x++)
-					if (uf_find(par, x) == r && k < PROBE_MAX_HOSTS)
-						so[k++] = solo[x];
-				qsort(so, (size_t)k, sizeof so[0], cmp_dbl);
-				a.bw_Bps = nc ? (caps[nc / 2] + so[k / 2]) / 2 : NAN;
-			}
-			a.confidence = nt ? fmin(1, cmin) * ns / nt : GRAPH_UNTESTED;
-			snprintf(note, sizeof note, "shared bottleneck: %d of %d probed pairs fell towards "
-				 "half together (ENV test from %s); capacity: mean of the pairs' summed rates and the hosts' solo rates", ns, nt,
-				 names[0]);
-			a.note = note;
-			snprintf(name, sizeof name, "shared%d", g->nnet);
-			rc = net[r] = graph_add_net(g, name, &a, e);
-			if (rc < 0)
-				break;
-			rc = 0;
-			a.note = NULL;
-			a.lat_ns = nl ? (int64_t)lats[nl / 2] : -1;
-			snprintf(note, sizeof note, "from %s's network to %s: the shared capacity; latency "
-				 "from ping-pong", names[0], name);
-			a.note = note;
-			{
-				char ln[2 * GRAPH_NAME_MAX + 8];
-
-				snprintf(ln, sizeof ln, "%.90s--%.90s", g->nets[root_net].name, name);
-				rc = graph_add_link(g, ln, (struct graph_end){ GRAPH_END_NET, root_net },
-						    (struct graph_end){ GRAPH_END_NET, net[r] }, &a, e);
-			}
+			rc = net[r] = add_shared_net(&b, r, root_net, g, e);
 			if (rc < 0)
 				break;
 			rc = 0;
@@ -798,7 +830,7 @@ probe_build_graph(int n, const char *const *names, const double *solo, const int
 		if (rc >= 0)
 			rc = 0;
 	}
-	free(par);
+	free(b.par);
 	free(net);
 	return rc;
 }
