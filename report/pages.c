@@ -525,6 +525,118 @@ cmp_link_msgs(const void *a, const void *b)
 	return (y->msgs > x->msgs) - (y->msgs < x->msgs);
 }
 
+/* One row of the characteristics table for ranks g->lo..hi-1: means over the group, sums of
+ * counts, the group's longest exec time. */
+static void
+table_group_row(struct plot *p, const struct prof *pf, const struct rgroup *g, bool grouped, double y)
+{
+	static const double x[] = { 0.04, 0.08, 0.28, 0.35, 0.42, 0.49, 0.59, 0.69, 0.77, 0.87, 0.97 };
+	double exec_ns = 0, comp = 0, comm = 0, idle = 0, busy_ns = 0, idle_ns = 0;
+	int64_t sent = 0, bsent = 0, recv = 0;
+	int k = g->hi - g->lo;
+	char cell[11][64];
+	const char *cells[11];
+	char h[64];
+
+	for (int i = g->lo; i < g->hi; i++) {
+		const struct prof_rank *rk = &pf->ranks[i];
+
+		exec_ns = fmax(exec_ns, (double)rk->exec_ns);
+		comp += rk->comp_pct / k;
+		comm += rk->comm_pct / k;
+		idle += rk->idle_pct / k;
+		busy_ns += rk->avg_busy_ns / k;
+		idle_ns += rk->avg_idle_ns / k;
+		sent += rk->msgs_sent;
+		bsent += rk->bytes_sent;
+		recv += rk->msgs_recv;
+	}
+	if (grouped) {
+		snprintf(cell[0], 64, "%d", k);
+		snprintf(cell[1], 64, "%s", g->label);
+	} else {
+		snprintf(cell[0], 64, "%d", pf->ranks[g->lo].rank);
+		snprintf(cell[1], 64, "%s", plot_clean(h, 28, pf->ranks[g->lo].host));
+	}
+	snprintf(cell[2], 64, "%.3f", exec_ns / 1e9);
+	snprintf(cell[3], 64, "%.1f", comp);
+	snprintf(cell[4], 64, "%.1f", comm);
+	snprintf(cell[5], 64, "%.1f", idle);
+	fmt_ms(cell[6], 64, busy_ns);
+	fmt_ms(cell[7], 64, idle_ns);
+	snprintf(cell[8], 64, "%lld", (long long)sent);
+	fmt_bytes(cell[9], 64, sent > 0 ? (double)bsent / (double)sent : NAN);
+	snprintf(cell[10], 64, "%lld", (long long)recv);
+	for (int j = 0; j < 11; j++)
+		cells[j] = cell[j];
+	table_row(p, y, x, cells, 11, false);
+}
+
+/* Labels right-aligned at lx[j] + 0.04 in the given font. */
+static void
+right_labels(struct plot *p, const double *lx, const char *const *text, int n, double y, const char *font)
+{
+	for (int j = 0; j < n; j++) {
+		char q[PLOT_Q_MAX];
+
+		plot_cmd(p, "set label %s at screen %.4f,%.4f right font '%s'", plot_quote(q, sizeof q, text[j]),
+			 lx[j] + 0.04, y, font);
+	}
+}
+
+/* The busiest links below the table, as many as fit above y = 0.04, and the rest summed.
+ * Returns the y of the last line. */
+static double
+table_links(struct plot *p, const struct prof *pf, double y, double dy)
+{
+	static const double lx[] = { 0.04, 0.12, 0.22, 0.32, 0.42 };
+	static const char *const lh[] = { "src", "dst", "messages", "avg size", "bytes" };
+	const struct prof_link **v = xcalloc((size_t)pf->nlinks, sizeof *v);
+	char q[PLOT_Q_MAX];
+	int room, shown = 0;
+
+	for (int i = 0; i < pf->nlinks; i++)
+		v[i] = &pf->links[i];
+	qsort(v, (size_t)pf->nlinks, sizeof *v, cmp_link_msgs);
+	y -= 1.5 * dy;
+	plot_cmd(p, "set label %s at screen 0.04,%.4f left font 'Sans Bold,9'",
+		 plot_quote(q, sizeof q, "Messages per link (busiest first)"), y);
+	y -= dy;
+	right_labels(p, lx, lh, 5, y, "Sans Bold,8");
+	room = (int)((y - 0.04) / dy) - 1;	/* a row for the rest */
+	if (room > PAGE_TOP_LINKS)
+		room = PAGE_TOP_LINKS;
+	for (int i = 0; i < pf->nlinks && shown < room; i++, shown++) {
+		char cell[5][64];
+		const char *cells[5] = { cell[0], cell[1], cell[2], cell[3], cell[4] };
+
+		snprintf(cell[0], 64, "%d", v[i]->src);
+		snprintf(cell[1], 64, "%d", v[i]->dst);
+		snprintf(cell[2], 64, "%lld", (long long)v[i]->msgs);
+		fmt_bytes(cell[3], 64, v[i]->avg_bytes);
+		fmt_bytes(cell[4], 64, (double)v[i]->bytes);
+		y -= dy;
+		right_labels(p, lx, cells, 5, y, "Sans,8");
+	}
+	if (shown < pf->nlinks) {	/* the rest, summed */
+		int64_t msgs = 0, bytes = 0;
+		char t[200], b1[32], b2[32];
+
+		for (int i = shown; i < pf->nlinks; i++) {
+			msgs += v[i]->msgs;
+			bytes += v[i]->bytes;
+		}
+		fmt_bytes(b1, sizeof b1, msgs > 0 ? (double)bytes / (double)msgs : NAN);
+		fmt_bytes(b2, sizeof b2, (double)bytes);
+		snprintf(t, sizeof t, "the other %d links: %lld messages, avg size %s, %s", pf->nlinks - shown,
+			 (long long)msgs, b1, b2);
+		y -= dy;
+		plot_cmd(p, "set label %s at screen 0.04,%.4f left font 'Sans,8'", plot_quote(q, sizeof q, t), y);
+	}
+	free(v);
+	return y;
+}
+
 static int
 page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 {
@@ -540,7 +652,7 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	const struct rep_run *r = c->run;
 	const struct prof *pf = &r->prof;
 	struct rgroup *g;
-	int ng, nlinks_shown = 0;
+	int ng;
 	bool grouped, by_node;
 	double y = 0.88, dy;
 
@@ -565,46 +677,8 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	table_row(p, y, x, grouped ? ghead : head, 11, true);
 	plot_table_rule(p, 0.03, 0.98, y - dy / 2);
 	for (int gi = 0; gi < ng; gi++) {
-		double exec_ns = 0, comp = 0, comm = 0, idle = 0, busy_ns = 0, idle_ns = 0;
-		int64_t sent = 0, bsent = 0, recv = 0;
-		int k = g[gi].hi - g[gi].lo;
-		char cell[11][64];
-		const char *cells[11];
-		char h[64];
-
-		for (int i = g[gi].lo; i < g[gi].hi; i++) {	/* means over the group, sums of counts */
-			const struct prof_rank *rk = &pf->ranks[i];
-
-			exec_ns = fmax(exec_ns, (double)rk->exec_ns);
-			comp += rk->comp_pct / k;
-			comm += rk->comm_pct / k;
-			idle += rk->idle_pct / k;
-			busy_ns += rk->avg_busy_ns / k;
-			idle_ns += rk->avg_idle_ns / k;
-			sent += rk->msgs_sent;
-			bsent += rk->bytes_sent;
-			recv += rk->msgs_recv;
-		}
-		if (grouped) {
-			snprintf(cell[0], 64, "%d", k);
-			snprintf(cell[1], 64, "%s", g[gi].label);
-		} else {
-			snprintf(cell[0], 64, "%d", pf->ranks[g[gi].lo].rank);
-			snprintf(cell[1], 64, "%s", plot_clean(h, 28, pf->ranks[g[gi].lo].host));
-		}
-		snprintf(cell[2], 64, "%.3f", exec_ns / 1e9);
-		snprintf(cell[3], 64, "%.1f", comp);
-		snprintf(cell[4], 64, "%.1f", comm);
-		snprintf(cell[5], 64, "%.1f", idle);
-		fmt_ms(cell[6], 64, busy_ns);
-		fmt_ms(cell[7], 64, idle_ns);
-		snprintf(cell[8], 64, "%lld", (long long)sent);
-		fmt_bytes(cell[9], 64, sent > 0 ? (double)bsent / (double)sent : NAN);
-		snprintf(cell[10], 64, "%lld", (long long)recv);
-		for (int j = 0; j < 11; j++)
-			cells[j] = cell[j];
 		y -= dy;
-		table_row(p, y, x, cells, 11, false);
+		table_group_row(p, pf, &g[gi], grouped, y);
 	}
 	if (grouped || pf->nranks > ng) {
 		char t[300], q[PLOT_Q_MAX];
@@ -619,65 +693,8 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 		plot_cmd(p, "set label %s at screen 0.04,%.4f left font 'Sans,8'", plot_quote(q, sizeof q, t), y);
 	}
 	free(g);
-	if (pf->have_links && pf->nlinks > 0 && y > 0.25) {
-		const struct prof_link **v = xcalloc((size_t)pf->nlinks, sizeof *v);
-		static const double lx[] = { 0.04, 0.12, 0.22, 0.32, 0.42 };
-		static const char *const lh[] = { "src", "dst", "messages", "avg size", "bytes" };
-		int room;
-
-		for (int i = 0; i < pf->nlinks; i++)
-			v[i] = &pf->links[i];
-		qsort(v, (size_t)pf->nlinks, sizeof *v, cmp_link_msgs);
-		y -= 1.5 * dy;
-		{
-			char q[PLOT_Q_MAX];
-
-			plot_cmd(p, "set label %s at screen 0.04,%.4f left font 'Sans Bold,9'",
-				 plot_quote(q, sizeof q, "Messages per link (busiest first)"), y);
-		}
-		y -= dy;
-		for (int j = 0; j < 5; j++) {
-			char q[PLOT_Q_MAX];
-
-			plot_cmd(p, "set label %s at screen %.4f,%.4f right font 'Sans Bold,8'",
-				 plot_quote(q, sizeof q, lh[j]), lx[j] + 0.04, y);
-		}
-		room = (int)((y - 0.04) / dy) - 1;	/* a row for the rest */
-		if (room > PAGE_TOP_LINKS)
-			room = PAGE_TOP_LINKS;
-		for (int i = 0; i < pf->nlinks && nlinks_shown < room; i++, nlinks_shown++) {
-			char cell[5][64];
-
-			snprintf(cell[0], 64, "%d", v[i]->src);
-			snprintf(cell[1], 64, "%d", v[i]->dst);
-			snprintf(cell[2], 64, "%lld", (long long)v[i]->msgs);
-			fmt_bytes(cell[3], 64, v[i]->avg_bytes);
-			fmt_bytes(cell[4], 64, (double)v[i]->bytes);
-			y -= dy;
-			for (int j = 0; j < 5; j++) {
-				char q[PLOT_Q_MAX];
-
-				plot_cmd(p, "set label %s at screen %.4f,%.4f right font 'Sans,8'",
-					 plot_quote(q, sizeof q, cell[j]), lx[j] + 0.04, y);
-			}
-		}
-		if (nlinks_shown < pf->nlinks) {	/* the rest, summed */
-			int64_t msgs = 0, bytes = 0;
-			char t[200], b1[32], b2[32], q[PLOT_Q_MAX];
-
-			for (int i = nlinks_shown; i < pf->nlinks; i++) {
-				msgs += v[i]->msgs;
-				bytes += v[i]->bytes;
-			}
-			fmt_bytes(b1, sizeof b1, msgs > 0 ? (double)bytes / (double)msgs : NAN);
-			fmt_bytes(b2, sizeof b2, (double)bytes);
-			snprintf(t, sizeof t, "the other %d links: %lld messages, avg size %s, %s", pf->nlinks - nlinks_shown,
-				 (long long)msgs, b1, b2);
-			y -= dy;
-			plot_cmd(p, "set label %s at screen 0.04,%.4f left font 'Sans,8'", plot_quote(q, sizeof q, t), y);
-		}
-		free(v);
-	}
+	if (pf->have_links && pf->nlinks > 0 && y > 0.25)
+		table_links(p, pf, y, dy);
 	plot_table_end(p);
 	return 1;
 }
