@@ -32,6 +32,8 @@ struct side {
 	double *wake;		/* [nranks] the wake-up delay its waited-for receives had in the
 				 * run (replay_rank_wake_ns of its competitors), 0 none */
 	double *w;		/* [nranks] scratch wake-up changes (replay_in wake_ns) */
+	double *excess_ns;	/* [nranks] own work beyond the same rank's in the baseline:
+				 * no work of the program (own_excess), not in own; 0 */
 	long *woke_busy;	/* [nranks] receives found waiting whose wake-up the samples put
 				 * inside a busy phase (woke_in_busy) */
 	const struct prof_busy **ph;	/* each rank's busy phases by start: rank i's are */
@@ -198,6 +200,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->wake = xcalloc((size_t)p->nranks + 1, sizeof *s->wake);
 	s->w = xcalloc((size_t)p->nranks + 1, sizeof *s->w);
 	s->woke_busy = xcalloc((size_t)p->nranks + 1, sizeof *s->woke_busy);
+	s->excess_ns = xcalloc((size_t)p->nranks + 1, sizeof *s->excess_ns);
 	coloc_phases_by_rank(p, &s->ph, &s->off);
 	woke_in_busy(s, s->woke_busy);
 	cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
@@ -273,6 +276,7 @@ side_free(struct side *s)
 	free(s->ph);
 	free(s->off);
 	free(s->woke_busy);
+	free(s->excess_ns);
 }
 
 /* The index of world rank r in s->p->ranks, or -1. */
@@ -329,13 +333,47 @@ factor(const struct side *s, int i, double want)
 	return s->busy[i] > 0 ? fmax(want, 0) / s->busy[i] : 1;
 }
 
-/* Rank i's factors with its node's CPU competition taken out (out) or left (!out). */
+/* Rank i's factors with its node's CPU competition taken out (out) or left (!out): its
+ * busy time less the wait the cause takes and, behind competitors, its own work beyond
+ * the baseline's (own_excess). */
 static void
 cpu_out(struct side *s, const struct side *b, int i, bool out)
 {
-	s->f[i] = out ? factor(s, i, s->busy[i] - busy_taken(s, b, i)) : 1;
+	double cut = busy_taken(s, b, i) + (s->wake[i] > 0 ? s->excess_ns[i] : 0);
+
+	s->f[i] = out ? factor(s, i, s->busy[i] - cut) : 1;
 	s->g[i] = out ? idle_factor(s, b, i) : 1;
 	s->w[i] = out ? -s->wake[i] : 0;
+}
+
+/* With a baseline b, each rank's own work (busy less run-queue wait) beyond the same
+ * rank's there (s->excess_ns) is no work of the program: waiting that read busy (a rank
+ * polling for a message runs its loop on the CPU, and the demand phases read an interval
+ * busy when its user ticks land there; the longer it waits, the more of its wait reads
+ * so), or work a competitor slowed (caches). The replay would keep it as work the rank
+ * must do whatever its messages' times, and the ideal run kept every rank at the mean
+ * own work, excess included. It leaves own (so the ideal run and imbalance see the
+ * baseline's work), and the cpu cause of a rank with competitors (s->wake) takes it out
+ * with the wait (cpu_out); a rank without them waited for others and keeps it. */
+static void
+own_excess(struct side *s, const struct side *b)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int i = 0; i < s->p->nranks && b != NULL; i++) {
+		int j = side_index(b, s->p->ranks[i].rank);
+		double x = j >= 0 ? fmax(s->own[i] - b->own[j], 0) : 0;
+
+		s->excess_ns[i] = x;
+		s->own[i] -= x;
+		if (s->busy[i] > 0) {
+			sum += s->own[i];
+			n++;
+		}
+	}
+	if (b != NULL && n > 0)
+		s->own_mean = sum / n;
 }
 
 /* Each rank's wake-up delay in the run (s->wake): a rank that may use a share c of a CPU
@@ -360,7 +398,7 @@ imbalance_cost(struct side *s)
 	struct replay_in c = { .busy_f = s->f };
 
 	for (int i = 0; i < s->p->nranks; i++)
-		s->f[i] = factor(s, i, s->own_mean + s->wait[i]);
+		s->f[i] = factor(s, i, s->own_mean + s->wait[i] + s->excess_ns[i]);
 	return s->T - replay_time(s, &c);
 }
 
@@ -870,7 +908,8 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		bs = &b;
 		r->baseline_ns = b.T;
 	}
-	wake_delays(&s, bs);
+	wake_delays(&s, bs);	/* k from the own work measured, the excess included */
+	own_excess(&s, bs);
 	r->measured_ns = s.T;
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);

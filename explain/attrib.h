@@ -8,7 +8,10 @@
  *    they were, imposes), and takes out the wake-up delay (predict/replay.h) of each
  *    receive that found it waiting, for the competitors that wait implies, at the
  *    receive; a delay the samples put inside a busy phase is left out of the phase's
- *    shortening (counted once).
+ *    shortening (counted once). With a baseline, a rank's own work beyond the same rank's
+ *    there is no work of the program (waiting that read busy, or work the competitor
+ *    slowed): it is out of every rank's own work, and a rank behind competitors loses it
+ *    with its node's cause.
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
  *    against the best throughput its rank pair reached (in this run or the baseline); the
  *    counterfactual sends every one at that best.
