@@ -695,6 +695,24 @@ run001_select(const struct prof *p, const struct scen *s, const char *policy, st
 		rc = pred_na(r, "fewer than two of the run's ranks are on the candidate hosts");
 		goto out;
 	}
+	for (int i = 0; s != NULL && i < s->nlinks; i++) {
+		const struct scen_link *ln = &s->links[i];
+		bool ina = false, inb = false;
+
+		for (int k = 0; k < p->nranks; k++) {
+			ina |= inc[k] && strcmp(p->ranks[k].host, ln->a) == 0;
+			inb |= inc[k] && strcmp(p->ranks[k].host, ln->b) == 0;
+		}
+		/* max flow and Figure 2 see G only; a changed link is a stage on the routes of one
+		 * master (p001_simulate_links), and each candidate master has its own; a fixed
+		 * master's routes cross only the links of its host */
+		if (ina && inb && (s->master == NULL || strcmp(ln->a, s->master) == 0 || strcmp(ln->b, s->master) == 0)) {
+			rc = pred_na(r, "link %.60s-%.60s joins two candidate hosts, and the selection (max-flow "
+				     "AppRate, Figure 2) does not model a changed link; --model p001 simulates "
+				     "it for the run's master", ln->a, ln->b);
+			goto out;
+		}
+	}
 	if ((rc = system_build(p, &m, inc, s, &y, e)) < 0 ||
 	    (rc = p001_select_master(&y.g, &y.c, P001_MAXFLOW, &ms, e)) < 0)
 		goto out;
