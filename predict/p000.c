@@ -9,6 +9,7 @@
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "predict/coloc.h"
+#include "predict/p003.h"
 
 /* Poisson-binomial distribution of how many of p independent events happen, event j with
  * probability q[j]: after competitor j, out[i] is P(i of the first j+1 happen). O(p^2). */
@@ -421,6 +422,8 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	double *f1 = xcalloc((size_t)n, sizeof *f1);	/* partitioning under contention */
 	double *ladd = xcalloc((size_t)n, sizeof *ladd);	/* eq. 3 time added per rank */
 	struct coloc_rank *cl = xcalloc((size_t)n, sizeof *cl);	/* the ranks' neighbours */
+	double *fast = NULL;	/* per message: bytes a link's bucket passes at ib (p003_link_fast) */
+	const struct scen_link *bl;
 	enum scen_part part = s->part == SCEN_PART_UNSET ? SCEN_PART_CONSTRAINT : s->part;
 	int nweight = 0, nserial = 0, nf1 = 0, nloaded = 0;
 	bool extrap_any = false, any = false;
@@ -523,11 +526,18 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 			 !isnan(sn->capacity) && sn->capacity < 1 ? " and a reduced CPU share" : "", w[a], f1[a]);
 	}
 	/* eq. 3 on each changed link: its communication time (L + avg/B per message) grows by
-	 * ib / cb; a rank waits for all its links, the run for its slowest rank */
+	 * ib / cb; a rank waits for all its links, the run for its slowest rank. A link with a
+	 * burst is a token bucket: the bytes it lets through go at ib, slowdown 1 (beyond the
+	 * paper, as the replay reads `burst`) */
+	if (p003_link_fast(p, s, &fast, &bl) < 0) {
+		rc = pred_na(r, "link %s-%s is a token bucket (burst), and eq. 3 needs the run's messages "
+			     "('%s/profile/messages.tsv') to tell which of them fit in it", bl->a, bl->b, p->run);
+		goto out;
+	}
 	for (int i = 0; i < s->nlinks; i++) {
 		const struct scen_link *sl = &s->links[i];
-		double tcomm = 0, cb, sdl;
-		char name[300];
+		double tcomm = 0, tfast = 0, cb, sdl;
+		char name[300], bucket[100] = "";
 
 		if (!p->have_net || !p->have_links) {
 			rc = pred_na(r, "the scenario changes links, and eq. 3 needs the run's measured "
@@ -557,10 +567,26 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 			ladd[ra - p->ranks] += t * (sdl - 1);
 			ladd[rb - p->ranks] += t * (sdl - 1);
 		}
+		for (long k = 0; fast != NULL && k < p->nmsgs; k++) {
+			const struct prof_msg *m = &p->msgs[k];
+			const struct prof_rank *ra, *rb;
+			double t;
+
+			if (!(fast[k] > 0) || (ra = prof_rank(p, m->src)) == NULL || (rb = prof_rank(p, m->dst)) == NULL ||
+			    scen_link_for(s, ra->host, rb->host) != sl)
+				continue;
+			t = fast[k] / p->bw_Bps * 1e9;	/* its dedicated time, not slowed down */
+			tfast += t;
+			ladd[ra - p->ranks] -= t * (sdl - 1);
+			ladd[rb - p->ranks] -= t * (sdl - 1);
+		}
+		if (tfast > 0)
+			snprintf(bucket, sizeof bucket, "; a %lld B token bucket passes %.3f s of it at ib",
+				 (long long)sl->burst_bytes, tfast / 1e9);
 		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
-		pred_add(r, "link", name, tcomm * (sdl - 1), sdl, "000 eq. 3",
-			 "ib %.3g MB/s, cb %.3g MB/s, dedicated communication %.3f s", p->bw_Bps / 1e6,
-			 cb / 1e6, tcomm / 1e9);
+		pred_add(r, "link", name, (tcomm - tfast) * (sdl - 1), sdl, "000 eq. 3",
+			 "ib %.3g MB/s, cb %.3g MB/s, dedicated communication %.3f s%s", p->bw_Bps / 1e6,
+			 cb / 1e6, tcomm / 1e9, bucket);
 	}
 	for (int a = 0; a < n; a++)
 		if (ladd[a] > worst_link)
@@ -583,6 +609,7 @@ out:
 	free(f1);
 	free(ladd);
 	free(cl);
+	free(fast);
 	(void)e;
 	return rc;
 }
