@@ -447,7 +447,7 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	}
 	if (!any && s->nlinks == 0) {
 		rc = pred_na(r, "the scenario changes nothing this model sees (competing CPU-bound or "
-			     "communicating processes, CPU capacity, link bandwidth)");
+			     "communicating processes, CPU capacity, link bandwidth or latency)");
 		goto out;
 	}
 	if ((nweight > 0 && nweight < n) || (nserial > 0 && nserial < n) || (nweight > 0 && nserial > 0)) {
@@ -536,8 +536,9 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	}
 	for (int i = 0; i < s->nlinks; i++) {
 		const struct scen_link *sl = &s->links[i];
-		double tcomm = 0, tfast = 0, cb, sdl;
-		char name[300], bucket[100] = "";
+		double tcomm = 0, tfast = 0, tlat = 0, cb, sdl;
+		double dlat = sl->lat_ns >= 0 ? (double)sl->lat_ns - (double)p->lat_ns : 0;	/* ns */
+		char name[300], bucket[160] = "";
 
 		if (!p->have_net || !p->have_links) {
 			rc = pred_na(r, "the scenario changes links, and eq. 3 needs the run's measured "
@@ -564,8 +565,11 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 				continue;
 			t = (double)l->msgs * ((double)p->lat_ns + l->avg_bytes / p->bw_Bps * 1e9);
 			tcomm += t;
-			ladd[ra - p->ranks] += t * (sdl - 1);
-			ladd[rb - p->ranks] += t * (sdl - 1);
+			/* eq. 3 sees bandwidth only: a latency change adds its own term per message,
+			 * as paper 003 Sec. 2.2's */
+			tlat += (double)l->msgs * dlat;
+			ladd[ra - p->ranks] += t * (sdl - 1) + (double)l->msgs * dlat;
+			ladd[rb - p->ranks] += t * (sdl - 1) + (double)l->msgs * dlat;
 		}
 		for (long k = 0; fast != NULL && k < p->nmsgs; k++) {
 			const struct prof_msg *m = &p->msgs[k];
@@ -583,8 +587,11 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 		if (tfast > 0)
 			snprintf(bucket, sizeof bucket, "; a %lld B token bucket passes %.3f s of it at ib",
 				 (long long)sl->burst_bytes, tfast / 1e9);
+		if (dlat != 0 && tlat != 0)
+			snprintf(bucket + strlen(bucket), sizeof bucket - strlen(bucket), "; latency %+.1f us a "
+				 "message (%+.3f s, as 003 Sec. 2.2)", dlat / 1e3, tlat / 1e9);
 		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
-		pred_add(r, "link", name, (tcomm - tfast) * (sdl - 1), sdl, "000 eq. 3",
+		pred_add(r, "link", name, (tcomm - tfast) * (sdl - 1) + tlat, sdl, "000 eq. 3",
 			 "ib %.3g MB/s, cb %.3g MB/s, dedicated communication %.3f s%s", p->bw_Bps / 1e6,
 			 cb / 1e6, tcomm / 1e9, bucket);
 	}

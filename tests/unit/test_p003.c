@@ -467,6 +467,12 @@ TEST(p000_link_burst_bucket)
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 50e3 * 9, 1e3);
 	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "token bucket") != NULL);
 	pred_result_free(&r);
+	/* eq. 3 sees bandwidth only; a latency change adds 003 Sec. 2.2's term: +1 ms for each
+	 * of the 2000 messages, both ends wait */
+	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nlatency = 1050 us\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
+	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "latency") != NULL);
+	pred_result_free(&r);
 	prof_free(&p);
 	/* no messages.tsv: which messages fit is unknown */
 	CHECK(prof_load(&p, make_run(), &e) == 0);
