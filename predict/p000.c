@@ -372,6 +372,18 @@ p000_node_sd(const struct scen_node *n, const struct p000_delay *d, bool *extrap
 		comp[p] = 1;
 		comm[p] = 0;
 	}
+	if (!isnan(n->load_avg) && n->load_avg > 0) {	/* (not with cpu_procs; at most 1000) */
+		double whole = floor(n->load_avg);	/* competitors always there */
+
+		for (int j = 0; j < (int)whole; j++, p++) {
+			comp[p] = 1;
+			comm[p] = 0;
+		}
+		if (n->load_avg > whole) {	/* and one more, computing the rest of the time */
+			comp[p] = n->load_avg - whole;
+			comm[p++] = 0;
+		}
+	}
 	for (int j = 0; j < n->ncomm; j++, p++) {
 		comp[p] = n->comm[j].comp_frac;
 		comm[p] = n->comm[j].comm_frac;
@@ -441,13 +453,14 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 			nserial++;
 		if (sn != NULL && !isnan(sn->work_frac))
 			nf1++;
-		if (sn != NULL && (sn->cpu_procs > 0 || sn->ncomm > 0 || (!isnan(sn->capacity) && sn->capacity < 1)))
+		if (sn != NULL && (sn->cpu_procs > 0 || sn->ncomm > 0 || (!isnan(sn->capacity) && sn->capacity < 1) ||
+				   (!isnan(sn->load_avg) && sn->load_avg > 0)))
 			any = true;
 		busy[a] = (double)p->ranks[a].exec_ns * p->ranks[a].comp_pct / 100;
 	}
 	if (!any && s->nlinks == 0) {
 		rc = pred_na(r, "the scenario changes nothing this model sees (competing CPU-bound or "
-			     "communicating processes, CPU capacity, link bandwidth or latency)");
+			     "communicating processes, load average, CPU capacity, link bandwidth or latency)");
 		goto out;
 	}
 	if ((nweight > 0 && nweight < n) || (nserial > 0 && nserial < n) || (nweight > 0 && nserial > 0)) {
@@ -521,8 +534,9 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 			one[b] = b == a ? sd[a] : 1;
 		snprintf(name, sizeof name, "rank %d (%s)", p->ranks[a].rank, p->ranks[a].host);
 		pred_add(r, "node", name, T * (aggregate(part, n, w, one, f1, f2) - 1), sd[a], "000 eq. 2",
-			 "sd %.3f from %d CPU-bound and %d communicating competitors%s; w %.3g, f %.3f",
-			 sd[a], sn->cpu_procs > 0 ? sn->cpu_procs : 0, sn->ncomm,
+			 "sd %.3f from %g CPU-bound%s and %d communicating competitors%s; w %.3g, f %.3f",
+			 sd[a], sn->cpu_procs > 0 ? (double)sn->cpu_procs : !isnan(sn->load_avg) ? sn->load_avg : 0.0,
+			 !isnan(sn->load_avg) ? " (load average)" : "", sn->ncomm,
 			 !isnan(sn->capacity) && sn->capacity < 1 ? " and a reduced CPU share" : "", w[a], f1[a]);
 	}
 	/* eq. 3 on each changed link: its communication time (L + avg/B per message) grows by

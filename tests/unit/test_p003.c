@@ -482,6 +482,35 @@ TEST(p000_link_burst_bucket)
 	prof_free(&p);
 }
 
+/* p000 reads a load average as paper 003 does: L = 2 is two CPU-bound competitors, and
+ * L = 1.5 one always there and one half of the time, eq. 2's sd = 1 + L. */
+TEST(p000_load_average)
+{
+	struct prof p;
+	struct pred_result r;
+	struct err e;
+	double one, two;	/* ns, with one and two CPU-bound competitors */
+
+	CHECK(prof_load(&p, make_run(), &e) == 0);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	one = r.predicted_ns;
+	pred_result_free(&r);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 2\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	two = r.predicted_ns;
+	CHECK(two > one && one > 35e9);
+	pred_result_free(&r);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\nload_average = 2\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, two, 1e3);
+	pred_result_free(&r);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\nload_average = 1.5\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (one + two) / 2, 1e3);	/* rank 1 (ws2) sets the max */
+	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "load average") != NULL);
+	pred_result_free(&r);
+	prof_free(&p);
+}
+
 /* The sleep credit is an option of the prediction (struct scen), not a process setting:
  * two scenarios in one process keep their own. */
 TEST(sleep_credit_per_scenario)
@@ -525,6 +554,7 @@ main(void)
 	RUN(run_level_link_overlap);
 	RUN(link_burst_bucket);
 	RUN(p000_link_burst_bucket);
+	RUN(p000_load_average);
 	RUN(sleep_credit_per_scenario);
 	return check_done();
 }
