@@ -436,6 +436,7 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	struct coloc_rank *cl = xcalloc((size_t)n, sizeof *cl);	/* the ranks' neighbours */
 	double *fast = NULL;	/* per message: bytes a link's bucket passes at ib (p003_link_fast) */
 	const struct scen_link *bl;
+	const struct prof_rank *sp;
 	enum scen_part part = s->part == SCEN_PART_UNSET ? SCEN_PART_CONSTRAINT : s->part;
 	int nweight = 0, nserial = 0, nf1 = 0, nloaded = 0;
 	bool extrap_any = false, any = false;
@@ -444,6 +445,11 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	int rc = 0;
 
 	r->dedicated_ns = T;
+	if ((sp = p003_speed_changed(p, s)) != NULL) {
+		rc = pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which eq. 2 does not "
+			     "model (paper 004's delta)", sp->rank, sp->host);
+		goto out;
+	}
 	for (int a = 0; a < n; a++) {
 		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
 

@@ -217,6 +217,18 @@ p003_link_new(const struct scen_link *l, double lat_ns, double bw_Bps, double *n
 	return *nbw > 0 ? 0 : -1;
 }
 
+const struct prof_rank *
+p003_speed_changed(const struct prof *p, const struct scen *s)
+{
+	for (int i = 0; i < p->nranks; i++) {
+		const struct scen_node *n = scen_node_for(s, p->ranks[i].rank, p->ranks[i].host);
+
+		if (n != NULL && !isnan(n->speed) && n->speed != 1)
+			return &p->ranks[i];
+	}
+	return NULL;
+}
+
 /* The link of message m when it crosses a changed link with a bucket that acts (new
  * bandwidth below the measured one), with its new bandwidth; NULL otherwise. */
 static const struct scen_link *
@@ -464,12 +476,16 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 	double *link_save;	/* per scenario link: time its bucket saves, ns */
 	double *fast;		/* per message: bytes a bucket passes at the measured rate, or NULL */
 	const struct scen_link *bl;
+	const struct prof_rank *sp;
 	bool any_node = false;
 	double worst = T;
 	int nloaded = 0;
 
 	r->dedicated_ns = T;
 	snprintf(r->equation, sizeof r->equation, "003 Sec. 3.3");
+	if ((sp = p003_speed_changed(p, s)) != NULL)
+		return pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which this model "
+			       "does not model (paper 004's delta)", sp->rank, sp->host);
 	if (s->nlinks > 0 && !p->have_net)
 		return pred_na(r, "the scenario changes links, and this model needs the run's measured "
 			       "latency and bandwidth ('%s/profile/netparams.tsv')", p->run);

@@ -61,6 +61,11 @@ int p003_link_new(const struct scen_link *l, double lat_ns, double bw_Bps, doubl
  * such link when p has no messages (messages.tsv) to tell which fit. */
 int p003_link_fast(const struct prof *p, const struct scen *s, double **fast, const struct scen_link **burst_link);
 
+/* The first rank of p whose node or rank section changes its speed (`speed`, paper 004's
+ * delta, != 1), or NULL. p003, p000 and p001 do not model a node's speed: they say they do
+ * not apply rather than leave it out. */
+const struct prof_rank *p003_speed_changed(const struct prof *p, const struct scen *s);
+
 /* One message of a rank on a changed link, for p003_overlap_share. */
 struct p003_xfer {
 	int64_t t0_ns, t1_ns;	/* its first and last byte in the dedicated run */

@@ -548,6 +548,19 @@ table1_rows(const struct ms_run *m, const struct system *y, struct pred_result *
 	pred_add(r, "factor", "graph G", NAN, NAN, "001 Sec. 3", "%s", y->gnote);
 }
 
+/* Whether s changes a node's speed, which eqs. 6-7 do not see (Avail_CPU is a share of the
+ * node as it ran): then r says so. */
+static bool
+speed_refused(const struct prof *p, const struct scen *s, struct pred_result *r)
+{
+	const struct prof_rank *sp = s != NULL ? p003_speed_changed(p, s) : NULL;
+
+	if (sp != NULL)
+		pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which paper 001's work "
+			"rates (eqs. 6-7) do not model (paper 004's delta)", sp->rank, sp->host);
+	return sp != NULL;
+}
+
 int
 run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
 {
@@ -563,6 +576,8 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 
 	r->dedicated_ns = T;
 	snprintf(r->equation, sizeof r->equation, "001 Sec. 4.5");
+	if (speed_refused(p, s, r))
+		return 0;
 	rc = derive(p, &m, why, sizeof why, e);
 	if (rc <= 0) {
 		ms_run_release(&m);
@@ -679,6 +694,8 @@ run001_select(const struct prof *p, const struct scen *s, const char *policy, st
 	snprintf(r->equation, sizeof r->equation, "001 Sec. 4.6");
 	if (policy != NULL)
 		return err_set(e, E_USAGE, "paper 001's selection takes no --policy (got '%s')", policy);
+	if (speed_refused(p, s, r))
+		return 0;
 	rc = derive(p, &m, why, sizeof why, e);
 	if (rc <= 0) {
 		ms_run_release(&m);

@@ -511,6 +511,27 @@ TEST(p000_load_average)
 	prof_free(&p);
 }
 
+/* A node's speed (paper 004's delta) is no input of p003 or p000: they say so instead of
+ * leaving it out; speed 1 is the run's and changes nothing. */
+TEST(speed_refused)
+{
+	struct prof p;
+	struct pred_result r;
+	struct err e;
+
+	CHECK(prof_load(&p, make_run(), &e) == 0);
+	CHECK(predict_text(p003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "speed") != NULL && strstr(r.why, "ws2") != NULL);
+	pred_result_free(&r);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "speed") != NULL);
+	pred_result_free(&r);
+	CHECK(predict_text(p003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 1\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	pred_result_free(&r);
+	prof_free(&p);
+}
+
 /* The sleep credit is an option of the prediction (struct scen), not a process setting:
  * two scenarios in one process keep their own. */
 TEST(sleep_credit_per_scenario)
@@ -555,6 +576,7 @@ main(void)
 	RUN(link_burst_bucket);
 	RUN(p000_link_burst_bucket);
 	RUN(p000_load_average);
+	RUN(speed_refused);
 	RUN(sleep_credit_per_scenario);
 	return check_done();
 }
