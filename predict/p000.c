@@ -9,6 +9,7 @@
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "predict/coloc.h"
+#include "predict/p003.h"
 
 /* Poisson-binomial distribution of how many of p independent events happen, event j with
  * probability q[j]: after competitor j, out[i] is P(i of the first j+1 happen). O(p^2). */
@@ -371,6 +372,18 @@ p000_node_sd(const struct scen_node *n, const struct p000_delay *d, bool *extrap
 		comp[p] = 1;
 		comm[p] = 0;
 	}
+	if (!isnan(n->load_avg) && n->load_avg > 0) {	/* (not with cpu_procs; at most 1000) */
+		double whole = floor(n->load_avg);	/* competitors always there */
+
+		for (int j = 0; j < (int)whole; j++, p++) {
+			comp[p] = 1;
+			comm[p] = 0;
+		}
+		if (n->load_avg > whole) {	/* and one more, computing the rest of the time */
+			comp[p] = n->load_avg - whole;
+			comm[p++] = 0;
+		}
+	}
 	for (int j = 0; j < n->ncomm; j++, p++) {
 		comp[p] = n->comm[j].comp_frac;
 		comm[p] = n->comm[j].comm_frac;
@@ -421,6 +434,9 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	double *f1 = xcalloc((size_t)n, sizeof *f1);	/* partitioning under contention */
 	double *ladd = xcalloc((size_t)n, sizeof *ladd);	/* eq. 3 time added per rank */
 	struct coloc_rank *cl = xcalloc((size_t)n, sizeof *cl);	/* the ranks' neighbours */
+	double *fast = NULL;	/* per message: bytes a link's bucket passes at ib (p003_link_fast) */
+	const struct scen_link *bl;
+	const struct prof_rank *sp;
 	enum scen_part part = s->part == SCEN_PART_UNSET ? SCEN_PART_CONSTRAINT : s->part;
 	int nweight = 0, nserial = 0, nf1 = 0, nloaded = 0;
 	bool extrap_any = false, any = false;
@@ -429,6 +445,11 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	int rc = 0;
 
 	r->dedicated_ns = T;
+	if ((sp = p003_speed_changed(p, s)) != NULL) {
+		rc = pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which eq. 2 does not "
+			     "model (paper 004's delta)", sp->rank, sp->host);
+		goto out;
+	}
 	for (int a = 0; a < n; a++) {
 		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
 
@@ -438,13 +459,14 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 			nserial++;
 		if (sn != NULL && !isnan(sn->work_frac))
 			nf1++;
-		if (sn != NULL && (sn->cpu_procs > 0 || sn->ncomm > 0 || (!isnan(sn->capacity) && sn->capacity < 1)))
+		if (sn != NULL && (sn->cpu_procs > 0 || sn->ncomm > 0 || (!isnan(sn->capacity) && sn->capacity < 1) ||
+				   (!isnan(sn->load_avg) && sn->load_avg > 0)))
 			any = true;
 		busy[a] = (double)p->ranks[a].exec_ns * p->ranks[a].comp_pct / 100;
 	}
 	if (!any && s->nlinks == 0) {
 		rc = pred_na(r, "the scenario changes nothing this model sees (competing CPU-bound or "
-			     "communicating processes, CPU capacity, link bandwidth)");
+			     "communicating processes, load average, CPU capacity, link bandwidth or latency)");
 		goto out;
 	}
 	if ((nweight > 0 && nweight < n) || (nserial > 0 && nserial < n) || (nweight > 0 && nserial > 0)) {
@@ -518,16 +540,25 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 			one[b] = b == a ? sd[a] : 1;
 		snprintf(name, sizeof name, "rank %d (%s)", p->ranks[a].rank, p->ranks[a].host);
 		pred_add(r, "node", name, T * (aggregate(part, n, w, one, f1, f2) - 1), sd[a], "000 eq. 2",
-			 "sd %.3f from %d CPU-bound and %d communicating competitors%s; w %.3g, f %.3f",
-			 sd[a], sn->cpu_procs > 0 ? sn->cpu_procs : 0, sn->ncomm,
+			 "sd %.3f from %g CPU-bound%s and %d communicating competitors%s; w %.3g, f %.3f",
+			 sd[a], sn->cpu_procs > 0 ? (double)sn->cpu_procs : !isnan(sn->load_avg) ? sn->load_avg : 0.0,
+			 !isnan(sn->load_avg) ? " (load average)" : "", sn->ncomm,
 			 !isnan(sn->capacity) && sn->capacity < 1 ? " and a reduced CPU share" : "", w[a], f1[a]);
 	}
 	/* eq. 3 on each changed link: its communication time (L + avg/B per message) grows by
-	 * ib / cb; a rank waits for all its links, the run for its slowest rank */
+	 * ib / cb; a rank waits for all its links, the run for its slowest rank. A link with a
+	 * burst is a token bucket: the bytes it lets through go at ib, slowdown 1 (beyond the
+	 * paper, as the replay reads `burst`) */
+	if (p003_link_fast(p, s, &fast, &bl) < 0) {
+		rc = pred_na(r, "link %s-%s is a token bucket (burst), and eq. 3 needs the run's messages "
+			     "('%s/profile/messages.tsv') to tell which of them fit in it", bl->a, bl->b, p->run);
+		goto out;
+	}
 	for (int i = 0; i < s->nlinks; i++) {
 		const struct scen_link *sl = &s->links[i];
-		double tcomm = 0, cb, sdl;
-		char name[300];
+		double tcomm = 0, tfast = 0, tlat = 0, cb, sdl;
+		double dlat = sl->lat_ns >= 0 ? (double)sl->lat_ns - (double)p->lat_ns : 0;	/* ns */
+		char name[300], bucket[160] = "";
 
 		if (!p->have_net || !p->have_links) {
 			rc = pred_na(r, "the scenario changes links, and eq. 3 needs the run's measured "
@@ -554,13 +585,35 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 				continue;
 			t = (double)l->msgs * ((double)p->lat_ns + l->avg_bytes / p->bw_Bps * 1e9);
 			tcomm += t;
-			ladd[ra - p->ranks] += t * (sdl - 1);
-			ladd[rb - p->ranks] += t * (sdl - 1);
+			/* eq. 3 sees bandwidth only: a latency change adds its own term per message,
+			 * as paper 003 Sec. 2.2's */
+			tlat += (double)l->msgs * dlat;
+			ladd[ra - p->ranks] += t * (sdl - 1) + (double)l->msgs * dlat;
+			ladd[rb - p->ranks] += t * (sdl - 1) + (double)l->msgs * dlat;
 		}
+		for (long k = 0; fast != NULL && k < p->nmsgs; k++) {
+			const struct prof_msg *m = &p->msgs[k];
+			const struct prof_rank *ra, *rb;
+			double t;
+
+			if (!(fast[k] > 0) || (ra = prof_rank(p, m->src)) == NULL || (rb = prof_rank(p, m->dst)) == NULL ||
+			    scen_link_for(s, ra->host, rb->host) != sl)
+				continue;
+			t = fast[k] / p->bw_Bps * 1e9;	/* its dedicated time, not slowed down */
+			tfast += t;
+			ladd[ra - p->ranks] -= t * (sdl - 1);
+			ladd[rb - p->ranks] -= t * (sdl - 1);
+		}
+		if (tfast > 0)
+			snprintf(bucket, sizeof bucket, "; a %lld B token bucket passes %.3f s of it at ib",
+				 (long long)sl->burst_bytes, tfast / 1e9);
+		if (dlat != 0 && tlat != 0)
+			snprintf(bucket + strlen(bucket), sizeof bucket - strlen(bucket), "; latency %+.1f us a "
+				 "message (%+.3f s, as 003 Sec. 2.2)", dlat / 1e3, tlat / 1e9);
 		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
-		pred_add(r, "link", name, tcomm * (sdl - 1), sdl, "000 eq. 3",
-			 "ib %.3g MB/s, cb %.3g MB/s, dedicated communication %.3f s", p->bw_Bps / 1e6,
-			 cb / 1e6, tcomm / 1e9);
+		pred_add(r, "link", name, (tcomm - tfast) * (sdl - 1) + tlat, sdl, "000 eq. 3",
+			 "ib %.3g MB/s, cb %.3g MB/s, dedicated communication %.3f s%s", p->bw_Bps / 1e6,
+			 cb / 1e6, tcomm / 1e9, bucket);
 	}
 	for (int a = 0; a < n; a++)
 		if (ladd[a] > worst_link)
@@ -583,6 +636,7 @@ out:
 	free(f1);
 	free(ladd);
 	free(cl);
+	free(fast);
 	(void)e;
 	return rc;
 }

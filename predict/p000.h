@@ -94,7 +94,9 @@ int p000_predict_with(const struct prof *p, const struct scen *s, const struct p
  * Returns 0, or negative with e set when the file cannot be read. */
 int p000_scenario_curves(const struct scen *s, struct p000_delay *out, struct err *e) WUR;
 /* Eq. 2 for one node section: its CPU-bound and communicating competitors with the curves
- * d, divided by its capacity; 1 for NULL. *extrap: a curve was extrapolated past its last
+ * d, divided by its capacity; 1 for NULL. A load average L (instead of cpu_procs) is
+ * floor(L) competitors always computing and one more computing L - floor(L) of the time
+ * (paper 003's reading, docs/predict.md), so eq. 2 gives 1 + L. *extrap: a curve was extrapolated past its last
  * competitor count. */
 double p000_node_sd(const struct scen_node *n, const struct p000_delay *d, bool *extrap);
 /* The same with the curves the scenario names (loaded from its file if so). */

@@ -217,12 +217,107 @@ p003_link_new(const struct scen_link *l, double lat_ns, double bw_Bps, double *n
 	return *nbw > 0 ? 0 : -1;
 }
 
-/* The message's ranks' indices in p->ranks and its times before and after the scenario's
- * change, when it crosses a changed link between two hosts; false otherwise. */
-static bool
-msg_on_changed_link(const struct prof *p, const struct scen *s, const struct prof_msg *m, int *ia, int *ib,
-		    double *old_ns, double *new_ns)
+const struct prof_rank *
+p003_speed_changed(const struct prof *p, const struct scen *s)
 {
+	for (int i = 0; i < p->nranks; i++) {
+		const struct scen_node *n = scen_node_for(s, p->ranks[i].rank, p->ranks[i].host);
+
+		if (n != NULL && !isnan(n->speed) && n->speed != 1)
+			return &p->ranks[i];
+	}
+	return NULL;
+}
+
+/* The link of message m when it crosses a changed link with a bucket that acts (new
+ * bandwidth below the measured one), with its new bandwidth; NULL otherwise. */
+static const struct scen_link *
+bucket_link(const struct prof *p, const struct scen *s, const struct prof_msg *m, double *nbw)
+{
+	const struct prof_rank *a, *b;
+	const struct scen_link *sl;
+	double nlat;
+
+	if (m->src < 0 || m->dst < 0 || (a = prof_rank(p, m->src)) == NULL || (b = prof_rank(p, m->dst)) == NULL ||
+	    strcmp(a->host, b->host) == 0 || (sl = scen_link_for(s, a->host, b->host)) == NULL ||
+	    !(sl->burst_bytes > 0) || p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, nbw) < 0 ||
+	    !(*nbw < p->bw_Bps))
+		return NULL;
+	return sl;
+}
+
+int
+p003_link_fast(const struct prof *p, const struct scen *s, double **fast, const struct scen_link **burst_link)
+{
+	double *tok, *tok_t;	/* per [link] section and direction: tokens, bytes, and when, ns */
+	long *idx;
+	bool any = false;
+
+	*fast = NULL;
+	*burst_link = NULL;
+	if (s->nlinks == 0 || !p->have_net || !(p->bw_Bps > 0))
+		return 0;
+	for (int i = 0; i < p->nlinks && !any; i++) {	/* links.tsv: is any bucket crossed? */
+		const struct prof_rank *a = prof_rank(p, p->links[i].src), *b = prof_rank(p, p->links[i].dst);
+		const struct scen_link *sl;
+		double nlat, nbw;
+
+		if (a != NULL && b != NULL && strcmp(a->host, b->host) != 0 && p->links[i].msgs > 0 &&
+		    (sl = scen_link_for(s, a->host, b->host)) != NULL && sl->burst_bytes > 0 &&
+		    p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) == 0 && nbw < p->bw_Bps) {
+			any = true;
+			*burst_link = sl;
+		}
+	}
+	for (long k = 0; k < p->nmsgs && !any; k++) {
+		double nbw;
+
+		if ((*burst_link = bucket_link(p, s, &p->msgs[k], &nbw)) != NULL)
+			any = true;
+	}
+	if (!any)
+		return 0;
+	if (!p->have_msgs || p->nmsgs == 0)
+		return -1;
+	*burst_link = NULL;
+	*fast = xcalloc((size_t)p->nmsgs, sizeof **fast);
+	tok = xcalloc(2 * (size_t)s->nlinks, sizeof *tok);
+	tok_t = xcalloc(2 * (size_t)s->nlinks, sizeof *tok_t);
+	for (int i = 0; i < 2 * s->nlinks; i++) {
+		tok[i] = INFINITY;	/* full: capped at the bucket below */
+		tok_t[i] = -INFINITY;
+	}
+	idx = prof_msgs_by_time(p);
+	for (long j = 0; j < p->nmsgs; j++) {
+		const struct prof_msg *m = &p->msgs[idx[j]];
+		const struct scen_link *sl;
+		double nbw, t = (double)m->t_ns;
+		size_t d;
+
+		if ((sl = bucket_link(p, s, m, &nbw)) == NULL)
+			continue;
+		d = 2 * (size_t)(sl - s->links) + (strcmp(prof_rank(p, m->src)->host, sl->a) == 0 ? 0 : 1);
+		tok[d] = fmin((double)sl->burst_bytes, tok[d] + fmax(0, t - tok_t[d]) * nbw / 1e9);
+		tok_t[d] = t;
+		(*fast)[idx[j]] = fmin((double)m->bytes, tok[d]);
+		tok[d] -= (*fast)[idx[j]];
+	}
+	free(idx);
+	free(tok);
+	free(tok_t);
+	return 1;
+}
+
+/* The message's ranks' indices in p->ranks and its times before and after the scenario's
+ * change, when it crosses a changed link between two hosts; false otherwise. fast (NULL:
+ * none) holds per message the bytes a bucket passes at the measured bandwidth
+ * (p003_link_fast). */
+static bool
+msg_on_changed_link(const struct prof *p, const struct scen *s, const double *fast, const struct prof_msg *m,
+		    int *ia, int *ib, double *old_ns, double *new_ns)
+{
+	double quick;	/* bytes at the measured bandwidth */
+
 	const struct prof_rank *a, *b;
 	const struct scen_link *sl;
 	double nlat, nbw;
@@ -234,7 +329,8 @@ msg_on_changed_link(const struct prof *p, const struct scen *s, const struct pro
 	*ia = (int)(a - p->ranks);
 	*ib = (int)(b - p->ranks);
 	*old_ns = (double)p->lat_ns + (double)m->bytes / p->bw_Bps * 1e9;
-	*new_ns = nlat + (double)m->bytes / nbw * 1e9;
+	quick = fast != NULL ? fast[m - p->msgs] : 0;
+	*new_ns = nlat + ((double)m->bytes - quick) / nbw * 1e9 + quick / p->bw_Bps * 1e9;
 	return true;
 }
 
@@ -291,7 +387,7 @@ exchange_pairs(const struct prof *p, const struct scen *s)
 		int ia, ib;
 		double o, nw;
 
-		if (msg_on_changed_link(p, s, x, &ia, &ib, &o, &nw))	/* ia sends */
+		if (msg_on_changed_link(p, s, NULL, x, &ia, &ib, &o, &nw))	/* ia sends */
 			p003_pair_order_add(&po[(size_t)(ia < ib ? ia : ib) * n + (size_t)(ia < ib ? ib : ia)],
 					    ia < ib ? 0 : 1, x->t_ns, x->t_last_ns);
 	}
@@ -308,7 +404,7 @@ exchange_pairs(const struct prof *p, const struct scen *s)
  * (p003_overlap_share on the dedicated run's message timing); 1, the paper's sum, for a
  * rank without timed messages on a changed link. */
 static void
-overlap_shares(const struct prof *p, const struct scen *s, double *share)
+overlap_shares(const struct prof *p, const struct scen *s, const double *fast, double *share)
 {
 	size_t *cnt, *at, total = 0;
 	struct p003_xfer *xs;
@@ -324,7 +420,7 @@ overlap_shares(const struct prof *p, const struct scen *s, double *share)
 		int ia, ib;
 		double o, nw;
 
-		if (msg_on_changed_link(p, s, &p->msgs[k], &ia, &ib, &o, &nw)) {
+		if (msg_on_changed_link(p, s, fast, &p->msgs[k], &ia, &ib, &o, &nw)) {
 			cnt[ia]++;
 			cnt[ib]++;
 		}
@@ -348,7 +444,7 @@ overlap_shares(const struct prof *p, const struct scen *s, double *share)
 		double o, nw;
 		int64_t t1;
 
-		if (!msg_on_changed_link(p, s, m, &ia, &ib, &o, &nw))
+		if (!msg_on_changed_link(p, s, fast, m, &ia, &ib, &o, &nw))
 			continue;
 		x = ex != NULL && ex[(size_t)(ia < ib ? ia : ib) * (size_t)p->nranks + (size_t)(ia < ib ? ib : ia)];
 		/* a message holds the link for at least its transfer time: a capture stamps a
@@ -377,12 +473,19 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 	int worst_link = -1;	/* the rank index with the most added link time */
 	double *link_sum;	/* per scenario link: added time over all its rank pairs */
 	int64_t *link_msgs;
+	double *link_save;	/* per scenario link: time its bucket saves, ns */
+	double *fast;		/* per message: bytes a bucket passes at the measured rate, or NULL */
+	const struct scen_link *bl;
+	const struct prof_rank *sp;
 	bool any_node = false;
 	double worst = T;
 	int nloaded = 0;
 
 	r->dedicated_ns = T;
 	snprintf(r->equation, sizeof r->equation, "003 Sec. 3.3");
+	if ((sp = p003_speed_changed(p, s)) != NULL)
+		return pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which this model "
+			       "does not model (paper 004's delta)", sp->rank, sp->host);
 	if (s->nlinks > 0 && !p->have_net)
 		return pred_na(r, "the scenario changes links, and this model needs the run's measured "
 			       "latency and bandwidth ('%s/profile/netparams.tsv')", p->run);
@@ -399,10 +502,14 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 	if (!any_node && s->nlinks == 0)
 		return pred_na(r, "the scenario changes nothing this model sees (CPU-bound competitors, "
 			       "load average, CPU capacity, link latency or bandwidth)");
+	if (p003_link_fast(p, s, &fast, &bl) < 0)
+		return pred_na(r, "link %s-%s is a token bucket (burst), and this model needs the run's messages "
+			       "('%s/profile/messages.tsv') to tell which of them fit in it", bl->a, bl->b, p->run);
 
 	added = xcalloc((size_t)p->nranks, sizeof *added);
 	link_sum = xcalloc((size_t)s->nlinks + 1, sizeof *link_sum);
 	link_msgs = xcalloc((size_t)s->nlinks + 1, sizeof *link_msgs);
+	link_save = xcalloc((size_t)s->nlinks + 1, sizeof *link_save);
 	for (int i = 0; i < p->nlinks; i++) {
 		const struct prof_link *l = &p->links[i];
 		const struct prof_rank *a = prof_rank(p, l->src), *b = prof_rank(p, l->dst);
@@ -418,6 +525,8 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 			free(added);
 			free(link_sum);
 			free(link_msgs);
+			free(link_save);
+			free(fast);
 			return pred_na(r, "link %s-%s: the competing traffic leaves no bandwidth", sl->a, sl->b);
 		}
 		add = p003_link_added_ns((double)l->msgs, l->avg_bytes, (double)p->lat_ns, p->bw_Bps, nlat, nbw);
@@ -427,9 +536,25 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 		link_sum[sl - s->links] += add;
 		link_msgs[sl - s->links] += l->msgs;
 	}
+	/* the bytes a link's bucket lets through at the measured bandwidth wait no longer */
+	for (long k = 0; fast != NULL && k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int ia, ib;
+		double o, strict_ns, bucket_ns, save;
+
+		if (!(fast[k] > 0) || !msg_on_changed_link(p, s, NULL, m, &ia, &ib, &o, &strict_ns) ||
+		    !msg_on_changed_link(p, s, fast, m, &ia, &ib, &o, &bucket_ns))
+			continue;
+		save = strict_ns - bucket_ns;
+		added[ia] -= save;
+		added[ib] -= save;
+		bl = scen_link_for(s, p->ranks[ia].host, p->ranks[ib].host);
+		link_sum[bl - s->links] -= save;
+		link_save[bl - s->links] += save;
+	}
 	/* a rank waits once for its sends and receives that go on at once (full duplex) */
 	share = xcalloc((size_t)p->nranks, sizeof *share);
-	overlap_shares(p, s, share);
+	overlap_shares(p, s, fast, share);
 	for (int i = 0; i < p->nranks; i++) {
 		if (fabs(added[i]) > fabs(naive_max)) {
 			naive_max = added[i];
@@ -472,6 +597,8 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 				free(added);
 				free(link_sum);
 				free(link_msgs);
+				free(link_save);
+				free(fast);
 				return pred_na(r, "rank %d on loaded node '%s' has no busy/idle phases in the "
 					       "profile", rk->rank, rk->host);
 			}
@@ -489,6 +616,7 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 	for (int i = 0; i < s->nlinks; i++) {
 		const struct scen_link *sl = &s->links[i];
 		char name[300];
+		char bucket[100];
 		double nlat = 0, nbw = 0;
 
 		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
@@ -497,9 +625,18 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 			continue;
 		}
 		(void)p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw);
+		if (link_save[i] > 0)
+			snprintf(bucket, sizeof bucket, "; a %lld B token bucket passes bursts at the measured "
+				 "rate (%.3f s less)", (long long)sl->burst_bytes, link_save[i] / 1e9);
+		else if (sl->burst_bytes > 0)
+			snprintf(bucket, sizeof bucket, "; its %lld B token bucket saves nothing (%s)",
+				 (long long)sl->burst_bytes, nbw < p->bw_Bps ? "no message found tokens" :
+				 "B is not cut");
+		else
+			bucket[0] = '\0';
 		pred_add(r, "link", name, link_sum[i], NAN, "003 Sec. 2.2",
-			 "%lld msgs, L %.1f us -> %.1f us, B %.3g -> %.3g MB/s", (long long)link_msgs[i],
-			 (double)p->lat_ns / 1e3, nlat / 1e3, p->bw_Bps / 1e6, nbw / 1e6);
+			 "%lld msgs, L %.1f us -> %.1f us, B %.3g -> %.3g MB/s%s", (long long)link_msgs[i],
+			 (double)p->lat_ns / 1e3, nlat / 1e3, p->bw_Bps / 1e6, nbw / 1e6, bucket);
 	}
 	r->predicted_ns = worst;
 	{
@@ -517,6 +654,8 @@ p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, 
 	free(added);
 	free(link_sum);
 	free(link_msgs);
+	free(link_save);
+	free(fast);
 	(void)e;
 	return 0;
 }

@@ -548,6 +548,19 @@ table1_rows(const struct ms_run *m, const struct system *y, struct pred_result *
 	pred_add(r, "factor", "graph G", NAN, NAN, "001 Sec. 3", "%s", y->gnote);
 }
 
+/* Whether s changes a node's speed, which eqs. 6-7 do not see (Avail_CPU is a share of the
+ * node as it ran): then r says so. */
+static bool
+speed_refused(const struct prof *p, const struct scen *s, struct pred_result *r)
+{
+	const struct prof_rank *sp = s != NULL ? p003_speed_changed(p, s) : NULL;
+
+	if (sp != NULL)
+		pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which paper 001's work "
+			"rates (eqs. 6-7) do not model (paper 004's delta)", sp->rank, sp->host);
+	return sp != NULL;
+}
+
 int
 run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
 {
@@ -563,6 +576,8 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 
 	r->dedicated_ns = T;
 	snprintf(r->equation, sizeof r->equation, "001 Sec. 4.5");
+	if (speed_refused(p, s, r))
+		return 0;
 	rc = derive(p, &m, why, sizeof why, e);
 	if (rc <= 0) {
 		ms_run_release(&m);
@@ -679,6 +694,8 @@ run001_select(const struct prof *p, const struct scen *s, const char *policy, st
 	snprintf(r->equation, sizeof r->equation, "001 Sec. 4.6");
 	if (policy != NULL)
 		return err_set(e, E_USAGE, "paper 001's selection takes no --policy (got '%s')", policy);
+	if (speed_refused(p, s, r))
+		return 0;
 	rc = derive(p, &m, why, sizeof why, e);
 	if (rc <= 0) {
 		ms_run_release(&m);
@@ -694,6 +711,24 @@ run001_select(const struct prof *p, const struct scen *s, const char *policy, st
 	if (ninc < 2) {
 		rc = pred_na(r, "fewer than two of the run's ranks are on the candidate hosts");
 		goto out;
+	}
+	for (int i = 0; s != NULL && i < s->nlinks; i++) {
+		const struct scen_link *ln = &s->links[i];
+		bool ina = false, inb = false;
+
+		for (int k = 0; k < p->nranks; k++) {
+			ina |= inc[k] && strcmp(p->ranks[k].host, ln->a) == 0;
+			inb |= inc[k] && strcmp(p->ranks[k].host, ln->b) == 0;
+		}
+		/* max flow and Figure 2 see G only; a changed link is a stage on the routes of one
+		 * master (p001_simulate_links), and each candidate master has its own; a fixed
+		 * master's routes cross only the links of its host */
+		if (ina && inb && (s->master == NULL || strcmp(ln->a, s->master) == 0 || strcmp(ln->b, s->master) == 0)) {
+			rc = pred_na(r, "link %.60s-%.60s joins two candidate hosts, and the selection (max-flow "
+				     "AppRate, Figure 2) does not model a changed link; --model p001 simulates "
+				     "it for the run's master", ln->a, ln->b);
+			goto out;
+		}
 	}
 	if ((rc = system_build(p, &m, inc, s, &y, e)) < 0 ||
 	    (rc = p001_select_master(&y.g, &y.c, P001_MAXFLOW, &ms, e)) < 0)

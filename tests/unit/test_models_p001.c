@@ -163,6 +163,40 @@ TEST(select_master_and_slaves)
 	CHECK(run001_select(&p, &s, "fig5", &r, &e) == -E_USAGE);	/* no policies */
 	pred_result_free(&r);
 	scen_free(&s);
+	/* a changed link between two candidates: the selection does not model it, and says so */
+	CHECK(scen_load_string(&s, "[link ws1-ws3]\nbandwidth = 1 Mbit/s\n", "l.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, NULL, &r, &e) == 0 && r.status == PRED_NA);
+	CHECK(strstr(r.why, "ws1-ws3") != NULL && strstr(r.why, "does not model") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	/* ... nor with a fixed master on it */
+	CHECK(scen_load_string(&s, "[select]\nmaster = ws1\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\n", "l.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, NULL, &r, &e) == 0 && r.status == PRED_NA);
+	pred_result_free(&r);
+	scen_free(&s);
+	/* a node's speed: eqs. 6-7 do not see it, in the selection or the prediction */
+	CHECK(scen_load_string(&s, "[node ws3]\nspeed = 2\n", "l.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, NULL, &r, &e) == 0 && r.status == PRED_NA && strstr(r.why, "speed") != NULL);
+	pred_result_free(&r);
+	pred_result_init(&r);
+	CHECK(run001_predict(&p, &s, &r, &e) == 0 && r.status == PRED_NA && strstr(r.why, "speed") != NULL);
+	pred_result_free(&r);
+	scen_free(&s);
+	/* off every route: one end is no candidate, or the fixed master is elsewhere */
+	CHECK(scen_load_string(&s, "[select]\ncandidates = ws1, ws2, ws4\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\n",
+			       "l.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, NULL, &r, &e) == 0 && r.status == PRED_OK);
+	pred_result_free(&r);
+	scen_free(&s);
+	CHECK(scen_load_string(&s, "[select]\nmaster = ws4\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\n", "l.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(run001_select(&p, &s, NULL, &r, &e) == 0 && r.status == PRED_OK);
+	pred_result_free(&r);
+	scen_free(&s);
 	prof_free(&p);
 }
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "predict/p000.h"
 #include "predict/p003.h"
 #include "tests/unit/check.h"
 
@@ -391,6 +392,146 @@ TEST(run_level_link_overlap)
 	}
 }
 
+/* Run model f on p under the scenario text into r (initialised here; the caller frees
+ * it). Returns 0, or -1 when the scenario or the model fails. */
+static int
+predict_text(model_fn f, const struct prof *p, const char *text, struct pred_result *r)
+{
+	struct scen s;
+	struct err e;
+	int rc;
+
+	pred_result_init(r);
+	if (scen_load_string(&s, text, "t.ini", &e) < 0)
+		return -1;
+	rc = f(p, &s, r, &e);
+	scen_free(&s);
+	return rc < 0 ? -1 : 0;
+}
+
+/* A link with a burst is a token bucket (as the replay takes it): messages that find tokens
+ * pass at the measured bandwidth, so a large bucket takes a bandwidth cut back for the run's
+ * small, spaced messages; without messages.tsv the model cannot tell which fit and says so. */
+TEST(link_burst_bucket)
+{
+	struct prof p;
+	struct pred_result r;
+	struct err e;
+
+	CHECK(prof_load(&p, make_run_msgs(0), &e) == 0);
+	/* strict: 2000 messages of 1000 B at 1.25 MB/s instead of 12.5: +720 us each, both wait */
+	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 720e3, 1e3);
+	pred_result_free(&r);
+	/* 1 MB bucket, refilled with 12.5 kB per 10 ms round: every message fits */
+	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, 35e9, 1e3);
+	CHECK(r.nitems == 1 && strstr(r.items[0].detail, "token bucket") != NULL);
+	CHECK_NEAR(r.items[0].added_ns, 0, 1e3);
+	pred_result_free(&r);
+	/* a 500 B bucket: half of each message at the measured rate (+360 us each) */
+	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 500 B\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 360e3, 1e3);
+	pred_result_free(&r);
+	/* latency alone: the bucket does not act, the result is the strict one (+2 s) */
+	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nlatency = 1050 us\nburst = 1 MB\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
+	pred_result_free(&r);
+	prof_free(&p);
+	/* no messages.tsv: which messages fit is unknown */
+	CHECK(prof_load(&p, make_run(), &e) == 0);
+	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "messages.tsv") != NULL && strstr(r.why, "burst") != NULL);
+	pred_result_free(&r);
+	prof_free(&p);
+}
+
+/* p000's eq. 3 reads the same buckets (p003_link_fast): the bytes a bucket lets through
+ * keep their dedicated time, the rest is slowed down by ib / cb. */
+TEST(p000_link_burst_bucket)
+{
+	struct prof p;
+	struct pred_result r;
+	struct err e;
+
+	CHECK(prof_load(&p, make_run_msgs(0), &e) == 0);
+	/* strict: 2000 messages of 50 us + 80 us, slowed down 10 times: +2.34 s for each rank */
+	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 130e3 * 9, 1e3);
+	pred_result_free(&r);
+	/* every message fits in a 1 MB bucket: only the latency part is slowed down */
+	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 50e3 * 9, 1e3);
+	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "token bucket") != NULL);
+	pred_result_free(&r);
+	/* eq. 3 sees bandwidth only; a latency change adds 003 Sec. 2.2's term: +1 ms for each
+	 * of the 2000 messages, both ends wait */
+	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nlatency = 1050 us\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
+	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "latency") != NULL);
+	pred_result_free(&r);
+	prof_free(&p);
+	/* no messages.tsv: which messages fit is unknown */
+	CHECK(prof_load(&p, make_run(), &e) == 0);
+	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "messages.tsv") != NULL);
+	pred_result_free(&r);
+	prof_free(&p);
+}
+
+/* p000 reads a load average as paper 003 does: L = 2 is two CPU-bound competitors, and
+ * L = 1.5 one always there and one half of the time, eq. 2's sd = 1 + L. */
+TEST(p000_load_average)
+{
+	struct prof p;
+	struct pred_result r;
+	struct err e;
+	double one, two;	/* ns, with one and two CPU-bound competitors */
+
+	CHECK(prof_load(&p, make_run(), &e) == 0);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	one = r.predicted_ns;
+	pred_result_free(&r);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 2\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	two = r.predicted_ns;
+	CHECK(two > one && one > 35e9);
+	pred_result_free(&r);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\nload_average = 2\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, two, 1e3);
+	pred_result_free(&r);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\nload_average = 1.5\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (one + two) / 2, 1e3);	/* rank 1 (ws2) sets the max */
+	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "load average") != NULL);
+	pred_result_free(&r);
+	prof_free(&p);
+}
+
+/* A node's speed (paper 004's delta) is no input of p003 or p000: they say so instead of
+ * leaving it out; speed 1 is the run's and changes nothing. */
+TEST(speed_refused)
+{
+	struct prof p;
+	struct pred_result r;
+	struct err e;
+
+	CHECK(prof_load(&p, make_run(), &e) == 0);
+	CHECK(predict_text(p003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "speed") != NULL && strstr(r.why, "ws2") != NULL);
+	pred_result_free(&r);
+	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
+	CHECK(r.status == PRED_NA && strstr(r.why, "speed") != NULL);
+	pred_result_free(&r);
+	CHECK(predict_text(p003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 1\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	pred_result_free(&r);
+	prof_free(&p);
+}
+
 /* The sleep credit is an option of the prediction (struct scen), not a process setting:
  * two scenarios in one process keep their own. */
 TEST(sleep_credit_per_scenario)
@@ -432,6 +573,10 @@ main(void)
 	RUN(overlap_share);
 	RUN(exchange_pairs);
 	RUN(run_level_link_overlap);
+	RUN(link_burst_bucket);
+	RUN(p000_link_burst_bucket);
+	RUN(p000_load_average);
+	RUN(speed_refused);
 	RUN(sleep_credit_per_scenario);
 	return check_done();
 }
