@@ -427,7 +427,7 @@ static uint8_t
 proto_index(const char *s)
 {
 	for (int i = 0; i < PROF_NPROTO - 1; i++)
-		if (strcmp(s, prof_proto_names[i]) == 0)
+		if (s[0] == prof_proto_names[i][0] && strcmp(s, prof_proto_names[i]) == 0)
 			return (uint8_t)i;
 	return PROF_NPROTO - 1;
 }
@@ -435,7 +435,8 @@ proto_index(const char *s)
 static uint8_t
 name_index(struct prof *p, const char *name)
 {
-	if (name[0] == '\0' || strcmp(name, "-") == 0 || strlen(name) >= sizeof p->names[0])
+	/* "-" on most rows: told without a call */
+	if (name[0] == '\0' || (name[0] == '-' && name[1] == '\0') || strlen(name) >= sizeof p->names[0])
 		return 0;
 	for (int i = 0; i < p->nnames; i++)
 		if (strcmp(p->names[i], name) == 0)
@@ -543,9 +544,9 @@ read_phases(struct prof *p, const char *path, struct err *e)
 			continue;
 		}
 		kind = tsv_r_str(&t, ik);
-		busy = strcmp(kind, "busy") == 0;
-		if ((!busy && strcmp(kind, "idle") != 0) || rank < 0 || rank >= PROF_MAX_RANKS || t0 < 0 ||
-		    t1 < t0) {
+		busy = kind[0] == 'b' && strcmp(kind, "busy") == 0;
+		if ((!busy && (kind[0] != 'i' || strcmp(kind, "idle") != 0)) || rank < 0 ||
+		    rank >= PROF_MAX_RANKS || t0 < 0 || t1 < t0) {
 			damage(p, &t, "phase has an unknown kind, a bad rank or ends before it starts");
 			continue;
 		}
