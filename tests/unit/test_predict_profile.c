@@ -114,6 +114,102 @@ TEST(message_labels_and_idle_phases)
 	prof_free(&p);
 }
 
+/* Every field of a small profile, as written by hand: what a faster reader must keep. */
+TEST(every_field)
+{
+	struct prof p;
+	struct err e;
+
+	put("profile/ranks.tsv", RANKS_HDR
+	    "1\tws2\t34000000001\t80.5\t4.25\t15.25\t300000000.5\t50000000\t101\t102\t85.125\t103\t104\t105\t106\t107\t108\n"
+	    "0\tws1\t35000000000\t70\t10\t20\t3\t5\t1\t2\t99\t3\t4\t5\t6\t7\t8\n");
+	put("profile/links.tsv", LINKS_HDR
+	    "1\t0\t2\t8192\t4096\t1500\t1700000000100000000\t1700000000200000000\n"
+	    "0\t1\t3\t30\t10\t7\t-5\t9223372036854775807\n");
+	put("profile/netparams.tsv", "# contend-netparams 1\nkey\tvalue\nlat_how\tping-pong\nlat_ns\t49999.6\nbw_Bps\t1.25e7\nbw_how\tbulk\n");
+	put("profile/stats.tsv", "# contend-stats 1\nkey\tvalue\ncoverage\tpartial\ncoverage_note\tone capture cut\n");
+	put("topology.tsv", "# contend-topology 1\nkind\ta\tb\tbw_Bps\tlat_ns\tcap_tps\n"
+	    "link\tws1\tws2\t1.25e8\t-\t1000.5\n");
+	put("profile/messages.tsv", "# contend-messages 1\n"
+	    "t_first_ns\tt_last_ns\tsrc\tdst\tcid\ttag\ttag_name\tbytes\tproto\tconn\n"
+	    "1700000000100000000\t1700000000100000500\t0\t1\t3\t-2147483648\tbarrier\t9223372036854775807\trndv-put\t0\n"
+	    "007\t6\t-1\t1\t-1\t2147483647\t-\t0\tbogus\t1\n"		/* t_last before t_first */
+	    "5\t-\t1\t-1\t2147483648\t2147483648\tbarrier\t1\tsync\t2\n"	/* cid and tag too large */
+	    "-0\t0\t1\t0\t0\t0\t-\t1\tctrl\t3\n"
+	    "+5\t9\t1\t0\t0\t0\t-\t1\teager\t4\n");				/* damaged: '+' */
+	put("profile/phases.tsv", "# contend-phases 1\nrank\tkind\tt_start_ns\tt_end_ns\trun_ns\twait_ns\n"
+	    "1\tbusy\t100\t200\t90\t0\n"
+	    "0\tidle\t50\t100\t-\t0\n"
+	    "0\tbusy\t20\t300\t-7\t0\n"
+	    "0\tbusy\t30\t 40\t1\t0\n");		/* damaged: a blank */
+	CHECK(prof_load(&p, run, &e) == 0);
+	CHECK(p.nranks == 2);
+	if (p.nranks == 2) {
+		const struct prof_rank *r = &p.ranks[1];
+
+		CHECK(r->rank == 1 && strcmp(r->host, "ws2") == 0 && r->exec_ns == 34000000001LL);
+		CHECK(r->comp_pct == 80.5 && r->comm_pct == 4.25 && r->idle_pct == 15.25);
+		CHECK(r->avg_busy_ns == 300000000.5 && r->avg_idle_ns == 50000000);
+		CHECK(r->n_busy == 101 && r->n_idle == 102 && r->cpu_pct == 85.125);
+		CHECK(r->run_ns == 103 && r->wait_ns == 104 && r->msgs_sent == 105 && r->bytes_sent == 106);
+		CHECK(r->msgs_recv == 107 && r->bytes_recv == 108);
+		CHECK(p.ranks[0].rank == 0 && p.ranks[0].bytes_recv == 8);
+	}
+	CHECK(p.have_links && p.nlinks == 2);
+	if (p.nlinks == 2) {
+		const struct prof_link *l = &p.links[0];	/* sorted: 0 -> 1 first */
+
+		CHECK(l->src == 0 && l->dst == 1 && l->msgs == 3 && l->bytes == 30 && l->avg_bytes == 10);
+		CHECK(l->active_ns == 7 && l->t_first_ns == -5 && l->t_last_ns == INT64_MAX);
+		l = &p.links[1];
+		CHECK(l->src == 1 && l->dst == 0 && l->msgs == 2 && l->bytes == 8192 && l->avg_bytes == 4096);
+		CHECK(l->active_ns == 1500 && l->t_first_ns == 1700000000100000000LL &&
+		      l->t_last_ns == 1700000000200000000LL);
+	}
+	CHECK(p.have_net && p.lat_ns == 50000 && p.bw_Bps == 1.25e7);
+	CHECK_STR(p.lat_how, "ping-pong");
+	CHECK_STR(p.bw_how, "bulk");
+	CHECK_STR(p.coverage, "partial");
+	CHECK_STR(p.coverage_note, "one capture cut");
+	CHECK(p.have_topo && p.ntopo == 1);
+	if (p.ntopo == 1) {
+		CHECK_STR(p.topo[0].kind, "link");
+		CHECK_STR(p.topo[0].a, "ws1");
+		CHECK_STR(p.topo[0].b, "ws2");
+		CHECK(p.topo[0].bw_Bps == 1.25e8 && p.topo[0].lat_ns == -1 && p.topo[0].cap_tps == 1000.5);
+	}
+	CHECK(p.have_msgs && p.nmsgs == 4);
+	if (p.nmsgs == 4) {
+		const struct prof_msg *m = p.msgs;
+
+		CHECK(m[0].t_ns == 1700000000100000000LL && m[0].t_last_ns == 1700000000100000500LL);
+		CHECK(m[0].src == 0 && m[0].dst == 1 && m[0].bytes == INT64_MAX && m[0].cid == 3);
+		CHECK(m[0].have_tag && m[0].tag == INT32_MIN && !m[0].ctrl && m[0].name == 1);
+		CHECK(strcmp(prof_proto_names[m[0].proto], "rndv-put") == 0);
+		CHECK(m[1].t_ns == 7 && m[1].t_last_ns == 7 && m[1].src == -1 && m[1].dst == 1);
+		CHECK(m[1].bytes == 0 && m[1].cid == -1 && m[1].have_tag && m[1].tag == INT32_MAX);
+		CHECK(m[1].name == 0 && !m[1].ctrl && strcmp(prof_proto_names[m[1].proto], "other") == 0);
+		CHECK(m[2].t_ns == 5 && m[2].t_last_ns == 5 && m[2].dst == -1 && m[2].cid == -1);
+		CHECK(!m[2].have_tag && m[2].tag == 0 && m[2].name == 1);
+		CHECK(strcmp(prof_proto_names[m[2].proto], "sync") == 0);
+		CHECK(m[3].t_ns == 0 && m[3].t_last_ns == 0 && m[3].ctrl && m[3].have_tag && m[3].tag == 0);
+		CHECK(strcmp(prof_proto_names[m[3].proto], "ctrl") == 0);
+	}
+	CHECK(p.nnames == 1 && strcmp(p.names[0], "barrier") == 0);
+	CHECK(p.have_phases && p.nbusy == 2 && p.nidle == 1);
+	if (p.nbusy == 2 && p.nidle == 1) {
+		CHECK(p.busy[0].rank == 1 && p.busy[0].t_start_ns == 100 && p.busy[0].t_end_ns == 200 &&
+		      p.busy[0].run_ns == 90);
+		CHECK(p.busy[1].rank == 0 && p.busy[1].t_start_ns == 20 && p.busy[1].run_ns == -1);
+		CHECK(p.idle[0].rank == 0 && p.idle[0].t_start_ns == 50 && p.idle[0].t_end_ns == 100 &&
+		      p.idle[0].run_ns == -1);
+	}
+	CHECK(p.t_phase0_ns == 20 && p.t_phase1_ns == 300);
+	CHECK(p.capped == 0 && p.truncated == 0 && p.damaged == 2);
+	CHECK(strstr(p.first_damage, "messages.tsv' line 7: column 't_first_ns': not an integer") != NULL);
+	prof_free(&p);
+}
+
 int
 main(void)
 {
@@ -125,5 +221,6 @@ main(void)
 	RUN(good_and_damaged_rows);
 	RUN(missing_and_broken);
 	RUN(message_labels_and_idle_phases);
+	RUN(every_field);
 	return check_done();
 }
