@@ -21,15 +21,16 @@ const struct model models[] = {
 	  "Sec. 2.1 (CPU sharing; k competitors and load average derived in docs/predict.md), "
 	  "Sec. 2.2 (link change), Sec. 3.3 (combined)",
 	  "run: per-rank average busy/idle phases and counts, per-link message count and average size, "
-	  "netparams L and B; scenario: cpu_procs or load_average, capacity, link bandwidth, latency, "
-	  "competing traffic",
+	  "netparams L and B, messages (for a link's burst); scenario: cpu_procs or load_average, "
+	  "capacity, link bandwidth, latency, competing traffic, burst",
 	  p003_predict, SCOPE_CPU | SCOPE_LINK },
 	{ "p000", "000", "Figueira & Berman, A Slowdown Model for Applications Executing on Time-Shared Clusters",
 	  "eq. 2 (local slowdown, pp/pm by dynamic programming, delay_comm curves), eq. 3 "
 	  "(communication slowdown), eq. 5 (load-dependent), eqs. 7-9, 11, 12 (constraint-based)",
 	  "run: per-rank computation time (work fractions), per-link messages, netparams B; "
-	  "scenario: cpu_procs, comm_procs with comm/compute fractions and comm_bandwidth, capacity, "
-	  "weight or serial_time, work_fraction, partitioning, delay_comm, link bandwidth",
+	  "scenario: cpu_procs or load_average, comm_procs with comm/compute fractions and "
+	  "comm_bandwidth, capacity, weight or serial_time, work_fraction, partitioning, delay_comm, "
+	  "link bandwidth, latency and burst",
 	  p000_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK | SCOPE_COLOC },
 	{ "p001", "001", "Shao, Berman & Wolski, Master/Slave Computing on the Grid",
 	  "eqs. 1-8 (work rates, AppRate by maximum flow, ExecTime eq. 2), Sec. 4.5 (simulator: "
@@ -53,7 +54,7 @@ const struct model models[] = {
 	  "run: messages and busy phases (I, t_serial, t_PAR_WK, t_overhead, eta measured); "
 	  "scenario: lambda with service_mean or service_p/service_mean_a/service_mean_b, "
 	  "cpu_procs, speed",
-	  run004_predict, SCOPE_CPU | SCOPE_QUEUE },
+	  run004_predict, SCOPE_CPU | SCOPE_QUEUE | SCOPE_SPEED },
 	{ "replay", "-", "the run's own message trace replayed under the scenario (beyond the papers: "
 	  "the synchronisation structure paper 003 Sec. 5 asks for)",
 	  "each rank's busy time between its sends and receives stretched by (k + 1) / capacity (less "
@@ -202,6 +203,7 @@ model_run(const struct model *m, const struct prof *p, const struct scen *s, str
 	  struct err *e)
 {
 	unsigned missing = pred_scen_changes(s) & ~m->covers;
+	const struct prof_rank *sp;
 
 	if (missing != 0) {
 		char buf[2 * SCEN_MAX_NAME + 32];
@@ -210,6 +212,11 @@ model_run(const struct model *m, const struct prof *p, const struct scen *s, str
 		r->dedicated_ns = (double)prof_dedicated_ns(p);
 		return pred_na(r, "the scenario changes %s, which %s does not model; its number would leave "
 			       "that change out", scope_what(bit, s, buf, sizeof buf), m->name);
+	}
+	if (!(m->covers & SCOPE_SPEED) && (sp = p003_speed_changed(p, s)) != NULL) {
+		r->dedicated_ns = (double)prof_dedicated_ns(p);
+		return pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which %s does not "
+			       "model; its number would leave that change out", sp->rank, sp->host, m->name);
 	}
 	if (!(m->covers & SCOPE_COLOC) && (pred_scen_changes(s) & (SCOPE_CPU | SCOPE_COMM | SCOPE_QUEUE)) &&
 	    coloc_shared(p) > 0) {

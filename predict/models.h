@@ -65,6 +65,8 @@ enum pred_scope {
 	SCOPE_LINK = 4,		/* a link's bandwidth, latency or competing traffic */
 	SCOPE_QUEUE = 8,	/* background arrivals (lambda, paper 004) */
 	SCOPE_COLOC = 16,	/* several ranks on a node sharing its CPUs (a model's covers only) */
+	SCOPE_SPEED = 32,	/* a run's node at another relative speed (paper 004's delta; a
+				 * model's covers only: model_run checks the run's nodes) */
 };
 
 struct model {

@@ -98,9 +98,10 @@ list_models(void)
 		printf("%s  (paper %s) %s\n", m->name, m->paper, m->cite);
 		printf("    equations: %s\n", m->equations);
 		printf("    inputs:    %s\n", m->inputs);
-		printf("    sees:      %s%s%s%s (a scenario changing anything else: does not apply)\n",
+		printf("    sees:      %s%s%s%s%s (a scenario changing anything else: does not apply)\n",
 		       m->covers & SCOPE_CPU ? "CPU" : "", m->covers & SCOPE_COMM ? ", communicating competitors" : "",
-		       m->covers & SCOPE_LINK ? ", links" : "", m->covers & SCOPE_QUEUE ? ", background arrivals" : "");
+		       m->covers & SCOPE_LINK ? ", links" : "", m->covers & SCOPE_QUEUE ? ", background arrivals" : "",
+		       m->covers & SCOPE_SPEED ? ", node speed" : "");
 		printf("    shared nodes: %s\n", m->covers & SCOPE_COLOC ? "a node's ranks share its cores" :
 		       "does not apply when ranks share a loaded node");
 	}

@@ -236,6 +236,32 @@ TEST(a_model_blind_to_a_changed_resource_does_not_apply)
 	CHECK(pred_scen_changes(&(struct scen){ 0 }) == 0);
 }
 
+TEST(a_model_blind_to_a_nodes_speed_does_not_apply)
+{
+	static const char slow[] = "[node ws2]\nspeed = 0.5\n";
+	static const char same[] = "[node ws2]\nspeed = 1\ncpu_procs = 1\n";
+	struct pred_result r;
+
+	/* the replay and p002 read busy time as it was measured: a slower node would be left out */
+	CHECK(gated("replay", stencil_run, slow, &r) == 0);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "speed of rank 1's node ('ws2')") != NULL);
+	CHECK(strstr(r.why, "replay does not model") != NULL);
+	pred_result_free(&r);
+	CHECK(gated("p002", stencil_run, slow, &r) == 0);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "p002 does not model") != NULL);
+	pred_result_free(&r);
+	/* p004's delta is that speed: its refusal, if any, is not the gate's */
+	CHECK(gated("p004", stencil_run, slow, &r) == 0);
+	CHECK(r.status == PRED_OK || strstr(r.why, "speed of rank") == NULL);
+	pred_result_free(&r);
+	/* speed 1 is the run's own: the gate lets the model through */
+	CHECK(gated("replay", stencil_run, same, &r) == 0);
+	CHECK(r.status == PRED_OK);
+	pred_result_free(&r);
+}
+
 /* Results for the pick: status per model of models[] order p003 p000 p001 p002 p004 replay. */
 static void
 fake(const struct model **ms, struct pred_result *rs, const double *pred_s)
@@ -511,6 +537,7 @@ main(void)
 	RUN(runs_are_told_apart_by_kind);
 	RUN(scenarios_are_told_apart_by_class);
 	RUN(a_model_blind_to_a_changed_resource_does_not_apply);
+	RUN(a_model_blind_to_a_nodes_speed_does_not_apply);
 	RUN(the_scope_rules_pick_in_order);
 	RUN(a_farm_under_a_link_is_p001s);
 	RUN(the_data_overrides_the_rules_only_with_enough_cells);
