@@ -53,7 +53,7 @@ const struct model models[] = {
 	  "background), eqs. 25-29 (M/G/1 H2 background), iterations detected from the trace",
 	  "run: messages and busy phases (I, t_serial, t_PAR_WK, t_overhead, eta measured); "
 	  "scenario: lambda with service_mean or service_p/service_mean_a/service_mean_b, "
-	  "cpu_procs, speed",
+	  "cpu_procs or load_average, speed",
 	  run004_predict, SCOPE_CPU | SCOPE_QUEUE | SCOPE_SPEED },
 	{ "replay", "-", "the run's own message trace replayed under the scenario (beyond the papers: "
 	  "the synchronisation structure paper 003 Sec. 5 asks for)",

@@ -73,24 +73,28 @@ procs_free(struct proc4 *q, size_t n)
 	free(q);
 }
 
-/* Shift a gamma distribution by k permanent CPU-bound competitors (or make the point mass
- * k + 1 when there is none). */
+/* Add competitors to a gamma distribution (or to the point mass 1 when there is none):
+ * k always there and, with probability f, one more (a load average L is floor(L) competitors
+ * that always compute and one that computes the rest, f = L - floor(L), as p000 reads it).
+ * The new distribution is the old one convolved with {k: 1 - f, k + 1: f}. */
 static void
-add_cpu_procs(struct proc4 *q, int k)
+add_competitors(struct proc4 *q, int k, double f)
 {
 	size_t n = q->has_gamma ? q->gamma.n : 2;
-	double *np = xcalloc(n + (size_t)k, sizeof *np);
+	double *np = xcalloc(n + (size_t)k + 1, sizeof *np);
 
-	if (q->has_gamma) {
-		for (size_t v = 0; v < q->gamma.n; v++)
-			np[v + (size_t)k] = q->gamma.p[v];
-		free(q->gamma.p);
-	} else {
-		np[1 + (size_t)k] = 1;
+	if (!q->has_gamma) {
+		q->gamma.p = xcalloc(2, sizeof *q->gamma.p);
+		q->gamma.p[1] = 1;
 		q->gamma.tail = 0;
 	}
+	for (size_t v = 0; v < n; v++) {
+		np[v + (size_t)k] += q->gamma.p[v] * (1 - f);
+		np[v + (size_t)k + 1] += q->gamma.p[v] * f;
+	}
+	free(q->gamma.p);
 	q->gamma.p = np;
-	q->gamma.n = n + (size_t)k;
+	q->gamma.n = f > 0 ? n + (size_t)k + 1 : n + (size_t)k;
 	q->has_gamma = true;
 }
 
@@ -155,8 +159,18 @@ proc_from_node(const struct scen_node *n, const char *who, size_t nproc, struct 
 		q->has_gamma = true;
 	}
 	if (n->cpu_procs > 0) {
-		add_cpu_procs(q, n->cpu_procs);
+		add_competitors(q, n->cpu_procs, 0);
 		used += (size_t)snprintf(q->desc + used, sizeof q->desc - used, "%d CPU-bound; ", n->cpu_procs);
+	}
+	if (!isnan(n->load_avg) && n->load_avg > 0) {
+		double whole = floor(n->load_avg);
+
+		if (n->load_avg > 1000) {
+			snprintf(why, wl, "%s: load average %g is above 1000", who, n->load_avg);
+			return 0;
+		}
+		add_competitors(q, (int)whole, n->load_avg - whole);
+		used += (size_t)snprintf(q->desc + used, sizeof q->desc - used, "load average %g; ", n->load_avg);
 	}
 	if (used >= sizeof q->desc)
 		used = sizeof q->desc - 1;

@@ -62,6 +62,15 @@ TEST(background_load)
 	CHECK_NEAR(r.predicted_ns, 1e8 + 7.2e8, 1e3);
 	CHECK((it = FX_ITEM(&r, "node", "rank 1 (ws2)")) != NULL && it->value == 2);
 	pred_result_free(&r);
+	/* a load average of 1 is one competitor always there: the same answer */
+	CHECK(run_it(st_run, "[node ws2]\nload_average = 1\n", NULL, false, &r) == 0 && r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, 1e8 + 7.2e8, 1e3);
+	pred_result_free(&r);
+	/* 1.5: one always there and one half the time, E[gamma] = 2.5 */
+	CHECK(run_it(st_run, "[node ws2]\nload_average = 1.5\n", NULL, false, &r) == 0 && r.status == PRED_OK);
+	CHECK_NEAR((it = FX_ITEM(&r, "node", "rank 1 (ws2)")) ? it->value : 0, 2.5, 1e-9);
+	CHECK(r.predicted_ns > 1e8 + 7.2e8);
+	pred_result_free(&r);
 	/* processor sharing rho = 0.5 on ws2: eta from eq. 21 directly */
 	CHECK(p004_eta_ps(rho, NULL, 4, 1, NULL, &eta, &e) == 0);
 	CHECK(run_it(st_run, "[node ws2]\nlambda = 0.5 /s\nservice_mean = 1 s\n", NULL, false, &r) == 0);
