@@ -11,6 +11,7 @@
 #include "predict/coloc.h"
 #include "predict/p000.h"
 #include "predict/p003.h"
+#include "predict/run003.h"
 #include "predict/replay.h"
 #include "predict/run001.h"
 #include "predict/run002.h"
@@ -23,7 +24,7 @@ const struct model models[] = {
 	  "run: per-rank average busy/idle phases and counts, per-link message count and average size, "
 	  "netparams L and B, messages (for a link's burst); scenario: cpu_procs or load_average, "
 	  "capacity, link bandwidth, latency, competing traffic, burst",
-	  p003_predict, SCOPE_CPU | SCOPE_LINK },
+	  run003_predict, SCOPE_CPU | SCOPE_LINK },
 	{ "p000", "000", "Figueira & Berman, A Slowdown Model for Applications Executing on Time-Shared Clusters",
 	  "eq. 2 (local slowdown, pp/pm by dynamic programming, delay_comm curves), eq. 3 "
 	  "(communication slowdown), eq. 5 (load-dependent), eqs. 7-9, 11, 12 (constraint-based)",
@@ -213,7 +214,7 @@ model_run(const struct model *m, const struct prof *p, const struct scen *s, str
 		return pred_na(r, "the scenario changes %s, which %s does not model; its number would leave "
 			       "that change out", scope_what(bit, s, buf, sizeof buf), m->name);
 	}
-	if (!(m->covers & SCOPE_SPEED) && (sp = p003_speed_changed(p, s)) != NULL) {
+	if (!(m->covers & SCOPE_SPEED) && (sp = run003_speed_changed(p, s)) != NULL) {
 		r->dedicated_ns = (double)prof_dedicated_ns(p);
 		return pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which %s does not "
 			       "model; its number would leave that change out", sp->rank, sp->host, m->name);

@@ -10,6 +10,7 @@
 #include "lib/xalloc.h"
 #include "predict/coloc.h"
 #include "predict/p003.h"
+#include "predict/run003.h"
 
 /* Poisson-binomial distribution of how many of p independent events happen, event j with
  * probability q[j]: after competitor j, out[i] is P(i of the first j+1 happen). O(p^2). */
@@ -434,7 +435,7 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	double *f1 = xcalloc((size_t)n, sizeof *f1);	/* partitioning under contention */
 	double *ladd = xcalloc((size_t)n, sizeof *ladd);	/* eq. 3 time added per rank */
 	struct coloc_rank *cl = xcalloc((size_t)n, sizeof *cl);	/* the ranks' neighbours */
-	double *fast = NULL;	/* per message: bytes a link's bucket passes at ib (p003_link_fast) */
+	double *fast = NULL;	/* per message: bytes a link's bucket passes at ib (run003_link_fast) */
 	const struct scen_link *bl;
 	const struct prof_rank *sp;
 	enum scen_part part = s->part == SCEN_PART_UNSET ? SCEN_PART_CONSTRAINT : s->part;
@@ -445,7 +446,7 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	int rc = 0;
 
 	r->dedicated_ns = T;
-	if ((sp = p003_speed_changed(p, s)) != NULL) {
+	if ((sp = run003_speed_changed(p, s)) != NULL) {
 		rc = pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which eq. 2 does not "
 			     "model (paper 004's delta)", sp->rank, sp->host);
 		goto out;
@@ -549,7 +550,7 @@ p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_
 	 * ib / cb; a rank waits for all its links, the run for its slowest rank. A link with a
 	 * burst is a token bucket: the bytes it lets through go at ib, slowdown 1 (beyond the
 	 * paper, as the replay reads `burst`) */
-	if (p003_link_fast(p, s, &fast, &bl) < 0) {
+	if (run003_link_fast(p, s, &fast, &bl) < 0) {
 		rc = pred_na(r, "link %s-%s is a token bucket (burst), and eq. 3 needs the run's messages "
 			     "('%s/profile/messages.tsv') to tell which of them fit in it", bl->a, bl->b, p->run);
 		goto out;

@@ -46,25 +46,6 @@ double p003_link_added_ns(double nmsgs, double avg_bytes, double lat_ns, double 
  * measured lat_ns and bw_Bps. Returns 0, or -1 when no bandwidth is left. */
 int p003_link_new(const struct scen_link *l, double lat_ns, double bw_Bps, double *nlat, double *nbw);
 
-/* A changed link's token bucket (the scenario's `burst`, as the replay reads it,
- * predict/replay.h): each direction of a [link] section is a bucket of burst_bytes filled
- * at the link's new bandwidth (p003_link_new) and full at the start; a message takes the
- * tokens it finds at its dedicated start time and those bytes pass at the run's measured
- * bandwidth, only the rest at the new one. The buckets are per host pair and direction, so
- * the rank pairs of two hosts draw on the same one; the messages keep their dedicated times
- * (a slower link would leave more time to refill: the bucket saves at least this much).
- * A bucket acts only where the new bandwidth is below the measured one.
- *
- * p003_link_fast: *fast (per message, owned by the caller, free()) the bytes that pass at
- * the measured bandwidth, 0 for the rest. Returns 0 and *fast NULL when no link of s has a
- * bucket that acts on p; 1 with *fast set; -1 with *fast NULL and *burst_link the first
- * such link when p has no messages (messages.tsv) to tell which fit. */
-int p003_link_fast(const struct prof *p, const struct scen *s, double **fast, const struct scen_link **burst_link);
-
-/* The first rank of p whose node or rank section changes its speed (`speed`, paper 004's
- * delta, != 1), or NULL. p003, p000 and p001 do not model a node's speed: they say they do
- * not apply rather than leave it out. */
-const struct prof_rank *p003_speed_changed(const struct prof *p, const struct scen *s);
 
 /* One message of a rank on a changed link, for p003_overlap_share. */
 struct p003_xfer {
@@ -149,10 +130,5 @@ struct p003_node_out {
 /* Returns 0, or -E_USAGE when an input is out of range (negative times, capacity not in
  * (0, 1], comm_busy_frac or awake_frac not in [0, 1]). */
 int p003_node(const struct p003_node_in *in, struct p003_node_out *out) WUR;
-
-/* The registry's model: every rank of the run under the scenario, the run being the
- * slowest rank (the paper's one-node result applied to each node, then the max). Idle time
- * that is sleep earns the scheduler's credit in the share s->sleep_credit. */
-int p003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e);
 
 #endif

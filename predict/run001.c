@@ -13,6 +13,7 @@
 #include "lib/xalloc.h"
 #include "predict/p001.h"
 #include "predict/p003.h"
+#include "predict/run003.h"
 
 #define MS_MAX_RANKS 4096	/* ranks the dense pair-count matrix is built for */
 #define SEL_TOLERANCE 0.05	/* slave selection: stop within 5 % of the predicted AppRate */
@@ -553,7 +554,7 @@ table1_rows(const struct ms_run *m, const struct system *y, struct pred_result *
 static bool
 speed_refused(const struct prof *p, const struct scen *s, struct pred_result *r)
 {
-	const struct prof_rank *sp = s != NULL ? p003_speed_changed(p, s) : NULL;
+	const struct prof_rank *sp = s != NULL ? run003_speed_changed(p, s) : NULL;
 
 	if (sp != NULL)
 		pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which paper 001's work "

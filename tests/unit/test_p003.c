@@ -8,6 +8,7 @@
 
 #include "predict/p000.h"
 #include "predict/p003.h"
+#include "predict/run003.h"
 #include "tests/unit/check.h"
 
 /* Figure 2 (a): always busy: a competing process doubles the run time. */
@@ -184,7 +185,7 @@ TEST(run_level_one_loaded_node)
 	CHECK(prof_load(&p, run, &e) == 0);
 	CHECK(scen_load_string(&s, "[node ws2]\ncpu_procs = 1\n", "t.ini", &e) == 0);
 	pred_result_init(&r);
-	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK(run003_predict(&p, &s, &r, &e) == 0);
 	CHECK(r.status == PRED_OK);
 	/* the paper: the whole run grows by rank 1's fraction, T = the longest rank (35 s) */
 	CHECK_NEAR(r.predicted_ns, 35e9 * (1 + 250.0 / 350), 1e3);
@@ -197,7 +198,7 @@ TEST(run_level_one_loaded_node)
 	/* link ws1-ws2 latency +1 ms: 2000 messages, both ranks wait: +2 s */
 	CHECK(scen_load_string(&s, "[link ws1-ws2]\nlatency = 1050 us\n", "t.ini", &e) == 0);
 	pred_result_init(&r);
-	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK(run003_predict(&p, &s, &r, &e) == 0);
 	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
 	CHECK_NEAR(r.items[0].added_ns, 2e9, 1e3);
 	pred_result_free(&r);
@@ -206,7 +207,7 @@ TEST(run_level_one_loaded_node)
 	/* nothing this model sees: it says why */
 	CHECK(scen_load_string(&s, "[node ws2]\nweight = 2\n", "t.ini", &e) == 0);
 	pred_result_init(&r);
-	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK(run003_predict(&p, &s, &r, &e) == 0);
 	CHECK(r.status == PRED_NA);
 	CHECK(strstr(r.why, "changes nothing") != NULL);
 	pred_result_free(&r);
@@ -348,7 +349,7 @@ TEST(run_level_link_overlap)
 	CHECK(p.msgs[0].t_last_ns == p.msgs[0].t_ns + 100000);
 	CHECK(scen_load_string(&s, "[link ws1-ws2]\nlatency = 1050 us\n", "t.ini", &e) == 0);
 	pred_result_init(&r);
-	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK(run003_predict(&p, &s, &r, &e) == 0);
 	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
 	CHECK_NEAR(r.items[0].added_ns, 2e9, 1e3);	/* the link's Section 2.2 time */
 	pred_result_free(&r);
@@ -357,7 +358,7 @@ TEST(run_level_link_overlap)
 	/* an exchange: each rank's send and receive go on at once, the rank waits once (+1 s) */
 	CHECK(prof_load(&p, make_run_msgs(1), &e) == 0);
 	pred_result_init(&r);
-	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK(run003_predict(&p, &s, &r, &e) == 0);
 	CHECK_NEAR(r.predicted_ns, 36e9, 1e3);
 	CHECK_NEAR(r.items[0].added_ns, 2e9, 1e3);
 	CHECK(strstr(r.note, "overlap") != NULL);
@@ -367,7 +368,7 @@ TEST(run_level_link_overlap)
 	/* a bandwidth cut: the same half of Section 2.2 (1000 B at 12.5 -> 1.25 MB/s: +720 us) */
 	CHECK(scen_load_string(&s, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", "t.ini", &e) == 0);
 	pred_result_init(&r);
-	CHECK(p003_predict(&p, &s, &r, &e) == 0);
+	CHECK(run003_predict(&p, &s, &r, &e) == 0);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 1000 * 720e3, 1e3);
 	pred_result_free(&r);
 	scen_free(&s);
@@ -383,7 +384,7 @@ TEST(run_level_link_overlap)
 		CHECK(p.nmsgs == 2 && p.msgs[1].t_last_ns == p.msgs[1].t_ns);
 		CHECK(scen_load_string(&s, "[link ws1-ws2]\nlatency = 1050 us\n", "t.ini", &e) == 0);
 		pred_result_init(&r);
-		CHECK(p003_predict(&p, &s, &r, &e) == 0);
+		CHECK(run003_predict(&p, &s, &r, &e) == 0);
 		/* the two overlap (same start): half of links.tsv's 2 s */
 		CHECK_NEAR(r.predicted_ns, 36e9, 1e3);
 		pred_result_free(&r);
@@ -420,35 +421,35 @@ TEST(link_burst_bucket)
 
 	CHECK(prof_load(&p, make_run_msgs(0), &e) == 0);
 	/* strict: 2000 messages of 1000 B at 1.25 MB/s instead of 12.5: +720 us each, both wait */
-	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 720e3, 1e3);
 	pred_result_free(&r);
 	/* 1 MB bucket, refilled with 12.5 kB per 10 ms round: every message fits */
-	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, 35e9, 1e3);
 	CHECK(r.nitems == 1 && strstr(r.items[0].detail, "token bucket") != NULL);
 	CHECK_NEAR(r.items[0].added_ns, 0, 1e3);
 	pred_result_free(&r);
 	/* a 500 B bucket: half of each message at the measured rate (+360 us each) */
-	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 500 B\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 500 B\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 360e3, 1e3);
 	pred_result_free(&r);
 	/* latency alone: the bucket does not act, the result is the strict one (+2 s) */
-	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nlatency = 1050 us\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nlatency = 1050 us\nburst = 1 MB\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
 	pred_result_free(&r);
 	prof_free(&p);
 	/* no messages.tsv: which messages fit is unknown */
 	CHECK(prof_load(&p, make_run(), &e) == 0);
-	CHECK(predict_text(p003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
 	CHECK(r.status == PRED_NA);
 	CHECK(strstr(r.why, "messages.tsv") != NULL && strstr(r.why, "burst") != NULL);
 	pred_result_free(&r);
 	prof_free(&p);
 }
 
-/* p000's eq. 3 reads the same buckets (p003_link_fast): the bytes a bucket lets through
+/* p000's eq. 3 reads the same buckets (run003_link_fast): the bytes a bucket lets through
  * keep their dedicated time, the rest is slowed down by ib / cb. */
 TEST(p000_link_burst_bucket)
 {
@@ -520,13 +521,13 @@ TEST(speed_refused)
 	struct err e;
 
 	CHECK(prof_load(&p, make_run(), &e) == 0);
-	CHECK(predict_text(p003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
 	CHECK(r.status == PRED_NA && strstr(r.why, "speed") != NULL && strstr(r.why, "ws2") != NULL);
 	pred_result_free(&r);
 	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
 	CHECK(r.status == PRED_NA && strstr(r.why, "speed") != NULL);
 	pred_result_free(&r);
-	CHECK(predict_text(p003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 1\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 1\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	pred_result_free(&r);
 	prof_free(&p);
@@ -548,8 +549,8 @@ TEST(sleep_credit_per_scenario)
 	s0.sleep_credit = 0;
 	pred_result_init(&r0);
 	pred_result_init(&r1);
-	CHECK(p003_predict(&p, &s0, &r0, &e) == 0);
-	CHECK(p003_predict(&p, &s1, &r1, &e) == 0);
+	CHECK(run003_predict(&p, &s0, &r0, &e) == 0);
+	CHECK(run003_predict(&p, &s1, &r1, &e) == 0);
 	CHECK(r0.predicted_ns > r1.predicted_ns);	/* sleep without credit is paid for */
 	pred_result_free(&r0);
 	pred_result_free(&r1);

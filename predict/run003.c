@@ -1,0 +1,448 @@
+/* run003: paper 003's model applied to a parsed run (the registry's "p003"): the
+ * per-rank busy/idle phases, the messages on changed links and their overlap, the node's
+ * load and capacity from the scenario, combined per rank by p003.h's pure functions. */
+#include "predict/run003.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/xalloc.h"
+#include "predict/p003.h"
+
+/* Rank pairs up to this many ranks are classified as exchanging or not (a table of
+ * nranks^2 entries); beyond it every pair is taken as request/reply. */
+#define EXCHANGE_MAX_RANKS 2048
+/* The share of a rank's idle time it was not asleep: on a CPU (an MPI library polling for
+ * its messages) or runnable on a run queue, from the dedicated run's schedstat totals. The
+ * run and wait time beyond its busy time fall in its idle time, less 5 % of the run time
+ * for the rounding of ranks.tsv's percentages and the 20 ms grain of the phases; 0 (the
+ * paper's case: idle means asleep) when the profile has no idle time or no schedstat
+ * figures. */
+static double
+awake_frac(const struct prof_rank *rk)
+{
+	double exec = (double)rk->exec_ns;
+	double idle = exec * rk->idle_pct / 100;
+	double busy = exec - idle;
+	double awake;
+
+	if (!(idle > 0) || rk->run_ns < 0 || rk->wait_ns < 0)
+		return 0;
+	awake = (double)rk->run_ns + (double)rk->wait_ns - busy - 0.05 * exec;
+	if (!(awake > 0))
+		return 0;
+	return awake >= idle ? 1 : awake / idle;
+}
+
+const struct prof_rank *
+run003_speed_changed(const struct prof *p, const struct scen *s)
+{
+	for (int i = 0; i < p->nranks; i++) {
+		const struct scen_node *n = scen_node_for(s, p->ranks[i].rank, p->ranks[i].host);
+
+		if (n != NULL && !isnan(n->speed) && n->speed != 1)
+			return &p->ranks[i];
+	}
+	return NULL;
+}
+
+/* The link of message m when it crosses a changed link with a bucket that acts (new
+ * bandwidth below the measured one), with its new bandwidth; NULL otherwise. */
+static const struct scen_link *
+bucket_link(const struct prof *p, const struct scen *s, const struct prof_msg *m, double *nbw)
+{
+	const struct prof_rank *a, *b;
+	const struct scen_link *sl;
+	double nlat;
+
+	if (m->src < 0 || m->dst < 0 || (a = prof_rank(p, m->src)) == NULL || (b = prof_rank(p, m->dst)) == NULL ||
+	    strcmp(a->host, b->host) == 0 || (sl = scen_link_for(s, a->host, b->host)) == NULL ||
+	    !(sl->burst_bytes > 0) || p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, nbw) < 0 ||
+	    !(*nbw < p->bw_Bps))
+		return NULL;
+	return sl;
+}
+
+int
+run003_link_fast(const struct prof *p, const struct scen *s, double **fast, const struct scen_link **burst_link)
+{
+	double *tok, *tok_t;	/* per [link] section and direction: tokens, bytes, and when, ns */
+	long *idx;
+	bool any = false;
+
+	*fast = NULL;
+	*burst_link = NULL;
+	if (s->nlinks == 0 || !p->have_net || !(p->bw_Bps > 0))
+		return 0;
+	for (int i = 0; i < p->nlinks && !any; i++) {	/* links.tsv: is any bucket crossed? */
+		const struct prof_rank *a = prof_rank(p, p->links[i].src), *b = prof_rank(p, p->links[i].dst);
+		const struct scen_link *sl;
+		double nlat, nbw;
+
+		if (a != NULL && b != NULL && strcmp(a->host, b->host) != 0 && p->links[i].msgs > 0 &&
+		    (sl = scen_link_for(s, a->host, b->host)) != NULL && sl->burst_bytes > 0 &&
+		    p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) == 0 && nbw < p->bw_Bps) {
+			any = true;
+			*burst_link = sl;
+		}
+	}
+	for (long k = 0; k < p->nmsgs && !any; k++) {
+		double nbw;
+
+		if ((*burst_link = bucket_link(p, s, &p->msgs[k], &nbw)) != NULL)
+			any = true;
+	}
+	if (!any)
+		return 0;
+	if (!p->have_msgs || p->nmsgs == 0)
+		return -1;
+	*burst_link = NULL;
+	*fast = xcalloc((size_t)p->nmsgs, sizeof **fast);
+	tok = xcalloc(2 * (size_t)s->nlinks, sizeof *tok);
+	tok_t = xcalloc(2 * (size_t)s->nlinks, sizeof *tok_t);
+	for (int i = 0; i < 2 * s->nlinks; i++) {
+		tok[i] = INFINITY;	/* full: capped at the bucket below */
+		tok_t[i] = -INFINITY;
+	}
+	idx = prof_msgs_by_time(p);
+	for (long j = 0; j < p->nmsgs; j++) {
+		const struct prof_msg *m = &p->msgs[idx[j]];
+		const struct scen_link *sl;
+		double nbw, t = (double)m->t_ns;
+		size_t d;
+
+		if ((sl = bucket_link(p, s, m, &nbw)) == NULL)
+			continue;
+		d = 2 * (size_t)(sl - s->links) + (strcmp(prof_rank(p, m->src)->host, sl->a) == 0 ? 0 : 1);
+		tok[d] = fmin((double)sl->burst_bytes, tok[d] + fmax(0, t - tok_t[d]) * nbw / 1e9);
+		tok_t[d] = t;
+		(*fast)[idx[j]] = fmin((double)m->bytes, tok[d]);
+		tok[d] -= (*fast)[idx[j]];
+	}
+	free(idx);
+	free(tok);
+	free(tok_t);
+	return 1;
+}
+
+/* The message's ranks' indices in p->ranks and its times before and after the scenario's
+ * change, when it crosses a changed link between two hosts; false otherwise. fast (NULL:
+ * none) holds per message the bytes a bucket passes at the measured bandwidth
+ * (run003_link_fast). */
+static bool
+msg_on_changed_link(const struct prof *p, const struct scen *s, const double *fast, const struct prof_msg *m,
+		    int *ia, int *ib, double *old_ns, double *new_ns)
+{
+	double quick;	/* bytes at the measured bandwidth */
+
+	const struct prof_rank *a, *b;
+	const struct scen_link *sl;
+	double nlat, nbw;
+
+	if (m->src < 0 || m->dst < 0 || (a = prof_rank(p, m->src)) == NULL || (b = prof_rank(p, m->dst)) == NULL ||
+	    strcmp(a->host, b->host) == 0 || (sl = scen_link_for(s, a->host, b->host)) == NULL ||
+	    p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0)
+		return false;
+	*ia = (int)(a - p->ranks);
+	*ib = (int)(b - p->ranks);
+	*old_ns = (double)p->lat_ns + (double)m->bytes / p->bw_Bps * 1e9;
+	quick = fast != NULL ? fast[m - p->msgs] : 0;
+	*new_ns = nlat + ((double)m->bytes - quick) / nbw * 1e9 + quick / p->bw_Bps * 1e9;
+	return true;
+}
+
+/* ex[ia * n + ib] (ia < ib, rank indexes): whether the pair exchanges (p003_is_exchange on
+ * the order of its messages on changed links). NULL when there are too many ranks. */
+static bool *
+exchange_pairs(const struct prof *p, const struct scen *s)
+{
+	size_t n = (size_t)p->nranks;
+	struct p003_pair_order *po;
+	bool *ex;
+	long *idx;
+
+	if (p->nranks < 2 || p->nranks > EXCHANGE_MAX_RANKS)
+		return NULL;
+	idx = prof_msgs_by_time(p);
+	po = xcalloc(n * n, sizeof *po);
+	for (size_t i = 0; i < n * n; i++)
+		p003_pair_order_init(&po[i]);
+	for (long j = 0; j < p->nmsgs; j++) {
+		const struct prof_msg *x = &p->msgs[idx[j]];
+		int ia, ib;
+		double o, nw;
+
+		if (msg_on_changed_link(p, s, NULL, x, &ia, &ib, &o, &nw))	/* ia sends */
+			p003_pair_order_add(&po[(size_t)(ia < ib ? ia : ib) * n + (size_t)(ia < ib ? ib : ia)],
+					    ia < ib ? 0 : 1, x->t_ns, x->t_last_ns);
+	}
+	ex = xcalloc(n * n, sizeof *ex);
+	for (size_t i = 0; i < n * n; i++)
+		ex[i] = p003_is_exchange(po[i].lead[0], po[i].lead[1]);
+	free(po);
+	free(idx);
+	return ex;
+}
+
+/* share[i]: the part of rank i's Section 2.2 time it waits for once its sends and receives
+ * that overlap in time, or belong to exchanging rank pairs, are counted once
+ * (p003_overlap_share on the dedicated run's message timing); 1, the paper's sum, for a
+ * rank without timed messages on a changed link. */
+static void
+overlap_shares(const struct prof *p, const struct scen *s, const double *fast, double *share)
+{
+	size_t *cnt, *at, total = 0;
+	struct p003_xfer *xs;
+	bool *ex;
+
+	for (int i = 0; i < p->nranks; i++)
+		share[i] = 1;
+	if (!p->have_msgs || p->nmsgs == 0 || s->nlinks == 0 || !p->have_net)
+		return;
+	cnt = xcalloc((size_t)p->nranks, sizeof *cnt);
+	at = xcalloc((size_t)p->nranks + 1, sizeof *at);
+	for (long k = 0; k < p->nmsgs; k++) {
+		int ia, ib;
+		double o, nw;
+
+		if (msg_on_changed_link(p, s, fast, &p->msgs[k], &ia, &ib, &o, &nw)) {
+			cnt[ia]++;
+			cnt[ib]++;
+		}
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		at[i] = total;
+		total += cnt[i];
+	}
+	at[p->nranks] = total;
+	if (total == 0) {
+		free(cnt);
+		free(at);
+		return;
+	}
+	ex = exchange_pairs(p, s);
+	xs = xcalloc(total, sizeof *xs);
+	memset(cnt, 0, (size_t)p->nranks * sizeof *cnt);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int ia, ib, x;
+		double o, nw;
+		int64_t t1;
+
+		if (!msg_on_changed_link(p, s, fast, m, &ia, &ib, &o, &nw))
+			continue;
+		x = ex != NULL && ex[(size_t)(ia < ib ? ia : ib) * (size_t)p->nranks + (size_t)(ia < ib ? ib : ia)];
+		/* a message holds the link for at least its transfer time: a capture stamps a
+		 * message carried by one (segmentation-offloaded) packet with one time */
+		t1 = m->t_last_ns;
+		if ((double)(t1 - m->t_ns) < o)
+			t1 = m->t_ns + (int64_t)o;
+		xs[at[ia] + cnt[ia]++] = (struct p003_xfer){ m->t_ns, t1, o, nw, 1, x };
+		xs[at[ib] + cnt[ib]++] = (struct p003_xfer){ m->t_ns, t1, o, nw, 0, x };
+	}
+	for (int i = 0; i < p->nranks; i++)
+		share[i] = p003_overlap_share(xs + at[i], cnt[i], NULL, NULL);
+	free(ex);
+	free(xs);
+	free(cnt);
+	free(at);
+}
+
+int
+run003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
+{
+	double T = (double)prof_dedicated_ns(p);	/* dedicated time, ns */
+	double *added;		/* per rank index: Section 2.2 time on its changed links */
+	double *share;		/* per rank index: the part of it not overlapped */
+	double naive_max = 0;	/* the largest rank's Section 2.2 sum before overlap */
+	int worst_link = -1;	/* the rank index with the most added link time */
+	double *link_sum;	/* per scenario link: added time over all its rank pairs */
+	int64_t *link_msgs;
+	double *link_save;	/* per scenario link: time its bucket saves, ns */
+	double *fast;		/* per message: bytes a bucket passes at the measured rate, or NULL */
+	const struct scen_link *bl;
+	const struct prof_rank *sp;
+	bool any_node = false;
+	double worst = T;
+	int nloaded = 0;
+
+	r->dedicated_ns = T;
+	snprintf(r->equation, sizeof r->equation, "003 Sec. 3.3");
+	if ((sp = run003_speed_changed(p, s)) != NULL)
+		return pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which this model "
+			       "does not model (paper 004's delta)", sp->rank, sp->host);
+	if (s->nlinks > 0 && !p->have_net)
+		return pred_na(r, "the scenario changes links, and this model needs the run's measured "
+			       "latency and bandwidth ('%s/profile/netparams.tsv')", p->run);
+	if (s->nlinks > 0 && !p->have_links)
+		return pred_na(r, "the scenario changes links, and the run has no per-link message counts "
+			       "('%s/profile/links.tsv')", p->run);
+	for (int i = 0; i < p->nranks; i++) {
+		const struct scen_node *n = scen_node_for(s, p->ranks[i].rank, p->ranks[i].host);
+
+		if (n != NULL && (n->cpu_procs > 0 || (!isnan(n->load_avg) && n->load_avg > 0) ||
+				  (!isnan(n->capacity) && n->capacity < 1)))
+			any_node = true;
+	}
+	if (!any_node && s->nlinks == 0)
+		return pred_na(r, "the scenario changes nothing this model sees (CPU-bound competitors, "
+			       "load average, CPU capacity, link latency or bandwidth)");
+	if (run003_link_fast(p, s, &fast, &bl) < 0)
+		return pred_na(r, "link %s-%s is a token bucket (burst), and this model needs the run's messages "
+			       "('%s/profile/messages.tsv') to tell which of them fit in it", bl->a, bl->b, p->run);
+
+	added = xcalloc((size_t)p->nranks, sizeof *added);
+	link_sum = xcalloc((size_t)s->nlinks + 1, sizeof *link_sum);
+	link_msgs = xcalloc((size_t)s->nlinks + 1, sizeof *link_msgs);
+	link_save = xcalloc((size_t)s->nlinks + 1, sizeof *link_save);
+	for (int i = 0; i < p->nlinks; i++) {
+		const struct prof_link *l = &p->links[i];
+		const struct prof_rank *a = prof_rank(p, l->src), *b = prof_rank(p, l->dst);
+		const struct scen_link *sl;
+		double nlat, nbw, add;
+
+		if (a == NULL || b == NULL || strcmp(a->host, b->host) == 0 || l->msgs == 0)
+			continue;
+		sl = scen_link_for(s, a->host, b->host);
+		if (sl == NULL)
+			continue;
+		if (p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0) {
+			free(added);
+			free(link_sum);
+			free(link_msgs);
+			free(link_save);
+			free(fast);
+			return pred_na(r, "link %s-%s: the competing traffic leaves no bandwidth", sl->a, sl->b);
+		}
+		add = p003_link_added_ns((double)l->msgs, l->avg_bytes, (double)p->lat_ns, p->bw_Bps, nlat, nbw);
+		/* the sender and the receiver both wait for the transfer */
+		added[a - p->ranks] += add;
+		added[b - p->ranks] += add;
+		link_sum[sl - s->links] += add;
+		link_msgs[sl - s->links] += l->msgs;
+	}
+	/* the bytes a link's bucket lets through at the measured bandwidth wait no longer */
+	for (long k = 0; fast != NULL && k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int ia, ib;
+		double o, strict_ns, bucket_ns, save;
+
+		if (!(fast[k] > 0) || !msg_on_changed_link(p, s, NULL, m, &ia, &ib, &o, &strict_ns) ||
+		    !msg_on_changed_link(p, s, fast, m, &ia, &ib, &o, &bucket_ns))
+			continue;
+		save = strict_ns - bucket_ns;
+		added[ia] -= save;
+		added[ib] -= save;
+		bl = scen_link_for(s, p->ranks[ia].host, p->ranks[ib].host);
+		link_sum[bl - s->links] -= save;
+		link_save[bl - s->links] += save;
+	}
+	/* a rank waits once for its sends and receives that go on at once (full duplex) */
+	share = xcalloc((size_t)p->nranks, sizeof *share);
+	overlap_shares(p, s, fast, share);
+	for (int i = 0; i < p->nranks; i++) {
+		if (fabs(added[i]) > fabs(naive_max)) {
+			naive_max = added[i];
+			worst_link = i;
+		}
+		added[i] *= share[i];
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		const struct prof_rank *rk = &p->ranks[i];
+		const struct scen_node *n = scen_node_for(s, rk->rank, rk->host);
+		struct p003_node_in in;
+		struct p003_node_out out;
+		double beta = s->comm_busy_frac;
+		double cpu_add;
+
+		if (isnan(beta))
+			beta = rk->comm_pct + rk->idle_pct > 0 ? rk->comm_pct / (rk->comm_pct + rk->idle_pct) : 0;
+		memset(&in, 0, sizeof in);
+		in.t_ns = T;
+		in.busy_ns = rk->avg_busy_ns;
+		in.idle_ns = rk->avg_idle_ns;
+		in.n_busy = (double)rk->n_busy;
+		in.n_idle = (double)rk->n_idle;
+		in.link_added_ns = added[i];
+		in.comm_busy_frac = beta;
+		in.k = n != NULL && n->cpu_procs > 0 ? n->cpu_procs : 0;
+		in.load_avg = n != NULL && !isnan(n->load_avg) ? n->load_avg : -1;
+		in.capacity = n != NULL && !isnan(n->capacity) ? n->capacity : 1;
+		/* idle time that earns no credit: awake, or asleep on a scheduler that forgets */
+		in.awake_frac = 1 - s->sleep_credit * (1 - awake_frac(rk));
+		if (p003_node(&in, &out) < 0)
+			BUG("p003_node rejected checked inputs for rank %d", rk->rank);
+		cpu_add = out.t_ns - out.t_link_ns;
+		if (scen_node_loaded(n) && (in.k > 0 || in.load_avg > 0 || in.capacity < 1)) {
+			char name[160];
+
+			nloaded++;
+			if (!(rk->avg_busy_ns + rk->avg_idle_ns > 0)) {
+				free(share);
+				free(added);
+				free(link_sum);
+				free(link_msgs);
+				free(link_save);
+				free(fast);
+				return pred_na(r, "rank %d on loaded node '%s' has no busy/idle phases in the "
+					       "profile", rk->rank, rk->host);
+			}
+			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
+			pred_add(r, "node", name, cpu_add, out.increase, "003 Sec. 2.1",
+				 "busy %.1f ms idle %.1f ms (%.0f%% uncredited)%s, %s %g%s", out.busy_ns / 1e6,
+				 out.idle_ns / 1e6, 100 * in.awake_frac, added[i] != 0 ? " after its link change" : "",
+				 in.load_avg >= 0 ? "load average" : "competitors",
+				 in.load_avg >= 0 ? in.load_avg : (double)in.k,
+				 in.capacity < 1 ? ", reduced CPU capacity" : "");
+		}
+		if (out.t_ns > worst)
+			worst = out.t_ns;
+	}
+	for (int i = 0; i < s->nlinks; i++) {
+		const struct scen_link *sl = &s->links[i];
+		char name[300];
+		char bucket[100];
+		double nlat = 0, nbw = 0;
+
+		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
+		if (link_msgs[i] == 0) {
+			pred_add(r, "link", name, 0, NAN, "003 Sec. 2.2", "no messages between these hosts in this run");
+			continue;
+		}
+		(void)p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw);
+		if (link_save[i] > 0)
+			snprintf(bucket, sizeof bucket, "; a %lld B token bucket passes bursts at the measured "
+				 "rate (%.3f s less)", (long long)sl->burst_bytes, link_save[i] / 1e9);
+		else if (sl->burst_bytes > 0)
+			snprintf(bucket, sizeof bucket, "; its %lld B token bucket saves nothing (%s)",
+				 (long long)sl->burst_bytes, nbw < p->bw_Bps ? "no message found tokens" :
+				 "B is not cut");
+		else
+			bucket[0] = '\0';
+		pred_add(r, "link", name, link_sum[i], NAN, "003 Sec. 2.2",
+			 "%lld msgs, L %.1f us -> %.1f us, B %.3g -> %.3g MB/s%s", (long long)link_msgs[i],
+			 (double)p->lat_ns / 1e3, nlat / 1e3, p->bw_Bps / 1e6, nbw / 1e6, bucket);
+	}
+	r->predicted_ns = worst;
+	{
+		char ovl[200] = "";
+
+		if (worst_link >= 0 && share[worst_link] < 1)
+			snprintf(ovl, sizeof ovl, "; link time counted once where a rank's sends and receives "
+				 "overlap (rank %d: %.3f s of %.3f s)", p->ranks[worst_link].rank,
+				 added[worst_link] / 1e9, naive_max / 1e9);
+		snprintf(r->note, sizeof r->note, "run = slowest rank; each rank: link change first, then CPU "
+			 "sharing on its new busy/idle pattern%s%s", nloaded > 1 ? " (several loaded nodes: "
+			 "beyond the paper, which loads one)" : "", ovl);
+	}
+	free(share);
+	free(added);
+	free(link_sum);
+	free(link_msgs);
+	free(link_save);
+	free(fast);
+	(void)e;
+	return 0;
+}
