@@ -10,6 +10,7 @@
 #include "lib/xalloc.h"
 #include "predict/coloc.h"
 #include "predict/p000.h"
+#include "predict/run000.h"
 #include "predict/p003.h"
 #include "predict/run003.h"
 #include "predict/replay.h"
@@ -32,7 +33,7 @@ const struct model models[] = {
 	  "scenario: cpu_procs or load_average, comm_procs with comm/compute fractions and "
 	  "comm_bandwidth, capacity, weight or serial_time, work_fraction, partitioning, delay_comm, "
 	  "link bandwidth, latency and burst",
-	  p000_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK | SCOPE_COLOC },
+	  run000_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK | SCOPE_COLOC },
 	{ "p001", "001", "Shao, Berman & Wolski, Master/Slave Computing on the Grid",
 	  "eqs. 1-8 (work rates, AppRate by maximum flow, ExecTime eq. 2), Sec. 4.5 (simulator: "
 	  "predicted time, slave idle time, resource utilisation), Table 1 from the trace",

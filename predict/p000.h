@@ -85,11 +85,6 @@ int p000_weights_from_times(int n, const double *t, double *w) WUR;
  * f_a is its share. Returns 0, or -E_USAGE when nothing was busy. */
 int p000_fractions_from_busy(int n, const double *busy, const double *w, double *f) WUR;
 
-/* The registry's model: local slowdown per rank (eq. 2), aggregate slowdown by the
- * scenario's partitioning policy (eq. 5, 8/9 or 11), communication slowdown per changed
- * link (eq. 3). d: the delay_comm curves the scenario chose. */
-int p000_predict_with(const struct prof *p, const struct scen *s, const struct p000_delay *d,
-		      struct pred_result *r, struct err *e);
 /* The delay_comm curves the scenario names (its file loaded, relative to the scenario).
  * Returns 0, or negative with e set when the file cannot be read. */
 int p000_scenario_curves(const struct scen *s, struct p000_delay *out, struct err *e) WUR;
@@ -99,7 +94,5 @@ int p000_scenario_curves(const struct scen *s, struct p000_delay *out, struct er
  * (paper 003's reading, docs/predict.md), so eq. 2 gives 1 + L. *extrap: a curve was extrapolated past its last
  * competitor count. */
 double p000_node_sd(const struct scen_node *n, const struct p000_delay *d, bool *extrap);
-/* The same with the curves the scenario names (loaded from its file if so). */
-int p000_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e);
 
 #endif

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "predict/p000.h"
+#include "predict/run000.h"
 #include "predict/p003.h"
 #include "predict/run003.h"
 #include "tests/unit/check.h"
@@ -459,25 +460,25 @@ TEST(p000_link_burst_bucket)
 
 	CHECK(prof_load(&p, make_run_msgs(0), &e) == 0);
 	/* strict: 2000 messages of 50 us + 80 us, slowed down 10 times: +2.34 s for each rank */
-	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 130e3 * 9, 1e3);
 	pred_result_free(&r);
 	/* every message fits in a 1 MB bucket: only the latency part is slowed down */
-	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 50e3 * 9, 1e3);
 	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "token bucket") != NULL);
 	pred_result_free(&r);
 	/* eq. 3 sees bandwidth only; a latency change adds 003 Sec. 2.2's term: +1 ms for each
 	 * of the 2000 messages, both ends wait */
-	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nlatency = 1050 us\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nlatency = 1050 us\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, 37e9, 1e3);
 	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "latency") != NULL);
 	pred_result_free(&r);
 	prof_free(&p);
 	/* no messages.tsv: which messages fit is unknown */
 	CHECK(prof_load(&p, make_run(), &e) == 0);
-	CHECK(predict_text(p000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
 	CHECK(r.status == PRED_NA && strstr(r.why, "messages.tsv") != NULL);
 	pred_result_free(&r);
 	prof_free(&p);
@@ -493,19 +494,19 @@ TEST(p000_load_average)
 	double one, two;	/* ns, with one and two CPU-bound competitors */
 
 	CHECK(prof_load(&p, make_run(), &e) == 0);
-	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
 	one = r.predicted_ns;
 	pred_result_free(&r);
-	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 2\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\ncpu_procs = 2\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	two = r.predicted_ns;
 	CHECK(two > one && one > 35e9);
 	pred_result_free(&r);
-	CHECK(predict_text(p000_predict, &p, "[node ws2]\nload_average = 2\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\nload_average = 2\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, two, 1e3);
 	pred_result_free(&r);
-	CHECK(predict_text(p000_predict, &p, "[node ws2]\nload_average = 1.5\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\nload_average = 1.5\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, (one + two) / 2, 1e3);	/* rank 1 (ws2) sets the max */
 	CHECK(r.nitems >= 1 && strstr(r.items[0].detail, "load average") != NULL);
 	pred_result_free(&r);
@@ -524,7 +525,7 @@ TEST(speed_refused)
 	CHECK(predict_text(run003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
 	CHECK(r.status == PRED_NA && strstr(r.why, "speed") != NULL && strstr(r.why, "ws2") != NULL);
 	pred_result_free(&r);
-	CHECK(predict_text(p000_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 0.5\n", &r) == 0);
 	CHECK(r.status == PRED_NA && strstr(r.why, "speed") != NULL);
 	pred_result_free(&r);
 	CHECK(predict_text(run003_predict, &p, "[node ws2]\ncpu_procs = 1\nspeed = 1\n", &r) == 0);
