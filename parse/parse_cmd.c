@@ -12,6 +12,7 @@
 #include "parse/flows.h"
 #include "parse/launch.h"
 #include "parse/msg.h"
+#include "parse/parse_cmd.h"
 #include "parse/stage.h"
 
 const char usage_parse[] =
@@ -251,28 +252,34 @@ print_summary(const struct parse_summary *s)
 }
 
 int
-cmd_parse(int argc, char **argv)
+parse_cmd_run(const struct parse_opts *o)
 {
-	struct parse_opts o;
 	struct parse_summary s;
 	struct err e;
-	bool quiet;
-	int rc;
+	int rc = parse_run(o, &s, &e);
 
-	get_opts(argc, argv, &o);
-	quiet = err_verbosity == 0;
-	o.table = quiet ? NULL : stdout;
-	rc = parse_run(&o, &s, &e);
 	if (rc < 0)
 		die("parse: %s", e.msg);
-	if (o.times && !s.parts_only)
+	if (o->times && !s.parts_only)
 		fprintf(stderr, "parse: times: parts %.3f s (waited for), merge %.3f s, samples %.3f s, "
 			"outputs %.3f s, total %.3f s\n", s.times.wait_s, s.times.merge_s,
 			s.times.samples_s, s.times.out_s, s.times.total_s);
-	if (!quiet && !s.parts_only)
+	if (o->table != NULL && !s.parts_only)
 		print_summary(&s);
+	fflush(stdout);
+	return rc;
+}
+
+int
+cmd_parse(int argc, char **argv)
+{
+	struct parse_opts o;
+	int rc;
+
+	get_opts(argc, argv, &o);
+	o.table = err_verbosity == 0 ? NULL : stdout;
+	rc = parse_cmd_run(&o);
 	free(o.pcaps);
 	free(o.samples);
-	fflush(stdout);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include "predict/headline.h"
 #include "predict/models.h"
 #include "predict/p000.h"
+#include "predict/predict_cmd.h"
 #include "predict/stage.h"
 
 const char usage_predict[] =
@@ -275,9 +276,8 @@ print_models(const struct predict_result *r)
 	}
 }
 
-/* RUN under a scenario: the headline, the measured time, each model, the TSV. */
-static int
-run_predict(const struct predict_opts *o)
+int
+predict_cmd_run(const struct predict_opts *o)
 {
 	struct predict_result r;
 	struct err e;
@@ -406,7 +406,7 @@ cmd_predict(int argc, char **argv)
 		{ 0 },
 	};
 	const char *out = "delaycomm.tsv", *score_path = NULL, *ded[PREDICT_MAX_DEDICATED];
-	struct predict_opts o = { .sleep_credit = 1, .dedicated = ded };
+	struct predict_opts o;
 	bool list = false, select = false, calib = false;
 	const char *policy = NULL;
 	static char self_exe[4096];
@@ -416,6 +416,8 @@ cmd_predict(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (strncmp(argv[i], "--probe-cpu", 11) == 0)
 			return cmd_predict_probe(argc, argv);
+	predict_opts_init(&o);
+	o.dedicated = ded;
 	calib_opts_default(&co);
 	while ((c = cli_getopt(argc, argv, "s:m:d:e:lo:p:I:h", longopts, usage_predict)) != -1) {
 		switch (c) {
@@ -476,5 +478,5 @@ cmd_predict(int argc, char **argv)
 		die_usage("predict: --scenario FILE is required (see docs/scenario.md)");
 	if (o.model != NULL && model_find(o.model) == NULL)
 		die_usage("predict: unknown model '%s' (see 'contend predict --list-models')", o.model);
-	return run_predict(&o);
+	return predict_cmd_run(&o);
 }

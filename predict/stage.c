@@ -439,6 +439,12 @@ measured_under(const struct scen *s)
 	return ns;
 }
 
+void
+predict_opts_init(struct predict_opts *o)
+{
+	*o = (struct predict_opts){ .sleep_credit = 1 };
+}
+
 int
 predict_run(const struct predict_opts *o, struct predict_result *r, struct err *e)
 {

@@ -73,6 +73,9 @@ struct predict_result {
 	bool partial;			/* the profile is partial */
 };
 
+/* Defaults of every option (o->run and o->scenario still to be set). */
+void predict_opts_init(struct predict_opts *o);
+
 /* Run every model (or o->model) on o->run under o->scenario, pick the headline and write
  * RUN/predict/<name>.tsv. Problems with the run or the scenario that leave an answer are
  * warned about on stderr. Returns 0 when a model gave a number, the profile was complete
