@@ -10,6 +10,8 @@
 #include "cli/cli.h"
 #include "lib/err.h"
 #include "lib/tsv.h"
+#include "parse/parse_cmd.h"
+#include "predict/predict_cmd.h"
 
 const char usage_analyze[] =
 	"usage: contend analyze [--scenario FILE]... [--force] RUN\n"
@@ -35,7 +37,8 @@ const char usage_analyze[] =
 
 #define MAX_SCEN 32
 
-/* Run one stage's command as if typed; getopt is reset for it. */
+/* Run the command of a stage without an entry point of its own as if typed; getopt is
+ * reset for it. */
 static int
 stage(char **argv)
 {
@@ -84,7 +87,7 @@ cmd_analyze(int argc, char **argv)
 	};
 	char *scen[MAX_SCEN];	/* scenario files, borrowed from argv */
 	int nscen = 0;
-	int force = 0;
+	bool force = false;
 	char *run;
 	int c, rc;
 
@@ -94,7 +97,7 @@ cmd_analyze(int argc, char **argv)
 				die_usage("analyze: at most %d scenarios", MAX_SCEN);
 			scen[nscen++] = optarg;
 		} else if (c == 'f') {
-			force = 1;
+			force = true;
 		}
 	}
 	if (optind + 1 != argc)
@@ -123,9 +126,14 @@ cmd_analyze(int argc, char **argv)
 		}
 		note("analyze: parse: keeping %s/profile (--force parses again)", run);
 	} else {
-		char *a[] = { "parse", force ? "--force" : run, force ? run : NULL, NULL };
+		struct parse_opts po;
 
-		if ((rc = stage(a)) != 0)
+		parse_opts_init(&po);
+		po.run = run;
+		po.force = force;
+		po.table = err_verbosity == 0 ? NULL : stdout;
+		note("analyze: parse");
+		if ((rc = parse_cmd_run(&po)) != 0)
 			return rc;
 	}
 	if (!force && have(run, "topology.tsv")) {
@@ -137,9 +145,13 @@ cmd_analyze(int argc, char **argv)
 			return rc;
 	}
 	for (int i = 0; i < nscen; i++) {
-		char *a[] = { "predict", "--scenario", scen[i], run, NULL };
+		struct predict_opts po;
 
-		if ((rc = stage(a)) != 0)
+		predict_opts_init(&po);
+		po.run = run;
+		po.scenario = scen[i];
+		note("analyze: predict");
+		if ((rc = predict_cmd_run(&po)) != 0)
 			return rc;
 	}
 	{
