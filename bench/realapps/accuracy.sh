@@ -16,19 +16,31 @@
 # from bench/results/realapps/, with a kind column), fig3.tsv, scenario-*.ini and the Figure
 # 4-style chart accuracy.pdf and summary.tsv from `contend report --accuracy`.
 #
+# With --from DIR nothing runs on the testbed: the runs kept in DIR by an earlier -k DIR
+# are parsed again (into a scratch copy: DIR is only read) and predicted and scored again
+# with the current build, from the same timed runs, scenario files and settings, so that a
+# change to parse or to a model is judged in minutes (docs/validation.md).
+#
 # Usage: sh bench/realapps/accuracy.sh [-S] [-r R] [-o RESULTS] [-k DIR] [-q]
+#        sh bench/realapps/accuracy.sh --from DIR [-o RESULTS] [-q]
 #   -r R        alternated rounds (default 3)
 #   -o RESULTS  results directory (default bench/results/realapps; for -S a directory
 #               under /tmp, printed at the end)
 #   -S          the small form of make check: lu, 4x1, Open MPI, short inputs, one round,
 #               scenarios cpu1 and link (-r, PROGS, LAYOUTS, MPIS, SCENARIOS still apply)
-#   -k DIR      keep every run (captures, profiles, predictions) in DIR
+#   -k DIR      keep every run (captures, profiles, predictions) in DIR, with DIR/runs.txt
+#               (every timed run) and DIR/settings.txt (what the runs were made with)
+#   --from DIR  re-parse, re-predict and re-score the runs kept in DIR (its runs.txt, run
+#               directories, scenario files and settings.txt) with the current build; the
+#               results go to RESULTS (default a directory under /tmp, printed at the end)
 #   -q          print only the tables and errors
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
 # supported), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
 # "cpu1 cpu2 link both agg strict"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
 # BURST, STRICT_BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for p000, from
-# `contend predict --calibrate-delay-comm`; default the paper's curves).
+# `contend predict --calibrate-delay-comm`; default the paper's curves). With --from the
+# programs, layouts, MPIs, scenarios and rounds are runs.txt's and PCT, LINK, BURST,
+# STRICT_BURST, LOADED and DELAYCOMM settings.txt's (the environment's when DIR has none).
 # Exit: 0 every cell has its numbers, 1 something failed (said on stderr), 2 usage, 77 a
 # package or the testbed is missing (the line says which).
 set -u
@@ -44,9 +56,14 @@ BURST=${BURST:-}
 LOADED=${LOADED:-2}
 export PCT LINK BURST LOADED
 RUNSH=$TOP/bench/realapps/run.sh
-R="" RES="" SMALL=0 KEEPDIR="" QUIET=0
+R="" RES="" SMALL=0 KEEPDIR="" QUIET=0 FROM="" SMALLOPT=""
 CMDLINE="sh bench/realapps/accuracy.sh $*"
 usage() { sed -n '/^# Usage:/,/^# Exit:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+if [ "${1:-}" = --from ]; then
+	[ $# -ge 2 ] && [ -n "$2" ] || usage
+	FROM=$2
+	shift 2
+fi
 while getopts r:o:Sk:qh c; do
 	case $c in
 	r) R=$OPTARG ;;
@@ -59,13 +76,32 @@ while getopts r:o:Sk:qh c; do
 done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
+if [ -n "$FROM" ]; then
+	[ -z "$R" ] && [ $SMALL -eq 0 ] && [ -z "$KEEPDIR" ] ||
+		{ echo "realapps-accuracy: --from takes only -o and -q (the runs are DIR's)" >&2; exit 2; }
+	[ -r "$FROM/runs.txt" ] ||
+		{ echo "realapps-accuracy: no $FROM/runs.txt (a directory kept with -k)" >&2; exit 1; }
+	K=$(cd "$FROM" && pwd)
+	# What the runs were made with: DIR/settings.txt (KEY<tab>value); the sets and the
+	# scenarios from runs.txt, in the order they ran, when it has none (kept before it was
+	# written: the rest then comes from the environment).
+	setting() { [ -r "$K/settings.txt" ] && awk -F'\t' -v k="$1" '$1 == k { print $2; f = 1 } END { exit !f }' "$K/settings.txt"; }
+	firsts() { awk -F'\t' -v c="$1" '{ split($1, a, "-"); v = c ? a[c] : $4 }
+		!c && (v == "ded" || v == "bare") { next } !(v in s) { s[v]; printf "%s%s", n++ ? " " : "", v }' "$K/runs.txt"; }
+	PROGS=$(firsts 1) LAYOUTS=$(firsts 2) MPIS=$(firsts 3) SCENARIOS=$(firsts 0)
+	R=$(awk -F'\t' '$2 > r { r = $2 } END { print r + 0 }' "$K/runs.txt")
+	for v in PCT LINK BURST LOADED STRICT_BURST DELAYCOMM INST LOAD0 SMALLOPT MEASURED_AT MEASURED_COMMIT \
+		MEASURED_CONTEND MEASURED_CMDLINE MEASURED_SECS; do
+		val=$(setting $v) && eval "$v=\$val"
+	done
+	[ -r "$K/settings.txt" ] ||
+		echo "realapps-accuracy: no $K/settings.txt: PCT, LINK, BURST, LOADED, DELAYCOMM from the environment" >&2
+fi
 [ -n "$R" ] || { if [ $SMALL -eq 1 ]; then R=1; else R=3; fi; }
 case $R in '' | *[!0-9]* | 0) echo "realapps-accuracy: -r must be a positive count" >&2; exit 2 ;; esac
 if [ $SMALL -eq 1 ]; then
 	PROGS=${PROGS:-lu} LAYOUTS=${LAYOUTS:-4x1} MPIS=${MPIS:-ompi} SCENARIOS=${SCENARIOS:-cpu1 link}
 	SMALLOPT=--small
-else
-	SMALLOPT=""
 fi
 PROGS=${PROGS:-lammps lu qr mpb fel garli}
 LAYOUTS=${LAYOUTS:-4x1}
@@ -101,24 +137,35 @@ if [ -n "$KEEPDIR" ]; then
 else
 	W=$(mktemp -d "${TMPDIR:-/tmp}/contend-realapps-acc.XXXXXX") || exit 1
 fi
-[ -n "$RES" ] || { if [ $SMALL -eq 1 ]; then RES=$W/results; else RES=$TOP/bench/results/realapps; fi; }
+[ -n "$RES" ] || { if [ $SMALL -eq 1 ] || [ -n "$FROM" ]; then RES=$W/results; else RES=$TOP/bench/results/realapps; fi; }
 mkdir -p "$RES" || exit 1
 RES=$(cd "$RES" && pwd)
 TB="$CONTEND testbed --instance $INST"
 cleanup() {
-	$TB unload >/dev/null 2>&1
-	$TB down >/dev/null 2>&1
-	[ -n "$KEEPDIR" ] || [ $SMALL -eq 1 ] || rm -rf "$W"
-	[ -n "$KEEPDIR" ] || [ $SMALL -eq 0 ] || find "$W" -mindepth 1 -maxdepth 1 ! -name results -exec rm -rf {} +
+	[ -n "$FROM" ] || { $TB unload >/dev/null 2>&1; $TB down >/dev/null 2>&1; }
+	[ -n "$KEEPDIR" ] || [ $SMALL -eq 1 ] || [ -n "$FROM" ] || rm -rf "$W"
+	[ -n "$KEEPDIR" ] || { [ $SMALL -eq 0 ] && [ -z "$FROM" ]; } ||
+		find "$W" -mindepth 1 -maxdepth 1 ! -name results -exec rm -rf {} +
+	[ -n "$KEEPDIR" ] || rmdir "$W" 2>/dev/null
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 T0=$(date +%s)
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+[ -n "$FROM" ] || LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run load1
-: >"$RUNS"
 fail=0
+COMMIT=$(git -C "$TOP" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+if [ -z "$FROM" ]; then
+	: >"$RUNS"
+	{
+		printf 'MEASURED_AT\t%s\nMEASURED_COMMIT\t%s\nMEASURED_CONTEND\t%s\nMEASURED_CMDLINE\t%s\n' \
+			"$(date -u '+%Y-%m-%d %H:%M UTC')" "$COMMIT" "$("$CONTEND" version 2>/dev/null | head -n 1)" "$CMDLINE"
+		printf 'PCT\t%s\nLINK\t%s\nBURST\t%s\nLOADED\t%s\nSTRICT_BURST\t%s\nDELAYCOMM\t%s\n' \
+			"$PCT" "$LINK" "$BURST" "$LOADED" "${STRICT_BURST:-}" "${DELAYCOMM:-}"
+		printf 'INST\t%s\nLOAD0\t%s\nSMALLOPT\t%s\n' "$INST" "$LOAD0" "$SMALLOPT"
+	} >"$W/settings.txt"
+fi
 
 # One timed run: set condition round order; appends to RUNS. Returns run.sh's status.
 one() {
@@ -154,7 +201,7 @@ one() {
 CONDS="ded bare $SCENARIOS"
 RCONDS=$(echo "$CONDS" | awk '{ for (i = NF; i >= 1; i--) printf "%s%s", $i, (i > 1 ? " " : "") }')
 round=1
-while [ $round -le "$R" ]; do
+while [ -z "$FROM" ] && [ $round -le "$R" ]; do
 	for set in $SETS; do
 		if [ $((round % 2)) -eq 1 ]; then order=$CONDS; else order=$RCONDS; fi
 		k=1
@@ -165,6 +212,21 @@ while [ $round -le "$R" ]; do
 	done
 	round=$((round + 1))
 done
+# --from: the kept timed runs, each dedicated run in a scratch directory of its own whose
+# inputs (capture, samples, sockets, meta) are links to the kept ones: parse writes the new
+# profile and predict its files there, and DIR stays as it was.
+if [ -n "$FROM" ]; then
+	awk -F'\t' -v OFS='\t' -v w="$W" '$8 != "-" { n = split($8, a, "/"); $8 = w "/" a[n] } { print }' \
+		"$K/runs.txt" >"$RUNS"
+	for run in $(awk -F'\t' '$4 == "ded" && $8 != "-" { print $8 }' "$RUNS"); do
+		kept=$K/$(basename "$run")
+		[ -d "$kept" ] || { echo "realapps-accuracy: no kept run $kept" >&2; fail=1; continue; }
+		mkdir -p "$run" || exit 1
+		for e in "$kept"/*; do
+			case ${e##*/} in profile | predict) ;; *) ln -s "$e" "$run/${e##*/}" ;; esac
+		done
+	done
+fi
 
 # Parse every dedicated run (parse's defaults); keep its exec time (the longest rank's).
 exec_ns() {
@@ -286,7 +348,12 @@ for set in $SETS; do
 		mstat=$(awk -F'\t' -v t="$tag" -v s="$sc" '$1 == t && $4 == s { printf "%.0f\n", $5 * 1e9 }' "$RUNS" | stats)
 		[ -n "$mstat" ] || { echo "realapps-accuracy: $tag $sc: no measured run" >&2; fail=1; continue; }
 		ini=$W/$tag-$sc.ini
-		scenario_ini "$sc" "${bw:-125000000}" >"$ini"
+		# --from: the scenario file the runs were predicted with
+		if [ -n "$FROM" ] && [ -f "$K/$tag-$sc.ini" ]; then
+			cp "$K/$tag-$sc.ini" "$ini"
+		else
+			scenario_ini "$sc" "${bw:-125000000}" >"$ini"
+		fi
 		cp "$ini" "$RES/scenario-$tag-$sc.ini"
 		# shellcheck disable=SC2086
 		tsv=$(predict_cell "$base" "$ini" "$EMPTY" $others)
@@ -431,6 +498,14 @@ scen_table() {	# scenario
 	echo "programs\"). Chart: [accuracy.pdf](accuracy.pdf) (paper 003 Figure 4 style, one page per"
 	echo "scenario); raw: [accuracy-raw.tsv](accuracy-raw.tsv), every run in [runs.tsv](runs.tsv)."
 	echo
+	if [ -n "$FROM" ]; then
+		echo "**Re-predicted from kept runs**: nothing ran on the testbed. The runs kept in $K"
+		echo "were measured ${MEASURED_AT:-at a time not recorded}${MEASURED_CMDLINE:+ by \`$MEASURED_CMDLINE\`}"
+		echo "(commit ${MEASURED_COMMIT:-not recorded}); their dedicated runs were parsed again and every"
+		echo "scenario predicted and scored again with commit $COMMIT ($("$CONTEND" version 2>/dev/null | head -n 1))."
+		echo "The measured times are the kept ones."
+		echo
+	fi
 	echo "Times are wall-clock seconds of the whole job. Measured: the median of the alternated"
 	echo "runs (fastest-slowest, n). A model's prediction is of the ranks' run time; the job's"
 	echo "wall time adds mpirun's start and end, taken from the dedicated run the prediction came"
@@ -469,13 +544,14 @@ scen_table() {	# scenario
 	echo '```'
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(( $(date +%s) - T0 )) s"
 	echo "command: $CMDLINE"
+	[ -z "$FROM" ] || echo "re-predicted from: $K (measured ${MEASURED_AT:-at a time not recorded}, commit ${MEASURED_COMMIT:-not recorded}, ${MEASURED_CONTEND:-contend version not recorded}; now commit $COMMIT)"
 	echo "environment: PROGS=\"$PROGS\" LAYOUTS=\"$LAYOUTS\" MPIS=\"$MPIS\" SCENARIOS=\"$SCENARIOS\" INSTANCE=$INST PCT=$PCT LINK=$LINK BURST=${BURST:-default} LOADED=$LOADED"
 	echo "contend: $("$CONTEND" version 2>/dev/null | head -n 1)"
 	echo "kernel: $(uname -sr)"
 	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores"
 	echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "mpi: $(mpirun --version 2>/dev/null | head -n 1); $(mpiexec.mpich --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -n 1 | sed 's/^/MPICH /')"
-	echo "machine load (1, 5, 15 min): before $LOAD0, after $(cut -d' ' -f1-3 /proc/loadavg); 1 min after each run: $(awk -F'\t' '{ v[NR] = $9 } END { if (NR) { min = max = v[1]; for (i = 1; i <= NR; i++) { if (v[i] < min) min = v[i]; if (v[i] > max) max = v[i] } printf "%s-%s", min, max } }' "$RUNS") (runs.tsv)"
+	echo "machine load (1, 5, 15 min): before ${LOAD0:-not kept}, after $(if [ -n "$FROM" ]; then echo "not kept"; else cut -d' ' -f1-3 /proc/loadavg; fi); 1 min after each run: $(awk -F'\t' '{ v[NR] = $9 } END { if (NR) { min = max = v[1]; for (i = 1; i <= NR; i++) { if (v[i] < min) min = v[i]; if (v[i] > max) max = v[i] } printf "%s-%s", min, max } }' "$RUNS") (runs.tsv)"
 	echo "testbed: 4 workstations at $PCT % of a core each (run.sh); the loaded one $(ws "$LOADED"), link cap $LINK"
 	echo "rounds: $R, conditions per round: $CONDS (reversed every other round)"
 	echo "runs: sh bench/realapps/run.sh PROG LAYOUT MPI [--collect '' --run DIR | --scenario S]${SMALLOPT:+ --small}"
@@ -491,5 +567,10 @@ if [ $QUIET -eq 0 ] || [ $fail -eq 0 ]; then
 	for sc in $SCENARIOS; do echo "$sc:"; scen_table "$sc"; done
 	summary
 fi
-say "results in $RES ($(( $(date +%s) - T0 )) s)"
+# --from without -o: the results' directory is new, so it is said even with -q
+if [ -n "$FROM" ] && [ "$RES" = "$W/results" ]; then
+	echo "realapps-accuracy: results in $RES ($(( $(date +%s) - T0 )) s)" >&2
+else
+	say "results in $RES ($(( $(date +%s) - T0 )) s)"
+fi
 exit $fail

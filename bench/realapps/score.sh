@@ -5,7 +5,9 @@
 # `contend predict` would now, each program's cells from the other programs' only (leave one
 # program out), and this prints the coverage, the median width and the headline's errors
 # per scenario, beside those the file was written with. Rerun it after the models or
-# the interval change to see what moved (docs/validation.md, "Scoring again offline").
+# the interval change to see what moved (docs/validation.md, "Scoring again offline"). A
+# change to parse or to a model changes the models' numbers: accuracy.sh --from DIR predicts
+# them again from runs kept with -k DIR.
 #
 # Usage: sh bench/realapps/score.sh [RAW] [-t]
 #   RAW  an accuracy-raw.tsv of bench/realapps/accuracy.sh (default

@@ -4,7 +4,8 @@
 # rounds so that the second runs the conditions in reverse, produces every number finite: the measured medians and spreads, every model's prediction
 # or its "n/a", the errors, the headline with an interval that holds it, coverage and width,
 # the summary, the chart; and `contend predict` takes the error table it writes. Instance
-# 16 (REALAPPS_E2E_INSTANCE); the benchmark brings its testbed down.
+# 16 (REALAPPS_E2E_INSTANCE); the benchmark brings its testbed down. Then --from on the kept
+# runs: the same build re-parses and re-predicts them to the very same tables.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -83,3 +84,25 @@ if [ -n "$ded" ]; then
 else
 	fail errors-table "no kept dedicated run"
 fi
+
+# --from: the kept runs parsed, predicted and scored again with the same build give the same
+# numbers, without the testbed, and the kept directory is left as it was.
+sums() { find "$T/keep" -path "$T/keep/results" -prune -o -type f -print0 | sort -z | xargs -0 md5sum; }
+sums >"$T/keep.md5"
+CONTEND=$CONTEND INSTANCE=999 timeout -k 10 120 \
+	sh "$TOP/bench/realapps/accuracy.sh" --from "$T/keep" -q -o "$T/rep" >"$T/rep.out" 2>"$T/rep.err"
+rc=$?
+check from-exit "[ $rc -eq 0 ]" "accuracy.sh --from exit $rc: $(tail -n 3 "$T/rep.err" | tr '\n' ' ')"
+for f in accuracy-raw.tsv accuracy.tsv fig3.tsv runs.tsv summary.tsv scenario-lu-4x1-ompi-cpu1.ini; do
+	check "from-same-$f" "cmp -s \"$T/res/$f\" \"$T/rep/$f\"" "--from's $f differs: $(diff "$T/res/$f" "$T/rep/$f" 2>&1 | head -n 4 | tr '\n' ' ')"
+done
+tables() { sed -n '/^## The dedicated runs/,/^## Machine and commands/p' "$1"; }
+check from-same-tables "[ \"\$(tables \"$T/res/accuracy.md\")\" = \"\$(tables \"$T/rep/accuracy.md\")\" ]" \
+	"--from's accuracy.md tables differ from the measured ones"
+check from-says "grep -q '^\\*\\*Re-predicted from kept runs\\*\\*' \"$T/rep/accuracy.md\" && grep -q '^re-predicted from: .*commit ' \"$T/rep/accuracy.md\"" \
+	"accuracy.md does not say it was re-predicted"
+check from-settings "grep -q 'runs: .* --small\$' \"$T/rep/accuracy.md\" && grep -q 'INSTANCE=$INST ' \"$T/rep/accuracy.md\"" \
+	"the kept settings.txt is not used"
+check from-kept-intact "sums | cmp -s - \"$T/keep.md5\"" "--from changed the kept runs"
+check from-no-testbed "! ip netns list 2>/dev/null | grep -q '^c999'" \
+	"--from touched the testbed"
