@@ -701,149 +701,168 @@ page_table(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 
 /* ---------------------------------------------------------------- predicted vs measured */
 
-static int
-page_predict(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
+/* The models drawn on the predicted-vs-measured page and the bars' geometry. */
+struct pred_page {
+	char names[REP_MAX_PRED][48];	/* the models drawn, in order of first appearance */
+	int nmodels, nseries;		/* nseries: the models, and measured when have_meas */
+	bool have_meas;
+	double width;			/* of one bar */
+};
+
+/* Whether scenario sc is drawn (a dedicated time and a prediction); *meas (may be NULL)
+ * the measured time in % of the dedicated one, NAN when none. */
+static bool
+pred_scen_drawn(const struct rep_scen *sc, double *meas)
 {
-	const struct rep_run *r = c->run;
-	char names[REP_MAX_PRED][48];	/* the models drawn */
-	int nmodels = 0, nscen = 0, nseries;
-	bool have_meas = false;
-	double width;
-	char q[PLOT_Q_MAX];
+	bool used = false;
+
+	if (meas != NULL)
+		*meas = NAN;
+	if (!(sc->dedicated_ns > 0))
+		return false;
+	for (int i = 0; i < sc->npred; i++)
+		if (!sc->pred[i].na) {
+			used = true;
+			if (meas != NULL && sc->pred[i].measured_ns > 0)
+				*meas = 100.0 * sc->pred[i].measured_ns / sc->dedicated_ns;
+		}
+	return used;
+}
+
+/* The index of model name in pp->names (pp->nmodels when not there). */
+static int
+pred_model_index(const struct pred_page *pp, const char *name)
+{
+	int m;
+
+	for (m = 0; m < pp->nmodels; m++)
+		if (strcmp(pp->names[m], name) == 0)
+			break;
+	return m;
+}
+
+/* The models drawn; returns the scenarios drawn. */
+static int
+pred_models(const struct rep_run *r, struct pred_page *pp)
+{
+	int nscen = 0;
 
 	for (int s = 0; s < r->nscen; s++) {
 		const struct rep_scen *sc = &r->scen[s];
-		bool used = false;
 
-		if (!(sc->dedicated_ns > 0))
+		if (!pred_scen_drawn(sc, NULL))
 			continue;
+		nscen++;
 		for (int i = 0; i < sc->npred; i++) {
 			const struct rep_pred *pr = &sc->pred[i];
-			int m;
 
 			if (pr->na)
 				continue;
-			used = true;
 			if (pr->measured_ns > 0)
-				have_meas = true;
-			for (m = 0; m < nmodels; m++)
-				if (strcmp(names[m], pr->model) == 0)
-					break;
-			if (m == nmodels && nmodels < REP_MAX_PRED)
-				snprintf(names[nmodels++], sizeof names[0], "%s", pr->model);
+				pp->have_meas = true;
+			if (pred_model_index(pp, pr->model) == pp->nmodels && pp->nmodels < REP_MAX_PRED)
+				snprintf(pp->names[pp->nmodels++], sizeof pp->names[0], "%s", pr->model);
 		}
-		nscen += used;
 	}
-	if (nscen == 0) {
-		snprintf(why, cap, r->nscen ? "no scenario in predict/ has a prediction and a dedicated time"
-					    : "no predictions (run 'contend predict RUN --scenario S')");
-		return 0;
-	}
-	nseries = nmodels + (have_meas ? 1 : 0);
-	width = 0.8 / (nseries + 1);
-	/* Series 0: dedicated (100); 1: measured; then the models. One datablock per series. */
-	for (int series = 0; series <= nseries; series++) {
+	pp->nseries = pp->nmodels + (pp->have_meas ? 1 : 0);
+	pp->width = 0.8 / (pp->nseries + 1);
+	return nscen;
+}
+
+/* Series 0: dedicated (100); 1: measured; then the models. One datablock per series. */
+static void
+pred_bars(const struct rep_run *r, const struct pred_page *pp, struct plot *p)
+{
+	for (int series = 0; series <= pp->nseries; series++) {
 		char name[16];
-		int x = 0;
+		int x = 0, mi = series - 1 - (pp->have_meas ? 1 : 0);
 
 		snprintf(name, sizeof name, "s%d", series);
 		plot_begin_data(p, name);
 		for (int s = 0; s < r->nscen; s++) {
 			const struct rep_scen *sc = &r->scen[s];
-			double v = NAN, meas = NAN;
-			bool used = false;
-			int mi = series - 1 - (have_meas ? 1 : 0);
+			double v = NAN, meas;
 
-			if (!(sc->dedicated_ns > 0))
+			if (!pred_scen_drawn(sc, &meas))
 				continue;
-			for (int i = 0; i < sc->npred; i++) {
-				if (sc->pred[i].na)
-					continue;
-				used = true;
-				if (sc->pred[i].measured_ns > 0)
-					meas = 100.0 * sc->pred[i].measured_ns / sc->dedicated_ns;
-				if (mi >= 0 && strcmp(sc->pred[i].model, names[mi]) == 0)
+			for (int i = 0; i < sc->npred && mi >= 0; i++)
+				if (!sc->pred[i].na && strcmp(sc->pred[i].model, pp->names[mi]) == 0)
 					v = 100.0 * sc->pred[i].predicted_ns / sc->dedicated_ns;
-			}
-			if (!used)
-				continue;
 			if (series == 0)
 				v = 100;
-			else if (have_meas && series == 1)
+			else if (pp->have_meas && series == 1)
 				v = meas;
-			{
-				double xc = x - 0.4 + width * (series + 0.5);
-
-				plot_row(p, "%.4f %.4f %.4f", xc, v, width);
-			}
+			plot_row(p, "%.4f %.4f %.4f", x - 0.4 + pp->width * (series + 0.5), v, pp->width);
 			x++;
 		}
 		plot_end_data(p);
 	}
-	/* The error labels, from numbers only, after the datablocks. */
-	{
-		int x = 0;
+}
 
-		for (int s = 0; s < r->nscen; s++) {
-			const struct rep_scen *sc = &r->scen[s];
-			double meas = NAN;
-			bool used = false;
+/* The error labels (from numbers only, after the datablocks), the x range and the
+ * scenarios' tics. */
+static void
+pred_labels(const struct rep_run *r, const struct pred_page *pp, struct plot *p)
+{
+	char q[PLOT_Q_MAX];
+	int x = 0;
 
-			if (!(sc->dedicated_ns > 0))
+	for (int s = 0; s < r->nscen; s++) {
+		const struct rep_scen *sc = &r->scen[s];
+		double meas;
+
+		if (!pred_scen_drawn(sc, &meas))
+			continue;
+		for (int i = 0; i < sc->npred; i++) {
+			const struct rep_pred *pr = &sc->pred[i];
+			double v, xc;
+			char t[64];
+
+			if (pr->na)
 				continue;
-			for (int i = 0; i < sc->npred; i++)
-				if (!sc->pred[i].na) {
-					used = true;
-					if (sc->pred[i].measured_ns > 0)
-						meas = 100.0 * sc->pred[i].measured_ns / sc->dedicated_ns;
-				}
-			if (!used)
-				continue;
-			for (int i = 0; i < sc->npred; i++) {
-				const struct rep_pred *pr = &sc->pred[i];
-				double v, xc;
-				int m;
-				char t[64];
-
-				if (pr->na)
-					continue;
-				for (m = 0; m < nmodels; m++)
-					if (strcmp(names[m], pr->model) == 0)
-						break;
-				v = 100.0 * pr->predicted_ns / sc->dedicated_ns;
-				xc = x - 0.4 + width * (m + 1 + (have_meas ? 1 : 0) + 0.5);
-				if (isfinite(meas))
-					snprintf(t, sizeof t, "%+.1f%%", 100.0 * (v - meas) / meas);
-				else
-					snprintf(t, sizeof t, "%.0f", v);
-				plot_cmd(p, "set label %s at first %.4f,%.4f center rotate by 90 offset 0,%s font 'Sans,8'",
-					 plot_quote(q, sizeof q, t), xc, v, nseries > 4 ? "1.6" : "1.3");
-			}
-			if (isfinite(meas)) {
-				char t[64];
-
-				snprintf(t, sizeof t, "%.0f", meas);
-				plot_cmd(p, "set label %s at first %.4f,%.4f center offset 0,0.7 font 'Sans,8'",
-					 plot_quote(q, sizeof q, t), x - 0.4 + width * 1.5, meas);
-			}
-			x++;
+			v = 100.0 * pr->predicted_ns / sc->dedicated_ns;
+			xc = x - 0.4 + pp->width * (pred_model_index(pp, pr->model) + 1 + (pp->have_meas ? 1 : 0) + 0.5);
+			if (isfinite(meas))
+				snprintf(t, sizeof t, "%+.1f%%", 100.0 * (v - meas) / meas);
+			else
+				snprintf(t, sizeof t, "%.0f", v);
+			plot_cmd(p, "set label %s at first %.4f,%.4f center rotate by 90 offset 0,%s font 'Sans,8'",
+				 plot_quote(q, sizeof q, t), xc, v, pp->nseries > 4 ? "1.6" : "1.3");
 		}
-		plot_cmd(p, "set xrange [-0.6:%d.6]", x - 1);
-		x = 0;
-		for (int s = 0; s < r->nscen; s++) {
-			const struct rep_scen *sc = &r->scen[s];
-			bool used = false;
+		if (isfinite(meas)) {
+			char t[64];
 
-			if (!(sc->dedicated_ns > 0))
-				continue;
-			for (int i = 0; i < sc->npred; i++)
-				used |= !sc->pred[i].na;
-			if (!used)
-				continue;
-			plot_cmd(p, "set xtics %s(%s %d)", x ? "add " : "", plot_quote_tic(q, sizeof q, sc->name), x);
-			x++;
+			snprintf(t, sizeof t, "%.0f", meas);
+			plot_cmd(p, "set label %s at first %.4f,%.4f center offset 0,0.7 font 'Sans,8'",
+				 plot_quote(q, sizeof q, t), x - 0.4 + pp->width * 1.5, meas);
 		}
+		x++;
 	}
+	plot_cmd(p, "set xrange [-0.6:%d.6]", x - 1);
+	x = 0;
+	for (int s = 0; s < r->nscen; s++) {
+		if (!pred_scen_drawn(&r->scen[s], NULL))
+			continue;
+		plot_cmd(p, "set xtics %s(%s %d)", x ? "add " : "", plot_quote_tic(q, sizeof q, r->scen[s].name), x);
+		x++;
+	}
+}
+
+static int
+page_predict(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
+{
+	const struct rep_run *r = c->run;
+	struct pred_page pp = { .nmodels = 0 };
+	char line[8192], q[PLOT_Q_MAX];
+	size_t o;
+
+	if (pred_models(r, &pp) == 0) {
+		snprintf(why, cap, r->nscen ? "no scenario in predict/ has a prediction and a dedicated time"
+					    : "no predictions (run 'contend predict RUN --scenario S')");
+		return 0;
+	}
+	pred_bars(r, &pp, p);
+	pred_labels(r, &pp, p);
 	common(p);
 	title(p, r, "Predicted and measured run time per scenario (dedicated = 100)");
 	plot_cmd(p, "set grid noxtics");
@@ -854,28 +873,24 @@ page_predict(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	plot_cmd(p, "set bmargin 6");
 	plot_cmd(p, "set key at screen 0.5,0.015 center bottom horizontal");
 	plot_cmd(p, "set style fill pattern border lc rgb 'black'");
-	{
-		char line[8192];
-		size_t o = (size_t)snprintf(line, sizeof line,
-					    "plot $s0 using 1:2:3 with boxes fs solid 0.15 lc rgb 'black' title 'dedicated'");
+	o = (size_t)snprintf(line, sizeof line,
+			     "plot $s0 using 1:2:3 with boxes fs solid 0.15 lc rgb 'black' title 'dedicated'");
+	if (pp.have_meas)
+		o += (size_t)snprintf(line + o, sizeof line - o,
+				      ", $s1 using 1:2:3 with boxes fs solid 0.75 lc rgb 'black' title 'measured'");
+	for (int m = 0; m < pp.nmodels && o < sizeof line; m++) {
+		char t[96];
 
-		if (have_meas)
-			o += (size_t)snprintf(line + o, sizeof line - o,
-					      ", $s1 using 1:2:3 with boxes fs solid 0.75 lc rgb 'black' title 'measured'");
-		for (int m = 0; m < nmodels && o < sizeof line; m++) {
-			char t[96];
-
-			snprintf(t, sizeof t, "predicted: %.80s", names[m]);
-			o += (size_t)snprintf(line + o, sizeof line - o,
-					      ", $s%d using 1:2:3 with boxes fs pattern %d lc rgb 'black' title %s",
-					      m + 1 + (have_meas ? 1 : 0), fills[m % 6 + 1] , plot_quote(q, sizeof q, t));
-		}
-		if (o >= sizeof line) {
-			snprintf(why, cap, "too many models to draw");
-			return -E_LIMIT;
-		}
-		plot_cmd(p, "%s", line);
+		snprintf(t, sizeof t, "predicted: %.80s", pp.names[m]);
+		o += (size_t)snprintf(line + o, sizeof line - o,
+				      ", $s%d using 1:2:3 with boxes fs pattern %d lc rgb 'black' title %s",
+				      m + 1 + (pp.have_meas ? 1 : 0), fills[m % 6 + 1], plot_quote(q, sizeof q, t));
 	}
+	if (o >= sizeof line) {
+		snprintf(why, cap, "too many models to draw");
+		return -E_LIMIT;
+	}
+	plot_cmd(p, "%s", line);
 	return 1;
 }
 
