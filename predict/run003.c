@@ -250,26 +250,40 @@ overlap_shares(const struct prof *p, const struct scen *s, const double *fast, d
 	free(at);
 }
 
-int
-run003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
-{
-	double T = (double)prof_dedicated_ns(p);	/* dedicated time, ns */
+/* Paper 003's model over one run and scenario while it is worked out. */
+struct r3 {
+	const struct prof *p;
+	const struct scen *s;
+	double T;		/* dedicated time, ns */
 	double *added;		/* per rank index: Section 2.2 time on its changed links */
 	double *share;		/* per rank index: the part of it not overlapped */
-	double naive_max = 0;	/* the largest rank's Section 2.2 sum before overlap */
-	int worst_link = -1;	/* the rank index with the most added link time */
 	double *link_sum;	/* per scenario link: added time over all its rank pairs */
 	int64_t *link_msgs;
 	double *link_save;	/* per scenario link: time its bucket saves, ns */
 	double *fast;		/* per message: bytes a bucket passes at the measured rate, or NULL */
+};
+
+static void
+r3_free(struct r3 *st)
+{
+	free(st->share);
+	free(st->added);
+	free(st->link_sum);
+	free(st->link_msgs);
+	free(st->link_save);
+	free(st->fast);
+}
+
+/* Whether the model applies to p under s: 1, or 0 with r saying why not. Sets st->fast. */
+static int
+r3_applies(struct r3 *st, struct pred_result *r)
+{
+	const struct prof *p = st->p;
+	const struct scen *s = st->s;
 	const struct scen_link *bl;
 	const struct prof_rank *sp;
 	bool any_node = false;
-	double worst = T;
-	int nloaded = 0;
 
-	r->dedicated_ns = T;
-	snprintf(r->equation, sizeof r->equation, "003 Sec. 3.3");
 	if ((sp = run003_speed_changed(p, s)) != NULL)
 		return pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which this model "
 			       "does not model (paper 004's delta)", sp->rank, sp->host);
@@ -289,14 +303,25 @@ run003_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	if (!any_node && s->nlinks == 0)
 		return pred_na(r, "the scenario changes nothing this model sees (CPU-bound competitors, "
 			       "load average, CPU capacity, link latency or bandwidth)");
-	if (run003_link_fast(p, s, &fast, &bl) < 0)
+	if (run003_link_fast(p, s, &st->fast, &bl) < 0)
 		return pred_na(r, "link %s-%s is a token bucket (burst), and this model needs the run's messages "
 			       "('%s/profile/messages.tsv') to tell which of them fit in it", bl->a, bl->b, p->run);
+	return 1;
+}
 
-	added = xcalloc((size_t)p->nranks, sizeof *added);
-	link_sum = xcalloc((size_t)s->nlinks + 1, sizeof *link_sum);
-	link_msgs = xcalloc((size_t)s->nlinks + 1, sizeof *link_msgs);
-	link_save = xcalloc((size_t)s->nlinks + 1, sizeof *link_save);
+/* Section 2.2 per rank and per changed link from the run's per-link counts, less what the
+ * links' buckets let through at the measured bandwidth. Returns 1, or 0 with r saying why
+ * not. */
+static int
+r3_link_times(struct r3 *st, struct pred_result *r)
+{
+	const struct prof *p = st->p;
+	const struct scen *s = st->s;
+
+	st->added = xcalloc((size_t)p->nranks, sizeof *st->added);
+	st->link_sum = xcalloc((size_t)s->nlinks + 1, sizeof *st->link_sum);
+	st->link_msgs = xcalloc((size_t)s->nlinks + 1, sizeof *st->link_msgs);
+	st->link_save = xcalloc((size_t)s->nlinks + 1, sizeof *st->link_save);
 	for (int i = 0; i < p->nlinks; i++) {
 		const struct prof_link *l = &p->links[i];
 		const struct prof_rank *a = prof_rank(p, l->src), *b = prof_rank(p, l->dst);
@@ -308,141 +333,165 @@ run003_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		sl = scen_link_for(s, a->host, b->host);
 		if (sl == NULL)
 			continue;
-		if (p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0) {
-			free(added);
-			free(link_sum);
-			free(link_msgs);
-			free(link_save);
-			free(fast);
+		if (p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) < 0)
 			return pred_na(r, "link %s-%s: the competing traffic leaves no bandwidth", sl->a, sl->b);
-		}
 		add = p003_link_added_ns((double)l->msgs, l->avg_bytes, (double)p->lat_ns, p->bw_Bps, nlat, nbw);
 		/* the sender and the receiver both wait for the transfer */
-		added[a - p->ranks] += add;
-		added[b - p->ranks] += add;
-		link_sum[sl - s->links] += add;
-		link_msgs[sl - s->links] += l->msgs;
+		st->added[a - p->ranks] += add;
+		st->added[b - p->ranks] += add;
+		st->link_sum[sl - s->links] += add;
+		st->link_msgs[sl - s->links] += l->msgs;
 	}
 	/* the bytes a link's bucket lets through at the measured bandwidth wait no longer */
-	for (long k = 0; fast != NULL && k < p->nmsgs; k++) {
+	for (long k = 0; st->fast != NULL && k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
+		const struct scen_link *bl;
 		int ia, ib;
 		double o, strict_ns, bucket_ns, save;
 
-		if (!(fast[k] > 0) || !msg_on_changed_link(p, s, NULL, m, &ia, &ib, &o, &strict_ns) ||
-		    !msg_on_changed_link(p, s, fast, m, &ia, &ib, &o, &bucket_ns))
+		if (!(st->fast[k] > 0) || !msg_on_changed_link(p, s, NULL, m, &ia, &ib, &o, &strict_ns) ||
+		    !msg_on_changed_link(p, s, st->fast, m, &ia, &ib, &o, &bucket_ns))
 			continue;
 		save = strict_ns - bucket_ns;
-		added[ia] -= save;
-		added[ib] -= save;
+		st->added[ia] -= save;
+		st->added[ib] -= save;
 		bl = scen_link_for(s, p->ranks[ia].host, p->ranks[ib].host);
-		link_sum[bl - s->links] -= save;
-		link_save[bl - s->links] += save;
+		st->link_sum[bl - s->links] -= save;
+		st->link_save[bl - s->links] += save;
 	}
-	/* a rank waits once for its sends and receives that go on at once (full duplex) */
-	share = xcalloc((size_t)p->nranks, sizeof *share);
-	overlap_shares(p, s, fast, share);
-	for (int i = 0; i < p->nranks; i++) {
-		if (fabs(added[i]) > fabs(naive_max)) {
-			naive_max = added[i];
-			worst_link = i;
-		}
-		added[i] *= share[i];
-	}
-	for (int i = 0; i < p->nranks; i++) {
-		const struct prof_rank *rk = &p->ranks[i];
-		const struct scen_node *n = scen_node_for(s, rk->rank, rk->host);
-		struct p003_node_in in;
-		struct p003_node_out out;
-		double beta = s->comm_busy_frac;
-		double cpu_add;
+	return 1;
+}
 
-		if (isnan(beta))
-			beta = rk->comm_pct + rk->idle_pct > 0 ? rk->comm_pct / (rk->comm_pct + rk->idle_pct) : 0;
-		memset(&in, 0, sizeof in);
-		in.t_ns = T;
-		in.busy_ns = rk->avg_busy_ns;
-		in.idle_ns = rk->avg_idle_ns;
-		in.n_busy = (double)rk->n_busy;
-		in.n_idle = (double)rk->n_idle;
-		in.link_added_ns = added[i];
-		in.comm_busy_frac = beta;
-		in.k = n != NULL && n->cpu_procs > 0 ? n->cpu_procs : 0;
-		in.load_avg = n != NULL && !isnan(n->load_avg) ? n->load_avg : -1;
-		in.capacity = n != NULL && !isnan(n->capacity) ? n->capacity : 1;
-		/* idle time that earns no credit: awake, or asleep on a scheduler that forgets */
-		in.awake_frac = 1 - s->sleep_credit * (1 - awake_frac(rk));
-		if (p003_node(&in, &out) < 0)
-			BUG("p003_node rejected checked inputs for rank %d", rk->rank);
-		cpu_add = out.t_ns - out.t_link_ns;
-		if (scen_node_loaded(n) && (in.k > 0 || in.load_avg > 0 || in.capacity < 1)) {
-			char name[160];
+/* Rank i under the scenario: its link change, then CPU sharing on the new busy/idle
+ * pattern (Section 3.3); a row for a loaded rank. Returns its predicted time, or a negative
+ * number with r saying why the model does not apply. */
+static double
+r3_rank(struct r3 *st, int i, struct pred_result *r, int *nloaded)
+{
+	const struct prof_rank *rk = &st->p->ranks[i];
+	const struct scen_node *n = scen_node_for(st->s, rk->rank, rk->host);
+	struct p003_node_in in;
+	struct p003_node_out out;
+	double beta = st->s->comm_busy_frac;
+	double cpu_add;
 
-			nloaded++;
-			if (!(rk->avg_busy_ns + rk->avg_idle_ns > 0)) {
-				free(share);
-				free(added);
-				free(link_sum);
-				free(link_msgs);
-				free(link_save);
-				free(fast);
-				return pred_na(r, "rank %d on loaded node '%s' has no busy/idle phases in the "
-					       "profile", rk->rank, rk->host);
-			}
-			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
-			pred_add(r, "node", name, cpu_add, out.increase, "003 Sec. 2.1",
-				 "busy %.1f ms idle %.1f ms (%.0f%% uncredited)%s, %s %g%s", out.busy_ns / 1e6,
-				 out.idle_ns / 1e6, 100 * in.awake_frac, added[i] != 0 ? " after its link change" : "",
-				 in.load_avg >= 0 ? "load average" : "competitors",
-				 in.load_avg >= 0 ? in.load_avg : (double)in.k,
-				 in.capacity < 1 ? ", reduced CPU capacity" : "");
+	if (isnan(beta))
+		beta = rk->comm_pct + rk->idle_pct > 0 ? rk->comm_pct / (rk->comm_pct + rk->idle_pct) : 0;
+	memset(&in, 0, sizeof in);
+	in.t_ns = st->T;
+	in.busy_ns = rk->avg_busy_ns;
+	in.idle_ns = rk->avg_idle_ns;
+	in.n_busy = (double)rk->n_busy;
+	in.n_idle = (double)rk->n_idle;
+	in.link_added_ns = st->added[i];
+	in.comm_busy_frac = beta;
+	in.k = n != NULL && n->cpu_procs > 0 ? n->cpu_procs : 0;
+	in.load_avg = n != NULL && !isnan(n->load_avg) ? n->load_avg : -1;
+	in.capacity = n != NULL && !isnan(n->capacity) ? n->capacity : 1;
+	/* idle time that earns no credit: awake, or asleep on a scheduler that forgets */
+	in.awake_frac = 1 - st->s->sleep_credit * (1 - awake_frac(rk));
+	if (p003_node(&in, &out) < 0)
+		BUG("p003_node rejected checked inputs for rank %d", rk->rank);
+	cpu_add = out.t_ns - out.t_link_ns;
+	if (scen_node_loaded(n) && (in.k > 0 || in.load_avg > 0 || in.capacity < 1)) {
+		char name[160];
+
+		(*nloaded)++;
+		if (!(rk->avg_busy_ns + rk->avg_idle_ns > 0)) {
+			pred_na(r, "rank %d on loaded node '%s' has no busy/idle phases in the profile", rk->rank,
+				rk->host);
+			return -1;
 		}
-		if (out.t_ns > worst)
-			worst = out.t_ns;
+		snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
+		pred_add(r, "node", name, cpu_add, out.increase, "003 Sec. 2.1",
+			 "busy %.1f ms idle %.1f ms (%.0f%% uncredited)%s, %s %g%s", out.busy_ns / 1e6,
+			 out.idle_ns / 1e6, 100 * in.awake_frac, st->added[i] != 0 ? " after its link change" : "",
+			 in.load_avg >= 0 ? "load average" : "competitors",
+			 in.load_avg >= 0 ? in.load_avg : (double)in.k,
+			 in.capacity < 1 ? ", reduced CPU capacity" : "");
 	}
-	for (int i = 0; i < s->nlinks; i++) {
-		const struct scen_link *sl = &s->links[i];
+	return out.t_ns;
+}
+
+/* A row per changed link: its Section 2.2 time over all its rank pairs, and its bucket. */
+static void
+r3_link_rows(const struct r3 *st, struct pred_result *r)
+{
+	const struct prof *p = st->p;
+
+	for (int i = 0; i < st->s->nlinks; i++) {
+		const struct scen_link *sl = &st->s->links[i];
 		char name[300];
 		char bucket[100];
 		double nlat = 0, nbw = 0;
 
 		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
-		if (link_msgs[i] == 0) {
+		if (st->link_msgs[i] == 0) {
 			pred_add(r, "link", name, 0, NAN, "003 Sec. 2.2", "no messages between these hosts in this run");
 			continue;
 		}
 		(void)p003_link_new(sl, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw);
-		if (link_save[i] > 0)
+		if (st->link_save[i] > 0)
 			snprintf(bucket, sizeof bucket, "; a %lld B token bucket passes bursts at the measured "
-				 "rate (%.3f s less)", (long long)sl->burst_bytes, link_save[i] / 1e9);
+				 "rate (%.3f s less)", (long long)sl->burst_bytes, st->link_save[i] / 1e9);
 		else if (sl->burst_bytes > 0)
 			snprintf(bucket, sizeof bucket, "; its %lld B token bucket saves nothing (%s)",
 				 (long long)sl->burst_bytes, nbw < p->bw_Bps ? "no message found tokens" :
 				 "B is not cut");
 		else
 			bucket[0] = '\0';
-		pred_add(r, "link", name, link_sum[i], NAN, "003 Sec. 2.2",
-			 "%lld msgs, L %.1f us -> %.1f us, B %.3g -> %.3g MB/s%s", (long long)link_msgs[i],
+		pred_add(r, "link", name, st->link_sum[i], NAN, "003 Sec. 2.2",
+			 "%lld msgs, L %.1f us -> %.1f us, B %.3g -> %.3g MB/s%s", (long long)st->link_msgs[i],
 			 (double)p->lat_ns / 1e3, nlat / 1e3, p->bw_Bps / 1e6, nbw / 1e6, bucket);
 	}
-	r->predicted_ns = worst;
-	{
-		char ovl[200] = "";
+}
 
-		if (worst_link >= 0 && share[worst_link] < 1)
-			snprintf(ovl, sizeof ovl, "; link time counted once where a rank's sends and receives "
-				 "overlap (rank %d: %.3f s of %.3f s)", p->ranks[worst_link].rank,
-				 added[worst_link] / 1e9, naive_max / 1e9);
-		snprintf(r->note, sizeof r->note, "run = slowest rank; each rank: link change first, then CPU "
-			 "sharing on its new busy/idle pattern%s%s", nloaded > 1 ? " (several loaded nodes: "
-			 "beyond the paper, which loads one)" : "", ovl);
-	}
-	free(share);
-	free(added);
-	free(link_sum);
-	free(link_msgs);
-	free(link_save);
-	free(fast);
+int
+run003_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
+{
+	struct r3 st = { .p = p, .s = s, .T = (double)prof_dedicated_ns(p) };
+	double naive_max = 0;	/* the largest rank's Section 2.2 sum before overlap */
+	int worst_link = -1;	/* the rank index with the most added link time */
+	double worst = st.T;
+	int nloaded = 0;
+	char ovl[200] = "";
+
 	(void)e;
+	r->dedicated_ns = st.T;
+	snprintf(r->equation, sizeof r->equation, "003 Sec. 3.3");
+	if (r3_applies(&st, r) == 0 || r3_link_times(&st, r) == 0) {
+		r3_free(&st);
+		return 0;
+	}
+	/* a rank waits once for its sends and receives that go on at once (full duplex) */
+	st.share = xcalloc((size_t)p->nranks, sizeof *st.share);
+	overlap_shares(p, s, st.fast, st.share);
+	for (int i = 0; i < p->nranks; i++) {
+		if (fabs(st.added[i]) > fabs(naive_max)) {
+			naive_max = st.added[i];
+			worst_link = i;
+		}
+		st.added[i] *= st.share[i];
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		double t = r3_rank(&st, i, r, &nloaded);
+
+		if (t < 0) {
+			r3_free(&st);
+			return 0;
+		}
+		if (t > worst)
+			worst = t;
+	}
+	r3_link_rows(&st, r);
+	r->predicted_ns = worst;
+	if (worst_link >= 0 && st.share[worst_link] < 1)
+		snprintf(ovl, sizeof ovl, "; link time counted once where a rank's sends and receives "
+			 "overlap (rank %d: %.3f s of %.3f s)", p->ranks[worst_link].rank,
+			 st.added[worst_link] / 1e9, naive_max / 1e9);
+	snprintf(r->note, sizeof r->note, "run = slowest rank; each rank: link change first, then CPU "
+		 "sharing on its new busy/idle pattern%s%s", nloaded > 1 ? " (several loaded nodes: "
+		 "beyond the paper, which loads one)" : "", ovl);
+	r3_free(&st);
 	return 0;
 }
