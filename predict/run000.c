@@ -30,224 +30,275 @@ aggregate(enum scen_part part, int n, const double *w, const double *sd, const d
 	return p000_sd_constraint(n, w, sd, f1, f2);
 }
 
-int
-run000_predict_with(const struct prof *p, const struct scen *s, const struct p000_delay *d,
-		  struct pred_result *r, struct err *e)
-{
-	int n = p->nranks;
-	double T = (double)prof_dedicated_ns(p);
-	double *w = xcalloc((size_t)n, sizeof *w);
-	double *sd = xcalloc((size_t)n, sizeof *sd);
-	double *one = xcalloc((size_t)n, sizeof *one);	/* sd with only one rank loaded */
-	double *busy = xcalloc((size_t)n, sizeof *busy);
-	double *f2 = xcalloc((size_t)n, sizeof *f2);	/* dedicated partitioning (measured) */
-	double *f1 = xcalloc((size_t)n, sizeof *f1);	/* partitioning under contention */
-	double *ladd = xcalloc((size_t)n, sizeof *ladd);	/* eq. 3 time added per rank */
-	struct coloc_rank *cl = xcalloc((size_t)n, sizeof *cl);	/* the ranks' neighbours */
-	double *fast = NULL;	/* per message: bytes a link's bucket passes at ib (run003_link_fast) */
-	const struct scen_link *bl;
-	const struct prof_rank *sp;
-	enum scen_part part = s->part == SCEN_PART_UNSET ? SCEN_PART_CONSTRAINT : s->part;
-	int nweight = 0, nserial = 0, nf1 = 0, nloaded = 0;
-	bool extrap_any = false, any = false;
-	double agg, worst_link = 0, f1sum = 0;
-	const char *wsrc;
-	int rc = 0;
+/* Paper 000's model over one run and scenario while it is worked out. */
+struct r0 {
+	const struct prof *p;
+	const struct scen *s;
+	int n;			/* ranks */
+	double T;		/* dedicated time, ns */
+	enum scen_part part;
+	int nweight, nserial, nf1;	/* ranks with weight, serial_time, work_fraction */
+	double *w, *sd, *busy;
+	double *f2;		/* dedicated partitioning (measured) */
+	double *f1;		/* partitioning under contention */
+	double *ladd;		/* eq. 3 time added per rank */
+	double *fast;		/* per message: bytes a link's bucket passes at ib (run003_link_fast) */
+	const char *wsrc;	/* where the weights came from */
+};
 
-	r->dedicated_ns = T;
-	if ((sp = run003_speed_changed(p, s)) != NULL) {
-		rc = pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which eq. 2 does not "
-			     "model (paper 004's delta)", sp->rank, sp->host);
-		goto out;
-	}
-	for (int a = 0; a < n; a++) {
-		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
+static void
+r0_free(struct r0 *st)
+{
+	free(st->w);
+	free(st->sd);
+	free(st->busy);
+	free(st->f2);
+	free(st->f1);
+	free(st->ladd);
+	free(st->fast);
+}
+
+/* Whether the model applies and the scenario's weights and fractions are whole: 1, or 0
+ * with r saying why not. Counts the ranks with each and their busy time. */
+static int
+r0_applies(struct r0 *st, struct pred_result *r)
+{
+	const struct prof *p = st->p;
+	const struct prof_rank *sp;
+	bool any = false;
+
+	if ((sp = run003_speed_changed(p, st->s)) != NULL)
+		return pred_na(r, "the scenario changes the speed of rank %d's node ('%s'), which eq. 2 does not "
+			       "model (paper 004's delta)", sp->rank, sp->host);
+	for (int a = 0; a < st->n; a++) {
+		const struct scen_node *sn = scen_node_for(st->s, p->ranks[a].rank, p->ranks[a].host);
 
 		if (sn != NULL && !isnan(sn->weight))
-			nweight++;
+			st->nweight++;
 		if (sn != NULL && sn->serial_ns > 0)
-			nserial++;
+			st->nserial++;
 		if (sn != NULL && !isnan(sn->work_frac))
-			nf1++;
+			st->nf1++;
 		if (sn != NULL && (sn->cpu_procs > 0 || sn->ncomm > 0 || (!isnan(sn->capacity) && sn->capacity < 1) ||
 				   (!isnan(sn->load_avg) && sn->load_avg > 0)))
 			any = true;
-		busy[a] = (double)p->ranks[a].exec_ns * p->ranks[a].comp_pct / 100;
+		st->busy[a] = (double)p->ranks[a].exec_ns * p->ranks[a].comp_pct / 100;
 	}
-	if (!any && s->nlinks == 0) {
-		rc = pred_na(r, "the scenario changes nothing this model sees (competing CPU-bound or "
-			     "communicating processes, load average, CPU capacity, link bandwidth or latency)");
-		goto out;
-	}
-	if ((nweight > 0 && nweight < n) || (nserial > 0 && nserial < n) || (nweight > 0 && nserial > 0)) {
-		rc = pred_na(r, "node weights must be given for every rank or none, all as weight or all "
-			     "as serial_time (%d of %d ranks have weight, %d serial_time)", nweight, n, nserial);
-		goto out;
-	}
-	if (nf1 > 0 && nf1 < n) {
-		rc = pred_na(r, "work_fraction must be given for every rank or none (%d of %d have it)", nf1, n);
-		goto out;
-	}
-	/* weights: the scenario's, a serial benchmark's, the run's busy time under a uniform
-	 * partitioning, or equal */
-	if (nweight > 0) {
+	if (!any && st->s->nlinks == 0)
+		return pred_na(r, "the scenario changes nothing this model sees (competing CPU-bound or "
+			       "communicating processes, load average, CPU capacity, link bandwidth or latency)");
+	if ((st->nweight > 0 && st->nweight < st->n) || (st->nserial > 0 && st->nserial < st->n) ||
+	    (st->nweight > 0 && st->nserial > 0))
+		return pred_na(r, "node weights must be given for every rank or none, all as weight or all "
+			       "as serial_time (%d of %d ranks have weight, %d serial_time)", st->nweight, st->n,
+			       st->nserial);
+	if (st->nf1 > 0 && st->nf1 < st->n)
+		return pred_na(r, "work_fraction must be given for every rank or none (%d of %d have it)",
+			       st->nf1, st->n);
+	return 1;
+}
+
+/* Weights: the scenario's, a serial benchmark's, the run's busy time under a uniform
+ * partitioning, or equal. Then the work fractions, dedicated (f2, measured) and under
+ * contention (f1). Returns 1, or 0 with r saying why not. */
+static int
+r0_partitioning(struct r0 *st, struct pred_result *r)
+{
+	const struct prof *p = st->p;
+	const struct scen *s = st->s;
+	int n = st->n;
+	double f1sum = 0;
+
+	if (st->nweight > 0) {
 		for (int a = 0; a < n; a++)
-			w[a] = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host)->weight;
-		wsrc = "scenario weight";
-	} else if (nserial > 0) {
+			st->w[a] = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host)->weight;
+		st->wsrc = "scenario weight";
+	} else if (st->nserial > 0) {
 		for (int a = 0; a < n; a++)
-			busy[a] = (double)scen_node_for(s, p->ranks[a].rank, p->ranks[a].host)->serial_ns;
-		if (p000_weights_from_times(n, busy, w) < 0)
+			st->busy[a] = (double)scen_node_for(s, p->ranks[a].rank, p->ranks[a].host)->serial_ns;
+		if (p000_weights_from_times(n, st->busy, st->w) < 0)
 			BUG("serial times were checked positive");
 		for (int a = 0; a < n; a++)
-			busy[a] = (double)p->ranks[a].exec_ns * p->ranks[a].comp_pct / 100;
-		wsrc = "serial benchmark (w = t_slowest / t)";
-	} else if (part == SCEN_PART_UNIFORM && p000_weights_from_times(n, busy, w) == 0) {
-		wsrc = "the run's busy time under uniform work (w = busy_slowest / busy)";
+			st->busy[a] = (double)p->ranks[a].exec_ns * p->ranks[a].comp_pct / 100;
+		st->wsrc = "serial benchmark (w = t_slowest / t)";
+	} else if (st->part == SCEN_PART_UNIFORM && p000_weights_from_times(n, st->busy, st->w) == 0) {
+		st->wsrc = "the run's busy time under uniform work (w = busy_slowest / busy)";
 	} else {
 		for (int a = 0; a < n; a++)
-			w[a] = 1;
-		wsrc = "equal (homogeneous)";
+			st->w[a] = 1;
+		st->wsrc = "equal (homogeneous)";
 	}
-	if (p000_fractions_from_busy(n, busy, w, f2) < 0) {
-		rc = pred_na(r, "no rank was busy computing in the run, so its work fractions are unknown");
-		goto out;
-	}
-	if (part == SCEN_PART_UNIFORM && nf1 == 0) {
+	if (p000_fractions_from_busy(n, st->busy, st->w, st->f2) < 0)
+		return pred_na(r, "no rank was busy computing in the run, so its work fractions are unknown");
+	if (st->part == SCEN_PART_UNIFORM && st->nf1 == 0) {
 		for (int a = 0; a < n; a++)
-			f1[a] = 1.0 / n;
-	} else {
-		for (int a = 0; a < n; a++) {
-			const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
+			st->f1[a] = 1.0 / n;
+		return 1;
+	}
+	for (int a = 0; a < n; a++) {
+		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
 
-			f1[a] = nf1 > 0 ? sn->work_frac : f2[a];
-			f1sum += f1[a];
-		}
-		if (nf1 > 0 && fabs(f1sum - 1) > 0.01) {
-			rc = pred_na(r, "the scenario's work fractions add up to %.3f, not 1", f1sum);
-			goto out;
-		}
+		st->f1[a] = st->nf1 > 0 ? sn->work_frac : st->f2[a];
+		f1sum += st->f1[a];
 	}
+	if (st->nf1 > 0 && fabs(f1sum - 1) > 0.01)
+		return pred_na(r, "the scenario's work fractions add up to %.3f, not 1", f1sum);
+	return 1;
+}
+
+/* Eq. 2 per rank (its node's other ranks share its CPUs with the rank and the
+ * competitors), the aggregate slowdown, and a row per loaded rank with the aggregate were it
+ * the only one loaded. Returns the aggregate; *extrap: a curve was extrapolated. */
+static double
+r0_nodes(struct r0 *st, const struct p000_delay *d, struct pred_result *r, bool *extrap)
+{
+	const struct prof *p = st->p;
+	int n = st->n;
+	struct coloc_rank *cl = xcalloc((size_t)n, sizeof *cl);	/* the ranks' neighbours */
+	double *one = xcalloc((size_t)n, sizeof *one);	/* sd with only one rank loaded */
+	double agg;
+
+	*extrap = false;
 	coloc_read(p, cl);
 	for (int a = 0; a < n; a++) {
-		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
+		const struct scen_node *sn = scen_node_for(st->s, p->ranks[a].rank, p->ranks[a].host);
 		bool x;
 
-		/* the node's other ranks share its CPUs with the rank and the competitors */
-		sd[a] = sn == NULL ? 1 : coloc_stretch(p000_node_sd(sn, d, &x), sn->capacity, &cl[a]);
+		st->sd[a] = sn == NULL ? 1 : coloc_stretch(p000_node_sd(sn, d, &x), sn->capacity, &cl[a]);
 		if (sn != NULL)
-			extrap_any |= x;
+			*extrap |= x;
 	}
-	agg = aggregate(part, n, w, sd, f1, f2);
+	agg = aggregate(st->part, n, st->w, st->sd, st->f1, st->f2);
 	for (int a = 0; a < n; a++) {
-		const struct scen_node *sn = scen_node_for(s, p->ranks[a].rank, p->ranks[a].host);
+		const struct scen_node *sn = scen_node_for(st->s, p->ranks[a].rank, p->ranks[a].host);
 		char name[160];
 
-		if (!(sd[a] > 1) && !(sn != NULL && sn->ncomm > 0))
+		if (!(st->sd[a] > 1) && !(sn != NULL && sn->ncomm > 0))
 			continue;
-		nloaded++;
 		for (int b = 0; b < n; b++)
-			one[b] = b == a ? sd[a] : 1;
+			one[b] = b == a ? st->sd[a] : 1;
 		snprintf(name, sizeof name, "rank %d (%s)", p->ranks[a].rank, p->ranks[a].host);
-		pred_add(r, "node", name, T * (aggregate(part, n, w, one, f1, f2) - 1), sd[a], "000 eq. 2",
-			 "sd %.3f from %g CPU-bound%s and %d communicating competitors%s; w %.3g, f %.3f",
-			 sd[a], sn->cpu_procs > 0 ? (double)sn->cpu_procs : !isnan(sn->load_avg) ? sn->load_avg : 0.0,
+		pred_add(r, "node", name, st->T * (aggregate(st->part, n, st->w, one, st->f1, st->f2) - 1), st->sd[a],
+			 "000 eq. 2", "sd %.3f from %g CPU-bound%s and %d communicating competitors%s; w %.3g, f %.3f",
+			 st->sd[a], sn->cpu_procs > 0 ? (double)sn->cpu_procs : !isnan(sn->load_avg) ? sn->load_avg : 0.0,
 			 !isnan(sn->load_avg) ? " (load average)" : "", sn->ncomm,
-			 !isnan(sn->capacity) && sn->capacity < 1 ? " and a reduced CPU share" : "", w[a], f1[a]);
+			 !isnan(sn->capacity) && sn->capacity < 1 ? " and a reduced CPU share" : "", st->w[a], st->f1[a]);
 	}
-	/* eq. 3 on each changed link: its communication time (L + avg/B per message) grows by
-	 * ib / cb; a rank waits for all its links, the run for its slowest rank. A link with a
-	 * burst is a token bucket: the bytes it lets through go at ib, slowdown 1 (beyond the
-	 * paper, as the replay reads `burst`) */
-	if (run003_link_fast(p, s, &fast, &bl) < 0) {
+	free(one);
+	free(cl);
+	return agg;
+}
+
+/* Eq. 3 on changed link sl: its communication time (L + avg/B per message) grows by ib / cb;
+ * a latency change adds its own term per message, as paper 003 Sec. 2.2's (eq. 3 sees
+ * bandwidth only); the bytes its bucket lets through go at ib, slowdown 1 (beyond the
+ * paper, as the replay reads `burst`). Adds to both ends' st->ladd and a row. Returns 1, or
+ * 0 with r saying why not. */
+static int
+r0_link(struct r0 *st, const struct scen_link *sl, struct pred_result *r)
+{
+	const struct prof *p = st->p;
+	double tcomm = 0, tfast = 0, tlat = 0, cb, sdl;
+	double dlat = sl->lat_ns >= 0 ? (double)sl->lat_ns - (double)p->lat_ns : 0;	/* ns */
+	char name[300], bucket[160] = "";
+
+	if (!p->have_net || !p->have_links)
+		return pred_na(r, "the scenario changes links, and eq. 3 needs the run's measured "
+			       "bandwidth and per-link messages (profile/netparams.tsv, links.tsv)");
+	cb = !isnan(sl->bw_Bps) ? sl->bw_Bps : p->bw_Bps;
+	if (!isnan(sl->competing_Bps))
+		cb -= sl->competing_Bps;
+	if (sl->competing_flows > 0)
+		cb /= sl->competing_flows + 1;
+	if (!(cb > 0))
+		return pred_na(r, "link %s-%s: the competing traffic leaves no bandwidth", sl->a, sl->b);
+	sdl = p000_comm_sd(p->bw_Bps, cb);
+	for (int k = 0; k < p->nlinks; k++) {
+		const struct prof_link *l = &p->links[k];
+		const struct prof_rank *ra = prof_rank(p, l->src), *rb = prof_rank(p, l->dst);
+		double t;
+
+		if (ra == NULL || rb == NULL || strcmp(ra->host, rb->host) == 0 ||
+		    scen_link_for(st->s, ra->host, rb->host) != sl)
+			continue;
+		t = (double)l->msgs * ((double)p->lat_ns + l->avg_bytes / p->bw_Bps * 1e9);
+		tcomm += t;
+		tlat += (double)l->msgs * dlat;
+		st->ladd[ra - p->ranks] += t * (sdl - 1) + (double)l->msgs * dlat;
+		st->ladd[rb - p->ranks] += t * (sdl - 1) + (double)l->msgs * dlat;
+	}
+	for (long k = 0; st->fast != NULL && k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		const struct prof_rank *ra, *rb;
+		double t;
+
+		if (!(st->fast[k] > 0) || (ra = prof_rank(p, m->src)) == NULL || (rb = prof_rank(p, m->dst)) == NULL ||
+		    scen_link_for(st->s, ra->host, rb->host) != sl)
+			continue;
+		t = st->fast[k] / p->bw_Bps * 1e9;	/* its dedicated time, not slowed down */
+		tfast += t;
+		st->ladd[ra - p->ranks] -= t * (sdl - 1);
+		st->ladd[rb - p->ranks] -= t * (sdl - 1);
+	}
+	if (tfast > 0)
+		snprintf(bucket, sizeof bucket, "; a %lld B token bucket passes %.3f s of it at ib",
+			 (long long)sl->burst_bytes, tfast / 1e9);
+	if (dlat != 0 && tlat != 0)
+		snprintf(bucket + strlen(bucket), sizeof bucket - strlen(bucket), "; latency %+.1f us a "
+			 "message (%+.3f s, as 003 Sec. 2.2)", dlat / 1e3, tlat / 1e9);
+	snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
+	pred_add(r, "link", name, (tcomm - tfast) * (sdl - 1) + tlat, sdl, "000 eq. 3",
+		 "ib %.3g MB/s, cb %.3g MB/s, dedicated communication %.3f s%s", p->bw_Bps / 1e6,
+		 cb / 1e6, tcomm / 1e9, bucket);
+	return 1;
+}
+
+int
+run000_predict_with(const struct prof *p, const struct scen *s, const struct p000_delay *d,
+		    struct pred_result *r, struct err *e)
+{
+	int n = p->nranks;
+	struct r0 st = {
+		.p = p, .s = s, .n = n, .T = (double)prof_dedicated_ns(p),
+		.part = s->part == SCEN_PART_UNSET ? SCEN_PART_CONSTRAINT : s->part,
+		.w = xcalloc((size_t)n, sizeof *st.w), .sd = xcalloc((size_t)n, sizeof *st.sd),
+		.busy = xcalloc((size_t)n, sizeof *st.busy), .f2 = xcalloc((size_t)n, sizeof *st.f2),
+		.f1 = xcalloc((size_t)n, sizeof *st.f1), .ladd = xcalloc((size_t)n, sizeof *st.ladd),
+	};
+	const struct scen_link *bl;
+	bool extrap_any;
+	double agg, worst_link = 0;
+	int rc = 0;
+
+	(void)e;
+	r->dedicated_ns = st.T;
+	if (r0_applies(&st, r) == 0 || r0_partitioning(&st, r) == 0)
+		goto out;
+	agg = r0_nodes(&st, d, r, &extrap_any);
+	/* eq. 3 on each changed link; a rank waits for all its links, the run for its slowest
+	 * rank */
+	if (run003_link_fast(p, s, &st.fast, &bl) < 0) {
 		rc = pred_na(r, "link %s-%s is a token bucket (burst), and eq. 3 needs the run's messages "
 			     "('%s/profile/messages.tsv') to tell which of them fit in it", bl->a, bl->b, p->run);
 		goto out;
 	}
-	for (int i = 0; i < s->nlinks; i++) {
-		const struct scen_link *sl = &s->links[i];
-		double tcomm = 0, tfast = 0, tlat = 0, cb, sdl;
-		double dlat = sl->lat_ns >= 0 ? (double)sl->lat_ns - (double)p->lat_ns : 0;	/* ns */
-		char name[300], bucket[160] = "";
-
-		if (!p->have_net || !p->have_links) {
-			rc = pred_na(r, "the scenario changes links, and eq. 3 needs the run's measured "
-				     "bandwidth and per-link messages (profile/netparams.tsv, links.tsv)");
+	for (int i = 0; i < s->nlinks; i++)
+		if (r0_link(&st, &s->links[i], r) == 0)
 			goto out;
-		}
-		cb = !isnan(sl->bw_Bps) ? sl->bw_Bps : p->bw_Bps;
-		if (!isnan(sl->competing_Bps))
-			cb -= sl->competing_Bps;
-		if (sl->competing_flows > 0)
-			cb /= sl->competing_flows + 1;
-		if (!(cb > 0)) {
-			rc = pred_na(r, "link %s-%s: the competing traffic leaves no bandwidth", sl->a, sl->b);
-			goto out;
-		}
-		sdl = p000_comm_sd(p->bw_Bps, cb);
-		for (int k = 0; k < p->nlinks; k++) {
-			const struct prof_link *l = &p->links[k];
-			const struct prof_rank *ra = prof_rank(p, l->src), *rb = prof_rank(p, l->dst);
-			double t;
-
-			if (ra == NULL || rb == NULL || strcmp(ra->host, rb->host) == 0 ||
-			    scen_link_for(s, ra->host, rb->host) != sl)
-				continue;
-			t = (double)l->msgs * ((double)p->lat_ns + l->avg_bytes / p->bw_Bps * 1e9);
-			tcomm += t;
-			/* eq. 3 sees bandwidth only: a latency change adds its own term per message,
-			 * as paper 003 Sec. 2.2's */
-			tlat += (double)l->msgs * dlat;
-			ladd[ra - p->ranks] += t * (sdl - 1) + (double)l->msgs * dlat;
-			ladd[rb - p->ranks] += t * (sdl - 1) + (double)l->msgs * dlat;
-		}
-		for (long k = 0; fast != NULL && k < p->nmsgs; k++) {
-			const struct prof_msg *m = &p->msgs[k];
-			const struct prof_rank *ra, *rb;
-			double t;
-
-			if (!(fast[k] > 0) || (ra = prof_rank(p, m->src)) == NULL || (rb = prof_rank(p, m->dst)) == NULL ||
-			    scen_link_for(s, ra->host, rb->host) != sl)
-				continue;
-			t = fast[k] / p->bw_Bps * 1e9;	/* its dedicated time, not slowed down */
-			tfast += t;
-			ladd[ra - p->ranks] -= t * (sdl - 1);
-			ladd[rb - p->ranks] -= t * (sdl - 1);
-		}
-		if (tfast > 0)
-			snprintf(bucket, sizeof bucket, "; a %lld B token bucket passes %.3f s of it at ib",
-				 (long long)sl->burst_bytes, tfast / 1e9);
-		if (dlat != 0 && tlat != 0)
-			snprintf(bucket + strlen(bucket), sizeof bucket - strlen(bucket), "; latency %+.1f us a "
-				 "message (%+.3f s, as 003 Sec. 2.2)", dlat / 1e3, tlat / 1e9);
-		snprintf(name, sizeof name, "%s-%s", sl->a, sl->b);
-		pred_add(r, "link", name, (tcomm - tfast) * (sdl - 1) + tlat, sdl, "000 eq. 3",
-			 "ib %.3g MB/s, cb %.3g MB/s, dedicated communication %.3f s%s", p->bw_Bps / 1e6,
-			 cb / 1e6, tcomm / 1e9, bucket);
-	}
 	for (int a = 0; a < n; a++)
-		if (ladd[a] > worst_link)
-			worst_link = ladd[a];
-	r->predicted_ns = T * agg + worst_link;
+		if (st.ladd[a] > worst_link)
+			worst_link = st.ladd[a];
+	r->predicted_ns = st.T * agg + worst_link;
 	snprintf(r->equation, sizeof r->equation, "000 eq. %s",
-		 part == SCEN_PART_LOAD ? "5" : part == SCEN_PART_UNIFORM ? "11" : nf1 > 0 ? "9" : "8");
-	pred_add(r, "factor", "aggregate slowdown", T * (agg - 1), agg, r->equation,
-		 "%s partitioning%s; weights %s; delay_comm %s%s", scen_part_name(part),
-		 s->part == SCEN_PART_UNSET ? " (the default)" : "", wsrc, d->source,
+		 st.part == SCEN_PART_LOAD ? "5" : st.part == SCEN_PART_UNIFORM ? "11" : st.nf1 > 0 ? "9" : "8");
+	pred_add(r, "factor", "aggregate slowdown", st.T * (agg - 1), agg, r->equation,
+		 "%s partitioning%s; weights %s; delay_comm %s%s", scen_part_name(st.part),
+		 s->part == SCEN_PART_UNSET ? " (the default)" : "", st.wsrc, d->source,
 		 extrap_any ? "; curves extrapolated past the largest i" : "");
 	snprintf(r->note, sizeof r->note, "X = X_ded * sd (eq. 4)%s",
 		 s->nlinks > 0 ? " plus the slowest rank's eq. 3 link time" : "");
 out:
-	free(w);
-	free(sd);
-	free(one);
-	free(busy);
-	free(f2);
-	free(f1);
-	free(ladd);
-	free(cl);
-	free(fast);
-	(void)e;
+	r0_free(&st);
 	return rc;
 }
 
