@@ -215,15 +215,12 @@ fluid_run(struct fluid_flow *f, long n, const double *cap_Bps, int nres, struct 
 	return fluid_run_bucket(f, n, cap_Bps, NULL, nres, e);
 }
 
-int
-fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk, int nres,
-		 struct err *e)
+/* The inputs' ranges: capacities above 0, buckets at least their rate, flows on known
+ * resources. Returns 0 or -E_USAGE. */
+static int
+fluid_check(const struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk, int nres,
+	    struct err *e)
 {
-	long *ord, *act, nact = 0, next = 0;
-	double *rem, *rate, *tok, *now, *use, t = -INFINITY;
-	struct live lv = { NULL, NULL, 0, NULL };
-	struct fair w = { 0 };
-
 	for (int r = 0; r < nres; r++)
 		if (!(cap_Bps[r] > 0))
 			return err_set(e, E_USAGE, "resource %d has capacity %g", r, cap_Bps[r]);
@@ -235,144 +232,224 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 		for (int j = 0; j < FLUID_MAX_RES; j++)
 			if (f[i].res[j] < -1 || f[i].res[j] >= nres)
 				return err_set(e, E_USAGE, "flow %ld crosses resource %d of %d", i, f[i].res[j], nres);
-	if (n <= 0)
-		return 0;
-	ord = xmallocarray((size_t)n, sizeof *ord);
-	act = xmallocarray((size_t)n, sizeof *act);
-	rem = xmallocarray((size_t)n, sizeof *rem);
-	rate = xmallocarray((size_t)n, sizeof *rate);
-	w.frozen = xmallocarray((size_t)n, sizeof *w.frozen);
-	w.on = xmallocarray((size_t)n * FLUID_MAX_RES, sizeof *w.on);
-	w.left = xmallocarray((size_t)nres + 1, sizeof *w.left);
-	w.cnt = xmallocarray((size_t)nres + 1, sizeof *w.cnt);
-	w.off = xmallocarray((size_t)nres + 1, sizeof *w.off);
-	w.end = xmallocarray((size_t)nres + 1, sizeof *w.end);
-	tok = xmallocarray((size_t)nres + 1, sizeof *tok);	/* bytes in each bucket */
-	now = xmallocarray((size_t)nres + 1, sizeof *now);	/* what each passes now, B/s */
-	use = xmallocarray((size_t)nres + 1, sizeof *use);	/* what its flows take, B/s */
-	lv.r = xmallocarray((size_t)nres + 1, sizeof *lv.r);
-	lv.pos = xmallocarray((size_t)nres + 1, sizeof *lv.pos);
-	lv.nf = xcalloc((size_t)nres + 1, sizeof *lv.nf);	/* active flows on each */
+	return 0;
+}
+
+/* The simulation's state: the flows in start order, the active ones with their bytes left
+ * and rates, the buckets' tokens, what each resource passes and what its flows take. */
+struct fsim {
+	struct fluid_flow *f;
+	const double *cap_Bps;
+	const struct fluid_bucket *bk;
+	long n, nact, next;	/* flows; active; the next to start, in ord */
+	long *ord, *act;
+	double *rem, *rate, *tok, *now, *use;
+	double t;		/* ns */
+	struct live lv;
+	struct fair w;
+};
+
+static void
+fsim_init(struct fsim *s, struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk,
+	  int nres)
+{
+	memset(s, 0, sizeof *s);
+	s->f = f;
+	s->n = n;
+	s->cap_Bps = cap_Bps;
+	s->bk = bk;
+	s->t = -INFINITY;
+	s->ord = xmallocarray((size_t)n, sizeof *s->ord);
+	s->act = xmallocarray((size_t)n, sizeof *s->act);
+	s->rem = xmallocarray((size_t)n, sizeof *s->rem);
+	s->rate = xmallocarray((size_t)n, sizeof *s->rate);
+	s->w.frozen = xmallocarray((size_t)n, sizeof *s->w.frozen);
+	s->w.on = xmallocarray((size_t)n * FLUID_MAX_RES, sizeof *s->w.on);
+	s->w.left = xmallocarray((size_t)nres + 1, sizeof *s->w.left);
+	s->w.cnt = xmallocarray((size_t)nres + 1, sizeof *s->w.cnt);
+	s->w.off = xmallocarray((size_t)nres + 1, sizeof *s->w.off);
+	s->w.end = xmallocarray((size_t)nres + 1, sizeof *s->w.end);
+	s->tok = xmallocarray((size_t)nres + 1, sizeof *s->tok);	/* bytes in each bucket */
+	s->now = xmallocarray((size_t)nres + 1, sizeof *s->now);	/* what each passes now, B/s */
+	s->use = xmallocarray((size_t)nres + 1, sizeof *s->use);	/* what its flows take, B/s */
+	s->lv.r = xmallocarray((size_t)nres + 1, sizeof *s->lv.r);
+	s->lv.pos = xmallocarray((size_t)nres + 1, sizeof *s->lv.pos);
+	s->lv.nf = xcalloc((size_t)nres + 1, sizeof *s->lv.nf);	/* active flows on each */
 	for (int r = 0; r < nres; r++) {
-		tok[r] = bk != NULL ? bk[r].burst_bytes : 0;	/* full: not live */
-		lv.pos[r] = -1;
+		s->tok[r] = bk != NULL ? bk[r].burst_bytes : 0;	/* full: not live */
+		s->lv.pos[r] = -1;
 	}
 	for (long i = 0; i < n; i++)
-		ord[i] = i;
+		s->ord[i] = i;
 	sort_base = f;
-	qsort(ord, (size_t)n, sizeof *ord, cmp_start);
-	while (next < n || nact > 0) {
-		double dt = INFINITY, step, t_next;
-		long first = -1;
+	qsort(s->ord, (size_t)n, sizeof *s->ord, cmp_start);
+}
 
-		if (nact == 0) {	/* idle until the next start: the buckets fill */
-			double t1 = fmax(t, f[ord[next]].start_ns);
+static void
+fsim_free(struct fsim *s)
+{
+	free(s->ord);
+	free(s->act);
+	free(s->rem);
+	free(s->rate);
+	free(s->w.frozen);
+	free(s->w.on);
+	free(s->w.left);
+	free(s->w.cnt);
+	free(s->w.off);
+	free(s->w.end);
+	free(s->w.h);
+	free(s->tok);
+	free(s->now);
+	free(s->use);
+	free(s->lv.r);
+	free(s->lv.pos);
+	free(s->lv.nf);
+}
 
-			refill(tok, cap_Bps, bk, &lv, t1 - t);
-			live_prune(&lv, tok, bk);
-			t = t1;
-		}
-		while (next < n && f[ord[next]].start_ns <= t) {
-			long i = ord[next++];
-			bool any = false;
+/* The flows that start by now become active; those with nothing to send or no resource
+ * are done at their start. */
+static void
+fsim_admit(struct fsim *s)
+{
+	struct fluid_flow *f = s->f;
 
-			for (int j = 0; j < FLUID_MAX_RES; j++)
-				any |= f[i].res[j] >= 0;
-			if (!any || !(f[i].bytes > 0)) {
-				f[i].done_ns = f[i].start_ns;
-				continue;
-			}
-			for (int j = 0; j < FLUID_MAX_RES; j++)
-				if (f[i].res[j] >= 0) {
-					lv.nf[f[i].res[j]]++;
-					live_add(&lv, f[i].res[j]);
-				}
-			rem[nact] = f[i].bytes;
-			act[nact++] = i;
-		}
-		if (nact == 0)
-			continue;
-		for (int i = 0; i < lv.n; i++) {
-			int r = lv.r[i];
+	while (s->next < s->n && f[s->ord[s->next]].start_ns <= s->t) {
+		long i = s->ord[s->next++];
+		bool any = false;
 
-			now[r] = tok[r] >= FLUID_TOKEN_BYTES ? bk[r].peak_Bps : cap_Bps[r];
-		}
-		fair_rates(f, act, nact, now, &lv, &w, rate);
-		for (long k = 0; k < nact; k++)
-			if (rate[k] > 0 && rem[k] / rate[k] * 1e9 < dt) {
-				dt = rem[k] / rate[k] * 1e9;
-				first = k;
-			}
-		t_next = next < n ? f[ord[next]].start_ns - t : INFINITY;
-		step = fmin(dt, t_next);
-		/* a bucket that runs dry changes the rates: that is an event too */
-		for (int i = 0; i < lv.n; i++)
-			use[lv.r[i]] = 0;
-		for (long k = 0; k < nact; k++)
-			for (int j = 0; j < FLUID_MAX_RES; j++)
-				if (f[act[k]].res[j] >= 0)
-					use[f[act[k]].res[j]] += rate[k];
-		for (int i = 0; i < lv.n; i++) {
-			int r = lv.r[i];
-
-			if (tok[r] >= FLUID_TOKEN_BYTES && use[r] > cap_Bps[r] &&
-			    tok[r] / (use[r] - cap_Bps[r]) * 1e9 < step) {
-				step = tok[r] / (use[r] - cap_Bps[r]) * 1e9;
-				first = -1;
-			}
-		}
-		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
-			for (long k = 0; k < nact; k++) {
-				f[act[k]].done_ns = t;
-				for (int j = 0; j < FLUID_MAX_RES; j++)
-					if (f[act[k]].res[j] >= 0)
-						lv.nf[f[act[k]].res[j]]--;
-			}
-			nact = 0;
-			live_prune(&lv, tok, bk);
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			any |= f[i].res[j] >= 0;
+		if (!any || !(f[i].bytes > 0)) {
+			f[i].done_ns = f[i].start_ns;
 			continue;
 		}
-		for (long k = 0; k < nact; k++)
-			rem[k] -= rate[k] * step / 1e9;
-		for (int i = 0; bk != NULL && i < lv.n; i++) {
-			int r = lv.r[i];
-
-			tok[r] = fmin(bk[r].burst_bytes, fmax(0, tok[r] + (cap_Bps[r] - use[r]) * step / 1e9));
-		}
-		t += step;
-		if (step == dt && first >= 0)
-			rem[first] = 0;
-		for (long k = 0; k < nact;) {
-			if (rem[k] <= FLUID_DONE_BYTES) {
-				f[act[k]].done_ns = t;
-				for (int j = 0; j < FLUID_MAX_RES; j++)
-					if (f[act[k]].res[j] >= 0)
-						lv.nf[f[act[k]].res[j]]--;
-				act[k] = act[nact - 1];
-				rem[k] = rem[nact - 1];
-				nact--;
-			} else {
-				k++;
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			if (f[i].res[j] >= 0) {
+				s->lv.nf[f[i].res[j]]++;
+				live_add(&s->lv, f[i].res[j]);
 			}
-		}
-		live_prune(&lv, tok, bk);
+		s->rem[s->nact] = f[i].bytes;
+		s->act[s->nact++] = i;
 	}
-	free(ord);
-	free(act);
-	free(rem);
-	free(rate);
-	free(w.frozen);
-	free(w.on);
-	free(w.left);
-	free(w.cnt);
-	free(w.off);
-	free(w.end);
-	free(w.h);
-	free(tok);
-	free(now);
-	free(use);
-	free(lv.r);
-	free(lv.pos);
-	free(lv.nf);
+}
+
+/* Active flow k is done at the current time: off its resources, out of the active set
+ * (the last one takes its place). */
+static void
+fsim_finish(struct fsim *s, long k)
+{
+	struct fluid_flow *fl = &s->f[s->act[k]];
+
+	fl->done_ns = s->t;
+	for (int j = 0; j < FLUID_MAX_RES; j++)
+		if (fl->res[j] >= 0)
+			s->lv.nf[fl->res[j]]--;
+	s->act[k] = s->act[s->nact - 1];
+	s->rem[k] = s->rem[s->nact - 1];
+	s->nact--;
+}
+
+/* The max-min fair rates now and the time to the next event: a flow done, a flow
+ * starting, a bucket running dry. *first: the flow that is done then, -1 another event. */
+static double
+fsim_next_event(struct fsim *s, long *first)
+{
+	const struct fluid_flow *f = s->f;
+	double dt = INFINITY, step;
+
+	*first = -1;
+	for (int i = 0; i < s->lv.n; i++) {
+		int r = s->lv.r[i];
+
+		s->now[r] = s->tok[r] >= FLUID_TOKEN_BYTES ? s->bk[r].peak_Bps : s->cap_Bps[r];
+	}
+	fair_rates(f, s->act, s->nact, s->now, &s->lv, &s->w, s->rate);
+	for (long k = 0; k < s->nact; k++)
+		if (s->rate[k] > 0 && s->rem[k] / s->rate[k] * 1e9 < dt) {
+			dt = s->rem[k] / s->rate[k] * 1e9;
+			*first = k;
+		}
+	step = fmin(dt, s->next < s->n ? f[s->ord[s->next]].start_ns - s->t : INFINITY);
+	if (step != dt)
+		*first = -1;
+	/* a bucket that runs dry changes the rates: that is an event too */
+	for (int i = 0; i < s->lv.n; i++)
+		s->use[s->lv.r[i]] = 0;
+	for (long k = 0; k < s->nact; k++)
+		for (int j = 0; j < FLUID_MAX_RES; j++)
+			if (f[s->act[k]].res[j] >= 0)
+				s->use[f[s->act[k]].res[j]] += s->rate[k];
+	for (int i = 0; i < s->lv.n; i++) {
+		int r = s->lv.r[i];
+
+		if (s->tok[r] >= FLUID_TOKEN_BYTES && s->use[r] > s->cap_Bps[r] &&
+		    s->tok[r] / (s->use[r] - s->cap_Bps[r]) * 1e9 < step) {
+			step = s->tok[r] / (s->use[r] - s->cap_Bps[r]) * 1e9;
+			*first = -1;
+		}
+	}
+	return step;
+}
+
+/* Every flow at its rates for step ns: bytes sent, buckets drained or filled; the flow
+ * first (when >= 0) and any other with nothing left is done. */
+static void
+fsim_advance(struct fsim *s, double step, long first)
+{
+	for (long k = 0; k < s->nact; k++)
+		s->rem[k] -= s->rate[k] * step / 1e9;
+	for (int i = 0; s->bk != NULL && i < s->lv.n; i++) {
+		int r = s->lv.r[i];
+
+		s->tok[r] = fmin(s->bk[r].burst_bytes,
+				 fmax(0, s->tok[r] + (s->cap_Bps[r] - s->use[r]) * step / 1e9));
+	}
+	s->t += step;
+	if (first >= 0)
+		s->rem[first] = 0;
+	for (long k = 0; k < s->nact;) {
+		if (s->rem[k] <= FLUID_DONE_BYTES)
+			fsim_finish(s, k);
+		else
+			k++;
+	}
+}
+
+int
+fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk, int nres,
+		 struct err *e)
+{
+	struct fsim s;
+	int rc = fluid_check(f, n, cap_Bps, bk, nres, e);
+
+	if (rc < 0 || n <= 0)
+		return rc;
+	fsim_init(&s, f, n, cap_Bps, bk, nres);
+	while (s.next < n || s.nact > 0) {
+		double step;
+		long first;
+
+		if (s.nact == 0) {	/* idle until the next start: the buckets fill */
+			double t1 = fmax(s.t, f[s.ord[s.next]].start_ns);
+
+			refill(s.tok, cap_Bps, bk, &s.lv, t1 - s.t);
+			live_prune(&s.lv, s.tok, bk);
+			s.t = t1;
+		}
+		fsim_admit(&s);
+		if (s.nact == 0)
+			continue;
+		step = fsim_next_event(&s, &first);
+		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
+			while (s.nact > 0)
+				fsim_finish(&s, s.nact - 1);
+			live_prune(&s.lv, s.tok, bk);
+			continue;
+		}
+		fsim_advance(&s, step, first);
+		live_prune(&s.lv, s.tok, bk);
+	}
+	fsim_free(&s);
 	return 0;
 }
