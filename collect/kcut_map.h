@@ -48,8 +48,12 @@ struct kcut_ucx {
 	unsigned int len_max[256];	/* largest len believed, by am_id */
 	unsigned char keep[256];	/* record bytes parse reads, by am_id; 0: not followed;
 					 * KCUT_KEEP_ALL: the whole record */
+	unsigned char ext_off[256];	/* by am_id: 0, or the record offset of a le64 count of
+					 * bytes that follow it beyond len (a PUT_REQ's data) */
+	unsigned int ext_max;		/* largest such count followed */
 };
 #define KCUT_UCX_HDR 5	/* bytes that tell a record's length */
+#define KCUT_HDR_READ 24	/* header bytes the program reads at once (ext_off + 8 at most) */
 #define KCUT_KEEP_ALL 0xff
 
 /* What the program does besides cutting: the capture filter it stands in for. */

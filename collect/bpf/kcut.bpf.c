@@ -69,20 +69,33 @@ judge(const struct kcut_conf *cf, const __u8 *h, int h9, __u32 *total, __u32 *ke
 	return *total < k ? -1 : 1;
 }
 
-/* Judge the UCX TCP record header h[0..5) ([u8 am_id][u32 len le]) as parse/mpich.c's
+/* Judge the UCX TCP record header whose first have bytes are h ([u8 am_id][u32 len le],
+ * for a PUT_REQ also the count of data bytes after the record) as parse/mpich.c's
  * mpich_record does through the probed tables. Returns 1 with the record's length and the
- * bytes parse reads, -1 when it is not followed. */
+ * bytes parse reads, 0 when more bytes are needed, -1 when it is not followed. */
 static __always_inline int
-judge_ucx(const struct kcut_ucx *u, const __u8 *h, __u32 *total, __u32 *keep)
+judge_ucx(const struct kcut_ucx *u, const __u8 *h, __u32 have, __u32 *total, __u32 *keep)
 {
-	__u32 id = h[0], k = u->keep[h[0]], len;
+	__u32 id = h[0], k = u->keep[h[0]], o = u->ext_off[h[0]], len;
+	__u64 ext = 0;
 
 	len = h[1] | (__u32)h[2] << 8 | (__u32)h[3] << 16 | (__u32)h[4] << 24;
 	if (k == 0 || len < u->len_min[id] || len > u->len_max[id])
 		return -1;
-	*total = KCUT_UCX_HDR + len;
+	if (o != 0) {
+		if (o + 8 > KCUT_HDR_READ)
+			return -1;
+		if (have < o + 8)
+			return 0;
+		for (__u32 j = 0; j < KCUT_HDR_READ; j++)
+			if (j >= o && j < o + 8)
+				ext |= (__u64)h[j] << (8 * ((j - o) & 7));
+		if (ext > u->ext_max)
+			return -1;
+	}
+	*total = KCUT_UCX_HDR + len + (__u32)ext;
 	*keep = k == KCUT_KEEP_ALL ? *total : k;
-	return 1;
+	return *total < *keep ? -1 : 1;
 }
 
 /* Judge the header whose first have bytes are h, of the framing ucx says: as judge and
@@ -92,7 +105,7 @@ judge_any(const struct kcut_conf *cf, __u32 ucx, const __u8 *h, __u32 have, __u3
 	  __u32 *keep)
 {
 	if (ucx)
-		return have < KCUT_UCX_HDR ? 0 : judge_ucx(&cf->ucx, h, total, keep);
+		return have < KCUT_UCX_HDR ? 0 : judge_ucx(&cf->ucx, h, have, total, keep);
 	return have < 8 ? 0 : judge(cf, h, have >= 9, total, keep);
 }
 
@@ -179,11 +192,14 @@ follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hd
 	__u32 ucx = v->follow & KCUT_FOLLOW_UCX;
 
 	for (int i = 0; i < KCUT_FOLLOW_MAX; i++) {
-		__u8 h[9];
+		__u8 h[KCUT_HDR_READ];
 		__u32 total, keep, avail = plen - pos;
 		int r;
 
-		if (avail >= 9) {
+		if (avail >= KCUT_HDR_READ) {
+			if (bpf_skb_load_bytes(skb, hdr + pos, h, KCUT_HDR_READ) < 0)
+				break;
+		} else if (avail >= 9) {
 			if (bpf_skb_load_bytes(skb, hdr + pos, h, 9) < 0)
 				break;
 		} else {
@@ -191,11 +207,12 @@ follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hd
 				if (j < avail && bpf_skb_load_bytes(skb, hdr + pos + j, &h[j], 1) < 0)
 					goto stop;
 		}
-		r = judge_any(cf, ucx, h, avail, &total, &keep);
-		if (r == 0)
+		r = judge_any(cf, ucx, h, avail >= KCUT_HDR_READ ? KCUT_HDR_READ :
+					   avail >= 9 ? 9 : avail, &total, &keep);
+		if (r == 0 && avail <= KCUT_PART_MAX)
 			return hold(v, h, avail, seq + pos, seq + plen, len);
-		if (r < 0)
-			break;
+		if (r <= 0)
+			break;	/* not judged, or more header cut than the map value holds */
 		count(KCUT_C_FOLLOWED, 1);
 		if (pos + total >= plen)
 			return to_body(v, hdr, seq, plen, seq + pos, total, keep, len);
@@ -214,13 +231,13 @@ complete(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 
 	 __u32 seq, __u32 plen, __u32 s, __u32 n, __u32 len)
 {
 	__u64 part = v->part;
-	__u8 h[9];
+	__u8 h[KCUT_HDR_READ];
 	__u32 total, keep, have = n;
 	int r;
 
 	if (seq != s + n)
 		goto stop;	/* not the next segment: out of order, or a retransmission */
-	for (int i = 0; i < 9; i++) {
+	for (int i = 0; i < KCUT_HDR_READ; i++) {
 		if (i < n) {
 			h[i] = (__u8)(part >> (8 * (i & 7)));
 		} else if (i - n < plen) {

@@ -321,14 +321,17 @@ TEST(follows_from_handshake)
 
 /* A UCX TCP stream (the initiator's, MPICH over UCX): the 8-byte magic at USEQ, a
  * connection request record (am 32, 20 bytes, read whole), two EAGER_ONLY records (am 2:
- * 5 + 8 header bytes parse reads, then UBODY bytes of body) at UR1 and UR2, then a record
- * with an am_id parse does not know at UR3. */
+ * 5 + 8 header bytes parse reads, then UBODY bytes of body) at UR1 and UR2, a PUT_REQ
+ * (am 33: 25 bytes read, UPUT bytes of data after it) at UR3, then a record with an am_id
+ * parse does not know at UR4. */
 #define USEQ 50000u
 #define UBODY 20000u
+#define UPUT 30000u
 #define UR1 (USEQ + 8 + 25)
 #define UR2 (UR1 + 13 + UBODY)
 #define UR3 (UR2 + 13 + UBODY)
-static uint8_t Ustream[UR3 + 4096 - USEQ];
+#define UR4 (UR3 + 25 + UPUT)
+static uint8_t Ustream[UR4 + 4096 - USEQ];
 
 static void
 urec(uint32_t at, uint8_t id, uint32_t len)
@@ -351,7 +354,10 @@ ustream_init(void)
 	urec(USEQ + 8, 32, 20);
 	urec(UR1, 2, 8 + UBODY);
 	urec(UR2, 2, 8 + UBODY);
-	urec(UR3, 200, 8 + UBODY);
+	urec(UR3, 33, 20);
+	for (int i = 0; i < 8; i++)
+		Ustream[UR3 + 13 + i - USEQ] = (uint8_t)((uint64_t)UPUT >> (8 * i));
+	urec(UR4, 200, 8 + UBODY);
 }
 
 static uint32_t
@@ -377,14 +383,17 @@ TEST(ucx_follows_from_magic)
 	CHECK(copy_useg(port, USEQ + 1448, 1448) == 40);	/* UR1's body */
 	CHECK(copy_useg(port, UR2 - 100, 1448) == 40 + 100 + 13);	/* UR2's header */
 	CHECK(copy_useg(port, UR2 - 100 + 1448, 1448) == 40);
-	CHECK(copy_useg(port, UR3 - 50, 1448) == 40 + 1448);	/* am 200: not followed */
-	CHECK(copy_useg(port, UR3 - 50 + 1448, 1448) == 40 + 1448);
+	CHECK(copy_useg(port, UR3 - 60, 1448) == 40 + 60 + 25);	/* the PUT_REQ */
+	CHECK(copy_useg(port, UR3 + 25 + UPUT - 1448, 1448) == 40);	/* its data's end */
+	CHECK(copy_useg(port, UR4 - 50, 1448) == 40 + 1448);	/* am 200: not followed */
+	CHECK(copy_useg(port, UR4 - 50 + 1448, 1448) == 40 + 1448);
 	kcut_counters(K, &kc);
 	CHECK(kc.handshakes - kc0.handshakes == 1);
-	CHECK(kc.followed - kc0.followed == 3);	/* the request, UR1, UR2 */
+	CHECK(kc.followed - kc0.followed == 4);	/* the request, UR1, UR2, UR3 */
 	CHECK(kc.stopped - kc0.stopped == 1);
-	CHECK(kc.packets - kc0.packets == 4);
-	CHECK(kc.bytes - kc0.bytes == (1448 - 256) + 1448 + (1448 - 113) + 1448);
+	CHECK(kc.packets - kc0.packets == 6);
+	CHECK(kc.bytes - kc0.bytes ==
+	      (1448 - 256) + 1448 + (1448 - 113) + 1448 + (1448 - 85) + 1448);
 	kcut_del(K, 4, A, B, port, 6000);
 	/* a stream the capture thread hands over at a record header follows the same way */
 	kcut_set(K, 4, A, B, port, 6000, UR1, UR1, KCUT_FOLLOW_UCX);
@@ -403,13 +412,26 @@ TEST(ucx_record_split)
 	split_every_offset(Ustream, USEQ, 5500, KCUT_FOLLOW_UCX, UR1, UR2, 13);
 	kcut_counters(K, &kc0);
 	/* the header's length split off from its id: an unknown id still stops there */
-	kcut_set(K, 4, A, B, 5600, 6000, UR3, UR3, KCUT_FOLLOW_UCX);
-	CHECK(copy_useg(5600, UR3 + 2 - 1448, 1448) == 40 + 1448);
-	CHECK(copy_useg(5600, UR3 + 2, 1448) == 40 + 1448);
-	CHECK(copy_useg(5600, UR3 + 2 + 1448, 1448) == 40 + 1448);
+	kcut_set(K, 4, A, B, 5600, 6000, UR4, UR4, KCUT_FOLLOW_UCX);
+	CHECK(copy_useg(5600, UR4 + 2 - 1448, 1448) == 40 + 1448);
+	CHECK(copy_useg(5600, UR4 + 2, 1448) == 40 + 1448);
+	CHECK(copy_useg(5600, UR4 + 2 + 1448, 1448) == 40 + 1448);
 	kcut_counters(K, &kc);
 	CHECK(kc.stopped - kc0.stopped == 1);
 	kcut_del(K, 4, A, B, 5600, 6000);
+	/* a PUT_REQ cut in its first 8 bytes is completed from the next segment; one cut past
+	 * them (its data count not in the map value) stops following */
+	kcut_set(K, 4, A, B, 5601, 6000, UR3, UR3, KCUT_FOLLOW_UCX);
+	CHECK(copy_useg(5601, UR3 + 6 - 1448, 1448) == 40 + 1448);
+	CHECK(copy_useg(5601, UR3 + 6, 1448) == 40 + 25 - 6);
+	CHECK(copy_useg(5601, UR3 + 6 + 1448, 1448) == 40);
+	kcut_set(K, 4, A, B, 5602, 6000, UR3, UR3, KCUT_FOLLOW_UCX);
+	CHECK(copy_useg(5602, UR3 + 15 - 1448, 1448) == 40 + 1448);
+	CHECK(copy_useg(5602, UR3 + 15, 1448) == 40 + 1448);
+	kcut_counters(K, &kc);
+	CHECK(kc.stopped - kc0.stopped == 2);
+	kcut_del(K, 4, A, B, 5601, 6000);
+	kcut_del(K, 4, A, B, 5602, 6000);
 }
 
 int
