@@ -3,9 +3,10 @@
  * ring only the link, IP and TCP headers of a segment whose payload user space declared
  * frame body nobody reads (kcut_set), so the kernel no longer copies what collect/framecut
  * would cut anyway. On Open MPI and UCX (MPICH) directions it then reads the next frame or
- * record headers itself and copies a segment that holds one up to that header's end. Unknown directions and
- * anything the program cannot parse are copied whole. The program also applies the capture filter it replaces on the socket (TCP only,
- * some ports dropped), so it is attached only where that filter is known to it.
+ * record headers itself and copies a segment that holds one up to that header's end.
+ * Unknown directions and anything the program cannot parse are copied whole. The program
+ * also applies the capture filter it replaces on the socket (TCP only, some ports
+ * dropped), so it is attached only where that filter is known to it.
  * This is the only module that uses libbpf. Ethernet framing (DLT_EN10MB) only. */
 #ifndef COLLECT_KCUT_H
 #define COLLECT_KCUT_H

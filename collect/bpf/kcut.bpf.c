@@ -1,9 +1,10 @@
 /* kcut.bpf: socket filter on libpcap's packet socket that copies only the link, IP and TCP
  * headers of a segment whose payload user space (collect/framecut) has declared frame body
  * nobody reads, or that the program found to be body itself by following Open MPI's TCP
- * BTL frames or UCX's TCP records; everything else is copied whole. It also stands in for the capture
- * filter it replaces (see struct kcut_conf). On a packet socket the value returned is the
- * number of bytes copied (0 drops the packet). Built with clang -target bpf. */
+ * BTL frames or UCX's TCP records; everything else is copied whole. It also stands in for
+ * the capture filter it replaces (see struct kcut_conf). On a packet socket the value
+ * returned is the number of bytes copied (0 drops the packet). Built with clang -target
+ * bpf. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -180,11 +181,12 @@ to_body(struct kcut_val *v, __u32 hdr, __u32 seq, __u32 plen, __u32 hs, __u32 to
 }
 
 /* The segment (payload at hdr, plen bytes, from sequence number seq) holds the next frame
- * header (or UCX record header) at payload offset pos: read it and the frames after it in this segment and move
- * the range to the body of the frame whose end lies past the segment. The segment is
- * copied up to the end of that frame's header (what follows is its body); a header cut by
- * the segment's end is held for the next segment (the segment copied whole); one not
- * judged has it copied whole and stops following until user space hands in a new range. */
+ * (or UCX record) header at payload offset pos: read it and the frames after it in this
+ * segment and move the range to the body of the frame whose end lies past the segment.
+ * The segment is copied up to the end of that frame's header (what follows is its body); a
+ * header cut by the segment's end is held for the next segment (the segment copied whole);
+ * one not judged has it copied whole and stops following until user space hands in a new
+ * range. */
 static __always_inline __u32
 follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hdr, __u32 seq,
        __u32 plen, __u32 pos, __u32 len)
@@ -262,18 +264,18 @@ stop:
 	return len;
 }
 
-/* Start following a direction not known yet at sequence number s with the framing follow
+/* Start following a direction not known yet at sequence number s with the framing how
  * (KCUT_FOLLOW_OMPI or KCUT_FOLLOW_UCX), copying its payload before seq + cf->prefix whole
  * (seq: its first byte; the capture thread takes the entry back if the stream did not
  * start so). Returns the entry, or 0 when the map already had one or is full. */
 static __always_inline struct kcut_val *
-seed(struct kcut_conf *cf, struct kcut_key *k, __u32 seq, __u32 s, __u32 follow)
+seed(struct kcut_conf *cf, struct kcut_key *k, __u32 seq, __u32 s, __u32 how)
 {
 	struct kcut_val nv;
 
 	__builtin_memset(&nv, 0, sizeof nv);
 	nv.lo_s = (__u64)s | (__u64)s << 32;
-	nv.follow = follow | KCUT_FOLLOW_HS;
+	nv.follow = how | KCUT_FOLLOW_HS;
 	nv.keep_to = seq + cf->prefix;
 	if (bpf_map_update_elem(&kcut_dirs, k, &nv, BPF_NOEXIST) != 0)
 		return 0;
