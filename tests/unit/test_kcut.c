@@ -222,8 +222,10 @@ split_every_offset(const uint8_t *st, uint32_t base, uint16_t port0, unsigned fo
 	for (uint32_t k = 1; k < keep; k++) {
 		uint16_t port = (uint16_t)(port0 + k);
 
+		uint32_t n1 = h1 + k - base < 1448 ? h1 + k - base : 1448;	/* from the start */
+
 		kcut_set(K, 4, A, B, port, 6000, h1, h1, follow);	/* the header at h1 */
-		CHECK(copy_from(st, base, port, h1 + k - 1448, 1448) == 40 + 1448);	/* k of it */
+		CHECK(copy_from(st, base, port, h1 + k - n1, n1) == 40 + n1);	/* k bytes of it */
 		CHECK(copy_from(st, base, port, h1 + k, 1448) == 40 + keep - k);	/* the rest */
 		CHECK(copy_from(st, base, port, h1 + k + 1448, 1448) == 40);		/* body */
 		CHECK(copy_from(st, base, port, h2 - 100, 1448) == 40 + 100 + keep);	/* on */
