@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "collect/kcut.h"
+#include "collect/kcut_map.h"
 #include "lib/xalloc.h"
 #include "parse/pkt.h"
 #include "parse/tcpr.h"
@@ -18,7 +19,7 @@ struct fdir {
 	bool fin;
 	bool kset;		/* a body range was handed to the kernel */
 	bool kchecked;		/* the protocol was known once: kself set */
-	bool kself;		/* Open MPI from its handshake: the kernel may follow it itself */
+	bool kself;		/* Open MPI or UCX from its start: the kernel may follow it itself */
 	uint32_t ks;		/* its end (sequence number) */
 };
 
@@ -109,17 +110,20 @@ decide(struct framecut *f, struct fconn *c, int e)
 	const struct pkt_key *k = &c->key;
 	int af = k->af == AF_INET6 ? 6 : 4;
 	const struct wire_dir *w = &fd->wd;
-	/* an Open MPI direction is seeded as soon as the next header's place is known, even
-	 * with no body ahead (the range is empty): the program follows from there */
-	bool seed = w->proto == WIRE_OMPI && !fd->kset &&
+	/* an Open MPI or UCX direction is seeded as soon as the next header's place is known,
+	 * even with no body ahead (the range is empty): the program follows from there */
+	unsigned follow = w->proto == WIRE_OMPI ? KCUT_FOLLOW_OMPI :
+			  w->proto == WIRE_MPICH ? KCUT_FOLLOW_UCX : 0;
+	bool seed = follow != 0 && !fd->kset &&
 		    (w->st == WS_SKIP || (w->st == WS_HDR && w->hlen == 0));
 
 	if (f->kc == NULL || !fd->started || !fd->td.started)
 		return;
 	if (!fd->kchecked && w->st != WS_DETECT) {
-		/* the kernel begins following at what looks like a handshake: not one */
+		/* the kernel begins following at what looks like a handshake or UCX's magic:
+		 * not one */
 		fd->kchecked = true;
-		fd->kself = w->proto == WIRE_OMPI && w->known;
+		fd->kself = follow != 0 && w->known;
 		if (!fd->kself)
 			kcut_del(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e]);
 	}
@@ -133,7 +137,7 @@ decide(struct framecut *f, struct fconn *c, int e)
 		if (fd->kset && fd->ks == s)
 			return;
 		kcut_set(f->kc, af, k->addr[e], k->addr[!e], k->port[e], k->port[!e], lo, s,
-			 w->proto == WIRE_OMPI);
+			 follow);
 		fd->kset = true;
 		fd->ks = s;
 	} else if ((fd->kset || fd->kself) && (w->st == WS_LOST || w->st == WS_OTHER)) {

@@ -13,6 +13,7 @@
 #include "collect/kcut_map.h"
 #include "collect/kcut_bpf_obj.h"	/* kcut_bpf_o[]: collect/bpf/kcut.bpf.c, built */
 #include "lib/xalloc.h"
+#include "parse/mpich.h"
 #include "parse/ompi.h"
 #include "parse/wire.h"
 
@@ -64,6 +65,110 @@ probe_ompi(struct kcut_conf *cf)
 			}
 }
 
+/* What parse/mpich.c's mpich_record makes of each UCX record kind: for every am_id, the
+ * lengths it accepts (probed up to what fits a header buffer, and at the largest it
+ * believes) and the bytes it reads, the same at every length or the whole record. An id
+ * whose record is longer than its length field says (PUT_REQ: raw data follows) or whose
+ * answers do not fit that shape is not followed. */
+_Static_assert(sizeof MPICH_MAGIC - 1 == sizeof ((struct kcut_ucx *)0)->magic,
+	       "the UCX magic fills kcut_ucx.magic");
+
+#define UCX_EXT_PROBE 100000u	/* a data count the decoder believes */
+
+/* The record with am_id id and length field len, the le64 ext at byte o when o is not 0
+ * and every other byte fill, as mpich_record judges it: true with *total and *keep when
+ * it is accepted. */
+static bool
+ucx_try(unsigned id, uint32_t len, unsigned o, uint64_t ext, uint8_t fill, uint64_t *total,
+	uint64_t *keep)
+{
+	uint8_t h[WIRE_HDR_MAX];
+
+	memset(h, fill, sizeof h);
+	h[0] = (uint8_t)id;
+	h[1] = (uint8_t)len, h[2] = (uint8_t)(len >> 8);
+	h[3] = (uint8_t)(len >> 16), h[4] = (uint8_t)(len >> 24);
+	for (unsigned i = 0; o != 0 && i < 8; i++)
+		h[o + i] = (uint8_t)(ext >> (8 * i));
+	return mpich_record(h, sizeof h, total, keep) == 0;
+}
+
+/* An id whose records run past their length field (a PUT_REQ: data follows): where in its
+ * header (of length len) the le64 count of those bytes is, if it is one the program can
+ * read and it adds exactly that; 0 otherwise. */
+static unsigned
+ucx_ext_off(unsigned id, uint32_t len)
+{
+	const uint64_t ext = UCX_EXT_PROBE;
+
+	for (unsigned o = KCUT_UCX_HDR; o + 8 <= KCUT_HDR_READ; o++) {
+		uint64_t total, keep, t2, k2;
+
+		if (ucx_try(id, len, o, ext, 0, &total, &keep) &&
+		    total == KCUT_UCX_HDR + (uint64_t)len + ext && keep >= o + 8 &&
+		    ucx_try(id, len, o, ext + 1, 0, &t2, &k2) && t2 == total + 1 && k2 == keep)
+			return o;
+	}
+	return 0;
+}
+
+static void
+probe_ucx(struct kcut_ucx *u)
+{
+	enum { SMALL = WIRE_HDR_MAX - KCUT_UCX_HDR, NBIG = 3 };	/* lengths probed */
+	const uint32_t big[NBIG] = { 1u << 16, MPICH_AM_MAX, MPICH_AM_MAX + 1 };
+
+	memcpy(u->magic, MPICH_MAGIC, sizeof u->magic);
+	u->ext_max = 1u << 30;	/* the program's totals are 32-bit */
+	for (unsigned id = 0; id < 256; id++) {
+		uint32_t lmin = 0, lmax = 0, k = 0;
+		uint64_t total, keep;
+		bool any = false, ok = true, gap = false;
+		unsigned o = 0;
+		uint64_t ext = 0;	/* the data count probed with, when o is not 0 */
+
+		/* the accepted lengths: one run, from the largest the bytes read */
+		for (unsigned i = 0; i < SMALL + NBIG && ok; i++) {
+			uint32_t len = i < SMALL ? i : big[i - SMALL];
+
+			if (!ucx_try(id, len, o, ext, 0, &total, &keep)) {
+				gap = any;
+				continue;
+			}
+			if (!any && (o = ucx_ext_off(id, len)) != 0) {
+				ext = UCX_EXT_PROBE;	/* the bytes read told apart from data */
+				if (!ucx_try(id, len, o, ext, 0, &total, &keep))
+					break;
+			}
+			ok = !gap && total == KCUT_UCX_HDR + (uint64_t)len + ext &&
+			     keep >= KCUT_UCX_HDR && keep < KCUT_KEEP_ALL;
+			if (!any)
+				lmin = len;
+			lmax = len;
+			k = keep == total ? KCUT_KEEP_ALL : (uint32_t)keep;
+			any = true;
+		}
+		/* the same bytes read at every accepted length, and the length not taken from
+		 * any other header byte */
+		for (unsigned i = 0; i < 2 * (SMALL + NBIG) && ok && any; i++) {
+			unsigned j = i % (SMALL + NBIG);
+			uint32_t len = j < SMALL ? j : big[j - SMALL];
+
+			if (ucx_try(id, len, o, ext, i < SMALL + NBIG ? 0 : 0x5a, &total, &keep))
+				ok = total == KCUT_UCX_HDR + (uint64_t)len + ext &&
+				     keep == (k == KCUT_KEEP_ALL || total < k ? total : k);
+		}
+		if (ok && any && o != 0)
+			ok = ucx_try(id, lmax, o, u->ext_max, 0, &total, &keep);
+		if (!ok || !any)
+			continue;
+		u->keep[id] = (unsigned char)k;
+		u->len_min[id] = lmin;
+		u->len_max[id] = lmax;
+		u->ext_off[id] = (unsigned char)o;
+	}
+}
+
 static int
 quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -113,6 +218,7 @@ kcut_open(struct kcut **out, unsigned l3_off, bool tcp_only, const uint16_t *dro
 	for (size_t i = 0; i < nports; i++)
 		conf.drop_port[i] = drop_ports[i];
 	probe_ompi(&conf);
+	probe_ucx(&conf.ucx);
 	if (bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0) {
 		rc = err_sys(e, E_IO, "cannot configure the eBPF program");
 		goto fail;
@@ -160,7 +266,7 @@ make_key(struct kcut_key *key, int af, const uint8_t *src, const uint8_t *dst, u
 
 void
 kcut_set(struct kcut *k, int af, const uint8_t *src, const uint8_t *dst, uint16_t sport,
-	 uint16_t dport, uint32_t lo, uint32_t s, bool follow)
+	 uint16_t dport, uint32_t lo, uint32_t s, unsigned follow)
 {
 	struct kcut_key key;
 	struct kcut_val v = { lo | (unsigned long long)s << 32, follow, 0, 0 }, cur;

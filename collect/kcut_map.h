@@ -26,15 +26,35 @@ struct kcut_key {
  * first lo - s bytes are in part and the program completes it from the segment at lo. */
 struct kcut_val {
 	unsigned long long lo_s;
-	unsigned int follow;	/* Open MPI TCP BTL framing: the program reads the frame header
-				 * at s itself and moves the range to the next frame's body;
-				 * KCUT_FOLLOW_HS: the program placed s itself after a handshake */
+	unsigned int follow;	/* KCUT_FOLLOW_OMPI (Open MPI TCP BTL frames) or KCUT_FOLLOW_UCX
+				 * (UCX TCP records): the program reads the header at s itself
+				 * and moves the range to the next body; with KCUT_FOLLOW_HS it
+				 * placed s itself at the direction's start; 0: a range only */
 	unsigned int keep_to;	/* KCUT_FOLLOW_HS: payload before this sequence number is the
 				 * direction's first bytes, always copied */
 	unsigned long long part;	/* a cut header's first bytes, byte i in bits 8i..8i+7 */
 };
+#define KCUT_FOLLOW_OMPI 1
 #define KCUT_FOLLOW_HS 2
+#define KCUT_FOLLOW_UCX 4
 #define KCUT_PART_MAX 8	/* header bytes held across segments (the tag at byte 8 comes next) */
+
+/* UCX TCP records ([u8 am_id][u32 len le][len bytes]) as parse/mpich.c's mpich_record
+ * judges them, probed by collect/kcut.c; a direction that starts with the magic is
+ * followed from the byte after the magic. */
+struct kcut_ucx {
+	unsigned char magic[8];		/* the initiator's first bytes; all 0: not followed */
+	unsigned int len_min[256];	/* smallest len believed, by am_id */
+	unsigned int len_max[256];	/* largest len believed, by am_id */
+	unsigned char keep[256];	/* record bytes parse reads, by am_id; 0: not followed;
+					 * KCUT_KEEP_ALL: the whole record */
+	unsigned char ext_off[256];	/* by am_id: 0, or the record offset of a le64 count of
+					 * bytes that follow it beyond len (a PUT_REQ's data) */
+	unsigned int ext_max;		/* largest such count followed */
+};
+#define KCUT_UCX_HDR 5	/* bytes that tell a record's length */
+#define KCUT_HDR_READ 24	/* header bytes the program reads at once (ext_off + 8 at most) */
+#define KCUT_KEEP_ALL 0xff
 
 /* What the program does besides cutting: the capture filter it stands in for. */
 struct kcut_conf {
@@ -50,6 +70,7 @@ struct kcut_conf {
 	unsigned int base[4][8];	/* frame bytes besides the size field, by type, count */
 	unsigned char keep[4][8][256];	/* header bytes parse reads, by type, count, tag; 0: not
 					 * followed; KCUT_KEEP_TAG8: byte 8 must repeat the tag */
+	struct kcut_ucx ucx;
 };
 #define KCUT_KEEP_TAG8 0x80
 

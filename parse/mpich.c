@@ -129,7 +129,7 @@ record_ok(const uint8_t *p, size_t n)
 int
 ucx_detect(const uint8_t *p, size_t n, int dir)
 {
-	static const uint8_t magic[MAGIC_LEN] = { 0x78, 0x56, 0x34, 0x12, 0xbe, 0xba, 0xfe, 0xca };
+	static const char magic[] = MPICH_MAGIC;
 	size_t k = n < MAGIC_LEN ? n : MAGIC_LEN;
 
 	if (k > 0 && memcmp(p, magic, k) == 0)

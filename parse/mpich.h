@@ -19,6 +19,7 @@
 #include "parse/msg.h"
 
 #define MPICH_MAGIC_LEN 8	/* the initiator's UCT magic, first on its stream */
+#define MPICH_MAGIC "\x78\x56\x34\x12\xbe\xba\xfe\xca"	/* 0xCAFEBABE12345678 le */
 #define MPICH_AM_MAX (16u << 20)	/* largest UCT active message length believed, bytes */
 #define MPICH_MSG_MAX (UINT64_C(1) << 40)	/* largest message / PUT length believed */
 #define MPICH_SCAN_MAX (UINT64_C(16) << 20)	/* bytes searched for a record before giving up */

@@ -1,8 +1,10 @@
 /* kcut.bpf: socket filter on libpcap's packet socket that copies only the link, IP and TCP
  * headers of a segment whose payload user space (collect/framecut) has declared frame body
- * nobody reads; everything else is copied whole. It also stands in for the capture
- * filter it replaces (see struct kcut_conf). On a packet socket the value returned is the
- * number of bytes copied (0 drops the packet). Built with clang -target bpf. */
+ * nobody reads, or that the program found to be body itself by following Open MPI's TCP
+ * BTL frames or UCX's TCP records; everything else is copied whole. It also stands in for
+ * the capture filter it replaces (see struct kcut_conf). On a packet socket the value
+ * returned is the number of bytes copied (0 drops the packet). Built with clang -target
+ * bpf. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -68,6 +70,46 @@ judge(const struct kcut_conf *cf, const __u8 *h, int h9, __u32 *total, __u32 *ke
 	return *total < k ? -1 : 1;
 }
 
+/* Judge the UCX TCP record header whose first have bytes are h ([u8 am_id][u32 len le],
+ * for a PUT_REQ also the count of data bytes after the record) as parse/mpich.c's
+ * mpich_record does through the probed tables. Returns 1 with the record's length and the
+ * bytes parse reads, 0 when more bytes are needed, -1 when it is not followed. */
+static __always_inline int
+judge_ucx(const struct kcut_ucx *u, const __u8 *h, __u32 have, __u32 *total, __u32 *keep)
+{
+	__u32 id = h[0], k = u->keep[h[0]], o = u->ext_off[h[0]], len;
+	__u64 ext = 0;
+
+	len = h[1] | (__u32)h[2] << 8 | (__u32)h[3] << 16 | (__u32)h[4] << 24;
+	if (k == 0 || len < u->len_min[id] || len > u->len_max[id])
+		return -1;
+	if (o != 0) {
+		if (o + 8 > KCUT_HDR_READ)
+			return -1;
+		if (have < o + 8)
+			return 0;
+		for (__u32 j = 0; j < KCUT_HDR_READ; j++)
+			if (j >= o && j < o + 8)
+				ext |= (__u64)h[j] << (8 * ((j - o) & 7));
+		if (ext > u->ext_max)
+			return -1;
+	}
+	*total = KCUT_UCX_HDR + len + (__u32)ext;
+	*keep = k == KCUT_KEEP_ALL ? *total : k;
+	return *total < *keep ? -1 : 1;
+}
+
+/* Judge the header whose first have bytes are h, of the framing ucx says: as judge and
+ * judge_ucx, and 0 when more bytes are needed. */
+static __always_inline int
+judge_any(const struct kcut_conf *cf, __u32 ucx, const __u8 *h, __u32 have, __u32 *total,
+	  __u32 *keep)
+{
+	if (ucx)
+		return have < KCUT_UCX_HDR ? 0 : judge_ucx(&cf->ucx, h, have, total, keep);
+	return have < 8 ? 0 : judge(cf, h, have >= 9, total, keep);
+}
+
 static __always_inline void
 set_range(struct kcut_val *v, __u32 lo, __u32 s)
 {
@@ -81,10 +123,10 @@ prefix_in(struct kcut_val *v, __u32 seq, __u32 plen)
 {
 	__u32 f = v->keep_to - seq;
 
-	if (v->follow != KCUT_FOLLOW_HS)
+	if (!(v->follow & KCUT_FOLLOW_HS))
 		return 0;
 	if (f >= 0x80000000u) {
-		v->follow = 1;	/* past it: no compare that wraps 2 GB later */
+		v->follow &= ~(__u32)KCUT_FOLLOW_HS;	/* past it: no compare that wraps later */
 		return 0;
 	}
 	return f < plen ? f : plen;
@@ -139,21 +181,27 @@ to_body(struct kcut_val *v, __u32 hdr, __u32 seq, __u32 plen, __u32 hs, __u32 to
 }
 
 /* The segment (payload at hdr, plen bytes, from sequence number seq) holds the next frame
- * header at payload offset pos: read it and the frames after it in this segment and move
- * the range to the body of the frame whose end lies past the segment. The segment is
- * copied up to the end of that frame's header (what follows is its body); a header cut by
- * the segment's end is held for the next segment (the segment copied whole); one not
- * judged has it copied whole and stops following until user space hands in a new range. */
+ * (or UCX record) header at payload offset pos: read it and the frames after it in this
+ * segment and move the range to the body of the frame whose end lies past the segment.
+ * The segment is copied up to the end of that frame's header (what follows is its body); a
+ * header cut by the segment's end is held for the next segment (the segment copied whole);
+ * one not judged has it copied whole and stops following until user space hands in a new
+ * range. */
 static __always_inline __u32
 follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hdr, __u32 seq,
        __u32 plen, __u32 pos, __u32 len)
 {
+	__u32 ucx = v->follow & KCUT_FOLLOW_UCX;
+
 	for (int i = 0; i < KCUT_FOLLOW_MAX; i++) {
-		__u8 h[9];
+		__u8 h[KCUT_HDR_READ];
 		__u32 total, keep, avail = plen - pos;
 		int r;
 
-		if (avail >= 9) {
+		if (avail >= KCUT_HDR_READ) {
+			if (bpf_skb_load_bytes(skb, hdr + pos, h, KCUT_HDR_READ) < 0)
+				break;
+		} else if (avail >= 9) {
 			if (bpf_skb_load_bytes(skb, hdr + pos, h, 9) < 0)
 				break;
 		} else {
@@ -161,11 +209,12 @@ follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hd
 				if (j < avail && bpf_skb_load_bytes(skb, hdr + pos + j, &h[j], 1) < 0)
 					goto stop;
 		}
-		r = avail < 8 ? 0 : judge(cf, h, avail >= 9, &total, &keep);
-		if (r == 0)
+		r = judge_any(cf, ucx, h, avail >= KCUT_HDR_READ ? KCUT_HDR_READ :
+					   avail >= 9 ? 9 : avail, &total, &keep);
+		if (r == 0 && avail <= KCUT_PART_MAX)
 			return hold(v, h, avail, seq + pos, seq + plen, len);
-		if (r < 0)
-			break;
+		if (r <= 0)
+			break;	/* not judged, or more header cut than the map value holds */
 		count(KCUT_C_FOLLOWED, 1);
 		if (pos + total >= plen)
 			return to_body(v, hdr, seq, plen, seq + pos, total, keep, len);
@@ -184,13 +233,13 @@ complete(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 
 	 __u32 seq, __u32 plen, __u32 s, __u32 n, __u32 len)
 {
 	__u64 part = v->part;
-	__u8 h[9];
+	__u8 h[KCUT_HDR_READ];
 	__u32 total, keep, have = n;
 	int r;
 
 	if (seq != s + n)
 		goto stop;	/* not the next segment: out of order, or a retransmission */
-	for (int i = 0; i < 9; i++) {
+	for (int i = 0; i < KCUT_HDR_READ; i++) {
 		if (i < n) {
 			h[i] = (__u8)(part >> (8 * (i & 7)));
 		} else if (i - n < plen) {
@@ -199,7 +248,7 @@ complete(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 
 			have = i + 1;
 		}
 	}
-	r = have < 8 ? 0 : judge(cf, h, have >= 9, &total, &keep);
+	r = judge_any(cf, v->follow & KCUT_FOLLOW_UCX, h, have, &total, &keep);
 	if (r == 0 && have <= KCUT_PART_MAX)
 		return hold(v, h, have, s, seq + plen, len);	/* a tiny segment */
 	if (r <= 0)
@@ -215,29 +264,56 @@ stop:
 	return len;
 }
 
-/* A direction not known yet whose segment (payload at hdr, plen bytes from sequence number
- * seq) is Open MPI's TCP BTL handshake, alone as Open MPI sends it: the frames start right
- * after it, so the program follows them from there by itself, copying the direction's
- * first bytes whole (the capture thread takes the entry back if the stream did not start
- * so). The handshake segment itself is copied whole. */
-static __always_inline void
-handshake(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_key *k, __u32 hdr,
-	  __u32 seq, __u32 plen)
+/* Start following a direction not known yet at sequence number s with the framing how
+ * (KCUT_FOLLOW_OMPI or KCUT_FOLLOW_UCX), copying its payload before seq + cf->prefix whole
+ * (seq: its first byte; the capture thread takes the entry back if the stream did not
+ * start so). Returns the entry, or 0 when the map already had one or is full. */
+static __always_inline struct kcut_val *
+seed(struct kcut_conf *cf, struct kcut_key *k, __u32 seq, __u32 s, __u32 how)
 {
-	__u8 m[12];
 	struct kcut_val nv;
 
+	__builtin_memset(&nv, 0, sizeof nv);
+	nv.lo_s = (__u64)s | (__u64)s << 32;
+	nv.follow = how | KCUT_FOLLOW_HS;
+	nv.keep_to = seq + cf->prefix;
+	if (bpf_map_update_elem(&kcut_dirs, k, &nv, BPF_NOEXIST) != 0)
+		return 0;
+	count(KCUT_C_SEEDED, 1);
+	return bpf_map_lookup_elem(&kcut_dirs, k);
+}
+
+/* A segment (payload at hdr, plen bytes from sequence number seq, len bytes in all) of a
+ * direction not known yet. Open MPI's TCP BTL handshake, alone as Open MPI sends it: the
+ * frames start right after it, with the next segment. UCX's magic, first on the
+ * initiator's stream: records follow it, in this segment already. Either way the program
+ * follows the direction from there by itself. Returns the bytes to copy (whole, but for
+ * body past the direction's first bytes). */
+static __always_inline __u32
+handshake(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_key *k, __u32 hdr,
+	  __u32 seq, __u32 plen, __u32 len)
+{
+	__u8 m[12];
+	struct kcut_val *v;
+
+	if (cf->ucx.magic[0] != 0 && plen >= sizeof cf->ucx.magic &&
+	    bpf_skb_load_bytes(skb, hdr, m, 8) == 0) {
+		for (int i = 0; i < 8; i++)
+			if (m[i] != cf->ucx.magic[i])
+				goto ompi;
+		v = seed(cf, k, seq, seq + 8, KCUT_FOLLOW_UCX);
+		if (v == 0 || plen == 8)
+			return len;
+		return follow(skb, cf, v, hdr, seq, plen, 8, len);
+	}
+ompi:
 	if (cf->hs_len == 0 || plen != cf->hs_len || bpf_skb_load_bytes(skb, hdr + 8, m, 12) < 0)
-		return;
+		return len;
 	for (int i = 0; i < 12; i++)
 		if (m[i] != cf->hs_magic[i])
-			return;
-	__builtin_memset(&nv, 0, sizeof nv);
-	nv.lo_s = (__u64)(seq + cf->hs_len) | (__u64)(seq + cf->hs_len) << 32;
-	nv.follow = KCUT_FOLLOW_HS;
-	nv.keep_to = seq + cf->prefix;
-	if (bpf_map_update_elem(&kcut_dirs, k, &nv, BPF_NOEXIST) == 0)
-		count(KCUT_C_SEEDED, 1);
+			return len;
+	(void)seed(cf, k, seq, seq + cf->hs_len, KCUT_FOLLOW_OMPI);
+	return len;
 }
 
 SEC("socket")
@@ -319,10 +395,8 @@ kcut(struct __sk_buff *skb)
 		return len;
 	seq = bpf_ntohl(seq_be);
 	v = bpf_map_lookup_elem(&kcut_dirs, &k);
-	if (v == 0) {
-		handshake(skb, cf, &k, hdr, seq, plen);
-		return len;
-	}
+	if (v == 0)
+		return handshake(skb, cf, &k, hdr, seq, plen, len);
 	lo_s = *(volatile __u64 *)&v->lo_s;
 	lo = (__u32)lo_s;
 	s = (__u32)(lo_s >> 32);

@@ -92,8 +92,8 @@ compare() {
 			echo "note: $name: $(basename "$m" .tsv): kernel cut yes: $(meta "$m" kernel_cut_packets) packets, $(meta "$m" kernel_cut_bytes) bytes left out in the kernel, $(meta "$m" kernel_cut_ranges) ranges, $(meta "$m" kernel_cut_followed) frames followed in the kernel, $(meta "$m" kernel_cut_handshakes) from a handshake"
 			check "$name/kernel-cut-$(basename "$m" .tsv)" "[ '$(meta "$m" kernel_cut_mismatch)' = 0 ] && [ '$(meta "$m" kernel_cut_seen)' = '$(meta "$m" kernel_cut_packets)' ]" \
 				"mismatch $(meta "$m" kernel_cut_mismatch), seen $(meta "$m" kernel_cut_seen) of $(meta "$m" kernel_cut_packets) cut"
-			# Open MPI connections start while the capture runs: the filter follows them
-			# from their handshake, whatever the capture thread's delay
+			# MPI connections start while the capture runs: the filter follows them from
+			# Open MPI's handshake or UCX's magic, whatever the capture thread's delay
 			[ "${4:-}" = kcut ] && check "$name/kernel-left-out-$(basename "$m" .tsv)" \
 				"[ '$(meta "$m" kernel_cut_handshakes)' -gt 0 ] && [ '$(meta "$m" kernel_cut_bytes)' -gt 0 ]" \
 				"$(meta "$m" kernel_cut_handshakes) handshakes, $(meta "$m" kernel_cut_bytes) bytes left out"
@@ -126,19 +126,26 @@ tcpd_stop
 compare ompi-ring-3000 "$R" 100 kcut
 
 # MPICH (UCX over TCP): bounded, since MPICH 4.0.2 over UCX 1.13 may hang in MPI_Finalize
-# on the testbed (docs/testbed.md); a hung job's run is still complete once the work was done
+# on the testbed (docs/testbed.md); a hung job's run is still complete once the work was done,
+# and a job that hung before it is run again (twice at most). The filter follows UCX's
+# records from the initiator's magic, so the kernel leaves bodies out here too.
 if [ -x "$WL/mpich/ring" ] && command -v mpiexec.mpich >/dev/null; then
 	R=$T/mpich
-	tcpd_start
-	timeout -k 5 45 "$CONTEND" testbed --instance "$INST" mpirun --mpich -np 3 -- \
-		"$CONTEND" collect -q -o "$R" -- "$WL/mpich/ring" -i 20 -c 1 -m 200k -q >"$T/mpich.out" 2>&1
-	rc=$?
-	tcpd_stop
+	for try in 1 2 3; do
+		rm -rf "$R"
+		tcpd_start
+		timeout -k 5 45 "$CONTEND" testbed --instance "$INST" mpirun --mpich -np 3 -- \
+			"$CONTEND" collect -q -o "$R" -- "$WL/mpich/ring" -i 20 -c 1 -m 200k -q >"$T/mpich.out" 2>&1
+		rc=$?
+		tcpd_stop
+		{ [ $rc -eq 0 ] || grep -q '^wall_s' "$T/mpich.out"; } && break
+		echo "note: the MPICH job failed before its work was done (exit $rc, try $try)"
+	done
 	if [ $rc -ne 0 ] && ! grep -q '^wall_s' "$T/mpich.out"; then
 		echo "SKIP e2e/$E2E_NAME/mpich: skipped: the MPICH job failed before its work was done (exit $rc)"
 	else
 		[ $rc -ne 0 ] && echo "note: the MPICH job hung after its work (exit $rc); its run is checked"
-		compare mpich-ring "$R" 10
+		compare mpich-ring "$R" 10 kcut
 	fi
 else
 	echo "SKIP e2e/$E2E_NAME/mpich: skipped: no MPICH workloads"

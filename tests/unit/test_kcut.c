@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "collect/kcut_map.h"
 
 static struct kcut *K;	/* l3_off 0: the test run removes the Ethernet header */
 
@@ -186,41 +187,60 @@ stream_init(void)
 	}
 }
 
-/* What the program copies (from the IP header) of the stream's segment [seq, seq + n). */
+/* What the program copies (from the IP header) of the segment [seq, seq + n) of the
+ * stream st whose byte 0 has sequence number base. */
 static uint32_t
-copy_seg(uint16_t sport, uint32_t seq, size_t n)
+copy_from(const uint8_t *st, uint32_t base, uint16_t sport, uint32_t seq, size_t n)
 {
 	static uint8_t f[14 + 40 + 1448];
 	size_t len = frame4(f, 6, A, B, sport, 6000, seq, 0, n);
 	uint32_t c = 12345;
 	struct err e;
 
-	memcpy(f + 54, Stream + seq - BASE, n);
+	memcpy(f + 54, st + seq - base, n);
 	CHECK(kcut_run(K, f, len, &c, &e) == 0);
 	return c;
 }
 
-/* A header cut by a segment's end after k bytes, for every k inside the 22 bytes parse
- * reads: the next segment is copied up to the header's end and following goes on. */
-TEST(header_split_every_offset)
+static uint32_t
+copy_seg(uint16_t sport, uint32_t seq, size_t n)
+{
+	return copy_from(Stream, BASE, sport, seq, n);
+}
+
+/* A header at h1 (the next at h2, keep bytes of each read by parse) of stream st (byte 0
+ * at base) cut by a segment's end after k bytes, for every k inside the keep bytes, on
+ * ports from port0 on: the next segment is copied up to the header's end and following
+ * (follow) goes on. */
+static void
+split_every_offset(const uint8_t *st, uint32_t base, uint16_t port0, unsigned follow,
+		   uint32_t h1, uint32_t h2, uint32_t keep)
 {
 	struct kcut_counters kc0, kc;
 
 	kcut_counters(K, &kc0);
-	for (uint32_t k = 1; k < 22; k++) {
-		uint16_t port = (uint16_t)(5100 + k);
+	for (uint32_t k = 1; k < keep; k++) {
+		uint16_t port = (uint16_t)(port0 + k);
 
-		kcut_set(K, 4, A, B, port, 6000, HDR1, HDR1, true);	/* the header at HDR1 */
-		CHECK(copy_seg(port, HDR1 + k - 1448, 1448) == 40 + 1448);	/* k bytes of it */
-		CHECK(copy_seg(port, HDR1 + k, 1448) == 40 + 22 - k);	/* the rest, then body */
-		CHECK(copy_seg(port, HDR1 + k + 1448, 1448) == 40);		/* body */
-		CHECK(copy_seg(port, HDR2 - 100, 1448) == 40 + 100 + 22);	/* followed on */
+		uint32_t n1 = h1 + k - base < 1448 ? h1 + k - base : 1448;	/* from the start */
+
+		kcut_set(K, 4, A, B, port, 6000, h1, h1, follow);	/* the header at h1 */
+		CHECK(copy_from(st, base, port, h1 + k - n1, n1) == 40 + n1);	/* k bytes of it */
+		CHECK(copy_from(st, base, port, h1 + k, 1448) == 40 + keep - k);	/* the rest */
+		CHECK(copy_from(st, base, port, h1 + k + 1448, 1448) == 40);		/* body */
+		CHECK(copy_from(st, base, port, h2 - 100, 1448) == 40 + 100 + keep);	/* on */
 		kcut_del(K, 4, A, B, port, 6000);
 	}
 	kcut_counters(K, &kc);
-	CHECK(kc.followed - kc0.followed == 2 * 21);
+	CHECK(kc.followed - kc0.followed == 2 * (keep - 1));
 	CHECK(kc.stopped == kc0.stopped);
-	CHECK(kc.packets - kc0.packets == 3 * 21);
+	CHECK(kc.packets - kc0.packets == 3 * (keep - 1));
+}
+
+/* An Open MPI frame header split at every offset of the 22 bytes parse reads. */
+TEST(header_split_every_offset)
+{
+	split_every_offset(Stream, BASE, 5100, KCUT_FOLLOW_OMPI, HDR1, HDR2, 22);
 }
 
 /* The segment after a cut header arrives late or in pieces: following stops safely (the
@@ -301,6 +321,121 @@ TEST(follows_from_handshake)
 	CHECK(copy4(6, 5301, 6000, seq + 24 + 2896, 0, 1448) == 40 + 1448);
 }
 
+/* A UCX TCP stream (the initiator's, MPICH over UCX): the 8-byte magic at USEQ, a
+ * connection request record (am 32, 20 bytes, read whole), two EAGER_ONLY records (am 2:
+ * 5 + 8 header bytes parse reads, then UBODY bytes of body) at UR1 and UR2, a PUT_REQ
+ * (am 33: 25 bytes read, UPUT bytes of data after it) at UR3, then a record with an am_id
+ * parse does not know at UR4. */
+#define USEQ 50000u
+#define UBODY 20000u
+#define UPUT 30000u
+#define UR1 (USEQ + 8 + 25)
+#define UR2 (UR1 + 13 + UBODY)
+#define UR3 (UR2 + 13 + UBODY)
+#define UR4 (UR3 + 25 + UPUT)
+static uint8_t Ustream[UR4 + 4096 - USEQ];
+
+static void
+urec(uint32_t at, uint8_t id, uint32_t len)
+{
+	uint8_t *h = Ustream + at - USEQ;
+
+	h[0] = id;
+	h[1] = (uint8_t)len, h[2] = (uint8_t)(len >> 8);
+	h[3] = (uint8_t)(len >> 16), h[4] = (uint8_t)(len >> 24);
+}
+
+static void
+ustream_init(void)
+{
+	static const uint8_t magic[8] = { 0x78, 0x56, 0x34, 0x12, 0xbe, 0xba, 0xfe, 0xca };
+
+	for (size_t i = 0; i < sizeof Ustream; i++)
+		Ustream[i] = (uint8_t)(i * 13);
+	memcpy(Ustream, magic, sizeof magic);
+	urec(USEQ + 8, 32, 20);
+	urec(UR1, 2, 8 + UBODY);
+	urec(UR2, 2, 8 + UBODY);
+	urec(UR3, 33, 20);
+	for (int i = 0; i < 8; i++)
+		Ustream[UR3 + 13 + i - USEQ] = (uint8_t)((uint64_t)UPUT >> (8 * i));
+	urec(UR4, 200, 8 + UBODY);
+}
+
+static uint32_t
+copy_useg(uint16_t sport, uint32_t seq, size_t n)
+{
+	return copy_from(Ustream, USEQ, sport, seq, n);
+}
+
+/* A direction the program does not know begins with UCX's magic: it follows the records
+ * after it by itself, from the same segment, copying the first 256 bytes whole; an am_id
+ * parse does not know stops it. */
+TEST(ucx_follows_from_magic)
+{
+	struct kcut_counters kc0, kc;
+	uint16_t port = 5400;
+
+	kcut_counters(K, &kc0);
+	Ustream[3] ^= 1;	/* not the magic: nothing followed */
+	CHECK(copy_useg(port + 1, USEQ, 1448) == 40 + 1448);
+	CHECK(copy_useg(port + 1, USEQ + 1448, 1448) == 40 + 1448);
+	Ustream[3] ^= 1;
+	CHECK(copy_useg(port, USEQ, 1448) == 40 + 256);	/* magic, request, UR1's header */
+	CHECK(copy_useg(port, USEQ + 1448, 1448) == 40);	/* UR1's body */
+	CHECK(copy_useg(port, UR2 - 100, 1448) == 40 + 100 + 13);	/* UR2's header */
+	CHECK(copy_useg(port, UR2 - 100 + 1448, 1448) == 40);
+	CHECK(copy_useg(port, UR3 - 60, 1448) == 40 + 60 + 25);	/* the PUT_REQ */
+	CHECK(copy_useg(port, UR3 + 25 + UPUT - 1448, 1448) == 40);	/* its data's end */
+	CHECK(copy_useg(port, UR4 - 50, 1448) == 40 + 1448);	/* am 200: not followed */
+	CHECK(copy_useg(port, UR4 - 50 + 1448, 1448) == 40 + 1448);
+	kcut_counters(K, &kc);
+	CHECK(kc.handshakes - kc0.handshakes == 1);
+	CHECK(kc.followed - kc0.followed == 4);	/* the request, UR1, UR2, UR3 */
+	CHECK(kc.stopped - kc0.stopped == 1);
+	CHECK(kc.packets - kc0.packets == 6);
+	CHECK(kc.bytes - kc0.bytes ==
+	      (1448 - 256) + 1448 + (1448 - 113) + 1448 + (1448 - 85) + 1448);
+	kcut_del(K, 4, A, B, port, 6000);
+	/* a stream the capture thread hands over at a record header follows the same way */
+	kcut_set(K, 4, A, B, port, 6000, UR1, UR1, KCUT_FOLLOW_UCX);
+	CHECK(copy_useg(port, UR1, 1448) == 40 + 13);
+	CHECK(copy_useg(port, UR2 - 100, 1448) == 40 + 113);
+	kcut_del(K, 4, A, B, port, 6000);
+}
+
+/* A UCX record header cut by a segment's end after k bytes, for every k inside the 13
+ * bytes parse reads (the 5 that tell its length among them): the next segment is copied
+ * up to the header's end and following goes on. */
+TEST(ucx_record_split)
+{
+	struct kcut_counters kc0, kc;
+
+	split_every_offset(Ustream, USEQ, 5500, KCUT_FOLLOW_UCX, UR1, UR2, 13);
+	kcut_counters(K, &kc0);
+	/* the header's length split off from its id: an unknown id still stops there */
+	kcut_set(K, 4, A, B, 5600, 6000, UR4, UR4, KCUT_FOLLOW_UCX);
+	CHECK(copy_useg(5600, UR4 + 2 - 1448, 1448) == 40 + 1448);
+	CHECK(copy_useg(5600, UR4 + 2, 1448) == 40 + 1448);
+	CHECK(copy_useg(5600, UR4 + 2 + 1448, 1448) == 40 + 1448);
+	kcut_counters(K, &kc);
+	CHECK(kc.stopped - kc0.stopped == 1);
+	kcut_del(K, 4, A, B, 5600, 6000);
+	/* a PUT_REQ cut in its first 8 bytes is completed from the next segment; one cut past
+	 * them (its data count not in the map value) stops following */
+	kcut_set(K, 4, A, B, 5601, 6000, UR3, UR3, KCUT_FOLLOW_UCX);
+	CHECK(copy_useg(5601, UR3 + 6 - 1448, 1448) == 40 + 1448);
+	CHECK(copy_useg(5601, UR3 + 6, 1448) == 40 + 25 - 6);
+	CHECK(copy_useg(5601, UR3 + 6 + 1448, 1448) == 40);
+	kcut_set(K, 4, A, B, 5602, 6000, UR3, UR3, KCUT_FOLLOW_UCX);
+	CHECK(copy_useg(5602, UR3 + 15 - 1448, 1448) == 40 + 1448);
+	CHECK(copy_useg(5602, UR3 + 15, 1448) == 40 + 1448);
+	kcut_counters(K, &kc);
+	CHECK(kc.stopped - kc0.stopped == 2);
+	kcut_del(K, 4, A, B, 5601, 6000);
+	kcut_del(K, 4, A, B, 5602, 6000);
+}
+
 int
 main(void)
 {
@@ -320,6 +455,9 @@ main(void)
 	RUN(header_split_every_offset);
 	RUN(header_split_out_of_order);
 	RUN(follows_from_handshake);
+	ustream_init();
+	RUN(ucx_follows_from_magic);
+	RUN(ucx_record_split);
 	kcut_free(K);
 	return check_done();
 }
