@@ -1359,6 +1359,51 @@ run_check(const char *run)
 	return rc;
 }
 
+/* collect's defaults: every option not given. */
+static void
+opts_defaults(struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->interval_ns = 20 * NS_PER_MS;
+	o->cap.snaplen = CAPTURE_DEFAULT_SNAPLEN;
+	o->cap.framed = true;	/* docs/collect.md, "What the capture keeps" */
+	o->cap.kernel_cut = true;
+	o->cap.filter = CAPTURE_DEFAULT_FILTER;
+	o->cap.buffer_bytes = CAPTURE_DEFAULT_BUFFER;
+	o->cap.flush_ns = 500 * NS_PER_MS;
+	o->align = true;
+	o->sockets_ns = 250 * NS_PER_MS;
+	o->drain_ns = 200 * NS_PER_MS;
+	o->iface_wait_ns = 2 * NS_PER_S;
+	o->cap.compress_level = GZW_DEFAULT_LEVEL;
+	o->cap.batch_ms = CAPTURE_DEFAULT_BATCH_MS;
+	o->cap.batch = true;	/* docs/collect.md, "Capture mode": cheaper, and loses nothing */
+}
+
+/* What follows from the options given together: the capture's grid, and loopback among
+ * named interfaces with --see-local. */
+static void
+opts_finish(struct opts *o, bool batch_timeout_given)
+{
+	o->cap.align_ns = o->align ? CAPTURE_DEFAULT_ALIGN_NS : 0;
+	if (o->align && !batch_timeout_given)	/* blocks are read on the grid, not when handed
+						 * over: a short timeout costs no wake-up, and the
+						 * capture's tail after the job is shorter */
+		o->cap.batch_ms = CAPTURE_ALIGNED_BATCH_MS;
+	if (o->see_local && o->cap.nifaces > 0) {
+		/* the node-local messages travel through loopback: named interfaces get it too */
+		bool lo = false;
+
+		for (size_t i = 0; i < o->cap.nifaces; i++)
+			lo |= strcmp(o->cap.ifaces[i], "lo") == 0 || strcmp(o->cap.ifaces[i], "any") == 0;
+		if (!lo && o->cap.nifaces >= CAPTURE_MAX_IFACES)
+			die_usage("collect: --see-local needs 'lo' among at most %d --iface options",
+				  CAPTURE_MAX_IFACES);
+		if (!lo)
+			o->cap.ifaces[o->cap.nifaces++] = "lo";
+	}
+}
+
 int
 cmd_collect(int argc, char **argv)
 {
@@ -1394,21 +1439,7 @@ cmd_collect(int argc, char **argv)
 	bool batch_timeout_given = false;
 	int c;
 
-	memset(&o, 0, sizeof o);
-	o.interval_ns = 20000000;
-	o.cap.snaplen = CAPTURE_DEFAULT_SNAPLEN;
-	o.cap.framed = true;	/* docs/collect.md, "What the capture keeps" */
-	o.cap.kernel_cut = true;
-	o.cap.filter = CAPTURE_DEFAULT_FILTER;
-	o.cap.buffer_bytes = CAPTURE_DEFAULT_BUFFER;
-	o.cap.flush_ns = 500000000;
-	o.align = true;
-	o.sockets_ns = 250000000;
-	o.drain_ns = 200000000;
-	o.iface_wait_ns = 2000000000;
-	o.cap.compress_level = GZW_DEFAULT_LEVEL;
-	o.cap.batch_ms = CAPTURE_DEFAULT_BATCH_MS;
-	o.cap.batch = true;	/* docs/collect.md, "Capture mode": cheaper, and loses nothing */
+	opts_defaults(&o);
 	/* "+": stop at the first non-option, the application's name. */
 	while ((c = cli_getopt(argc, argv, "+ho:i:I:s:f:zB:q", longopts, usage_collect)) != -1) {
 		switch (c) {
@@ -1493,22 +1524,6 @@ cmd_collect(int argc, char **argv)
 	if (o.no_capture && o.require_capture)
 		die_usage("collect: --no-capture and --require-capture contradict each other");
 	o.argv = argv + optind;
-	o.cap.align_ns = o.align ? CAPTURE_DEFAULT_ALIGN_NS : 0;
-	if (o.align && !batch_timeout_given)	/* blocks are read on the grid, not when handed
-						 * over: a short timeout costs no wake-up, and the
-						 * capture's tail after the job is shorter */
-		o.cap.batch_ms = CAPTURE_ALIGNED_BATCH_MS;
-	if (o.see_local && o.cap.nifaces > 0) {
-		/* the node-local messages travel through loopback: named interfaces get it too */
-		bool lo = false;
-
-		for (size_t i = 0; i < o.cap.nifaces; i++)
-			lo |= strcmp(o.cap.ifaces[i], "lo") == 0 || strcmp(o.cap.ifaces[i], "any") == 0;
-		if (!lo && o.cap.nifaces >= CAPTURE_MAX_IFACES)
-			die_usage("collect: --see-local needs 'lo' among at most %d --iface options",
-				  CAPTURE_MAX_IFACES);
-		if (!lo)
-			o.cap.ifaces[o.cap.nifaces++] = "lo";
-	}
+	opts_finish(&o, batch_timeout_given);
 	return run_agent(&o);
 }
