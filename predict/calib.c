@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
+
 extern char **environ;
 
 #define OUT_KEEP 2048	/* bytes of a command's output kept (for the probe's line, messages) */
@@ -43,31 +45,22 @@ calib_opts_rates(struct calib_opts *o, int n, double lo_bps, double hi_bps)
 		o->rates_bps[j] = lo_bps * pow(hi_bps / lo_bps, (double)j / (n - 1));
 }
 
-static int64_t
-now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int64_t
 calib_probe(double cpu_ms)
 {
 	static volatile double sink;
 	double x = sink + 1;
-	int64_t t0 = now_ns(CLOCK_MONOTONIC);
-	int64_t until = now_ns(CLOCK_THREAD_CPUTIME_ID) + (int64_t)(cpu_ms * 1e6);
+	int64_t t0 = clock_mono_ns();
+	int64_t until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + (int64_t)(cpu_ms * 1e6);
 
 	/* a fixed amount of CPU time, like paper 000's CPU-bound SOR: competitors stretch its
 	 * wall time */
 	do {
 		for (int k = 0; k < 20000; k++)
 			x = x * 0.999999 + 1e-7;
-	} while (now_ns(CLOCK_THREAD_CPUTIME_ID) < until);
+	} while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until);
 	sink = x;
-	return now_ns(CLOCK_MONOTONIC) - t0;
+	return clock_mono_ns() - t0;
 }
 
 /* Run argv (no shell) to completion, its stdout and stderr into out (NUL-terminated, at most
@@ -256,12 +249,12 @@ measure_pass(struct calib_opts *o, const char *rate, double bw_Bps, struct calib
 				return rc;
 			/* let the transfer reach its rate before the probe */
 			nanosleep(&(struct timespec){ 0, 300000000 }, NULL);
-			s0 = now_ns(CLOCK_MONOTONIC);
+			s0 = clock_mono_ns();
 			if ((uncapped && i == 1 && (rc = tx_bytes(o, &b0, e)) < 0) ||
 			    (rc = probe_median(o, &pt->t_ns, e)) < 0 ||
 			    (uncapped && i == 1 && (rc = tx_bytes(o, &b1, e)) < 0))
 				return rc;
-			s1 = now_ns(CLOCK_MONOTONIC);
+			s1 = clock_mono_ns();
 			if (uncapped && i == 1) {
 				if (!(b1 > b0) || s1 <= s0)
 					return err_set(e, E_IO, "the competitor in '%s' sent nothing on the uncapped link",

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
+
 #define FRONT_VALUE_MAX 125	/* characters of one value on the page */
 
 struct front {
@@ -87,7 +89,7 @@ kv(const struct rep_run *r, const char *key)
 static void
 fmt_time(char *dst, size_t cap, int64_t t_ns)
 {
-	time_t t = (time_t)(t_ns / 1000000000);
+	time_t t = (time_t)(t_ns / NS_PER_S);
 	struct tm tm;
 
 	if (t_ns <= 0 || gmtime_r(&t, &tm) == NULL || strftime(dst, cap, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
