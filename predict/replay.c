@@ -76,12 +76,11 @@ next_send(const struct sends *sd, int64_t t)
 	return i < sd->n ? send_t(sd, i) : INT64_MAX;
 }
 
-/* One send or receive, 16 bytes (2 an event of the 96 a message the trace takes: see
- * docs/memory.md). Everything that depends only on the trace is worked out once here
- * (replay_trace_init), so that a replay is one pass without searches. What the profile
- * holds is not copied: the event's time is its message's t_ns for a send and
- * replay_trace need_ns for a receive, its W is replay_trace wait_ns (per message), its
- * gap replay_trace gap_ns (per event). */
+/* One send or receive, 16 bytes (docs/memory.md, "The replay's trace"). Everything that
+ * depends only on the trace is worked out once here (replay_trace_init), so that a replay
+ * is one pass without searches. What the profile holds is not copied: the event's time is
+ * its message's t_ns for a send and replay_trace need_ns for a receive, its W is
+ * replay_trace wait_ns (per message), its gap replay_trace gap_ns (per event). */
 struct replay_ev {
 	double busy_ns;		/* the rank's busy time before the event (busy_before) */
 	uint32_t msg;		/* index into prof->msgs (REPLAY_MAX_MSGS) */
@@ -872,7 +871,8 @@ _Static_assert(sizeof(struct tkey) == sizeof(struct replay_ev), "the events' arr
 
 /* Memory: the trace keeps 16 bytes an event (replay_ev) and 16 a message (need_ns,
  * wait_ns), 8 more an event for REPLAY_MEASURED (gap_ns), 12 a busy phase; while it is
- * made, at most 20 bytes a message more (si, di, ord, need_ns before wait_ns). The
+ * made, at most 4 bytes a message more (si, di and ord, 12 bytes, are freed before wait_ns
+ * is made). The
  * receives are sorted in the events' array, the upper half the keys and the lower the
  * sort's scratch, and merged from the front with the sends, which are in order already:
  * the merge writes no event past the keys it has yet to read. */
