@@ -24,15 +24,23 @@
 /* One rank's busy phases, sorted, with the busy time before each. */
 struct replay_busy {
 	long n;
-	const struct prof_busy **ph;	/* into prof->busy */
+	const struct prof_busy *all;	/* prof->busy */
+	uint32_t *ph;			/* indices into all, in time order */
 	double *before_ns;		/* busy time of the phases before ph[i] */
-	int64_t *start_ns;		/* ph[i]->t_start_ns, side by side for the searches */
 };
 
-/* One rank's send times, sorted. */
+/* Phase i of b. */
+static inline const struct prof_busy *
+bph(const struct replay_busy *b, long i)
+{
+	return &b->all[b->ph[i]];
+}
+
+/* One rank's sends in departure order, as indices into prof->msgs. */
 struct sends {
 	long n;
-	int64_t *t_ns;
+	const struct prof_msg *m;	/* prof->msgs */
+	uint32_t *k;			/* into one array for every rank (replay_trace_init) */
 };
 
 /* The index of the rank's first send at or after t (sd->n when none). */
@@ -44,12 +52,19 @@ send_index(const struct sends *sd, int64_t t)
 	while (lo < hi) {
 		long mid = lo + (hi - lo) / 2;
 
-		if (sd->t_ns[mid] < t)
+		if (sd->m[sd->k[mid]].t_ns < t)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The time of the rank's i-th send. */
+static int64_t
+send_t(const struct sends *sd, long i)
+{
+	return sd->m[sd->k[i]].t_ns;
 }
 
 /* The rank's first send at or after t, or INT64_MAX. */
@@ -58,39 +73,45 @@ next_send(const struct sends *sd, int64_t t)
 {
 	long i = send_index(sd, t);
 
-	return i < sd->n ? sd->t_ns[i] : INT64_MAX;
+	return i < sd->n ? send_t(sd, i) : INT64_MAX;
 }
 
-/* One send or receive. Everything that depends only on the trace is worked out once here
- * (replay_trace_init), so that a replay is one pass without searches. */
+/* One send or receive, 16 bytes (docs/memory.md, "The replay's trace"). Everything that
+ * depends only on the trace is worked out once here (replay_trace_init), so that a replay
+ * is one pass without searches. What the profile holds is not copied: the event's time is
+ * its message's t_ns for a send and replay_trace need_ns for a receive, its W is
+ * replay_trace wait_ns (per message), its gap replay_trace gap_ns (per event). */
 struct replay_ev {
-	int64_t t_ns;		/* the trace's time: departure, or when the receive was needed */
-	double busy_ns;		/* the rank's busy time before t_ns (busy_before) */
-	double wait_ns;		/* recv: W, the idle time the rank spent waiting just before
-				 * (REPLAY_DEDICATED) or every idle stretch since its previous
-				 * event (REPLAY_MEASURED); 0 on a send */
-	double gap_ns;		/* REPLAY_MEASURED: idle time since the rank's previous event that
-				 * is not W (the rank getting to this event), scaled by gap_f; 0 */
-	long msg;		/* index into prof->msgs */
-	int rank;		/* index into prof->ranks */
-	unsigned char recv;	/* 0 send, 1 receive (sends first at equal times) */
-	unsigned char answer;	/* REPLAY_MEASURED recv: came in a busy phase between two sends of
+	double busy_ns;		/* the rank's busy time before the event (busy_before) */
+	uint32_t msg;		/* index into prof->msgs (REPLAY_MAX_MSGS) */
+	uint32_t rank : 29;	/* index into prof->ranks (REPLAY_MAX_RANKS) */
+	uint32_t recv : 1;	/* 0 send, 1 receive (sends first at equal times) */
+	uint32_t answer : 1;	/* REPLAY_MEASURED recv: came in a busy phase between two sends of
 				 * the rank within REPLAY_GRAIN_NS of it: it was waited for */
-	unsigned char woke;	/* recv: the message found the rank waiting for it (needed on
+	uint32_t woke : 1;	/* recv: the message found the rank waiting for it (needed on
 				 * arrival): where a negative wake_ns applies */
 };
+_Static_assert(sizeof(struct replay_ev) == 16, "an event is 16 bytes");
+_Static_assert(PROF_MAX_MSGS <= REPLAY_MAX_MSGS && PROF_MAX_BUSY <= REPLAY_MAX_BUSY &&
+	       PROF_MAX_RANKS <= REPLAY_MAX_RANKS, "every loaded profile fits the trace");
 
-/* An event's place in the sort: its index (a send's is its message's, a receive's nmsgs
- * more) in the high bits, so that places order as indices do, then its rank and its
- * answer (1) and woke (2) bits, so that the events are made from the keys alone. */
-#define EV_PLACE_SHIFT 32
-#define EV_RANK_MASK ((INT64_C(1) << 30) - 1)
-_Static_assert(2 * PROF_MAX_MSGS < (INT64_C(1) << 31) && PROF_MAX_RANKS <= EV_RANK_MASK, "event places fit");
+/* A receive's place in the sort of the receives: its message's index in the high bits, so
+ * that places order as messages do, then its answer (1) and woke (2) bits. */
+#define RECV_PLACE_SHIFT 2
 
-static int64_t
-ev_place(long j, int rank, int flags)
+int
+replay_fits(const struct prof *p, struct err *e)
 {
-	return (int64_t)((uint64_t)j << EV_PLACE_SHIFT | (uint64_t)rank << 2 | (uint64_t)flags);
+	if (p->nmsgs > REPLAY_MAX_MSGS)
+		return err_set(e, E_LIMIT, "the replay takes at most %ld messages, '%s' has %ld",
+			       (long)REPLAY_MAX_MSGS, p->run != NULL ? p->run : "", p->nmsgs);
+	if (p->nbusy > REPLAY_MAX_BUSY)
+		return err_set(e, E_LIMIT, "the replay takes at most %ld busy phases, '%s' has %ld",
+			       (long)REPLAY_MAX_BUSY, p->run != NULL ? p->run : "", p->nbusy);
+	if (p->nranks > REPLAY_MAX_RANKS)
+		return err_set(e, E_LIMIT, "the replay takes at most %d ranks, '%s' has %d", REPLAY_MAX_RANKS,
+			       p->run != NULL ? p->run : "", p->nranks);
+	return 0;
 }
 
 /* A time and an index, ordered by both (tkey_sort). */
@@ -117,11 +138,12 @@ tkey_swap(struct tkey **a, struct tkey **b)
 #define TKEY_DIGIT_BITS 11	/* the radix sort's digit: 2048 counters, in the L1 cache */
 
 /* Sort k[0..n), which comes in index order, by time with a stable radix sort on the time
- * since the earliest, span_ns at most, one digit a pass: linear, whatever the order. */
+ * since the earliest, span_ns at most, one digit a pass: linear, whatever the order. tmp:
+ * n keys of scratch. */
 static void
-tkey_radix(struct tkey *k, long n, int64_t lo_ns, uint64_t span_ns)
+tkey_radix(struct tkey *k, long n, int64_t lo_ns, uint64_t span_ns, struct tkey *tmp)
 {
-	struct tkey *src = k, *dst, *tmp = xmallocarray((size_t)n + 1, sizeof *tmp);
+	struct tkey *src = k, *dst;
 	long *cnt = xmallocarray((size_t)1 << TKEY_DIGIT_BITS, sizeof *cnt);
 	uint64_t mask = ((uint64_t)1 << TKEY_DIGIT_BITS) - 1;
 
@@ -144,19 +166,19 @@ tkey_radix(struct tkey *k, long n, int64_t lo_ns, uint64_t span_ns)
 	}
 	if (src != k)
 		memcpy(k, src, (size_t)n * sizeof *k);
-	free(tmp);
 	free(cnt);
 }
 
 /* Sort k[0..n) by time, then index. A bottom-up merge of the runs already in order, so an
  * array made of a few sorted stretches (messages.tsv, a trace's sends) costs a few passes;
  * when there are so many runs that the merge would take more passes than a radix sort on
- * the times, and k is in index order (by_index), the radix sort: linear either way. */
+ * the times, and k is in index order (by_index), the radix sort: linear either way. tmp: n
+ * keys of scratch, the caller's (so that it can be memory the caller uses next). */
 static void
-tkey_sort(struct tkey *k, long n, bool by_index)
+tkey_sort(struct tkey *k, long n, bool by_index, struct tkey *tmp)
 {
 	long *run, nrun = 1;	/* run starts, then n */
-	struct tkey *src = k, *dst, *tmp;
+	struct tkey *src = k, *dst;
 	int64_t lo = n > 0 ? k[0].t_ns : 0, hi = lo;
 
 	for (long i = 1; i < n; i++) {
@@ -175,7 +197,7 @@ tkey_sort(struct tkey *k, long n, bool by_index)
 		for (long r = 1; r < nrun; r *= 2)
 			merges++;
 		if (digits < merges) {
-			tkey_radix(k, n, lo, span);
+			tkey_radix(k, n, lo, span, tmp);
 			return;
 		}
 	}
@@ -186,7 +208,7 @@ tkey_sort(struct tkey *k, long n, bool by_index)
 		if (tkey_lt(&k[i], &k[i - 1]))
 			run[nrun++] = i;
 	run[nrun] = n;
-	tmp = dst = xmallocarray((size_t)n, sizeof *tmp);
+	dst = tmp;
 	while (nrun > 1) {
 		long m = 0, r;
 
@@ -211,16 +233,23 @@ tkey_sort(struct tkey *k, long n, bool by_index)
 	}
 	if (src != k)
 		memcpy(k, src, (size_t)n * sizeof *k);
-	free(tmp);
 	free(run);
 }
 
-static int
-cmp_busy(const void *a, const void *b)
-{
-	const struct prof_busy *x = *(const struct prof_busy *const *)a, *y = *(const struct prof_busy *const *)b;
+/* A phase's start and index, ordered by both (busy_sort). */
+struct bkey {
+	int64_t t_ns;
+	uint32_t i;
+};
 
-	return (x->t_start_ns > y->t_start_ns) - (x->t_start_ns < y->t_start_ns);
+static int
+cmp_bkey(const void *a, const void *b)
+{
+	const struct bkey *x = a, *y = b;
+
+	if (x->t_ns != y->t_ns)
+		return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+	return (x->i > y->i) - (x->i < y->i);
 }
 
 /* The index of the last phase starting at or before t, or -1. */
@@ -232,7 +261,7 @@ phase_at(const struct replay_busy *b, int64_t t)
 	while (lo <= hi) {
 		long mid = lo + (hi - lo) / 2;
 
-		if (b->start_ns[mid] <= t) {
+		if (bph(b, mid)->t_start_ns <= t) {
 			at = mid;
 			lo = mid + 1;
 		} else {
@@ -250,9 +279,10 @@ phase_near(const struct replay_busy *b, int64_t t, long *hint)
 {
 	long i = *hint;
 
-	if (i + 1 < b->n && b->start_ns[i + 1] <= t)
+	if (i + 1 < b->n && bph(b, i + 1)->t_start_ns <= t)
 		i++;	/* the next one, if t is past its start */
-	if (i < -1 || i >= b->n || (i >= 0 && b->start_ns[i] > t) || (i + 1 < b->n && b->start_ns[i + 1] <= t))
+	if (i < -1 || i >= b->n || (i >= 0 && bph(b, i)->t_start_ns > t) ||
+	    (i + 1 < b->n && bph(b, i + 1)->t_start_ns <= t))
 		i = phase_at(b, t);
 	return *hint = i;
 }
@@ -266,7 +296,7 @@ busy_before(const struct replay_busy *b, int64_t t)
 
 	if (i < 0)
 		return 0;
-	x = b->ph[i];
+	x = bph(b, i);
 	return b->before_ns[i] + (double)((t < x->t_end_ns ? t : x->t_end_ns) - x->t_start_ns);
 }
 
@@ -276,7 +306,7 @@ in_busy(const struct replay_busy *b, int64_t t)
 {
 	long i = phase_at(b, t);
 
-	return i < 0 || t >= b->ph[i]->t_end_ns ? NULL : b->ph[i];
+	return i < 0 || t >= bph(b, i)->t_end_ns ? NULL : bph(b, i);
 }
 
 /* The end of the last busy phase ending at or before t, or INT64_MIN. */
@@ -287,9 +317,9 @@ busy_end_before(const struct replay_busy *b, int64_t t)
 
 	if (i < 0)
 		return INT64_MIN;
-	if (b->ph[i]->t_end_ns <= t)
-		return b->ph[i]->t_end_ns;
-	return i > 0 ? b->ph[i - 1]->t_end_ns : INT64_MIN;
+	if (bph(b, i)->t_end_ns <= t)
+		return bph(b, i)->t_end_ns;
+	return i > 0 ? bph(b, i - 1)->t_end_ns : INT64_MIN;
 }
 
 /* The CPU stretch of a rank's busy time under the scenario: paper 000's local slowdown
@@ -390,21 +420,25 @@ struct pass {
 	const struct replay_busy *bl;
 	const struct replay_ev *ev;
 	long nev;
+	const int64_t *need;		/* per message: replay_trace need_ns */
+	const double *wait;		/* per message: replay_trace wait_ns */
+	const double *gap;		/* per event: replay_trace gap_ns, NULL */
 	const double *f;		/* per rank: CPU stretch */
 	const double *wk;		/* per rank: wake-up delay of a receive it waited for */
-	const double *g;		/* per rank: factor on its gaps (replay_ev gap_ns) */
-	const double *dt;		/* per message: change of its time on an unchanged link */
+	const double *g;		/* per rank: factor on its gaps (replay_trace gap_ns) */
+	const double *dt;		/* per message: change of its time on an unchanged link; NULL
+					 * none */
 	const int *host;		/* per rank: host index */
 	int nhosts;
 	const double *nlat, *nbw;	/* per message: the changed link's latency and bandwidth,
-					 * NAN on an unchanged link */
+					 * NAN on an unchanged link; NULL: every link unchanged */
 	double *D;			/* per rank: how late it is */
 	double *busy_prev;		/* per rank: busy time before its last event */
 	double *dmsg;			/* per message: how late it arrives */
 	double *egress, *ingress;	/* per host: the FIFO queues (the first pass) */
 	long nwoke;			/* receives given the wake-up delay (last pass) */
 	const double *nburst;		/* per message: the changed link's token bucket, bytes (0
-					 * none) */
+					 * none); NULL none */
 	double peak_Bps;		/* what a bucket with tokens passes: the run's bandwidth */
 	double *tok, *tok_t;		/* per host side (2h sending, 2h + 1 receiving): tokens in
 					 * its bucket and when they were counted (the first pass) */
@@ -461,12 +495,12 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 		/* the rank's busy time since its last event, stretched */
 		c->D[i] += (x->busy_ns - c->busy_prev[i]) * (c->f[i] - 1);
 		c->busy_prev[i] = x->busy_ns;
-		if (x->gap_ns > 0)	/* the rank getting to this event, at its pace */
-			c->D[i] += x->gap_ns * (c->g[i] - 1);
+		if (c->gap != NULL && c->gap[j] > 0)	/* the rank getting to this event, at its pace */
+			c->D[i] += c->gap[j] * (c->g[i] - 1);
 		if (!x->recv) {
 			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
 
-			if (!isnan(c->nbw[x->msg])) {
+			if (c->nbw != NULL && !isnan(c->nbw[x->msg])) {
 				int ha = c->host[i], hb = c->host[prof_rank(p, m->dst) - p->ranks];
 				double dep = (double)m->t_ns + c->D[i], done;
 
@@ -474,7 +508,8 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 				if (done_in == NULL) {
 					double start = fmax(dep, fmax(c->egress[ha], c->ingress[hb]));
 
-					done = fifo_transfer(start, (double)m->bytes, c->nbw[x->msg], c->nburst[x->msg],
+					done = fifo_transfer(start, (double)m->bytes, c->nbw[x->msg],
+							     c->nburst != NULL ? c->nburst[x->msg] : 0,
 							     c->peak_Bps, &c->tok[2 * ha], &c->tok_t[2 * ha],
 							     &c->tok[2 * hb + 1], &c->tok_t[2 * hb + 1]);
 					c->egress[ha] = c->ingress[hb] = done;
@@ -484,12 +519,12 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 				c->dmsg[x->msg] = done + c->nlat[x->msg] - (double)arr;
 				nchanged++;
 			} else {
-				c->dmsg[x->msg] = c->D[i] + c->dt[x->msg];
+				c->dmsg[x->msg] = c->D[i] + (c->dt != NULL ? c->dt[x->msg] : 0.0);
 			}
 		} else {
 			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
-			double S = (double)(x->t_ns - arr);	/* the message waited for the rank */
-			double W = x->wait_ns;			/* the rank waited for the message */
+			double S = (double)(c->need[x->msg] - arr);	/* the message waited for the rank */
+			double W = c->wait[x->msg];			/* the rank waited for the message */
 
 			/* a rank that waited for the message, and still does in the replay, gets
 			 * the CPU back only when its competitors' slices are done */
@@ -512,15 +547,17 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 	return nchanged;
 }
 
-/* The changed-link messages as flows: from the departures dep, each across its sending
- * host's and its receiving host's side, of capacity the slowest changed link on it and of
- * the smallest bucket of those links (none when one has none). Fills done (per message). */
+/* The nchanged changed-link messages as flows: from the departures dep, each across its
+ * sending host's and its receiving host's side, of capacity the slowest changed link on it
+ * and of the smallest bucket of those links (none when one has none). Fills done (per
+ * message). */
 static int
-fair_share(const struct pass *c, const double *dep, double *done, struct err *e)
+fair_share(const struct pass *c, long nchanged, const double *dep, double *done, struct err *e)
 {
 	const struct prof *p = c->p;
-	struct fluid_flow *fl = xmallocarray((size_t)p->nmsgs + 1, sizeof *fl);
-	long *idx = xmallocarray((size_t)p->nmsgs + 1, sizeof *idx), n = 0;
+	struct fluid_flow *fl = xmallocarray((size_t)nchanged + 1, sizeof *fl);
+	uint32_t *idx = xmallocarray((size_t)nchanged + 1, sizeof *idx);
+	long n = 0;
 	double *cap = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *cap);
 	struct fluid_bucket *bk = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *bk);
 	int rc;
@@ -534,15 +571,19 @@ fair_share(const struct pass *c, const double *dep, double *done, struct err *e)
 		const struct prof_msg *m = &p->msgs[x->msg];
 		int ha, hb;
 
+		double burst = c->nburst != NULL ? c->nburst[x->msg] : 0;
+
 		if (x->recv || isnan(c->nbw[x->msg]))
 			continue;
+		if (n >= nchanged)
+			BUG("replay: more changed-link sends than the pass counted (%ld)", nchanged);
 		ha = c->host[x->rank];
 		hb = c->host[prof_rank(p, m->dst) - p->ranks];
 		fl[n] = (struct fluid_flow){ dep[x->msg], (double)m->bytes, { 2 * ha, 2 * hb + 1 }, 0 };
 		cap[2 * ha] = fmin(cap[2 * ha], c->nbw[x->msg]);
 		cap[2 * hb + 1] = fmin(cap[2 * hb + 1], c->nbw[x->msg]);
-		bk[2 * ha].burst_bytes = fmin(bk[2 * ha].burst_bytes, c->nburst[x->msg]);
-		bk[2 * hb + 1].burst_bytes = fmin(bk[2 * hb + 1].burst_bytes, c->nburst[x->msg]);
+		bk[2 * ha].burst_bytes = fmin(bk[2 * ha].burst_bytes, burst);
+		bk[2 * hb + 1].burst_bytes = fmin(bk[2 * hb + 1].burst_bytes, burst);
 		idx[n++] = x->msg;
 	}
 	for (int r = 0; r < 2 * c->nhosts; r++) {
@@ -571,7 +612,7 @@ static double
 idle_before(const struct replay_busy *b, int64_t t, int64_t from)
 {
 	long i = phase_at(b, t);
-	const struct prof_busy *ph = i >= 0 && t < b->ph[i]->t_end_ns ? b->ph[i] : NULL;
+	const struct prof_busy *ph = i >= 0 && t < bph(b, i)->t_end_ns ? bph(b, i) : NULL;
 	int64_t at = t, idle_from = from;
 	double idle;
 
@@ -581,8 +622,8 @@ idle_before(const struct replay_busy *b, int64_t t, int64_t from)
 		at = ph->t_start_ns;
 	}
 	if (idle_from == INT64_MIN)	/* the rank's first event: idle since its last busy phase */
-		idle_from = i >= 0 ? (ph != NULL ? (i > 0 ? b->ph[i - 1]->t_end_ns : INT64_MIN)
-						 : (b->ph[i]->t_end_ns <= at ? b->ph[i]->t_end_ns : INT64_MIN))
+		idle_from = i >= 0 ? (ph != NULL ? (i > 0 ? bph(b, i - 1)->t_end_ns : INT64_MIN)
+						 : (bph(b, i)->t_end_ns <= at ? bph(b, i)->t_end_ns : INT64_MIN))
 			       : INT64_MIN;
 	if (idle_from == INT64_MIN || idle_from >= at)
 		return 0;
@@ -639,38 +680,46 @@ waits_release(struct waits *w)
 	free(w->cur);
 }
 
-/* Event v's busy time before it, a receive's W and (REPLAY_MEASURED) the event's gap, from
+/* The time of event v: its message's departure, or when the receive was needed. */
+static int64_t
+ev_t(const struct replay_trace *t, const struct replay_ev *v)
+{
+	return v->recv ? t->need_ns[v->msg] : t->p->msgs[v->msg].t_ns;
+}
+
+/* Event x's busy time before it, a receive's W and (REPLAY_MEASURED) the event's gap, from
  * the rank's previous event: all the trace fixes, worked out once for every replay. Called
  * for the events in order: a rank's come in time order, so its busy phases are walked with
  * a cursor. */
 static void
-trace_wait(const struct replay_trace *t, struct waits *w, struct replay_ev *v)
+trace_wait(struct replay_trace *t, struct waits *w, long x)
 {
+	struct replay_ev *v = &t->ev[x];
 	const struct replay_busy *b = &t->bl[v->rank];
-	int64_t from = w->prev[v->rank];
+	int64_t from = w->prev[v->rank], at = ev_t(t, v);
 	long *c = &w->cur[v->rank];
-	double busy = 0;
+	double busy = 0, W = 0;
 
-	while (*c + 1 < b->n && b->start_ns[*c + 1] <= v->t_ns)
+	while (*c + 1 < b->n && bph(b, *c + 1)->t_start_ns <= at)
 		(*c)++;
-	if (*c >= 0) {	/* busy_before(b, v->t_ns) */
-		const struct prof_busy *x = b->ph[*c];
+	if (*c >= 0) {	/* busy_before(b, at) */
+		const struct prof_busy *ph = bph(b, *c);
 
-		busy = b->before_ns[*c] + (double)((v->t_ns < x->t_end_ns ? v->t_ns : x->t_end_ns) - x->t_start_ns);
+		busy = b->before_ns[*c] + (double)((at < ph->t_end_ns ? at : ph->t_end_ns) - ph->t_start_ns);
 	}
 	v->busy_ns = busy;
-	v->wait_ns = 0;
 	if (t->kind == REPLAY_MEASURED) {
 		if (v->recv && v->answer && from != INT64_MIN)
-			v->wait_ns = (double)(v->t_ns - from);
+			W = (double)(at - from);
 		else if (v->recv)
-			v->wait_ns = idle_before(b, v->t_ns, from);
-		if (from != INT64_MIN)
-			v->gap_ns = fmax((double)(v->t_ns - from) - (busy - w->prev_busy[v->rank]) - v->wait_ns, 0);
+			W = idle_before(b, at, from);
+		t->gap_ns[x] = from != INT64_MIN ? fmax((double)(at - from) - (busy - w->prev_busy[v->rank]) - W, 0) : 0;
 	} else if (v->recv) {
-		v->wait_ns = dedicated_wait(b, v->t_ns, from);
+		W = dedicated_wait(b, at, from);
 	}
-	w->prev[v->rank] = v->t_ns;
+	if (v->recv)
+		t->wait_ns[v->msg] = W;
+	w->prev[v->rank] = at;
 	w->prev_busy[v->rank] = busy;
 }
 
@@ -681,89 +730,87 @@ arrival(const struct prof_msg *m)
 	return m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
 }
 
-/* A message between two ranks, keyed by the pair (lower rank first) and its departure. */
-struct pmsg {
-	int lo, hi;
-	int64_t t_ns;
-	long msg;
-};
+/* later[k]: message k has no exchange partner sent after it arrived. */
+#define LATER_NONE UINT32_MAX
 
-/* The messages of one rank pair, pm[0..n) in departure order, paired: each one takes the
- * oldest unpaired message of the other direction that arrived at most REPLAY_XCHG_NS before
- * it left (or is still on its way). When the pair exchanges (both ranks send first often
- * enough), a pair's second message did not wait for its first, which was sent without
- * waiting for it in turn: both sides had posted their sends, and the second left late only
- * because its rank got to it late (a transpose's sends one after another, a CPU quota). Its
- * rank's receive of the first is then needed only once it has sent the second: later[]
- * (per message) gets the second's departure. */
+/* The messages of one rank pair, pm[0..n) (indices into p->msgs) in departure order,
+ * paired: each one takes the oldest unpaired message of the other direction that arrived at
+ * most REPLAY_XCHG_NS before it left (or is still on its way). When the pair exchanges (both
+ * ranks send first often enough), a pair's second message did not wait for its first, which
+ * was sent without waiting for it in turn: both sides had posted their sends, and the second
+ * left late only because its rank got to it late (a transpose's sends one after another, a
+ * CPU quota). Its rank's receive of the first is then needed only once it has sent the
+ * second: later[] (per message) gets the second. */
 static void
-exchange_pairs(const struct prof *p, const struct pmsg *pm, long n, int64_t *later)
+exchange_pairs(const struct prof *p, const uint32_t *pm, long n, uint32_t *later)
 {
-	long *open = xmallocarray((size_t)n + 1, sizeof *open), *pair = xmallocarray((size_t)n + 1, sizeof *pair);
+	const struct prof_msg *m0 = &p->msgs[pm[0]];
+	uint32_t *open = xmallocarray((size_t)n + 1, sizeof *open);
+	int64_t *pair = xmallocarray((size_t)n + 1, sizeof *pair);
 	long head = 0, tail = 0, first[2] = { 0, 0 };	/* pairs that lo, hi sent first */
+	int32_t lo = m0->src < m0->dst ? m0->src : m0->dst;
 
 	/* open[head..tail): the unpaired messages, in departure order, all of one direction */
 	for (long k = 0; k < n; k++) {
-		const struct prof_msg *m = &p->msgs[pm[k].msg];
+		const struct prof_msg *m = &p->msgs[pm[k]];
 
 		pair[k] = -1;
-		if (head < tail && p->msgs[pm[open[head]].msg].src == m->src) {
-			open[tail++] = k;
+		if (head < tail && p->msgs[pm[open[head]]].src == m->src) {
+			open[tail++] = (uint32_t)k;
 			continue;
 		}
-		while (head < tail && arrival(&p->msgs[pm[open[head]].msg]) + REPLAY_XCHG_NS < m->t_ns)
+		while (head < tail && arrival(&p->msgs[pm[open[head]]]) + REPLAY_XCHG_NS < m->t_ns)
 			head++;
 		if (head == tail) {
 			head = tail = 0;
-			open[tail++] = k;
+			open[tail++] = (uint32_t)k;
 			continue;
 		}
 		pair[k] = open[head++];
-		if (m->t_ns >= arrival(&p->msgs[pm[pair[k]].msg]))
-			first[p->msgs[pm[pair[k]].msg].src != pm[0].lo]++;
+		if (m->t_ns >= arrival(&p->msgs[pm[pair[k]]]))
+			first[p->msgs[pm[pair[k]]].src != lo]++;
 	}
 	if (first[0] + first[1] > 0 &&
 	    fmin(first[0], first[1]) >= REPLAY_XCHG_SHARE * (double)(first[0] + first[1])) {
 		for (long k = 0; k < n; k++) {
-			if (pair[k] >= 0 && pm[k].t_ns >= arrival(&p->msgs[pm[pair[k]].msg]))
-				later[pm[pair[k]].msg] = pm[k].t_ns;
+			if (pair[k] >= 0 && p->msgs[pm[k]].t_ns >= arrival(&p->msgs[pm[pair[k]]]))
+				later[pm[pair[k]]] = pm[k];
 		}
 	}
 	free(open);
 	free(pair);
 }
 
-/* later[k]: when message k's receiver sent its exchange partner, if it was sent after k
- * arrived (exchange_pairs), else INT64_MIN. The messages between two ranks (si, di: their
- * indices in p->ranks, -1 unknown) are taken in time order (ord: the messages by departure,
- * then index) and grouped by pair with two stable counting sorts, by the higher rank and
- * then by the lower (ranks are sorted, so indices order as ranks do). */
+/* later[k]: the message (index into p->msgs) that message k's receiver sent as its exchange
+ * partner, if it was sent after k arrived (exchange_pairs), else LATER_NONE. The messages
+ * between two ranks (si, di: their indices in p->ranks, -1 unknown) are taken in time order
+ * (ord: the messages by departure, then index) and grouped by pair with two stable counting
+ * sorts, by the higher rank and then by the lower (ranks are sorted, so indices order as
+ * ranks do). */
 static void
-exchanges(const struct prof *p, const long *ord, const int *si, const int *di, int64_t *later)
+exchanges(const struct prof *p, const uint32_t *ord, const int *si, const int *di, uint32_t *later)
 {
-	struct pmsg *pm = xmallocarray((size_t)p->nmsgs + 1, sizeof *pm);
-	struct pmsg *tmp = xmallocarray((size_t)p->nmsgs + 1, sizeof *tmp);
+	uint32_t *pm = xmallocarray((size_t)p->nmsgs + 1, sizeof *pm);
+	uint32_t *tmp = xmallocarray((size_t)p->nmsgs + 1, sizeof *tmp);
 	long *cnt = xmallocarray((size_t)p->nranks + 1, sizeof *cnt);
 	long n = 0;
 
 	for (long k = 0; k < p->nmsgs; k++)
-		later[k] = INT64_MIN;
+		later[k] = LATER_NONE;
 	for (long o = 0; o < p->nmsgs; o++) {
-		long k = ord[o];
-		const struct prof_msg *m = &p->msgs[k];
+		uint32_t k = ord[o];
 
 		if (si[k] >= 0 && di[k] >= 0 && si[k] != di[k])
-			tmp[n++] = (struct pmsg){ m->src < m->dst ? m->src : m->dst, m->src < m->dst ? m->dst : m->src,
-						  m->t_ns, k };
+			tmp[n++] = k;
 	}
 	for (int pass = 0; pass < 2; pass++) {	/* tmp by hi into pm, then pm by lo into tmp */
-		const struct pmsg *from = pass == 0 ? tmp : pm;
-		struct pmsg *to = pass == 0 ? pm : tmp;
+		const uint32_t *from = pass == 0 ? tmp : pm;
+		uint32_t *to = pass == 0 ? pm : tmp;
 		long sum = 0;
 
 		memset(cnt, 0, ((size_t)p->nranks + 1) * sizeof *cnt);
 		for (long a = 0; a < n; a++) {
-			long k = from[a].msg;
+			uint32_t k = from[a];
 
 			cnt[pass == 0 ? (si[k] > di[k] ? si[k] : di[k]) : (si[k] < di[k] ? si[k] : di[k])]++;
 		}
@@ -774,13 +821,17 @@ exchanges(const struct prof *p, const long *ord, const int *si, const int *di, i
 			sum += c;
 		}
 		for (long a = 0; a < n; a++) {
-			long k = from[a].msg;
+			uint32_t k = from[a];
 
-			to[cnt[pass == 0 ? (si[k] > di[k] ? si[k] : di[k]) : (si[k] < di[k] ? si[k] : di[k])]++] = from[a];
+			to[cnt[pass == 0 ? (si[k] > di[k] ? si[k] : di[k]) : (si[k] < di[k] ? si[k] : di[k])]++] = k;
 		}
 	}
 	for (long a = 0, b; a < n; a = b) {
-		for (b = a + 1; b < n && tmp[b].lo == tmp[a].lo && tmp[b].hi == tmp[a].hi; b++)
+		uint32_t ka = tmp[a];
+
+		for (b = a + 1; b < n && ((si[tmp[b]] == si[ka] && di[tmp[b]] == di[ka]) ||
+					  (si[tmp[b]] == di[ka] && di[tmp[b]] == si[ka]));
+		     b++)
 			;
 		exchange_pairs(p, tmp + a, b - a, later);
 	}
@@ -789,33 +840,61 @@ exchanges(const struct prof *p, const long *ord, const int *si, const int *di, i
 	free(cnt);
 }
 
-/* The busy phases of one rank in time order (the file's order, which is usually it). */
+/* The busy phases of one rank in time order (the file's order, which is usually it); at
+ * equal starts in index order. */
 static void
 busy_sort(struct replay_busy *b)
 {
 	for (long j = 1; j < b->n; j++) {
-		if (b->ph[j]->t_start_ns < b->ph[j - 1]->t_start_ns) {
-			qsort(b->ph, (size_t)b->n, sizeof *b->ph, cmp_busy);
+		if (bph(b, j)->t_start_ns < bph(b, j - 1)->t_start_ns) {
+			struct bkey *k = xmallocarray((size_t)b->n, sizeof *k);
+
+			for (long i = 0; i < b->n; i++)
+				k[i] = (struct bkey){ bph(b, i)->t_start_ns, b->ph[i] };
+			qsort(k, (size_t)b->n, sizeof *k, cmp_bkey);
+			for (long i = 0; i < b->n; i++)
+				b->ph[i] = k[i].i;
+			free(k);
 			return;
 		}
 	}
 }
 
+/* A message between two known ranks, which makes a send and a receive. */
+static bool
+two_ranks(const int *si, const int *di, long k)
+{
+	return si[k] >= 0 && di[k] >= 0 && si[k] != di[k];
+}
+
+_Static_assert(sizeof(struct tkey) == sizeof(struct replay_ev), "the events' array holds the receives' keys");
+
+/* Memory: the trace keeps 16 bytes an event (replay_ev) and 16 a message (need_ns,
+ * wait_ns), 8 more an event for REPLAY_MEASURED (gap_ns), 12 a busy phase; while it is
+ * made, at most 4 bytes a message more (si, di and ord, 12 bytes, are freed before wait_ns
+ * is made). The
+ * receives are sorted in the events' array, the upper half the keys and the lower the
+ * sort's scratch, and merged from the front with the sends, which are in order already:
+ * the merge writes no event past the keys it has yet to read. */
 void
 replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind kind)
 {
 	struct replay_busy *bl;
 	struct sends *sd;
+	uint32_t *sk;		/* every rank's sends (sd), one rank after the other */
 	const char **hosts;
-	int64_t *later;
+	uint32_t *later;	/* per message: its exchange partner (exchanges), LATER_NONE */
 	int *si, *di;		/* per message: its sender's and receiver's index in p->ranks, -1 */
-	long *ord;		/* the messages by departure, then index */
-	struct tkey *keys;	/* the messages' departures, then the events' times */
-	long nev = 0, ns = 0;	/* events, sends */
+	uint32_t *ord;		/* the messages by departure, then index */
+	struct tkey *keys;	/* the messages' departures; then the receives' times */
+	long nev, ns = 0, nr = 0;	/* events, sends, receives made */
 	long *hint;		/* per rank: the busy phase its last receive came in or after */
 	struct waits w;
+	struct err e;
 
 	*t = (struct replay_trace){ .p = p, .kind = kind };
+	if (replay_fits(p, &e) < 0)
+		BUG("%s", e.msg);
 	si = xmallocarray((size_t)p->nmsgs + 1, sizeof *si);
 	di = xmallocarray((size_t)p->nmsgs + 1, sizeof *di);
 	for (long k = 0; k < p->nmsgs; k++) {
@@ -824,14 +903,18 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 
 		si[k] = a != NULL ? (int)(a - p->ranks) : -1;
 		di[k] = b != NULL ? (int)(b - p->ranks) : -1;
+		ns += two_ranks(si, di, k);
 	}
+	/* the messages by departure (the upper half of keys is the sort's scratch: untouched
+	 * when messages.tsv is in time order) */
 	keys = xmallocarray(2 * (size_t)p->nmsgs + 1, sizeof *keys);
 	for (long k = 0; k < p->nmsgs; k++)
 		keys[k] = (struct tkey){ p->msgs[k].t_ns, k };
-	tkey_sort(keys, p->nmsgs, true);	/* few runs: messages.tsv is in time order */
+	tkey_sort(keys, p->nmsgs, true, keys + p->nmsgs);	/* few runs: messages.tsv is in time order */
 	ord = xmallocarray((size_t)p->nmsgs + 1, sizeof *ord);
 	for (long k = 0; k < p->nmsgs; k++)
-		ord[k] = (long)keys[k].j;
+		ord[k] = (uint32_t)keys[k].j;
+	free(keys);
 
 	/* each rank's busy phases in time order, with the busy time before each */
 	bl = t->bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
@@ -842,9 +925,9 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 			bl[rk - p->ranks].n++;
 	}
 	for (int i = 0; i < p->nranks; i++) {
+		bl[i].all = p->busy;
 		bl[i].ph = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].ph);
 		bl[i].before_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].before_ns);
-		bl[i].start_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].start_ns);
 		bl[i].n = 0;
 	}
 	for (long k = 0; k < p->nbusy; k++) {
@@ -853,7 +936,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		if (rk != NULL && p->busy[k].t_end_ns > p->busy[k].t_start_ns) {
 			struct replay_busy *b = &bl[rk - p->ranks];
 
-			b->ph[b->n++] = &p->busy[k];
+			b->ph[b->n++] = (uint32_t)k;
 		}
 	}
 	t->busy_ns = xcalloc((size_t)p->nranks + 1, sizeof *t->busy_ns);
@@ -861,42 +944,42 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		struct replay_busy *b = &bl[i];
 
 		busy_sort(b);
-		for (long j = 0; j < b->n; j++)
-			b->start_ns[j] = b->ph[j]->t_start_ns;
 		for (long j = 1; j < b->n; j++)
 			b->before_ns[j] = b->before_ns[j - 1] +
-					  (double)(b->ph[j - 1]->t_end_ns - b->ph[j - 1]->t_start_ns);
+					  (double)(bph(b, j - 1)->t_end_ns - bph(b, j - 1)->t_start_ns);
 		t->busy_ns[i] = busy_before(b, INT64_MAX);
 	}
 
-	/* each rank's send times, in order since the messages are taken by departure */
+	/* each rank's sends, in order since the messages are taken by departure */
 	sd = xcalloc((size_t)p->nranks + 1, sizeof *sd);
 	for (long k = 0; k < p->nmsgs; k++)
 		if (si[k] >= 0)
 			sd[si[k]].n++;
-	for (int i = 0; i < p->nranks; i++) {
-		sd[i].t_ns = xcalloc((size_t)sd[i].n + 1, sizeof *sd[i].t_ns);
+	sk = xmallocarray((size_t)p->nmsgs + 1, sizeof *sk);
+	for (long i = 0, off = 0; i < p->nranks; i++) {
+		sd[i].m = p->msgs;
+		sd[i].k = sk + off;
+		off += sd[i].n;
 		sd[i].n = 0;
 	}
 	for (long o = 0; o < p->nmsgs; o++) {
-		long k = ord[o];
+		uint32_t k = ord[o];
 
 		if (si[k] >= 0)
-			sd[si[k]].t_ns[sd[si[k]].n++] = p->msgs[k].t_ns;
+			sd[si[k]].k[sd[si[k]].n++] = k;
 	}
 
-	/* the events: every message between two known ranks, sent and received, as keys
-	 * (time, place) with the sends' places 0..nmsgs and the receives' nmsgs.. after them,
-	 * each in message order: sorted, they give sends first at equal times, then the
-	 * lower message */
+	/* the receives, every message between two known ranks, as keys (when it was needed,
+	 * place) in the upper half of the events' array */
 	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
 	if (kind == REPLAY_DEDICATED)	/* predict's reading only: docs/explain.md, "Exchanges" */
 		exchanges(p, ord, si, di, later);
 	else
 		for (long k = 0; k < p->nmsgs; k++)
-			later[k] = INT64_MIN;
-	for (long k = 0; k < p->nmsgs; k++)
-		ns += si[k] >= 0 && di[k] >= 0 && si[k] != di[k];
+			later[k] = LATER_NONE;
+	nev = 2 * ns;
+	t->ev = xmallocarray((size_t)nev + 1, sizeof *t->ev);
+	keys = (struct tkey *)(void *)t->ev;
 	hint = xmallocarray((size_t)p->nranks + 1, sizeof *hint);
 	for (int i = 0; i < p->nranks; i++)
 		hint[i] = -1;
@@ -907,7 +990,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		const struct prof_busy *ph;
 		int answer = 0;
 
-		if (si[k] < 0 || b < 0 || si[k] == b)
+		if (!two_ranks(si, di, k))
 			continue;
 		/* a message that came while its receiver was busy was needed when it stopped, or at
 		 * its next send if that is sooner (what it sends may carry what it received);
@@ -917,8 +1000,8 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		{
 			long i = phase_near(&bl[b], arr, &hint[b]);
 
-			if (i >= 0 && arr < bl[b].ph[i]->t_end_ns)
-				ph = bl[b].ph[i];	/* in_busy(&bl[b], arr) */
+			if (i >= 0 && arr < bph(&bl[b], i)->t_end_ns)
+				ph = bph(&bl[b], i);	/* in_busy(&bl[b], arr) */
 		}
 		if (ph != NULL && kind == REPLAY_MEASURED) {
 			const struct sends *r = &sd[b];
@@ -927,8 +1010,8 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 			/* between a send of the rank and its next, both closer than the samples
 			 * see: it was waiting for this message (a ping-pong in a polling loop
 			 * whose stray user tick made the interval busy) */
-			answer = j > 0 && j < r->n && arr - r->t_ns[j - 1] < REPLAY_GRAIN_NS &&
-				 r->t_ns[j] - arr < REPLAY_GRAIN_NS;
+			answer = j > 0 && j < r->n && arr - send_t(r, j - 1) < REPLAY_GRAIN_NS &&
+				 send_t(r, j) - arr < REPLAY_GRAIN_NS;
 		}
 		if (ph != NULL && !answer && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
 			int64_t nx = next_send(&sd[b], arr);
@@ -937,35 +1020,50 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		}
 		/* the receiver sent its half of an exchange after this arrived: it did not wait
 		 * for it to do so (sends go first at equal times) */
-		if (later[k] > need)
-			need = later[k];
-		keys[nev] = (struct tkey){ m->t_ns, ev_place(k, si[k], 0) };
-		keys[ns + nev++] = (struct tkey){ need, ev_place(p->nmsgs + k, b, answer | (need == arr) << 1) };
+		if (later[k] != LATER_NONE && p->msgs[later[k]].t_ns > need)
+			need = p->msgs[later[k]].t_ns;
+		keys[ns + nr++] = (struct tkey){ need, (int64_t)k << RECV_PLACE_SHIFT | answer | (need == arr) << 1 };
 	}
-	nev += ns;
 	free(hint);
-	free(later);	/* before the events are made: the peak of memory */
-	free(ord);
-	for (int i = 0; i < p->nranks; i++)
-		free(sd[i].t_ns);
+	free(later);
+	free(sk);
 	free(sd);
-	tkey_sort(keys, nev, true);
-	t->ev = xmallocarray((size_t)nev + 1, sizeof *t->ev);
-	waits_init(&w, p->nranks);
-	for (long x = 0; x < nev; x++) {	/* from the keys alone: no lookup per message */
-		long j = (long)(keys[x].j >> EV_PLACE_SHIFT), k = j < p->nmsgs ? j : j - p->nmsgs;
-		int rank = (int)((keys[x].j >> 2) & EV_RANK_MASK), flags = (int)(keys[x].j & 3);
+	/* by (time, message), the lower half as scratch: then merged with the sends, which
+	 * go first at equal times (as sorting every event by (time, sends' places before
+	 * receives') would give) */
+	tkey_sort(keys + ns, ns, true, keys);
+	t->need_ns = xmallocarray((size_t)p->nmsgs + 1, sizeof *t->need_ns);
+	for (long x = 0, o = 0, r = 0; x < nev; x++) {
+		struct tkey kr = { INT64_MAX, 0 };
 
-		t->ev[x] = (struct replay_ev){ .t_ns = keys[x].t_ns, .msg = k, .rank = rank, .recv = j >= p->nmsgs,
-					       .answer = flags & 1, .woke = flags >> 1 };
+		while (o < p->nmsgs && !two_ranks(si, di, ord[o]))
+			o++;
+		if (r < ns)
+			kr = keys[ns + r];	/* read before ev[x], which may be the same place, is made */
+		if (o < p->nmsgs && (r == ns || p->msgs[ord[o]].t_ns <= kr.t_ns)) {
+			uint32_t k = ord[o++];
+
+			t->ev[x] = (struct replay_ev){ .msg = k, .rank = (uint32_t)si[k] };
+		} else {
+			uint32_t k = (uint32_t)(kr.j >> RECV_PLACE_SHIFT);
+
+			t->need_ns[k] = kr.t_ns;
+			t->ev[x] = (struct replay_ev){ .msg = k, .rank = (uint32_t)di[k], .recv = 1,
+						       .answer = (uint32_t)(kr.j & 1), .woke = (uint32_t)(kr.j >> 1) & 1 };
+			r++;
+		}
 	}
-	for (long x = 0; x < nev; x++)
-		trace_wait(t, &w, &t->ev[x]);
-	waits_release(&w);
-	t->nev = nev;
-	free(keys);
+	free(ord);
 	free(si);
 	free(di);
+	t->nev = nev;
+	t->wait_ns = xmallocarray((size_t)p->nmsgs + 1, sizeof *t->wait_ns);
+	if (kind == REPLAY_MEASURED)
+		t->gap_ns = xmallocarray((size_t)nev + 1, sizeof *t->gap_ns);
+	waits_init(&w, p->nranks);
+	for (long x = 0; x < nev; x++)
+		trace_wait(t, &w, x);
+	waits_release(&w);
 
 	hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
 	t->host = xcalloc((size_t)p->nranks + 1, sizeof *t->host);
@@ -982,10 +1080,12 @@ replay_trace_free(struct replay_trace *t)
 	for (int i = 0; t->bl != NULL && i < t->p->nranks; i++) {
 		free(t->bl[i].ph);
 		free(t->bl[i].before_ns);
-		free(t->bl[i].start_ns);
 	}
 	free(t->bl);
 	free(t->ev);
+	free(t->need_ns);
+	free(t->wait_ns);
+	free(t->gap_ns);
 	free(t->host);
 	free(t->busy_ns);
 	*t = (struct replay_trace){ 0 };
@@ -1009,39 +1109,46 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	static const struct replay_in none;
 	const struct prof *p = t->p;
 	size_t nr = (size_t)p->nranks + 1, nm = (size_t)p->nmsgs + 1;
-	double *own[7] = { NULL };	/* the defaults of what in leaves NULL */
-	double *D, *dmsg, *egress, *ingress, *busy_prev, *dep, *dep2, *done, *tok, *tok_t, best = -INFINITY;
+	double *own[4] = { NULL };	/* the defaults of what in leaves NULL (per rank, and the
+					 * latencies of given bandwidths) */
+	double *D, *dmsg, *egress, *ingress, *busy_prev, *dep = NULL, *dep2 = NULL, *done = NULL, *tok, *tok_t;
+	double best = -INFINITY;
 	const double *nbw;
 	long nchanged;
 	int rc = 0;
 
 	if (in == NULL)
 		in = &none;
+	/* per message only what the scenario needs: the lateness of every message, and the
+	 * departures and finishing times of changed links' when it changes links */
 	D = xcalloc(nr, sizeof *D);
 	busy_prev = xcalloc(nr, sizeof *busy_prev);	/* busy time before the last event */
 	dmsg = xcalloc(nm, sizeof *dmsg);
 	egress = xcalloc((size_t)t->nhosts + 1, sizeof *egress);
 	ingress = xcalloc((size_t)t->nhosts + 1, sizeof *ingress);
-	dep = xcalloc(nm, sizeof *dep);
-	dep2 = xcalloc(nm, sizeof *dep2);
-	done = xcalloc(nm, sizeof *done);
+	nbw = in->bw_Bps;
+	if (nbw != NULL)
+		dep = xcalloc(nm, sizeof *dep);
 	tok = xcalloc(2 * (size_t)t->nhosts + 1, sizeof *tok);
 	tok_t = xcalloc(2 * (size_t)t->nhosts + 1, sizeof *tok_t);
-	nbw = or_fill(in->bw_Bps, nm, NAN, &own[4]);
 	{
-		struct pass c = { p, t->bl, t->ev, t->nev, or_fill(in->busy_f, nr, 1, &own[0]),
-				  or_fill(in->wake_ns, nr, 0, &own[1]), or_fill(in->gap_f, nr, 1, &own[2]),
-				  or_fill(in->msg_dt_ns, nm, 0, &own[3]), t->host, t->nhosts,
-				  or_fill(in->lat_ns, nm, NAN, &own[5]), nbw, D, busy_prev, dmsg,
-				  egress, ingress, 0, or_fill(in->burst_B, nm, 0, &own[6]), p->bw_Bps, tok, tok_t };
+		struct pass c = { p, t->bl, t->ev, t->nev, t->need_ns, t->wait_ns, t->gap_ns,
+				  or_fill(in->busy_f, nr, 1, &own[0]), or_fill(in->wake_ns, nr, 0, &own[1]),
+				  or_fill(in->gap_f, nr, 1, &own[2]), in->msg_dt_ns, t->host, t->nhosts,
+				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, D, busy_prev,
+				  dmsg, egress, ingress, 0, in->burst_B, p->bw_Bps, tok, tok_t };
 
 		/* FIFO first, then max-min fair sharing of the departures it gave, until the
 		 * departures settle (they move with what the sharing changes) */
 		nchanged = run_pass(&c, NULL, NULL, dep);
+		if (nchanged > 0) {
+			dep2 = xcalloc(nm, sizeof *dep2);
+			done = xcalloc(nm, sizeof *done);
+		}
 		for (out->npass = 1; nchanged > 0 && out->npass < REPLAY_MAX_PASSES; out->npass++) {
 			double moved = 0;
 
-			if ((rc = fair_share(&c, dep, done, e)) < 0)
+			if ((rc = fair_share(&c, nchanged, dep, done, e)) < 0)
 				break;
 			run_pass(&c, done, dep, dep2);
 			for (long k = 0; k < p->nmsgs; k++) {
@@ -1072,7 +1179,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 			out->late_ns[i] = D[i];
 	}
 	out->run_ns = p->nranks > 0 ? best : 0;
-	for (int k = 0; k < 7; k++)
+	for (int k = 0; k < 4; k++)
 		free(own[k]);
 	free(tok);
 	free(tok_t);
@@ -1129,11 +1236,20 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			       "load average, CPU capacity, link latency or bandwidth)");
 	}
 
-	/* each message's changed link, NAN on an unchanged one */
-	nlat = xmallocarray((size_t)p->nmsgs + 1, sizeof *nlat);
-	nbw = xmallocarray((size_t)p->nmsgs + 1, sizeof *nbw);
-	nburst = xcalloc((size_t)p->nmsgs + 1, sizeof *nburst);
-	for (long k = 0; k < p->nmsgs; k++) {
+	if ((rc = replay_fits(p, e)) < 0) {
+		free(f);
+		free(wk);
+		return rc;
+	}
+	/* each message's changed link, NAN on an unchanged one; without links none (NULL: the
+	 * replay takes every link as unchanged) */
+	nlat = nbw = nburst = NULL;
+	if (s->nlinks > 0) {
+		nlat = xmallocarray((size_t)p->nmsgs + 1, sizeof *nlat);
+		nbw = xmallocarray((size_t)p->nmsgs + 1, sizeof *nbw);
+		nburst = xcalloc((size_t)p->nmsgs + 1, sizeof *nburst);
+	}
+	for (long k = 0; nbw != NULL && k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
 		const struct prof_rank *b = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;

@@ -87,16 +87,31 @@ enum replay_kind {
 struct replay_busy;		/* one rank's busy phases (replay.c) */
 struct replay_ev;		/* one send or receive (replay.c) */
 
+/* The trace's caps: message and busy phase indices are held in 32 bits, a rank's index in
+ * 29 (struct replay_ev). prof_load keeps fewer (PROF_MAX_MSGS, PROF_MAX_BUSY,
+ * PROF_MAX_RANKS); replay_fits checks a profile made otherwise. */
+#define REPLAY_MAX_MSGS INT32_MAX
+#define REPLAY_MAX_BUSY INT32_MAX
+#define REPLAY_MAX_RANKS ((1 << 29) - 1)
+
 struct replay_trace {
 	const struct prof *p;	/* borrowed: must outlive the trace */
 	enum replay_kind kind;
 	struct replay_busy *bl;	/* owned, [p->nranks] */
 	long nev;		/* sends and receives between two known ranks */
-	struct replay_ev *ev;	/* owned, in replay order */
+	struct replay_ev *ev;	/* owned, [nev] in replay order */
+	int64_t *need_ns;	/* owned, [p->nmsgs] when each receive was needed (unset for
+				 * messages that are not between two known ranks) */
+	double *wait_ns;	/* owned, [p->nmsgs] each receive's W (replay.c) */
+	double *gap_ns;		/* owned, [nev] REPLAY_MEASURED: each event's gap; NULL for
+				 * REPLAY_DEDICATED */
 	int *host;		/* owned, [p->nranks] index of the rank's host */
 	int nhosts;
 	double *busy_ns;	/* owned, [p->nranks] each rank's busy time */
 };
+
+/* 0 when p is within the trace's caps (REPLAY_MAX_*), else negative with e set. */
+int replay_fits(const struct prof *p, struct err *e) WUR;
 
 /* What one replay changes; a NULL array changes nothing. */
 struct replay_in {
@@ -126,7 +141,8 @@ struct replay_out {
 };
 
 /* Build the trace of p (messages between two known ranks; busy phases from p->busy).
- * Cannot fail; a run without messages replays its busy time alone. Free with
+ * Cannot fail for a p within the caps (replay_fits: every profile prof_load gives; past
+ * them it is a BUG); a run without messages replays its busy time alone. Free with
  * replay_trace_free (accepts a zeroed struct). */
 void replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind kind);
 void replay_trace_free(struct replay_trace *t);

@@ -514,6 +514,23 @@ TEST(row_order_changes_nothing)
 	}
 }
 
+TEST(caps_of_the_trace_are_checked)
+{
+	struct prof p = { .run = "big", .nranks = 4, .nmsgs = REPLAY_MAX_MSGS, .nbusy = REPLAY_MAX_BUSY };
+	struct err e = { 0 };
+
+	CHECK(replay_fits(&p, &e) == 0);	/* the counts alone: no array is read */
+	p.nmsgs++;
+	CHECK(replay_fits(&p, &e) == -E_LIMIT);
+	CHECK(strstr(e.msg, "at most 2147483647 messages, 'big' has 2147483648") != NULL);
+	p.nmsgs--;
+	p.nbusy++;
+	CHECK(replay_fits(&p, &e) == -E_LIMIT && strstr(e.msg, "busy phases") != NULL);
+	p.nbusy--;
+	p.nranks = REPLAY_MAX_RANKS + 1;
+	CHECK(replay_fits(&p, &e) == -E_LIMIT && strstr(e.msg, "ranks") != NULL);
+}
+
 int
 main(void)
 {
@@ -541,5 +558,6 @@ main(void)
 	RUN(a_token_bucket_passes_the_bursts_it_holds);
 	RUN(an_exchange_does_not_chain_its_two_directions);
 	RUN(row_order_changes_nothing);
+	RUN(caps_of_the_trace_are_checked);
 	return check_done();
 }
