@@ -323,8 +323,8 @@ busy_end_before(const struct replay_busy *b, int64_t t)
 }
 
 /* The CPU stretch of a rank's busy time under the scenario: paper 000's local slowdown
- * (eq. 2: k CPU-bound competitors give k + 1; communicating ones add their delay_comm),
- * or 1 + L for a load average L; divided by the CPU capacity left. */
+ * (eq. 2: k CPU-bound competitors give k + 1, a load average L gives 1 + L; communicating
+ * ones add their delay_comm); divided by the CPU capacity left. */
 static double
 stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_delay *d,
 	const struct coloc_rank *cl)
@@ -335,13 +335,7 @@ stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_dela
 
 	if (n == NULL)
 		return 1;
-	if (n->cpu_procs == 0 && n->ncomm == 0 && !isnan(n->load_avg) && n->load_avg > 0) {
-		f = 1 + n->load_avg;
-		if (!isnan(n->capacity) && n->capacity > 0)
-			f /= n->capacity;
-	} else {
-		f = p000_node_sd(n, d, &extrap);
-	}
+	f = p000_node_sd(n, d, &extrap);	/* a load average L gives 1 + L */
 	return coloc_stretch(f, n->capacity, cl);	/* shared with the node's other ranks */
 }
 
