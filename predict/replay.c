@@ -870,27 +870,13 @@ _Static_assert(sizeof(struct tkey) == sizeof(struct replay_ev), "the events' arr
  * receives are sorted in the events' array, the upper half the keys and the lower the
  * sort's scratch, and merged from the front with the sends, which are in order already:
  * the merge writes no event past the keys it has yet to read. */
-void
-replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind kind)
+/* Per message: its sender's and receiver's index in p->ranks (si, di: -1 unknown). Returns
+ * how many messages are between two known ranks. */
+static long
+trace_ranks_of(const struct prof *p, int *si, int *di)
 {
-	struct replay_busy *bl;
-	struct sends *sd;
-	uint32_t *sk;		/* every rank's sends (sd), one rank after the other */
-	const char **hosts;
-	uint32_t *later;	/* per message: its exchange partner (exchanges), LATER_NONE */
-	int *si, *di;		/* per message: its sender's and receiver's index in p->ranks, -1 */
-	uint32_t *ord;		/* the messages by departure, then index */
-	struct tkey *keys;	/* the messages' departures; then the receives' times */
-	long nev, ns = 0, nr = 0;	/* events, sends, receives made */
-	long *hint;		/* per rank: the busy phase its last receive came in or after */
-	struct waits w;
-	struct err e;
+	long ns = 0;
 
-	*t = (struct replay_trace){ .p = p, .kind = kind };
-	if (replay_fits(p, &e) < 0)
-		BUG("%s", e.msg);
-	si = xmallocarray((size_t)p->nmsgs + 1, sizeof *si);
-	di = xmallocarray((size_t)p->nmsgs + 1, sizeof *di);
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_rank *a = p->msgs[k].src >= 0 ? prof_rank(p, p->msgs[k].src) : NULL;
 		const struct prof_rank *b = p->msgs[k].dst >= 0 ? prof_rank(p, p->msgs[k].dst) : NULL;
@@ -899,19 +885,34 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		di[k] = b != NULL ? (int)(b - p->ranks) : -1;
 		ns += two_ranks(si, di, k);
 	}
-	/* the messages by departure (the upper half of keys is the sort's scratch: untouched
-	 * when messages.tsv is in time order) */
-	keys = xmallocarray(2 * (size_t)p->nmsgs + 1, sizeof *keys);
+	return ns;
+}
+
+/* The messages by departure, then index (the caller frees). */
+static uint32_t *
+trace_departures(const struct prof *p)
+{
+	/* the upper half of keys is the sort's scratch: untouched when messages.tsv is in
+	 * time order */
+	struct tkey *keys = xmallocarray(2 * (size_t)p->nmsgs + 1, sizeof *keys);
+	uint32_t *ord = xmallocarray((size_t)p->nmsgs + 1, sizeof *ord);
+
 	for (long k = 0; k < p->nmsgs; k++)
 		keys[k] = (struct tkey){ p->msgs[k].t_ns, k };
 	tkey_sort(keys, p->nmsgs, true, keys + p->nmsgs);	/* few runs: messages.tsv is in time order */
-	ord = xmallocarray((size_t)p->nmsgs + 1, sizeof *ord);
 	for (long k = 0; k < p->nmsgs; k++)
 		ord[k] = (uint32_t)keys[k].j;
 	free(keys);
+	return ord;
+}
 
-	/* each rank's busy phases in time order, with the busy time before each */
-	bl = t->bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
+/* Each rank's busy phases in time order, with the busy time before each (t->bl), and its
+ * whole busy time (t->busy_ns). */
+static void
+trace_busy(struct replay_trace *t, const struct prof *p)
+{
+	struct replay_busy *bl = t->bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
+
 	for (long k = 0; k < p->nbusy; k++) {
 		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
 
@@ -943,16 +944,22 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 					  (double)(bph(b, j - 1)->t_end_ns - bph(b, j - 1)->t_start_ns);
 		t->busy_ns[i] = busy_before(b, INT64_MAX);
 	}
+}
 
-	/* each rank's sends, in order since the messages are taken by departure */
-	sd = xcalloc((size_t)p->nranks + 1, sizeof *sd);
+/* Each rank's sends, in order since the messages are taken by departure; *sk holds them
+ * all, one rank after the other (the caller frees both). */
+static struct sends *
+trace_sends(const struct prof *p, const int *si, const uint32_t *ord, uint32_t **sk)
+{
+	struct sends *sd = xcalloc((size_t)p->nranks + 1, sizeof *sd);
+
 	for (long k = 0; k < p->nmsgs; k++)
 		if (si[k] >= 0)
 			sd[si[k]].n++;
-	sk = xmallocarray((size_t)p->nmsgs + 1, sizeof *sk);
+	*sk = xmallocarray((size_t)p->nmsgs + 1, sizeof **sk);
 	for (long i = 0, off = 0; i < p->nranks; i++) {
 		sd[i].m = p->msgs;
-		sd[i].k = sk + off;
+		sd[i].k = *sk + off;
 		off += sd[i].n;
 		sd[i].n = 0;
 	}
@@ -962,19 +969,27 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		if (si[k] >= 0)
 			sd[si[k]].k[sd[si[k]].n++] = k;
 	}
+	return sd;
+}
 
-	/* the receives, every message between two known ranks, as keys (when it was needed,
-	 * place) in the upper half of the events' array */
-	later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);
-	if (kind == REPLAY_DEDICATED)	/* predict's reading only: docs/explain.md, "Exchanges" */
+/* The receives, every message between two known ranks, as keys (when it was needed, the
+ * message, whether it was an answer and whether it was needed on arrival) into rk[]. */
+static void
+trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int *si, const int *di,
+		   const uint32_t *ord, const struct sends *sd, struct tkey *rk)
+{
+	const struct replay_busy *bl = t->bl;
+	uint32_t *later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);	/* per message: its
+				 * exchange partner (exchanges), LATER_NONE */
+	long *hint = xmallocarray((size_t)p->nranks + 1, sizeof *hint);	/* per rank: the busy
+				 * phase its last receive came in or after */
+	long nr = 0;
+
+	if (t->kind == REPLAY_DEDICATED)	/* predict's reading only: docs/explain.md, "Exchanges" */
 		exchanges(p, ord, si, di, later);
 	else
 		for (long k = 0; k < p->nmsgs; k++)
 			later[k] = LATER_NONE;
-	nev = 2 * ns;
-	t->ev = xmallocarray((size_t)nev + 1, sizeof *t->ev);
-	keys = (struct tkey *)(void *)t->ev;
-	hint = xmallocarray((size_t)p->nranks + 1, sizeof *hint);
 	for (int i = 0; i < p->nranks; i++)
 		hint[i] = -1;
 	for (long k = 0; k < p->nmsgs; k++) {
@@ -997,7 +1012,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 			if (i >= 0 && arr < bph(&bl[b], i)->t_end_ns)
 				ph = bph(&bl[b], i);	/* in_busy(&bl[b], arr) */
 		}
-		if (ph != NULL && kind == REPLAY_MEASURED) {
+		if (ph != NULL && t->kind == REPLAY_MEASURED) {
 			const struct sends *r = &sd[b];
 			long j = send_index(r, arr);
 
@@ -1016,15 +1031,23 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 		 * for it to do so (sends go first at equal times) */
 		if (later[k] != LATER_NONE && p->msgs[later[k]].t_ns > need)
 			need = p->msgs[later[k]].t_ns;
-		keys[ns + nr++] = (struct tkey){ need, (int64_t)k << RECV_PLACE_SHIFT | answer | (need == arr) << 1 };
+		rk[nr++] = (struct tkey){ need, (int64_t)k << RECV_PLACE_SHIFT | answer | (need == arr) << 1 };
 	}
 	free(hint);
 	free(later);
-	free(sk);
-	free(sd);
-	/* by (time, message), the lower half as scratch: then merged with the sends, which
-	 * go first at equal times (as sorting every event by (time, sends' places before
-	 * receives') would give) */
+}
+
+/* The events: the sends (by departure) merged with the receive keys (sorted in the upper
+ * half of t->ev, the lower half as scratch), the sends first at equal times (as sorting
+ * every event by (time, sends' places before receives') would give). Each receive's need
+ * time goes to t->need_ns. */
+static void
+trace_merge(struct replay_trace *t, const struct prof *p, const int *si, const int *di, const uint32_t *ord,
+	    long ns)
+{
+	struct tkey *keys = (struct tkey *)(void *)t->ev;
+	long nev = 2 * ns;
+
 	tkey_sort(keys + ns, ns, true, keys);
 	t->need_ns = xmallocarray((size_t)p->nmsgs + 1, sizeof *t->need_ns);
 	for (long x = 0, o = 0, r = 0; x < nev; x++) {
@@ -1047,15 +1070,44 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 			r++;
 		}
 	}
+	t->nev = nev;
+}
+
+void
+replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind kind)
+{
+	struct sends *sd;
+	uint32_t *sk;		/* every rank's sends (sd), one rank after the other */
+	const char **hosts;
+	int *si, *di;		/* per message: its sender's and receiver's index in p->ranks, -1 */
+	uint32_t *ord;		/* the messages by departure, then index */
+	long ns;		/* messages between two known ranks: sends, and as many receives */
+	struct waits w;
+	struct err e;
+
+	*t = (struct replay_trace){ .p = p, .kind = kind };
+	if (replay_fits(p, &e) < 0)
+		BUG("%s", e.msg);
+	si = xmallocarray((size_t)p->nmsgs + 1, sizeof *si);
+	di = xmallocarray((size_t)p->nmsgs + 1, sizeof *di);
+	ns = trace_ranks_of(p, si, di);
+	ord = trace_departures(p);
+	trace_busy(t, p);
+	sd = trace_sends(p, si, ord, &sk);
+	/* the receives' keys in the upper half of the events' array, then the events */
+	t->ev = xmallocarray(2 * (size_t)ns + 1, sizeof *t->ev);
+	trace_receive_keys(t, p, si, di, ord, sd, (struct tkey *)(void *)t->ev + ns);
+	free(sk);
+	free(sd);
+	trace_merge(t, p, si, di, ord, ns);
 	free(ord);
 	free(si);
 	free(di);
-	t->nev = nev;
 	t->wait_ns = xmallocarray((size_t)p->nmsgs + 1, sizeof *t->wait_ns);
 	if (kind == REPLAY_MEASURED)
-		t->gap_ns = xmallocarray((size_t)nev + 1, sizeof *t->gap_ns);
+		t->gap_ns = xmallocarray((size_t)t->nev + 1, sizeof *t->gap_ns);
 	waits_init(&w, p->nranks);
-	for (long x = 0; x < nev; x++)
+	for (long x = 0; x < t->nev; x++)
 		trace_wait(t, &w, x);
 	waits_release(&w);
 
