@@ -90,3 +90,22 @@ testbed_ensure() {
 testbed_release() {
 	[ "${KEEP:-0}" = 1 ] || "$CONTEND" testbed --instance "$1" down >/dev/null 2>&1
 }
+
+# calibrate_delay_comm INST DIR SMALL: paper 000's delay_comm curves measured on testbed INST
+# (its ws1 and ws2 up), as the paper obtains them by benchmark on its own platform; writes
+# DIR/delaycomm.tsv and DIR/delaycomm.log. SMALL=1: fewer, shorter points. Returns 1 when
+# the calibration failed (DIR/delaycomm.log's last line says why).
+calibrate_delay_comm() {
+	if [ "$3" = 1 ]; then set -- "$1" "$2" --points 4 --competitors 1 --probe-ms 100
+	else set -- "$1" "$2" --points 4 --competitors 2; fi
+	_inst=$1 _dir=$2
+	shift 2
+	"$CONTEND" predict --calibrate-delay-comm --instance "$_inst" -o "$_dir/delaycomm.tsv" "$@" \
+		>"$_dir/delaycomm.log" 2>&1
+}
+
+# uncapped_Bps LOG: the rate one uncapped transfer reached in a calibration's log, in B/s
+# (nothing when the log has none).
+uncapped_Bps() {
+	sed -n 's/^uncapped: one transfer reached \([0-9.]*\) MB\/s.*/\1/p' "$1" | awk '{ printf "%.0f", $1 * 1e6 }'
+}

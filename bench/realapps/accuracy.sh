@@ -37,10 +37,12 @@
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
 # supported), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
 # "cpu1 cpu2 link both agg strict"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
-# BURST, STRICT_BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for p000, from
-# `contend predict --calibrate-delay-comm`; default the paper's curves). With --from the
-# programs, layouts, MPIs, scenarios and rounds are runs.txt's and PCT, LINK, BURST,
-# STRICT_BURST, LOADED and DELAYCOMM settings.txt's (the environment's when DIR has none).
+# BURST, STRICT_BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for
+# p000 and the replay, from `contend predict --calibrate-delay-comm`; default: measured on the
+# testbed before the runs when agg is among the scenarios). With --from the programs,
+# layouts, MPIs, scenarios and rounds are runs.txt's and PCT, LINK, BURST, STRICT_BURST and
+# LOADED settings.txt's (the environment's when DIR has none); DELAYCOMM is the
+# environment's when given, else settings.txt's.
 # WALL_OFFSET: how a prediction of the ranks' time becomes a job's wall time: bare (default:
 # the bare runs' median wall less the dedicated ranks' time) or dedicated (the dedicated
 # run's own wall less its ranks' time, which holds collect's start and drain).
@@ -59,7 +61,8 @@ BURST=${BURST:-}
 LOADED=${LOADED:-2}
 export PCT LINK BURST LOADED
 RUNSH=$TOP/bench/realapps/run.sh
-R="" RES="" SMALL=0 KEEPDIR="" QUIET=0 FROM="" SMALLOPT=""
+. "$TOP/bench/lib.sh"
+R="" RES="" SMALL=0 KEEPDIR="" QUIET=0 FROM="" SMALLOPT="" DC_KEPT=""
 CMDLINE="sh bench/realapps/accuracy.sh $*"
 usage() { sed -n '/^# Usage:/,/^# Exit:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 if [ "${1:-}" = --from ]; then
@@ -93,10 +96,16 @@ if [ -n "$FROM" ]; then
 		!c && (v == "ded" || v == "bare") { next } !(v in s) { s[v]; printf "%s%s", n++ ? " " : "", v }' "$K/runs.txt"; }
 	PROGS=$(firsts 1) LAYOUTS=$(firsts 2) MPIS=$(firsts 3) SCENARIOS=$(firsts 0)
 	R=$(awk -F'\t' '$2 > r { r = $2 } END { print r + 0 }' "$K/runs.txt")
+	DC_GIVEN=${DELAYCOMM:-}
 	for v in PCT LINK BURST LOADED STRICT_BURST DELAYCOMM INST LOAD0 SMALLOPT MEASURED_AT MEASURED_COMMIT \
 		MEASURED_CONTEND MEASURED_CMDLINE MEASURED_SECS; do
 		val=$(setting $v) && eval "$v=\$val"
 	done
+	# a calibration given now is used (the runs' own, if any, is said in accuracy.md)
+	if [ -n "$DC_GIVEN" ]; then
+		DC_KEPT=${DELAYCOMM:-none}
+		DELAYCOMM=$DC_GIVEN
+	fi
 	[ -r "$K/settings.txt" ] ||
 		echo "realapps-accuracy: no $K/settings.txt: PCT, LINK, BURST, LOADED, DELAYCOMM from the environment" >&2
 fi
@@ -159,6 +168,25 @@ T0=$(date +%s)
 RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run load1
 fail=0
 COMMIT=$(git -C "$TOP" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+# delay_comm for the agg scenario (paper 000 eq. 2's communicating competitors): measured on
+# this testbed, as paper 000 measures it on its own platform, unless DELAYCOMM names a file.
+# Its transfers are uncapped and CPU-bound here, which the paper's curves (a 1990s Ethernet,
+# where a transfer cost its host little CPU) do not say.
+if [ -z "$FROM" ] && [ -z "${DELAYCOMM:-}" ]; then
+	case " $SCENARIOS " in *" agg "*)
+		say "calibrating delay_comm (paper 000 eq. 2) on testbed $INST"
+		$TB down >/dev/null 2>&1
+		if ! $TB up -n 4 --cpu-pct all="$PCT" >"$W/up.log" 2>&1; then
+			echo "realapps-accuracy: testbed $INST: $(tail -n 1 "$W/up.log")" >&2
+			exit 1
+		elif calibrate_delay_comm "$INST" "$W" "$SMALL"; then
+			DELAYCOMM=$W/delaycomm.tsv
+			cp "$W/delaycomm.tsv" "$W/delaycomm.log" "$RES/"
+		else
+			echo "realapps-accuracy: delay_comm calibration failed ($(tail -n 1 "$W/delaycomm.log")); p000 and the replay use the paper's curves" >&2
+		fi ;;
+	esac
+fi
 if [ -z "$FROM" ]; then
 	: >"$RUNS"
 	{
@@ -576,7 +604,7 @@ scen_table() {	# scenario
 	echo "parse: contend parse -q DIR (defaults)"
 	echo "predict: contend predict MEDIAN_DEDICATED --scenario scenario-SET-S.ini --dedicated OTHER... --errors TABLE"
 	echo "  numbers: TABLE empty; intervals: TABLE = these cells without the program's own (leave one out)"
-	echo "  p000's delay_comm: ${DELAYCOMM:-the paper's curves (no calibration)}; agg's comm_bandwidth: the run's netparams bw_Bps"
+	echo "  p000's and the replay's delay_comm: ${DELAYCOMM:-the paper's curves (no calibration)}${DC_KEPT:+ (given to --from; the kept runs': $DC_KEPT)}; agg's comm_bandwidth: the run's netparams bw_Bps"
 	echo "report: contend report --accuracy $RES"
 	echo '```'
 } >"$RES/accuracy.md"
