@@ -104,6 +104,20 @@ if out=$(tb up 2>&1) && [ "$(ip netns list | grep -c "^c${K}ws")" = 3 ] &&
 else
 	flunk up-idempotent "$out"
 fi
+# a share below its cores is a quota over a 10 ms period; a share of all its cores is none
+# (the cpuset bounds it, and a quota at the cpuset's size throttles at the accounting's edges)
+q1=$(cat /sys/fs/cgroup/cpu/contend-testbed-$K/ws1/cpu.cfs_quota_us 2>&1)
+p1=$(cat /sys/fs/cgroup/cpu/contend-testbed-$K/ws1/cpu.cfs_period_us 2>&1)
+pct1=$(tb status | awk -v h="c${K}ws1" '$2 == h { print $5 }')
+case $(nproc):$pct1 in
+1:* | *:100) want=-1 ;;
+*) want=$((pct1 * 100)) ;;
+esac
+if [ "$q1" = "$want" ] && [ "$p1" = 10000 ]; then
+	pass cpu-quota
+else
+	flunk cpu-quota "ws1 at $pct1 %: quota '$q1' period '$p1', want quota $want"
+fi
 # each workstation has an IPC namespace of its own (UCX's shared memory stays within it)
 ipc1=$(tb exec ws1 -- readlink /proc/self/ns/ipc 2>&1)
 ipc1b=$(tb exec ws1 -- readlink /proc/self/ns/ipc 2>&1)
@@ -201,6 +215,19 @@ if [ "$d" -gt 200000 ] && [ $alive = 0 ] && [ -d "/proc/$spin" ]; then
 	pass comm-load
 else
 	flunk comm-load "ws3 received $d bytes; sink/source still recorded: $alive"
+fi
+
+# --- a workstation with a whole core has no quota: up again with 2 at 100 %
+if [ "$(nproc)" -ge 2 ]; then
+	if out=$(tb down 2>&1) && out=$(tb up -n 2 --cpu-pct all=100 2>&1) &&
+		[ "$(cat /sys/fs/cgroup/cpu/contend-testbed-$K/ws1/cpu.cfs_quota_us)" = -1 ] &&
+		[ "$(cat /sys/fs/cgroup/cpu/contend-testbed-$K/ws2/cpu.cfs_quota_us)" = -1 ]; then
+		pass whole-core-no-quota
+	else
+		flunk whole-core-no-quota "$out; quotas $(cat /sys/fs/cgroup/cpu/contend-testbed-$K/ws*/cpu.cfs_quota_us 2>&1 | tr '\n' ' ')"
+	fi
+else
+	echo "skipped: e2e/testbed/whole-core-no-quota: one CPU"
 fi
 
 # --- down leaves nothing: namespaces, links, qdiscs, cgroups, hosts lines, state, processes
