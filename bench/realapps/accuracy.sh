@@ -35,7 +35,7 @@
 #               results go to RESULTS (default a directory under /tmp, printed at the end)
 #   -q          print only the tables and errors
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
-# supported), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
+# supported; 2x1 alone, with PCT=100 for a core per workstation and no quota), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
 # "cpu1 cpu2 link both agg strict"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
 # BURST, STRICT_BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for
 # p000 and the replay, from `contend predict --calibrate-delay-comm`; default: measured on the
@@ -63,6 +63,8 @@ export PCT LINK BURST LOADED
 RUNSH=$TOP/bench/realapps/run.sh
 . "$TOP/bench/lib.sh"
 R="" RES="" SMALL=0 KEEPDIR="" QUIET=0 FROM="" SMALLOPT="" DC_KEPT=""
+SCEN_GIVEN=false
+[ -z "${SCENARIOS:-}" ] || SCEN_GIVEN=true
 CMDLINE="sh bench/realapps/accuracy.sh $*"
 usage() { sed -n '/^# Usage:/,/^# Exit:/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 if [ "${1:-}" = --from ]; then
@@ -124,8 +126,17 @@ for sc in $SCENARIOS; do
 	*) echo "realapps-accuracy: unknown scenario '$sc' (cpu1 cpu2 link both agg strict)" >&2; exit 2 ;; esac
 done
 for l in $LAYOUTS; do
-	case $l in 4x1 | 4x2) ;; *) echo "realapps-accuracy: unknown layout '$l' (4x1, 4x2)" >&2; exit 2 ;; esac
+	case $l in 4x1 | 4x2) NWS=4 ;; 2x1) NWS=2 ;; *) echo "realapps-accuracy: unknown layout '$l' (4x1, 4x2, 2x1)" >&2; exit 2 ;; esac
 done
+# 2x1 (two workstations: with PCT=100 a core each, no quota) runs alone: its testbed has two
+# workstations, and agg needs four
+case " $LAYOUTS " in *" 2x1 "*)
+	[ "$LAYOUTS" = 2x1 ] || { echo "realapps-accuracy: layout 2x1 runs alone (LAYOUTS=2x1)" >&2; exit 2; }
+	case " $SCENARIOS " in *" agg "*)
+		! $SCEN_GIVEN || { echo "realapps-accuracy: agg needs 4 workstations, not layout 2x1" >&2; exit 2; }
+		SCENARIOS=$(echo "$SCENARIOS" | sed 's/ *agg//') ;;
+	esac ;;
+esac
 # The cells' program sets: PROG:LAYOUT:MPI
 SETS=""
 for p in $PROGS; do
@@ -313,7 +324,7 @@ scenario_ini() {	# scenario bw_Bps
 	link | both | strict)
 		b=$(burst_ini)
 		[ "$1" = strict ] && b=$(BURST=${STRICT_BURST:-3000} burst_ini)
-		for i in 1 2 3 4; do
+		for i in $(seq 1 "$NWS"); do
 			[ $i -ne "$LOADED" ] && printf '[link %s-%s]\nbandwidth = %s\nburst = %s\n' "$WS" "$(ws $i)" \
 				"$(rate_ini "$LINK")" "$b"
 		done ;;
@@ -598,7 +609,7 @@ scen_table() {	# scenario
 	echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "mpi: $(mpirun --version 2>/dev/null | head -n 1); $(mpiexec.mpich --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -n 1 | sed 's/^/MPICH /')"
 	echo "machine load (1, 5, 15 min): before ${LOAD0:-not kept}, after $(if [ -n "$FROM" ]; then echo "not kept"; else cut -d' ' -f1-3 /proc/loadavg; fi); 1 min after each run: $(awk -F'\t' '{ v[NR] = $9 } END { if (NR) { min = max = v[1]; for (i = 1; i <= NR; i++) { if (v[i] < min) min = v[i]; if (v[i] > max) max = v[i] } printf "%s-%s", min, max } }' "$RUNS") (runs.tsv)"
-	echo "testbed: 4 workstations at $PCT % of a core each (run.sh); the loaded one $(ws "$LOADED"), link cap $LINK"
+	echo "testbed: $NWS workstations at $PCT % of a core each (run.sh); the loaded one $(ws "$LOADED"), link cap $LINK"
 	echo "rounds: $R, conditions per round: $CONDS (reversed every other round)"
 	echo "runs: sh bench/realapps/run.sh PROG LAYOUT MPI [--collect '' --run DIR | --scenario S]${SMALLOPT:+ --small}"
 	echo "parse: contend parse -q DIR (defaults)"

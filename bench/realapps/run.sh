@@ -9,7 +9,8 @@
 #
 # Usage: sh bench/realapps/run.sh PROG LAYOUT MPI [OPTIONS]
 #   PROG     lammps lu qr mpb fel garli (see `run.sh --list`)
-#   LAYOUT   4x1 (4 workstations, 1 rank each) or 4x2 (2 ranks each: 8 ranks)
+#   LAYOUT   4x1 (4 workstations, 1 rank each), 4x2 (2 ranks each: 8 ranks) or 2x1 (2
+#            workstations, 1 rank each: with PCT=100 a core each and no quota)
 #   MPI      ompi or mpich
 #   --collect 'OPTS'   wrap every rank in `contend collect -q OPTS -o RUN --`
 #   --pmpi DIR         write the PMPI truth of every rank into DIR (tests/pmpi/pmpi_log.c)
@@ -76,16 +77,19 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $LAYOUT in 4x1) NP=4 ;; 4x2) NP=8 ;; *) echo "realapps: unknown layout '$LAYOUT' (4x1, 4x2)" >&2; exit 2 ;; esac
+case $LAYOUT in 4x1) NP=4 NWS=4 ;; 4x2) NP=8 NWS=4 ;; 2x1) NP=2 NWS=2 ;;
+*) echo "realapps: unknown layout '$LAYOUT' (4x1, 4x2, 2x1)" >&2; exit 2 ;; esac
 case $MPI in ompi) MPIOPT="" ;; mpich) MPIOPT=--mpich ;; *) echo "realapps: unknown MPI '$MPI' (ompi, mpich)" >&2; exit 2 ;; esac
 # MPICH 4.0.2 over UCX 1.13 left to choose its transports hangs in MPI_Finalize on the
 # testbed once the program is done, and the ranks' exec time (what a prediction starts
 # from) then holds seconds of polling. With one rank per workstation UCX carries every
 # message over TCP anyway, so 4x1 forces it (as the testbed did before workstations had
 # IPC namespaces of their own); 4x2 keeps shared memory between a workstation's ranks.
-[ "$MPI" = mpich ] && [ "$LAYOUT" = 4x1 ] && MPIOPT="--mpich --tcp"
+[ "$MPI" = mpich ] && [ "$LAYOUT" != 4x2 ] && MPIOPT="--mpich --tcp"
 [ -z "$LOPT" ] || [ "$MPI" = ompi ] || { echo "realapps: --ucx is for Open MPI (MPICH runs over UCX always)" >&2; exit 2; }
 case $SCEN in none | cpu1 | cpu2 | link | both | agg | strict) ;; *) echo "realapps: unknown scenario '$SCEN'" >&2; exit 2 ;; esac
+[ "$SCEN" = agg ] && [ $NWS -lt 4 ] && { echo "realapps: agg needs 4 workstations (layout $LAYOUT has $NWS)" >&2; exit 2; }
+[ "$LOADED" -ge 1 ] && [ "$LOADED" -le $NWS ] 2>/dev/null || { echo "realapps: LOADED=$LOADED is not a workstation of layout $LAYOUT" >&2; exit 2; }
 skip() { echo "skipped: $*"; [ -n "${W:-}" ] && rm -rf "$W"; exit 77; }
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/contend-realapps.XXXXXX") || exit 1
@@ -97,7 +101,7 @@ case $PROG in
 lammps)
 	need /usr/bin/lmp lammps
 	[ "$MPI" = ompi ] || { echo "realapps: Debian's lammps is built for Open MPI only" >&2; exit 2; }
-	steps=150; [ $SMALL -eq 1 ] && steps=30
+	steps=150; [ $SMALL -eq 1 ] && steps=30; [ $SMALL -eq 0 ] && [ "$LAYOUT" = 2x1 ] && steps=900
 	set -- /usr/bin/lmp -in "$IN/lammps-lj.in" -var steps $steps -log none
 	END="^Total wall time" ;;
 lu | qr)
@@ -140,11 +144,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# The testbed: 4 workstations at PCT % of a core, up once and kept for the next run;
-# other work on the machine must not take the workstations' quotas.
-if [ "$($TB status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/' | wc -l)" -ne 4 ]; then
+# The testbed: the layout's workstations at PCT % of a core, up once and kept for the next
+# run (brought up again when it has another count or share); other work on the machine must
+# not take the workstations' quotas.
+if [ "$($TB status 2>/dev/null | awk -v p="$PCT" '$2 ~ /^c[0-9]+ws[0-9]+$/ && $5 == p' | wc -l)" -ne $NWS ] ||
+	[ "$($TB status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/' | wc -l)" -ne $NWS ]; then
 	$TB down >/dev/null 2>&1
-	$TB up -n 4 --cpu-pct all="$PCT" >"$W/up.log" 2>&1 || { echo "realapps: testbed $INST: $(tail -n 1 "$W/up.log")" >&2; exit 1; }
+	$TB up -n $NWS --cpu-pct all="$PCT" >"$W/up.log" 2>&1 || { echo "realapps: testbed $INST: $(tail -n 1 "$W/up.log")" >&2; exit 1; }
 fi
 G=/sys/fs/cgroup/cpu/contend-testbed-$INST
 [ -w "$G/cpu.shares" ] && echo 262144 >"$G/cpu.shares"
@@ -154,13 +160,25 @@ cd "$W" || exit 1
 case $PROG in
 lu | qr)
 	dat=$(echo "$PROG" | tr a-z A-Z).dat
-	if [ $NP -eq 4 ]; then P=2 Q=2; else P=2 Q=4; fi
-	# the size is the file's, 200 for the short form
-	n='\1'; [ $SMALL -eq 1 ] && n=200
-	sed "s/^\([0-9]*\)\( *values of [MN]\)\$/$n\2/; s/^2\( *values of P\)/$P\1/; s/^2\( *values of Q\)/$Q\1/" \
-		"$IN/$dat" >"$dat" ;;
+	case $NP in 2) P=1 Q=2 ;; 4) P=2 Q=2 ;; *) P=2 Q=4 ;; esac
+	# the size is the file's, 200 for the short form; on 2x1 (whole cores, no quota: the
+	# file's problem takes 0.02 s there) K problems of size N, the largest the test's
+	# memory takes on two ranks
+	n='\1' k=1 nb=""
+	[ $SMALL -eq 1 ] && n=200
+	if [ $SMALL -eq 0 ] && [ "$LAYOUT" = 2x1 ]; then
+		k=20 nb="32 64"
+		if [ "$PROG" = lu ]; then n=800; else n=400 nb="16 32"; fi
+	fi
+	vals=$(awk -v n="$n" -v k="$k" 'BEGIN { for (i = 1; i <= k; i++) printf "%s%s", n, (i < k ? " " : "") }')
+	# and two block sizes (nb) on 2x1
+	sed "s/^1\( *number of problems sizes\)/$k\1/; s/^\([0-9]*\)\( *values of [MN]\)\$/$vals\2/
+		s/^2\( *values of P\)/$P\1/; s/^2\( *values of Q\)/$Q\1/" "$IN/$dat" >"$dat"
+	[ -z "$nb" ] || sed -i "s/^1\( *number of NB's\)/2\1/; s/^1\( *number of blocking sizes\)/2\1/
+		s/^[0-9]*\( *values of [M]*NB\)\$/$nb\1/; s/^[0-9]*\( *values of MB\)\$/$nb\1/" "$dat" ;;
 mpb)	cp "$IN/mpb-sphere.ctl" mpb.ctl
-	[ $SMALL -eq 1 ] && sed -i 's/resolution 12/resolution 8/' mpb.ctl ;;
+	[ $SMALL -eq 1 ] && sed -i 's/resolution 12/resolution 8/' mpb.ctl
+	[ $SMALL -eq 0 ] && [ "$LAYOUT" = 2x1 ] && sed -i "s/resolution 12/resolution 24/" mpb.ctl ;;
 fel)	c=100; [ $SMALL -eq 1 ] && c=30
 	awk -v N=8 -v C=$c -f "$IN/hyphy-codons.awk" >codons.nex ;;
 garli)	c=400; [ $SMALL -eq 1 ] && c=100
