@@ -63,6 +63,10 @@ const char usage_parse[] =
 	"  -U, --busy-user-only    weight each interval's CPU time by the rank's user share\n"
 	"                          around it, so that an MPI library polling in system calls\n"
 	"                          reads as waiting, not work (default: all CPU time counts)\n"
+	"      --waits RULE        which gaps of a rank's message trace are waits, whose\n"
+	"                          polling (a low user share) reads idle: send (default):\n"
+	"                          from a send to the next arrival; any: also from an\n"
+	"                          arrival to the next, with no send between\n"
 	"  -L, --latency DUR       latency L for the communication share (default: measured\n"
 	"                          from TCP handshakes)\n"
 	"  -B, --bandwidth RATE    bandwidth B in bytes/s, suffixes k M G = 10^3 10^6 10^9\n"
@@ -148,6 +152,7 @@ get_opts(int argc, char **argv, struct parse_opts *o)
 		{ "merge", no_argument, NULL, 4 },
 		{ "times", no_argument, NULL, 5 },
 		{ "keep-tail", no_argument, NULL, 6 },
+		{ "waits", required_argument, NULL, 7 },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -197,6 +202,11 @@ get_opts(int argc, char **argv, struct parse_opts *o)
 		case 4: o->merge = true; break;
 		case 5: o->times = true; break;
 		case 6: o->keep_tail = true; break;
+		case 7:
+			if (strcmp(optarg, "send") == 0) o->waits = PHASES_WAITS_SEND;
+			else if (strcmp(optarg, "any") == 0) o->waits = PHASES_WAITS_ANY;
+			else die_usage("parse: option '--waits': '%s' is not send or any", optarg);
+			break;
 		case 'f': o->force = true; break;
 		case 'q': err_verbosity = 0; break;
 		default: BUG("option %d", c);

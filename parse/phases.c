@@ -629,10 +629,11 @@ cmp_i64(const void *a, const void *b)
 }
 
 size_t
-phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, struct phases_wait **out)
+phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, enum phases_wait_rule rule,
+	     struct phases_wait **out)
 {
 	size_t i = 0, j = 0, n = 0, cap = 0;
-	int64_t last_send = INT64_MIN;
+	int64_t last_send = INT64_MIN, last_arr = INT64_MIN;
 	bool heard = true;	/* an arrival came since the last send */
 
 	*out = NULL;
@@ -649,9 +650,12 @@ phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, struc
 		if (!heard && arr_ns[j] > last_send) {
 			*out = xgrow(*out, &cap, n + 1, sizeof **out);
 			(*out)[n++] = (struct phases_wait){ last_send, arr_ns[j] };
+		} else if (heard && rule == PHASES_WAITS_ANY && last_arr != INT64_MIN && arr_ns[j] > last_arr) {
+			*out = xgrow(*out, &cap, n + 1, sizeof **out);
+			(*out)[n++] = (struct phases_wait){ last_arr, arr_ns[j] };
 		}
 		heard = true;
-		j++;
+		last_arr = arr_ns[j++];
 	}
 	return n;
 }

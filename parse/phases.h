@@ -156,13 +156,22 @@ int phases_from_samples(const char *path, double busy_threshold, struct rank_cpu
 int phases_from_samples_opt(const char *path, const struct phases_opts *o, struct rank_cpu *out,
 			    struct err *e) WUR;
 
+/* Which gaps of a rank's message trace are waits (contend parse --waits). */
+enum phases_wait_rule {
+	PHASES_WAITS_SEND,	/* from a send to the next arrival, no arrival between */
+	PHASES_WAITS_ANY,	/* also from an arrival to the next, no send between */
+};
+
 /* The waits of one rank from its send times and the arrival times of the messages it
  * received (both any order; both arrays are sorted in place): for each arrival, the stretch
  * from the latest send before it, when no other arrival came between (a rank that sent
  * and then heard nothing until this message was waiting for it: Open MPI and MPICH poll
- * then, so its samples read busy). Returns the number of waits; *out is owned by the
- * caller (free), NULL when none. */
-size_t phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, struct phases_wait **out);
+ * then, so its samples read busy); with PHASES_WAITS_ANY also from the arrival before it
+ * when no send came between (a rank that received and then sent nothing until the next
+ * message: it computed on what came, or waited for more; the user share tells). Returns
+ * the number of waits; *out is owned by the caller (free), NULL when none. */
+size_t phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, enum phases_wait_rule rule,
+		    struct phases_wait **out);
 /* Slack around a rank's run for its sample times (the agent samples from its own start). */
 #define PHASES_RUN_SLACK_NS 2000000000LL
 /* A samples file with more bad rows than this share of its rows is not used: what is

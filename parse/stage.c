@@ -462,6 +462,7 @@ struct sample_job {
 	const char *path;		/* borrowed */
 	struct phases_opts po;
 	struct rank_times *rt;		/* its message times for the waits, or NULL */
+	enum phases_wait_rule waits;	/* which of their gaps are waits */
 	struct rank_cpu rc;
 	int rcode;			/* phases_from_samples_opt's */
 	struct err e;
@@ -482,7 +483,7 @@ sample_run(void *arg)
 
 	if (j->rt != NULL) {
 		j->po.nwaits = phases_waits(j->rt->send_ns, j->rt->nsend, j->rt->arr_ns, j->rt->narr,
-					    &waits);
+					    j->waits, &waits);
 		j->po.waits = waits;
 	}
 	j->rcode = phases_from_samples_opt(j->path, &j->po, &j->rc, &j->e);
@@ -651,6 +652,7 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir, size_t thr
 			}
 			taken[rank] = true;
 			j->rt = &c->times[rank];
+			j->waits = c->o->waits;
 		}
 		if (c->rm != NULL && rankmap_run_window(c->rm, rank, &t0, &t1) == 0)
 			phases_opts_window(&j->po, t0, t1);
@@ -880,6 +882,8 @@ write_netparams(struct ctx *c, const struct netparams *np, const char *outdir)
 	w_kv_u(&t, "idle_gap_ns", (uint64_t)c->o->idle_gap_ns);
 	w_kv_f(&t, "busy_threshold", c->o->busy_threshold);
 	w_kv_s(&t, "busy_counts", c->o->user_only ? "CPU time weighted by the user share" : "all CPU time");
+	if (c->o->waits == PHASES_WAITS_ANY)	/* absent: from a send only */
+		w_kv_s(&t, "waits", "after a send or an arrival");
 	if (tsv_w_close(&t, &e) < 0)
 		warn_partial(c, e.msg);
 }

@@ -10,6 +10,7 @@
 #include "lib/err.h"
 #include "parse/coverage.h"
 #include "parse/flows.h"
+#include "parse/phases.h"
 #include "parse/rollup.h"
 
 #define PARSE_MAX_FILES 4096		/* captures or samples files of a kind */
@@ -29,6 +30,7 @@ struct parse_opts {
 	double busy_threshold;		/* fraction of a sample interval on CPU that is busy */
 	bool busy_threshold_set;	/* given: used as is, not scaled by CPU capacity */
 	bool user_only;			/* weight CPU time by the rank's user share */
+	enum phases_wait_rule waits;	/* which trace gaps are waits (--waits) */
 	double lat_ns, bw_Bps;		/* 0: measure */
 	size_t max_streams, max_buffer;	/* 0: flows' defaults */
 	bool force;			/* overwrite an existing profile */

@@ -42,7 +42,8 @@
 # testbed before the runs when agg is among the scenarios). With --from the programs,
 # layouts, MPIs, scenarios and rounds are runs.txt's and PCT, LINK, BURST, STRICT_BURST and
 # LOADED settings.txt's (the environment's when DIR has none); DELAYCOMM is the
-# environment's when given, else settings.txt's.
+# environment's when given, else settings.txt's. PARSEOPTS: options for `contend parse` of
+# the dedicated runs (default none), with or without --from.
 # WALL_OFFSET: how a prediction of the ranks' time becomes a job's wall time: bare (default:
 # the bare runs' median wall less the dedicated ranks' time) or dedicated (the dedicated
 # run's own wall less its ranks' time, which holds collect's start and drain).
@@ -278,7 +279,8 @@ exec_ns() {
 DED=$W/ded.txt	# set round wall_ns exec_ns run
 : >"$DED"
 awk -F'\t' '$4 == "ded" { print $1, $2, $5, $8 }' "$RUNS" | while read -r tag rd wall run; do
-	"$CONTEND" parse -q "$run" </dev/null >"$run.parse" 2>&1
+	# shellcheck disable=SC2086
+	"$CONTEND" parse -q ${PARSEOPTS:-} "$run" </dev/null >"$run.parse" 2>&1
 	t=$(exec_ns "$run")
 	# a partial parse (an MPICH job ended after its last line) still writes its profile
 	if [ -z "$t" ]; then
@@ -612,7 +614,8 @@ scen_table() {	# scenario
 	echo "testbed: $NWS workstations at $PCT % of a core each (run.sh); the loaded one $(ws "$LOADED"), link cap $LINK"
 	echo "rounds: $R, conditions per round: $CONDS (reversed every other round)"
 	echo "runs: sh bench/realapps/run.sh PROG LAYOUT MPI [--collect '' --run DIR | --scenario S]${SMALLOPT:+ --small}"
-	echo "parse: contend parse -q DIR (defaults)"
+	if [ -n "${PARSEOPTS:-}" ]; then echo "parse: contend parse -q $PARSEOPTS DIR (PARSEOPTS)"
+	else echo "parse: contend parse -q DIR (defaults)"; fi
 	echo "predict: contend predict MEDIAN_DEDICATED --scenario scenario-SET-S.ini --dedicated OTHER... --errors TABLE"
 	echo "  numbers: TABLE empty; intervals: TABLE = these cells without the program's own (leave one out)"
 	echo "  p000's and the replay's delay_comm: ${DELAYCOMM:-the paper's curves (no calibration)}${DC_KEPT:+ (given to --from; the kept runs': $DC_KEPT)}; agg's comm_bandwidth: the run's netparams bw_Bps"

@@ -632,14 +632,34 @@ TEST(waits_from_the_trace)
 {
 	int64_t send[] = { 52, 10, 50 }, arr[] = { 70, 30, 60, 40 };
 	struct phases_wait *w;
-	size_t n = phases_waits(send, 3, arr, 4, &w);
+	size_t n = phases_waits(send, 3, arr, 4, PHASES_WAITS_SEND, &w);
 
 	/* 10 -> 30 waited; 40 came after 30 without a send between; 52 (the last send) -> 60 */
 	CHECK(n == 2);
 	CHECK(n == 2 && w[0].t0_ns == 10 && w[0].t1_ns == 30 && w[1].t0_ns == 52 && w[1].t1_ns == 60);
 	free(w);
-	CHECK(phases_waits(send, 3, arr, 0, &w) == 0 && w == NULL);
-	CHECK(phases_waits(send, 0, arr, 4, &w) == 0 && w == NULL);
+	CHECK(phases_waits(send, 3, arr, 0, PHASES_WAITS_SEND, &w) == 0 && w == NULL);
+	CHECK(phases_waits(send, 0, arr, 4, PHASES_WAITS_SEND, &w) == 0 && w == NULL);
+}
+
+/* --waits any: an arrival with no send since the one before waits from that one too; the
+ * first arrival of a rank that never sent has nothing before it */
+TEST(waits_after_an_arrival)
+{
+	int64_t send[] = { 52, 10, 50 }, arr[] = { 70, 30, 60, 40 };
+	int64_t only[] = { 5, 9, 20 };
+	struct phases_wait *w;
+	size_t n = phases_waits(send, 3, arr, 4, PHASES_WAITS_ANY, &w);
+
+	/* 10 -> 30 (after a send), 30 -> 40 (after an arrival), 52 -> 60, 60 -> 70 */
+	CHECK(n == 4);
+	CHECK(n == 4 && w[0].t0_ns == 10 && w[0].t1_ns == 30 && w[1].t0_ns == 30 && w[1].t1_ns == 40);
+	CHECK(n == 4 && w[2].t0_ns == 52 && w[2].t1_ns == 60 && w[3].t0_ns == 60 && w[3].t1_ns == 70);
+	free(w);
+	n = phases_waits(send, 0, only, 3, PHASES_WAITS_ANY, &w);
+	CHECK(n == 2);
+	CHECK(n == 2 && w[0].t0_ns == 5 && w[0].t1_ns == 9 && w[1].t0_ns == 9 && w[1].t1_ns == 20);
+	free(w);
 }
 
 /* A rank that always runs: 4 rounds of 3 intervals of work (user ticks) then 3 of polling
@@ -803,6 +823,7 @@ main(void)
 	RUN(write_rows_back);
 	RUN(user_share);
 	RUN(waits_from_the_trace);
+	RUN(waits_after_an_arrival);
 	RUN(polling_inside_a_wait_is_idle);
 	RUN(polling_share_over_enough_ticks);
 	RUN(count_wait);
