@@ -20,12 +20,14 @@
 
 const struct model models[] = {
 	{ "p003", "003", "Venkataramaiah & Subhlok, Performance Prediction for Simple CPU and Network Sharing",
-	  "Sec. 2.1 (CPU sharing; k competitors and load average derived in docs/predict.md), "
+	  "Sec. 2.1 (CPU sharing; k competitors and load average derived in docs/predict.md; "
+	  "ranks sharing a node share the competitors: predict/coloc.h), "
 	  "Sec. 2.2 (link change), Sec. 3.3 (combined)",
 	  "run: per-rank average busy/idle phases and counts, per-link message count and average size, "
-	  "netparams L and B, messages (for a link's burst); scenario: cpu_procs or load_average, "
+	  "netparams L and B, messages (for a link's burst), busy phases and the node's CPU "
+	  "capacity (meta) where ranks share a node; scenario: cpu_procs or load_average, "
 	  "capacity, link bandwidth, latency, competing traffic, burst",
-	  run003_predict, SCOPE_CPU | SCOPE_LINK },
+	  run003_predict, SCOPE_CPU | SCOPE_LINK | SCOPE_COLOC },
 	{ "p000", "000", "Figueira & Berman, A Slowdown Model for Applications Executing on Time-Shared Clusters",
 	  "eq. 2 (local slowdown, pp/pm by dynamic programming, delay_comm curves), eq. 3 "
 	  "(communication slowdown), eq. 5 (load-dependent), eqs. 7-9, 11, 12 (constraint-based)",
