@@ -29,9 +29,11 @@ const struct model models[] = {
 	  "capacity, link bandwidth, latency, competing traffic, burst",
 	  run003_predict, SCOPE_CPU | SCOPE_LINK | SCOPE_COLOC },
 	{ "p000", "000", "Figueira & Berman, A Slowdown Model for Applications Executing on Time-Shared Clusters",
-	  "eq. 2 (local slowdown, pp/pm by dynamic programming, delay_comm curves), eq. 3 "
+	  "eq. 2 (local slowdown, pp/pm by dynamic programming, delay_comm curves; ranks sharing "
+	  "a node share the competitors by their runnable time: predict/coloc.h), eq. 3 "
 	  "(communication slowdown), eq. 5 (load-dependent), eqs. 7-9, 11, 12 (constraint-based)",
-	  "run: per-rank computation time (work fractions), per-link messages, netparams B; "
+	  "run: per-rank computation time (work fractions), per-link messages, netparams B, "
+	  "schedstat run and wait time and the node's CPU capacity (meta) where ranks share a node; "
 	  "scenario: cpu_procs or load_average, comm_procs with comm/compute fractions and "
 	  "comm_bandwidth, capacity, weight or serial_time, work_fraction, partitioning, delay_comm, "
 	  "link bandwidth, latency and burst",

@@ -179,7 +179,7 @@ p003_node(const struct p003_node_in *in, struct p003_node_out *out)
 	t1c = out->t_link_ns * (b2 + d1) / cyc1;
 	/* Section 3.3, step 2: CPU sharing on the changed pattern */
 	if (in->shared) {
-		/* beyond the paper (docs/model-003.md): a rank that shares its node meets the
+		/* beyond the paper (docs/predict.md, p003): a rank that shares its node meets the
 		 * extra demand kx where Section 2.1 has n and n + 1 whole competitors; a load
 		 * average blends the two as p003_cpu_increase_load does */
 		double f = in->load_avg >= 0 ? in->load_avg - floor(in->load_avg) : 0;

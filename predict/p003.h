@@ -126,7 +126,7 @@ struct p003_node_in {
 	double kx[2];		/* with shared: the extra CPU demand on the rank's busy time of n
 				 * and of n + 1 competitors (n = k, or floor(load_avg)), in place
 				 * of n and n + 1 in Section 2.1 (coloc_stretch - 1,
-				 * docs/model-003.md), 0 <= kx[0] <= kx[1] */
+				 * docs/predict.md, p003), 0 <= kx[0] <= kx[1] */
 };
 struct p003_node_out {
 	double t_link_ns;	/* after the link change alone */

@@ -149,7 +149,7 @@ r0_partitioning(struct r0 *st, struct pred_result *r)
 /* Eq. 2 per rank, the aggregate slowdown, and a row per loaded rank with the aggregate were
  * it the only one loaded. Returns the aggregate; *extrap: a curve was extrapolated.
  *
- * Ranks that share a node (beyond the paper, docs/model-000.md): Section 3 takes the
+ * Ranks that share a node (beyond the paper, docs/predict.md, p000): Section 3 takes the
  * application's process to have its node's CPU alone in the dedicated run, which sd is
  * relative to. A rank whose node holds other ranks shared the node's cores with them already
  * in the dedicated run, so eq. 2 is applied to the node as a whole: the rank's neighbours

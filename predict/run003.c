@@ -415,7 +415,7 @@ r3_rank(struct r3 *st, int i, struct pred_result *r, int *nloaded)
 	/* idle time that earns no credit: awake, or asleep on a scheduler that forgets */
 	in.awake_frac = 1 - st->s->sleep_credit * (1 - awake_frac(rk));
 	if (st->cl[i].nlocal > 1 && (in.k > 0 || in.load_avg > 0)) {
-		/* beyond the paper (docs/model-003.md): Section 2.1 takes the rank to have the CPU
+		/* beyond the paper (docs/predict.md, p003): Section 2.1 takes the rank to have the CPU
 		 * alone between competitors; a rank whose node holds other ranks shared it with
 		 * them in the dedicated run already, so n competitors stretch its busy phases
 		 * only by what coloc_stretch gives, the replay's rule: its neighbours counted by

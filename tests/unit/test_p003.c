@@ -242,7 +242,7 @@ TEST(awake_idle_earns_no_credit)
 			CHECK(p003_cpu_increase_awake(70e6, 45e6, k, a) >= p003_cpu_increase(70e6, 45e6, k));
 }
 
-/* A rank that shares its node (docs/model-003.md): the extra demand kx stands in for the
+/* A rank that shares its node (docs/predict.md, p003): the extra demand kx stands in for the
  * competitor counts in Section 2.1, a load average blends the two as it blends n and n + 1;
  * without shared, kx is not read (a zeroed struct is the paper's case). */
 TEST(shared_node_extra_demand)
@@ -609,7 +609,7 @@ make_shared_run(const char *name, long long run_ns, long long wait_ns)
 	return run;
 }
 
-/* Two ranks to a node (docs/model-000.md, docs/model-003.md): a CPU-bound competitor on a
+/* Two ranks to a node (docs/predict.md, p000 and p003): a CPU-bound competitor on a
  * node whose two ranks were runnable the whole dedicated run takes a third of the node from
  * ranks that had half of it each, 3 / 2, not eq. 2's 2; two competitors 4 / 2; neighbours
  * runnable half the time 2.5 / 1.5 (p000). p003 stretches the busy phases, where the two
