@@ -44,8 +44,9 @@ const struct model models[] = {
 	  "run: messages (master/slave pattern, Tasks, Size_TaskXfer), busy phases (T_SlaveCPU, "
 	  "T_MasterCPU), topology.dot or netparams B (graph G); scenario: cpu_procs, load_average, "
 	  "capacity (Avail_CPU), link bandwidth, latency, competing traffic and burst on the "
-	  "master's routes to its slaves (their network stages)",
-	  run001_predict, SCOPE_CPU | SCOPE_LINK },
+	  "master's routes to its slaves (their network stages); busy phases and the node's CPU "
+	  "capacity (meta) where ranks share a node (Avail_CPU shared: predict/coloc.h)",
+	  run001_predict, SCOPE_CPU | SCOPE_LINK | SCOPE_COLOC },
 	{ "p002", "002", "Zhang & Yan, Modeling and Characterizing Parallel Computing Performance on "
 	  "Heterogeneous Networks of Workstations",
 	  "eqs. 1-2 (power weights), eq. 4 (H), eq. 5 (P_deg), def. 1 and eq. 6 (speedup), "

@@ -170,6 +170,7 @@ TEST(models_that_take_a_node_alone_do_not_apply)
 		pred_result_free(&r);
 	}
 	CHECK(refused >= 2);	/* p002, p004 */
+	CHECK(model_find("p001")->covers & SCOPE_COLOC);
 	CHECK(model_find("replay")->covers & SCOPE_COLOC);
 	CHECK(model_find("p000")->covers & SCOPE_COLOC);
 	CHECK(model_find("p003")->covers & SCOPE_COLOC);
