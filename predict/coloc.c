@@ -25,8 +25,10 @@ share(double n, double cores)
 	return n <= cores ? 1 : cores / n;
 }
 
-double
-coloc_stretch(double sd, double cap, const struct coloc_rank *c)
+/* The rule both stretches share: the competitors' extra demand sd * cap - 1 joins the rank
+ * and its neighbours' demand others on the node's cores. */
+static double
+stretch(double sd, double cap, double others, const struct coloc_rank *c)
 {
 	double extra, m, cores;
 
@@ -35,9 +37,21 @@ coloc_stretch(double sd, double cap, const struct coloc_rank *c)
 	extra = sd * cap - 1;	/* the competitors' demand, in busy processes */
 	if (!(extra > 0))
 		return sd;
-	m = 1 + (c != NULL && c->others_busy > 0 ? c->others_busy : 0);
+	m = 1 + (others > 0 ? others : 0);
 	cores = c != NULL && c->cores > 0 ? c->cores : 1;
 	return share(m, cores) / share(m + extra, cores) / cap;
+}
+
+double
+coloc_stretch(double sd, double cap, const struct coloc_rank *c)
+{
+	return stretch(sd, cap, c != NULL ? c->others_busy : 0, c);
+}
+
+double
+coloc_stretch_run(double sd, double cap, const struct coloc_rank *c)
+{
+	return stretch(sd, cap, c != NULL ? c->others_runnable : 0, c);
 }
 
 /* The busy phases of every rank, sorted by start: rank p->ranks[i]'s are ph[off[i]..off[i +
@@ -119,10 +133,11 @@ coloc_read(const struct prof *p, struct coloc_rank *c)
 		const struct prof_rank *ri = &p->ranks[i];
 		int first = -1;
 
-		c[i] = (struct coloc_rank){ 0, 0, 1 };
+		c[i] = (struct coloc_rank){ 0, 0, 1, 0 };
 		for (int j = 0; j < p->nranks; j++) {
 			const struct prof_rank *rj = &p->ranks[j];
 			double u = (rj->comp_pct + rj->comm_pct) / 100;
+			double run = u;	/* j's runnable share of the run */
 
 			if (strcmp(ri->host, rj->host) != 0)
 				continue;
@@ -131,6 +146,11 @@ coloc_read(const struct prof *p, struct coloc_rank *c)
 			c[i].nlocal++;
 			if (j == i)
 				continue;
+			if (rj->run_ns >= 0 && rj->wait_ns >= 0 && rj->exec_ns > 0 &&
+			    (double)rj->run_ns + (double)rj->wait_ns > 0)	/* 0 0: no schedstat */
+				run = ((double)rj->run_ns + (double)rj->wait_ns) / (double)rj->exec_ns;
+			if (run > 0)
+				c[i].others_runnable += fmin(run, 1);
 			if (p->have_phases) {	/* how much of i's busy time j was busy too */
 				double o = overlap(ph + off[i], off[i + 1] - off[i], ph + off[j], off[j + 1] - off[j]);
 

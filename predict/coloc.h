@@ -13,6 +13,10 @@ struct coloc_rank {
 				 * (from the phases; else their busy fractions), summed */
 	double cores;		/* cores' worth the node's ranks may use (meta cpu_capacity),
 				 * 1 when the run does not say */
+	double others_runnable;	/* the other local ranks' runnable share of the run, summed:
+				 * each one's run + run-queue wait over its exec time (schedstat,
+				 * polling included), at most 1; its busy fraction when the profile
+				 * has no schedstat figures */
 };
 
 /* Fill c[0..p->nranks) from the profile (hosts, busy fractions) and the run's meta files
@@ -29,5 +33,13 @@ int coloc_shared(const struct prof *p);
  * the node's cores with the rank and the busy share of its neighbours, against the share
  * they had in the run. A rank alone on a node of at most one core gets sd back. */
 double coloc_stretch(double sd, double cap, const struct coloc_rank *c);
+/* The same rule with the neighbours' runnable share of the whole run (others_runnable) in
+ * place of their busy share of this rank's busy time: for a model that stretches a rank's
+ * whole time rather than its busy phases (paper 000's eq. 4), or that takes the CPU to be
+ * held whenever a process is runnable (paper 003's Section 2.1). An MPI library that polls
+ * while its rank waits keeps that rank on the node's CPU between its busy phases, so its
+ * neighbour shared the node with it even where their busy phases do not overlap. A rank
+ * alone on its node gets what coloc_stretch gives. */
+double coloc_stretch_run(double sd, double cap, const struct coloc_rank *c);
 
 #endif

@@ -20,16 +20,20 @@
 
 const struct model models[] = {
 	{ "p003", "003", "Venkataramaiah & Subhlok, Performance Prediction for Simple CPU and Network Sharing",
-	  "Sec. 2.1 (CPU sharing; k competitors and load average derived in docs/predict.md), "
+	  "Sec. 2.1 (CPU sharing; k competitors and load average derived in docs/predict.md; "
+	  "ranks sharing a node share the competitors: predict/coloc.h), "
 	  "Sec. 2.2 (link change), Sec. 3.3 (combined)",
 	  "run: per-rank average busy/idle phases and counts, per-link message count and average size, "
-	  "netparams L and B, messages (for a link's burst); scenario: cpu_procs or load_average, "
+	  "netparams L and B, messages (for a link's burst), busy phases and the node's CPU "
+	  "capacity (meta) where ranks share a node; scenario: cpu_procs or load_average, "
 	  "capacity, link bandwidth, latency, competing traffic, burst",
-	  run003_predict, SCOPE_CPU | SCOPE_LINK },
+	  run003_predict, SCOPE_CPU | SCOPE_LINK | SCOPE_COLOC },
 	{ "p000", "000", "Figueira & Berman, A Slowdown Model for Applications Executing on Time-Shared Clusters",
-	  "eq. 2 (local slowdown, pp/pm by dynamic programming, delay_comm curves), eq. 3 "
+	  "eq. 2 (local slowdown, pp/pm by dynamic programming, delay_comm curves; ranks sharing "
+	  "a node share the competitors by their runnable time: predict/coloc.h), eq. 3 "
 	  "(communication slowdown), eq. 5 (load-dependent), eqs. 7-9, 11, 12 (constraint-based)",
-	  "run: per-rank computation time (work fractions), per-link messages, netparams B; "
+	  "run: per-rank computation time (work fractions), per-link messages, netparams B, "
+	  "schedstat run and wait time and the node's CPU capacity (meta) where ranks share a node; "
 	  "scenario: cpu_procs or load_average, comm_procs with comm/compute fractions and "
 	  "comm_bandwidth, capacity, weight or serial_time, work_fraction, partitioning, delay_comm, "
 	  "link bandwidth, latency and burst",
@@ -40,8 +44,9 @@ const struct model models[] = {
 	  "run: messages (master/slave pattern, Tasks, Size_TaskXfer), busy phases (T_SlaveCPU, "
 	  "T_MasterCPU), topology.dot or netparams B (graph G); scenario: cpu_procs, load_average, "
 	  "capacity (Avail_CPU), link bandwidth, latency, competing traffic and burst on the "
-	  "master's routes to its slaves (their network stages)",
-	  run001_predict, SCOPE_CPU | SCOPE_LINK },
+	  "master's routes to its slaves (their network stages); busy phases and the node's CPU "
+	  "capacity (meta) where ranks share a node (Avail_CPU shared: predict/coloc.h)",
+	  run001_predict, SCOPE_CPU | SCOPE_LINK | SCOPE_COLOC },
 	{ "p002", "002", "Zhang & Yan, Modeling and Characterizing Parallel Computing Performance on "
 	  "Heterogeneous Networks of Workstations",
 	  "eqs. 1-2 (power weights), eq. 4 (H), eq. 5 (P_deg), def. 1 and eq. 6 (speedup), "

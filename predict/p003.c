@@ -9,12 +9,12 @@
 #include "lib/xalloc.h"
 
 double
-p003_cpu_increase_awake(double busy_ns, double idle_ns, int k, double awake_frac)
+p003_cpu_increase_awake(double busy_ns, double idle_ns, double k, double awake_frac)
 {
 	double cycle = busy_ns + idle_ns;
 	double extra;
 
-	if (k <= 0 || !(cycle > 0))
+	if (!(k > 0) || !(cycle > 0))
 		return 0;
 	if (!(awake_frac > 0))
 		awake_frac = 0;
@@ -25,7 +25,7 @@ p003_cpu_increase_awake(double busy_ns, double idle_ns, int k, double awake_frac
 	 * the rest of its busy phase k + 1 ways, so a cycle lasts max(busy + idle, (k+1) busy).
 	 * Only sleep earns that catching up: idle time spent runnable was already charged to the
 	 * application by the scheduler. */
-	extra = (double)k * busy_ns - (1 - awake_frac) * idle_ns;
+	extra = k * busy_ns - (1 - awake_frac) * idle_ns;
 	return extra > 0 ? extra / cycle : 0;
 }
 
@@ -46,8 +46,8 @@ p003_cpu_increase_load_awake(double busy_ns, double idle_ns, double load_avg, do
 	f = load_avg - n;
 	if (n > 1e6)
 		n = 1e6;
-	return (1 - f) * p003_cpu_increase_awake(busy_ns, idle_ns, (int)n, awake_frac) +
-	       f * p003_cpu_increase_awake(busy_ns, idle_ns, (int)n + 1, awake_frac);
+	return (1 - f) * p003_cpu_increase_awake(busy_ns, idle_ns, n, awake_frac) +
+	       f * p003_cpu_increase_awake(busy_ns, idle_ns, n + 1, awake_frac);
 }
 
 double
@@ -150,7 +150,8 @@ p003_node(const struct p003_node_in *in, struct p003_node_out *out)
 	memset(out, 0, sizeof *out);
 	if (!(in->t_ns >= 0) || !(in->busy_ns >= 0) || !(in->idle_ns >= 0) || !(in->n_busy >= 0) ||
 	    !(in->n_idle >= 0) || !(beta >= 0 && beta <= 1) || !(in->capacity > 0 && in->capacity <= 1) ||
-	    in->k < 0 || !isfinite(in->link_added_ns) || !(in->awake_frac >= 0 && in->awake_frac <= 1))
+	    in->k < 0 || !isfinite(in->link_added_ns) || !(in->awake_frac >= 0 && in->awake_frac <= 1) ||
+	    (in->shared && !(in->kx[0] >= 0 && in->kx[1] >= in->kx[0] && isfinite(in->kx[1]))))
 		return -E_USAGE;
 	/* Section 3.3, step 1: the link change alone; its added time lengthens the phases */
 	out->t_link_ns = in->t_ns + in->link_added_ns;
@@ -177,8 +178,19 @@ p003_node(const struct p003_node_in *in, struct p003_node_out *out)
 	b2 = b1 / in->capacity;
 	t1c = out->t_link_ns * (b2 + d1) / cyc1;
 	/* Section 3.3, step 2: CPU sharing on the changed pattern */
-	out->increase = in->load_avg >= 0 ? p003_cpu_increase_load_awake(b2, d1, in->load_avg, in->awake_frac)
-					  : p003_cpu_increase_awake(b2, d1, in->k, in->awake_frac);
+	if (in->shared) {
+		/* beyond the paper (docs/predict.md, p003): a rank that shares its node meets the
+		 * extra demand kx where Section 2.1 has n and n + 1 whole competitors; a load
+		 * average blends the two as p003_cpu_increase_load does */
+		double f = in->load_avg >= 0 ? in->load_avg - floor(in->load_avg) : 0;
+
+		out->increase = (1 - f) * p003_cpu_increase_awake(b2, d1, in->kx[0], in->awake_frac) +
+				(f > 0 ? f * p003_cpu_increase_awake(b2, d1, in->kx[1], in->awake_frac) : 0);
+	} else if (in->load_avg >= 0) {
+		out->increase = p003_cpu_increase_load_awake(b2, d1, in->load_avg, in->awake_frac);
+	} else {
+		out->increase = p003_cpu_increase_awake(b2, d1, in->k, in->awake_frac);
+	}
 	out->t_ns = t1c * (1 + out->increase);
 	return 0;
 }

@@ -31,8 +31,10 @@ double p003_cpu_increase_load(double busy_ns, double idle_ns, double load_avg);
  * sleeping, so a fraction awake_frac of the idle time spent runnable (an MPI library that
  * polls while it waits, or time on the run queue) earns none:
  *	max(0, k * busy - (1 - awake_frac) * idle) / (busy + idle)
- * awake_frac in [0, 1] (clamped); 0 gives the functions above. Unitless. */
-double p003_cpu_increase_awake(double busy_ns, double idle_ns, int k, double awake_frac);
+ * awake_frac in [0, 1] (clamped); 0 gives the functions above. k need not be whole: a rank
+ * that shares its node with other ranks meets the competitors' extra demand on its busy time
+ * k' = coloc_stretch - 1, a fraction of k (p003_node_in.kx). Unitless. */
+double p003_cpu_increase_awake(double busy_ns, double idle_ns, double k, double awake_frac);
 double p003_cpu_increase_load_awake(double busy_ns, double idle_ns, double load_avg, double awake_frac);
 
 /* Section 2.2: time added to communication when a link's latency and bandwidth change from
@@ -119,6 +121,12 @@ struct p003_node_in {
 	double load_avg;	/* competing load average, or negative for "use k" */
 	double capacity;	/* share of the CPU the application may use, (0, 1] */
 	double awake_frac;	/* share of idle time not asleep, [0, 1]; 0: the paper's case */
+	bool shared;		/* the rank shares its node with other ranks: kx stands in for
+				 * the competitor counts; false (a rank alone): k or load_avg */
+	double kx[2];		/* with shared: the extra CPU demand on the rank's busy time of n
+				 * and of n + 1 competitors (n = k, or floor(load_avg)), in place
+				 * of n and n + 1 in Section 2.1 (coloc_stretch - 1,
+				 * docs/predict.md, p003), 0 <= kx[0] <= kx[1] */
 };
 struct p003_node_out {
 	double t_link_ns;	/* after the link change alone */
@@ -128,7 +136,7 @@ struct p003_node_out {
 	double t_ns;		/* predicted time of the rank */
 };
 /* Returns 0, or -E_USAGE when an input is out of range (negative times, capacity not in
- * (0, 1], comm_busy_frac or awake_frac not in [0, 1]). */
+ * (0, 1], comm_busy_frac or awake_frac not in [0, 1], with shared kx not 0 <= kx[0] <= kx[1]). */
 int p003_node(const struct p003_node_in *in, struct p003_node_out *out) WUR;
 
 #endif

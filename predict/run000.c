@@ -146,9 +146,19 @@ r0_partitioning(struct r0 *st, struct pred_result *r)
 	return 1;
 }
 
-/* Eq. 2 per rank (its node's other ranks share its CPUs with the rank and the
- * competitors), the aggregate slowdown, and a row per loaded rank with the aggregate were it
- * the only one loaded. Returns the aggregate; *extrap: a curve was extrapolated. */
+/* Eq. 2 per rank, the aggregate slowdown, and a row per loaded rank with the aggregate were
+ * it the only one loaded. Returns the aggregate; *extrap: a curve was extrapolated.
+ *
+ * Ranks that share a node (beyond the paper, docs/predict.md, p000): Section 3 takes the
+ * application's process to have its node's CPU alone in the dedicated run, which sd is
+ * relative to. A rank whose node holds other ranks shared the node's cores with them already
+ * in the dedicated run, so eq. 2 is applied to the node as a whole: the rank's neighbours
+ * are competitors there in both runs, each computing its runnable share of the run (an MPI
+ * library that polls keeps a waiting rank on the CPU), and the slowdown is the ratio of the
+ * two (coloc_stretch_run, the rule the replay shares the node by). With CPU-bound
+ * competitors on one core that is (1 + u + k) / (1 + u) for k competitors and neighbours
+ * runnable u of the time, where eq. 2 alone gives 1 + k; a rank alone on its node keeps
+ * eq. 2's number. */
 static double
 r0_nodes(struct r0 *st, const struct p000_delay *d, struct pred_result *r, bool *extrap)
 {
@@ -164,25 +174,31 @@ r0_nodes(struct r0 *st, const struct p000_delay *d, struct pred_result *r, bool 
 		const struct scen_node *sn = scen_node_for(st->s, p->ranks[a].rank, p->ranks[a].host);
 		bool x;
 
-		st->sd[a] = sn == NULL ? 1 : coloc_stretch(p000_node_sd(sn, d, &x), sn->capacity, &cl[a]);
+		st->sd[a] = sn == NULL ? 1 : coloc_stretch_run(p000_node_sd(sn, d, &x), sn->capacity, &cl[a]);
 		if (sn != NULL)
 			*extrap |= x;
 	}
 	agg = aggregate(st->part, n, st->w, st->sd, st->f1, st->f2);
 	for (int a = 0; a < n; a++) {
 		const struct scen_node *sn = scen_node_for(st->s, p->ranks[a].rank, p->ranks[a].host);
-		char name[160];
+		char name[160], shared[120];
 
 		if (!(st->sd[a] > 1) && !(sn != NULL && sn->ncomm > 0))
 			continue;
 		for (int b = 0; b < n; b++)
 			one[b] = b == a ? st->sd[a] : 1;
 		snprintf(name, sizeof name, "rank %d (%s)", p->ranks[a].rank, p->ranks[a].host);
+		if (cl[a].nlocal > 1)
+			snprintf(shared, sizeof shared, "; %d ranks share %.3g cores, others runnable %.2f",
+				 cl[a].nlocal, cl[a].cores, cl[a].others_runnable);
+		else
+			shared[0] = '\0';
 		pred_add(r, "node", name, st->T * (aggregate(st->part, n, st->w, one, st->f1, st->f2) - 1), st->sd[a],
-			 "000 eq. 2", "sd %.3f from %g CPU-bound%s and %d communicating competitors%s; w %.3g, f %.3f",
+			 "000 eq. 2", "sd %.3f from %g CPU-bound%s and %d communicating competitors%s%s; w %.3g, f %.3f",
 			 st->sd[a], sn->cpu_procs > 0 ? (double)sn->cpu_procs : !isnan(sn->load_avg) ? sn->load_avg : 0.0,
 			 !isnan(sn->load_avg) ? " (load average)" : "", sn->ncomm,
-			 !isnan(sn->capacity) && sn->capacity < 1 ? " and a reduced CPU share" : "", st->w[a], st->f1[a]);
+			 !isnan(sn->capacity) && sn->capacity < 1 ? " and a reduced CPU share" : "", shared, st->w[a],
+			 st->f1[a]);
 	}
 	free(one);
 	free(cl);

@@ -11,6 +11,7 @@
 
 #include "infer/graph.h"
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
 #include "predict/p001.h"
 #include "predict/p003.h"
 #include "predict/run003.h"
@@ -140,6 +141,7 @@ struct ms_run {
 	double *t_slave_s;		/* [nranks, by index in p->ranks] T_SlaveCPU of each processor */
 	double *t_master_s;		/* [nranks] T_MasterCPU of each processor */
 	bool slave_guessed;		/* a rank without tasks got the mean T_SlaveCPU */
+	struct coloc_rank *cl;		/* [nranks] each rank's node neighbours (coloc_read) */
 };
 
 static void
@@ -148,7 +150,28 @@ ms_run_release(struct ms_run *m)
 	p001_derived_release(&m->d);
 	free(m->t_slave_s);
 	free(m->t_master_s);
+	free(m->cl);
 	memset(m, 0, sizeof *m);
+}
+
+/* Avail_CPU of the rank at index i under s (eqs. 6, 7): its CPU share, capacity / (1 + k)
+ * (pred_cpu_share); 1 without a scenario. Beyond the paper (docs/predict.md, p001): a rank
+ * whose node holds other ranks shared the node with them in the run its T_SlaveCPU was
+ * measured in, so the competitors leave it the share coloc_stretch gives, the rule the
+ * replay and p003 stretch busy time by. */
+static double
+avail_cpu(const struct prof *p, const struct ms_run *m, const struct scen *s, int i)
+{
+	const struct scen_node *n;
+	double share;
+
+	if (s == NULL)
+		return 1;
+	n = scen_node_for(s, p->ranks[i].rank, p->ranks[i].host);
+	share = pred_cpu_share(n);
+	if (n == NULL || m->cl == NULL || m->cl[i].nlocal < 2 || !(share > 0))
+		return share;
+	return 1 / coloc_stretch(1 / share, n->capacity, &m->cl[i]);
 }
 
 /* How many of the master's peers exchange with it rather than ask and answer: walking the
@@ -282,6 +305,8 @@ derive(const struct prof *p, struct ms_run *m, char *why, size_t whylen, struct 
 		/* a processor's relative speed, from its slave time, scales its master time too */
 		m->t_master_s[i] = m->d.t_master_s * ts / m->d.t_slave_s;
 	}
+	m->cl = xcalloc((size_t)p->nranks + 1, sizeof *m->cl);
+	coloc_read(p, m->cl);
 	return 1;
 }
 
@@ -360,7 +385,7 @@ build_graph(const struct prof *p, const struct ms_run *m, const bool *inc, const
 	}
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
-		double share = s ? pred_cpu_share(scen_node_for(s, rk->rank, rk->host)) : 1;
+		double share = avail_cpu(p, m, s, i);
 		double stps = share / m->t_slave_s[i];
 		double mtps = m->t_master_s[i] > 0 ? share / m->t_master_s[i] : INFINITY;
 		int net = 0;
@@ -633,7 +658,7 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		pred_add(r, "node", name, NAN, sims.slave_idle_s[h], "001 Sec. 4.4",
 			 "slave idle %.3f s of %.3f s, %lld tasks, Avail_CPU %.3f, W_SlaveCPU %.2f tasks/s",
 			 sims.slave_idle_s[h], sims.makespan_s, (long long)sims.slave_tasks[h],
-			 pred_cpu_share(scen_node_for(s, rk->rank, rk->host)), sc.c.slave_tps[h]);
+			 avail_cpu(p, &m, s, sc.idx[h]), sc.c.slave_tps[h]);
 	}
 	for (int k = 0; k < sims.nres; k++) {
 		char name[GRAPH_NAME_MAX + 16];

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
 #include "predict/p003.h"
 
 /* Rank pairs up to this many ranks are classified as exchanging or not (a table of
@@ -261,6 +262,7 @@ struct r3 {
 	int64_t *link_msgs;
 	double *link_save;	/* per scenario link: time its bucket saves, ns */
 	double *fast;		/* per message: bytes a bucket passes at the measured rate, or NULL */
+	struct coloc_rank *cl;	/* per rank index: its node's other ranks (coloc_read) */
 };
 
 static void
@@ -272,6 +274,7 @@ r3_free(struct r3 *st)
 	free(st->link_msgs);
 	free(st->link_save);
 	free(st->fast);
+	free(st->cl);
 }
 
 /* Whether the model applies to p under s: 1, or 0 with r saying why not. Sets st->fast. */
@@ -362,6 +365,27 @@ r3_link_times(struct r3 *st, struct pred_result *r)
 	return 1;
 }
 
+/* Whether the scenario loads rank index i's CPU (competitors, a load average, a smaller
+ * capacity). */
+static bool
+rank_loaded(const struct r3 *st, int i)
+{
+	const struct scen_node *n = scen_node_for(st->s, st->p->ranks[i].rank, st->p->ranks[i].host);
+
+	return scen_node_loaded(n) && (n->cpu_procs > 0 || (!isnan(n->load_avg) && n->load_avg > 0) ||
+				       (!isnan(n->capacity) && n->capacity < 1));
+}
+
+/* Whether rank index i is the first loaded rank of its node: a node counts once. */
+static bool
+first_loaded_on_node(const struct r3 *st, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (strcmp(st->p->ranks[j].host, st->p->ranks[i].host) == 0 && rank_loaded(st, j))
+			return false;
+	return true;
+}
+
 /* Rank i under the scenario: its link change, then CPU sharing on the new busy/idle
  * pattern (Section 3.3); a row for a loaded rank. Returns its predicted time, or a negative
  * number with r saying why the model does not apply. */
@@ -390,25 +414,45 @@ r3_rank(struct r3 *st, int i, struct pred_result *r, int *nloaded)
 	in.capacity = n != NULL && !isnan(n->capacity) ? n->capacity : 1;
 	/* idle time that earns no credit: awake, or asleep on a scheduler that forgets */
 	in.awake_frac = 1 - st->s->sleep_credit * (1 - awake_frac(rk));
+	if (st->cl[i].nlocal > 1 && (in.k > 0 || in.load_avg > 0)) {
+		/* beyond the paper (docs/predict.md, p003): Section 2.1 takes the rank to have the CPU
+		 * alone between competitors; a rank whose node holds other ranks shared it with
+		 * them in the dedicated run already, so n competitors stretch its busy phases
+		 * only by what coloc_stretch gives, the replay's rule: its neighbours counted by
+		 * how much of its busy time they were busy too, as Section 2.1 counts processes
+		 * by their busy phases */
+		double n0 = in.load_avg >= 0 ? floor(in.load_avg) : (double)in.k;
+
+		in.shared = true;
+		in.kx[0] = coloc_stretch(n0 + 1, 1, &st->cl[i]) - 1;
+		in.kx[1] = coloc_stretch(n0 + 2, 1, &st->cl[i]) - 1;
+	}
 	if (p003_node(&in, &out) < 0)
 		BUG("p003_node rejected checked inputs for rank %d", rk->rank);
 	cpu_add = out.t_ns - out.t_link_ns;
-	if (scen_node_loaded(n) && (in.k > 0 || in.load_avg > 0 || in.capacity < 1)) {
-		char name[160];
+	if (rank_loaded(st, i)) {
+		char name[160], shared[160];
 
-		(*nloaded)++;
+		if (first_loaded_on_node(st, i))
+			(*nloaded)++;
 		if (!(rk->avg_busy_ns + rk->avg_idle_ns > 0)) {
 			pred_na(r, "rank %d on loaded node '%s' has no busy/idle phases in the profile", rk->rank,
 				rk->host);
 			return -1;
 		}
 		snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
+		if (in.shared)
+			snprintf(shared, sizeof shared, "; %d ranks share %.3g cores, others busy %.2f of its "
+				 "busy time: k' %.3g", st->cl[i].nlocal, st->cl[i].cores, st->cl[i].others_busy,
+				 in.kx[0]);
+		else
+			shared[0] = '\0';
 		pred_add(r, "node", name, cpu_add, out.increase, "003 Sec. 2.1",
-			 "busy %.1f ms idle %.1f ms (%.0f%% uncredited)%s, %s %g%s", out.busy_ns / 1e6,
+			 "busy %.1f ms idle %.1f ms (%.0f%% uncredited)%s, %s %g%s%s", out.busy_ns / 1e6,
 			 out.idle_ns / 1e6, 100 * in.awake_frac, st->added[i] != 0 ? " after its link change" : "",
 			 in.load_avg >= 0 ? "load average" : "competitors",
 			 in.load_avg >= 0 ? in.load_avg : (double)in.k,
-			 in.capacity < 1 ? ", reduced CPU capacity" : "");
+			 in.capacity < 1 ? ", reduced CPU capacity" : "", shared);
 	}
 	return out.t_ns;
 }
@@ -463,6 +507,8 @@ run003_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		r3_free(&st);
 		return 0;
 	}
+	st.cl = xcalloc((size_t)p->nranks + 1, sizeof *st.cl);
+	coloc_read(p, st.cl);
 	/* a rank waits once for its sends and receives that go on at once (full duplex) */
 	st.share = xcalloc((size_t)p->nranks, sizeof *st.share);
 	overlap_shares(p, s, st.fast, st.share);

@@ -89,6 +89,47 @@ TEST(competitor_slows_one_slave)
 	prof_free(&p);
 }
 
+/* ms_profile with slaves 2 and 3 on one node, ws3 (beyond the paper, docs/predict.md,
+ * p001). */
+static void
+ms_shared_profile(const char *dir)
+{
+	FILE *f;
+
+	ms_profile(dir);
+	f = fx_open(dir, "ranks.tsv", FX_RANK_HDR);
+	for (int r = 0; r < 4; r++)
+		fprintf(f, "%d\tws%d\t1000000000\t80\t0\t20\t8000000\t2000000\t40\t40\t80\t1\t0\t1\t1\t1\t1\n", r,
+			r < 3 ? r + 1 : 3);
+	fclose(f);
+}
+
+/* Two slaves on one node: their busy phases overlap 8 ms of 10 (7 ms with the other's task
+ * started 3 ms later, 1 ms with its task of the cycle before; a little less at the ends), so
+ * one competitor on the node leaves each 1.8 / 2.8 of what it had, not 1/2: W_SlaveCPU 100
+ * x 1.8 / 2.8 tasks/s each (eq. 6 with Avail_CPU shared, predict/coloc.h). */
+TEST(slaves_sharing_a_node_share_the_competitor)
+{
+	char run[300];
+	struct pred_result r;
+	const struct pred_item *it;
+
+	fx_build(run, sizeof run, "ms-shared", ms_shared_profile);
+	CHECK(fx_predict(run, "[node ws3]\ncpu_procs = 1\n", &r, run001_predict) == 0);
+	CHECK(r.status == PRED_OK);
+	it = FX_ITEM(&r, "rate", "master ws1");
+	CHECK_NEAR(it ? it->value : 0, 100 + 2 * 100 * 1.8 / 2.8, 0.1);
+	it = FX_ITEM(&r, "node", "rank 3 (ws3)");
+	CHECK(it != NULL && strstr(it->detail, "Avail_CPU 0.64") != NULL);
+	pred_result_free(&r);
+	/* alone on their nodes (ms_profile), the paper's 1/2: AppRate 250 */
+	fx_build(run, sizeof run, "ms-alone", ms_profile);
+	CHECK(fx_predict(run, "[node ws3]\ncpu_procs = 1\n", &r, run001_predict) == 0);
+	it = FX_ITEM(&r, "rate", "master ws1");
+	CHECK_NEAR(it ? it->value : 0, 250, 1e-9);
+	pred_result_free(&r);
+}
+
 TEST(stencil_refused_with_reason)
 {
 	struct prof p;
@@ -480,6 +521,7 @@ main(void)
 	fx_build(line2_run, sizeof line2_run, "line2", line2_profile);
 	RUN(master_slave_known_time);
 	RUN(competitor_slows_one_slave);
+	RUN(slaves_sharing_a_node_share_the_competitor);
 	RUN(stencil_refused_with_reason);
 	RUN(select_master_and_slaves);
 	RUN(barrier_is_no_master_slave_run);

@@ -80,23 +80,32 @@ TEST(sec22_link)
 	CHECK(p003_link_added_ns(10, 1e6, 0, B, 0, 2 * B) < 0);
 }
 
+/* 100 cycles of busy 300 ms + idle 50 ms = 35 s, one competitor, the whole CPU, asleep while
+ * idle, no link change. */
+static void
+node_in_fig2b(struct p003_node_in *in)
+{
+	memset(in, 0, sizeof *in);
+	in->t_ns = 35e9;
+	in->busy_ns = 300e6;
+	in->idle_ns = 50e6;
+	in->n_busy = 100;
+	in->n_idle = 100;
+	in->k = 1;
+	in->load_avg = -1;
+	in->capacity = 1;
+}
+
 /* Section 3.3: link first, then sharing on the changed pattern. */
 TEST(sec33_combined)
 {
-	struct p003_node_in in = { 0 };
+	struct p003_node_in in;
 	struct p003_node_out out;
 
-	/* 100 cycles of busy 300 ms + idle 50 ms = 35 s; the link adds 5 s, all idle */
-	in.t_ns = 35e9;
-	in.busy_ns = 300e6;
-	in.idle_ns = 50e6;
-	in.n_busy = 100;
-	in.n_idle = 100;
+	/* the link adds 5 s, all idle */
+	node_in_fig2b(&in);
 	in.link_added_ns = 5e9;
 	in.comm_busy_frac = 0;
-	in.k = 1;
-	in.load_avg = -1;
-	in.capacity = 1;
 	CHECK(p003_node(&in, &out) == 0);
 	CHECK_NEAR(out.t_link_ns, 40e9, 1);
 	CHECK_NEAR(out.idle_ns, 100e6, 1e-3);
@@ -231,6 +240,40 @@ TEST(awake_idle_earns_no_credit)
 	for (int k = 0; k <= 4; k++)
 		for (double a = 0; a <= 1; a += 0.25)
 			CHECK(p003_cpu_increase_awake(70e6, 45e6, k, a) >= p003_cpu_increase(70e6, 45e6, k));
+}
+
+/* A rank that shares its node (docs/predict.md, p003): the extra demand kx stands in for the
+ * competitor counts in Section 2.1, a load average blends the two as it blends n and n + 1;
+ * without shared, kx is not read (a zeroed struct is the paper's case). */
+TEST(shared_node_extra_demand)
+{
+	struct p003_node_in in;
+	struct p003_node_out out;
+
+	node_in_fig2b(&in);
+	in.awake_frac = 1;
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.increase, 300.0 / 350, 1e-12);		/* alone: k = 1 */
+	in.shared = true;
+	in.kx[0] = 0.5;		/* one competitor among two always-runnable ranks: 3 / 2 */
+	in.kx[1] = 1;
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.increase, 150.0 / 350, 1e-12);
+	CHECK_NEAR(out.t_ns, 35e9 * (1 + 150.0 / 350), 1);
+	in.load_avg = 1.5;	/* n = 1 half the time, 2 the other half */
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.increase, 0.5 * 150.0 / 350 + 0.5 * 300.0 / 350, 1e-12);
+	in.awake_frac = 0;	/* asleep while idle: the credit covers 50 ms of the 150 */
+	in.load_avg = -1;
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.increase, 100.0 / 350, 1e-12);
+	in.kx[1] = 0.25;	/* n + 1 cannot take less than n */
+	CHECK(p003_node(&in, &out) < 0);
+	in.kx[0] = -1;
+	CHECK(p003_node(&in, &out) < 0);
+	in.shared = false;	/* kx unread */
+	CHECK(p003_node(&in, &out) == 0);
+	CHECK_NEAR(out.increase, 250.0 / 350, 1e-12);
 }
 
 /* Full-duplex links: a rank's sends and receives that overlap in time are waited for once;
@@ -513,6 +556,116 @@ TEST(p000_load_average)
 	prof_free(&p);
 }
 
+/* PROF/phases.tsv opened for writing with its header. */
+static FILE *
+fx_open_phases(const char *prof)
+{
+	char path[400];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/phases.tsv", prof);
+	if ((f = fopen(path, "w")) == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fputs("# contend-phases 1\nrank\tkind\tt_start_ns\tt_end_ns\trun_ns\twait_ns\n", f);
+	return f;
+}
+
+/* A 4-rank run in check_tmpdir()/NAME, two ranks to a node: ranks 0 and 2 on ws1, 1 and 3
+ * on ws2; every rank 35 s, busy 300 / idle 50 ms (80 % computing), its schedstat run and
+ * wait time run_ns and wait_ns (together 35 s or more: runnable the whole run); the busy
+ * phases of all ranks in step. No meta files: the node has one core. Returns the run
+ * directory (static). */
+static const char *
+make_shared_run(const char *name, long long run_ns, long long wait_ns)
+{
+	static char run[256];
+	char prof[300], row[300];
+	FILE *f;
+	char ranks[2048] = "# contend-ranks 1\n"
+			   "rank\thost\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tn_busy\t"
+			   "n_idle\tcpu_pct\trun_ns\twait_ns\tmsgs_sent\tbytes_sent\tmsgs_recv\tbytes_recv\n";
+
+	snprintf(run, sizeof run, "%s/%s", check_tmpdir(), name);
+	snprintf(prof, sizeof prof, "%s/profile", run);
+	mkdir(run, 0755);
+	mkdir(prof, 0755);
+	for (int i = 0; i < 4; i++) {
+		snprintf(row, sizeof row, "%d\tws%d\t35000000000\t80\t5.7\t14.3\t300000000\t50000000\t100\t100\t"
+			 "85.7\t%lld\t%lld\t1000\t1000000\t1000\t1000000\n", i, 1 + i % 2, run_ns, wait_ns);
+		strncat(ranks, row, sizeof ranks - strlen(ranks) - 1);
+	}
+	put(prof, "ranks.tsv", ranks);
+	f = fx_open_phases(prof);
+	for (int i = 0; i < 4; i++)	/* all in step: a node's two ranks busy together */
+		for (long long c = 0; c < 100; c++) {
+			long long t = c * 350000000LL;
+
+			fprintf(f, "%d\tbusy\t%lld\t%lld\t300000000\t0\n", i, t, t + 300000000LL);
+			fprintf(f, "%d\tidle\t%lld\t%lld\t0\t0\n", i, t + 300000000LL, t + 350000000LL);
+		}
+	fclose(f);
+	return run;
+}
+
+/* Two ranks to a node (docs/predict.md, p000 and p003): a CPU-bound competitor on a
+ * node whose two ranks were runnable the whole dedicated run takes a third of the node from
+ * ranks that had half of it each, 3 / 2, not eq. 2's 2; two competitors 4 / 2; neighbours
+ * runnable half the time 2.5 / 1.5 (p000). p003 stretches the busy phases, where the two
+ * ranks were busy together: 3 / 2 as well. With one rank per node the numbers are the
+ * paper's closed forms, as before the node was shared. */
+TEST(shared_node_models)
+{
+	struct prof p;
+	struct pred_result r;
+	struct err e;
+	double f0 = 28.0 / 55.2, f1 = 27.2 / 55.2;	/* make_run's work fractions (busy 28 s, 27.2 s) */
+
+	CHECK(prof_load(&p, make_shared_run("shared", 30000000000LL, 7000000000LL), &e) == 0);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, 35e9 * 1.5, 1e3);	/* equal work: eq. 8 is the node's sd */
+	CHECK(r.nitems >= 2);
+	CHECK_NEAR(r.items[0].value, 1.5, 1e-12);
+	CHECK(strstr(r.items[0].detail, "2 ranks share 1 cores, others runnable 1") != NULL);
+	pred_result_free(&r);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\ncpu_procs = 2\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 35e9 * 2, 1e3);
+	pred_result_free(&r);
+	/* p003: awake the whole idle time (run + wait past exec), so Section 2.1 stretches the
+	 * busy phases by the node's 3 / 2: an increase of 0.5 * 300 / 350 */
+	CHECK(predict_text(run003_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, 35e9 * (1 + 150.0 / 350), 1e3);
+	CHECK(r.nitems == 2 && strstr(r.items[0].detail, "others busy 1.00 of its busy time: k' 0.5") != NULL);
+	CHECK(strstr(r.note, "several loaded nodes") == NULL);	/* one node, two ranks */
+	pred_result_free(&r);
+	CHECK(predict_text(run003_predict, &p, "[node ws2]\nload_average = 1.5\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 35e9 * (1 + 0.5 * 150.0 / 350 + 0.5 * 300.0 / 350), 1e3);
+	pred_result_free(&r);
+	prof_free(&p);
+
+	/* neighbours runnable half the run: (1 + 0.5 + 1) / (1 + 0.5) */
+	CHECK(prof_load(&p, make_shared_run("shared-half", 10000000000LL, 7500000000LL), &e) == 0);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 35e9 * 2.5 / 1.5, 1e3);
+	pred_result_free(&r);
+	prof_free(&p);
+
+	/* one rank per node: the paper's numbers, as before */
+	CHECK(prof_load(&p, make_run(), &e) == 0);
+	CHECK(predict_text(run000_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK_NEAR(r.items[0].value, 2, 1e-12);		/* eq. 2: 1 + k */
+	CHECK_NEAR(r.predicted_ns, 35e9 * (2 * f1 * 2) / (2 * f0), 1e3);	/* eq. 8 */
+	pred_result_free(&r);
+	CHECK(predict_text(run003_predict, &p, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, 35e9 * (1 + 250.0 / 350), 1e3);	/* Figure 2 (b), asleep */
+	CHECK(strstr(r.items[0].detail, "share") == NULL);
+	pred_result_free(&r);
+	prof_free(&p);
+}
+
 /* A node's speed (paper 004's delta) is no input of p003 or p000: they say so instead of
  * leaving it out; speed 1 is the run's and changes nothing. */
 TEST(speed_refused)
@@ -580,5 +733,7 @@ main(void)
 	RUN(p000_load_average);
 	RUN(speed_refused);
 	RUN(sleep_credit_per_scenario);
+	RUN(shared_node_extra_demand);
+	RUN(shared_node_models);
 	return check_done();
 }
