@@ -1,7 +1,6 @@
 /* parse stage: captures and samples in, RUN/profile/ out (the logic of `contend parse`). */
 #include "parse/stage.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -405,29 +404,14 @@ str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Files in dir whose names start with prefix and contain infix; sorted; caller frees. */
+/* Files in dir ("dir/name") whose names start with prefix and contain infix, not hidden;
+ * sorted; at most PARSE_MAX_FILES; free with fs_list_free. An unreadable dir gives none. */
 static char **
 list_dir(const char *dir, const char *prefix, const char *infix, size_t *n)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t cap = 0;
+	const struct fs_pattern pat = { .prefix = prefix, .infix = infix, .paths = true };
 
-	*n = 0;
-	if (d == NULL)
-		return NULL;
-	while ((de = readdir(d)) != NULL && *n < PARSE_MAX_FILES) {
-		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
-		    strstr(de->d_name, infix) == NULL)
-			continue;
-		v = xgrow(v, &cap, *n + 1, sizeof *v);
-		v[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof *v, str_cmp);
-	return v;
+	return fs_list(dir, &pat, PARSE_MAX_FILES, n, NULL);
 }
 
 static int
@@ -1297,9 +1281,11 @@ parse_part_only(const struct parse_opts *o, const struct flows_config *cfg, cons
 		snprintf(node, sizeof node, "%s", o->part);
 	}
 	caps = node_captures(o->run, node, &n);
-	if (n == 0)
+	if (n == 0) {
+		fs_list_free(caps, n);
 		return err_set(e, E_IO, "no capture of node '%s' in '%s/capture' (NODE.pcap[.gz])", node,
 			       o->run);
+	}
 	dir = xasprintf("%s/parts", outdir);
 	rm = rankmap_new();
 	/* ranks of the endpoints; the map's problems are the merge's to report */
