@@ -7,7 +7,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,24 +116,11 @@ warn_partial(struct ctx *c, const char *msg)
 	}
 }
 
-/* warn_partial for a callback. */
+/* warn_partial for a callback (err_sayf, the framing engine, phases). */
 static void
 say_partial(void *c, const char *msg)
 {
 	warn_partial(c, msg);
-}
-
-/* warn_partial with a format. */
-static void PRINTF(2, 3)
-warn_partialf(struct ctx *c, const char *fmt, ...)
-{
-	char m[2 * ERR_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	warn_partial(c, m);
 }
 
 static void
@@ -1346,8 +1332,8 @@ check_parts(struct ctx *c, char **caps, size_t ncaps, char **names, size_t n, co
 		const char *b = strrchr(caps[i], '/') + 1;
 
 		if (bsearch(&b, names, n, sizeof *names, str_cmp) == NULL)
-			warn_partialf(c, "'%s' has no part in '%s' (run 'contend parse --part NODE' on its "
-				      "node)", caps[i], dir);
+			err_sayf(say_partial, c, "'%s' has no part in '%s' (run 'contend parse --part "
+				 "NODE' on its node)", caps[i], dir);
 	}
 }
 
@@ -1430,14 +1416,14 @@ load_run(struct ctx *c, const char *run, bool merge, struct inputs *in)
 	for (size_t i = 0; i < nprob; i++)
 		warn_partial(c, pm[i]);
 	if (rs->problems > nprob)
-		warn_partialf(c, "%" PRIu64 " more problems in '%s/meta'", rs->problems - nprob, run);
+		err_sayf(say_partial, c, "%" PRIu64 " more problems in '%s/meta'", rs->problems - nprob, run);
 	if (rs->bad_rows > 0 && rankmap_first_bad_socket(c->rm) != NULL)
-		warn_partialf(c, "%" PRIu64 " bad rows in '%s/sockets' skipped (first: %s)", rs->bad_rows,
-			      run, rankmap_first_bad_socket(c->rm));
+		err_sayf(say_partial, c, "%" PRIu64 " bad rows in '%s/sockets' skipped (first: %s)",
+			 rs->bad_rows, run, rankmap_first_bad_socket(c->rm));
 	if (in->npcaps == 0 && !merge)
-		warn_partialf(c, "'%s/capture': no captures (*.pcap, *.pcap.gz)", run);
+		err_sayf(say_partial, c, "'%s/capture': no captures (*.pcap, *.pcap.gz)", run);
 	if (in->nsamples == 0)
-		warn_partialf(c, "'%s/samples': no samples (rank-*.tsv.gz)", run);
+		err_sayf(say_partial, c, "'%s/samples': no samples (rank-*.tsv.gz)", run);
 }
 
 /* OUTDIR made, and messages.tsv and conns.tsv opened in it. Returns 0, or negative with e
@@ -1481,8 +1467,8 @@ merge_parts(struct ctx *c, const struct flows_config *cfg, const struct inputs *
 		partdir = xasprintf("%s/parts", outdir);
 		names = list_parts(partdir, &nnames);
 		if (nnames == 0)
-			warn_partialf(c, "'%s': no parts (run 'contend parse --part NODE' on each node)",
-				      partdir);
+			err_sayf(say_partial, c, "'%s': no parts (run 'contend parse --part NODE' on "
+				 "each node)", partdir);
 		check_parts(c, in->pcaps, in->npcaps, names, nnames, partdir);
 	} else {
 		partdir = xasprintf("%s/.parts-%ld", outdir, (long)getpid());
