@@ -1289,11 +1289,9 @@ parse_part_only(const struct parse_opts *o, const struct flows_config *cfg, cons
 		if (rc == 0)
 			note("parse: %zu part%s of node '%s' in '%s'", n, n == 1 ? "" : "s", node, dir);
 	}
-	for (i = 0; i < n; i++) {
-		free(caps[i]);
+	fs_list_free(caps, n);
+	for (i = 0; i < n; i++)
 		free(names[i]);
-	}
-	free(caps);
 	free(names);
 	rankmap_free(rm);
 	free(dir);
@@ -1358,12 +1356,8 @@ inputs_release(struct inputs *in)
 {
 	if (!in->owned)
 		return;
-	for (size_t i = 0; i < in->npcaps; i++)
-		free(in->pcaps[i]);
-	for (size_t i = 0; i < in->nsamples; i++)
-		free(in->samples[i]);
-	free(in->pcaps);
-	free(in->samples);
+	fs_list_free(in->pcaps, in->npcaps);
+	fs_list_free(in->samples, in->nsamples);
 }
 
 /* RUN's captures and launcher (which decides whose UCX streams are). Returns 0, or
