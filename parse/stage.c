@@ -1329,7 +1329,8 @@ check_parts(struct ctx *c, char **caps, size_t ncaps, char **names, size_t n, co
 	for (size_t i = 0; i < ncaps; i++) {
 		const char *b = strrchr(caps[i], '/') + 1;
 
-		if (bsearch(&b, names, n, sizeof *names, str_cmp) == NULL)
+		/* names is NULL when the parts directory cannot be read: bsearch may not see it */
+		if (n == 0 || bsearch(&b, names, n, sizeof *names, str_cmp) == NULL)
 			err_sayf(say_partial, c, "'%s' has no part in '%s' (run 'contend parse --part "
 				 "NODE' on its node)", caps[i], dir);
 	}
