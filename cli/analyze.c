@@ -8,10 +8,13 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "explain/stage.h"
+#include "infer/stage.h"
 #include "lib/err.h"
 #include "lib/tsv.h"
 #include "parse/parse_cmd.h"
 #include "predict/predict_cmd.h"
+#include "report/stage.h"
 
 const char usage_analyze[] =
 	"usage: contend analyze [--scenario FILE]... [--force] RUN\n"
@@ -36,23 +39,6 @@ const char usage_analyze[] =
 	"  contend analyze --force traces/stencil-4ws      # parse and infer again\n";
 
 #define MAX_SCEN 32
-
-/* Run the command of a stage without an entry point of its own as if typed; getopt is
- * reset for it. */
-static int
-stage(char **argv)
-{
-	const struct cmd *c = cmd_find(argv[0]);
-	int argc = 0;
-
-	while (argv[argc] != NULL)
-		argc++;
-	if (c == NULL)
-		BUG("no command '%s'", argv[0]);
-	optind = 0;	/* GNU getopt: reinitialise for the next command */
-	note("analyze: %s", argv[0]);
-	return c->fn(argc, argv);
-}
 
 /* True when RUN/rel exists: a stage's last output, the sign it completed. */
 static bool
@@ -139,9 +125,16 @@ cmd_analyze(int argc, char **argv)
 	if (!force && have(run, "topology.tsv")) {
 		note("analyze: infer: keeping %s/topology.tsv (--force infers again)", run);
 	} else {
-		char *a[] = { "infer", run, NULL };	/* infer always writes its files anew */
+		struct infer_opts io;	/* infer always writes its files anew */
+		struct err e;
 
-		if ((rc = stage(a)) != 0)
+		infer_opts_init(&io);
+		io.run = run;
+		io.graph = err_verbosity >= 1 ? stdout : NULL;
+		note("analyze: infer");
+		if ((rc = infer_run(&io, &e)) < 0)
+			die("infer: %s", e.msg);
+		if (rc != 0)
 			return rc;
 	}
 	for (int i = 0; i < nscen; i++) {
@@ -155,14 +148,24 @@ cmd_analyze(int argc, char **argv)
 			return rc;
 	}
 	{
-		char *a[] = { "explain", "--quiet", run, NULL };
+		struct explain_opts eo = { .run = run };	/* RUN/explain.tsv, no table */
+		struct explain_result er;
+		struct err e;
 
-		if ((rc = stage(a)) != 0)
-			return rc;
+		note("analyze: explain");
+		rc = explain_run(&eo, &er, &e);
+		explain_result_release(&er);
+		if (rc < 0)
+			die("%s", e.msg);
 	}
 	{
-		char *a[] = { "report", run, NULL };
+		const char *runs[] = { run };
+		struct report_opts ro;
 
-		return stage(a);
+		report_opts_init(&ro);
+		ro.runs = runs;
+		ro.nruns = 1;
+		note("analyze: report");
+		return report_run(&ro);
 	}
 }

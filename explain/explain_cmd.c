@@ -1,16 +1,13 @@
-/* explain: the `contend explain` command: why a run was slow, its time split among causes. */
+/* explain: the `contend explain` command: its options and the table of causes (the stage,
+ * why a run was slow and its time split among causes, is explain/stage.c). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli/cli.h"
 #include "explain/attrib.h"
-#include "explain/evidence.h"
+#include "explain/stage.h"
 #include "lib/err.h"
-#include "lib/tsv.h"
-#include "lib/xalloc.h"
-#include "predict/profile.h"
 
 #define SHOW_MIN_PCT 0.5	/* causes below this share of the run are only in the file */
 
@@ -47,107 +44,6 @@ const char usage_explain[] =
 	"examples:\n"
 	"  contend parse run1 && contend explain run1\n"
 	"  contend explain run-loaded --baseline run-dedicated\n";
-
-static void
-load_run(struct prof *p, struct evid *v, const char *run)
-{
-	struct err e;
-
-	if (prof_load(p, run, &e) < 0) {
-		prof_free(p);
-		die("%s", e.msg);
-	}
-	evid_load(v, p);
-	if (p->damaged > 0 || v->damaged > 0)
-		warnx_("'%s': %ld damaged rows skipped", run, p->damaged + v->damaged);
-}
-
-/* One row of explain.tsv. */
-static void
-row(struct tsv_w *t, const char *kind, const char *where, const char *h1, const char *h2, int rank,
-    double ns, double T, const char *evidence)
-{
-	tsv_w_str(t, kind);
-	tsv_w_str(t, where != NULL && *where ? where : "-");
-	tsv_w_str(t, h1 != NULL && *h1 ? h1 : "-");
-	tsv_w_str(t, h2 != NULL && *h2 ? h2 : "-");
-	tsv_w_i64(t, rank);
-	tsv_w_i64(t, isfinite(ns) ? (int64_t)llround(ns) : -1);
-	tsv_w_f64(t, isfinite(ns) && T > 0 ? round(1e4 * ns / T) / 1e4 * 100 : NAN);
-	tsv_w_str(t, evidence != NULL && *evidence ? evidence : "-");
-}
-
-static int
-write_tsv(const char *run, const char *baseline, const struct attr_result *r, struct err *e)
-{
-	static const char *const cols[] = { "kind", "where", "host", "host2", "rank", "time_ns", "pct",
-					    "evidence", NULL };
-	char *path = xasprintf("%s/explain.tsv", run);
-	double T = r->measured_ns;
-	struct tsv_w t;
-	int rc;
-
-	rc = tsv_w_open(&t, path, "explain", 1, cols, false, true, e);
-	free(path);
-	if (rc < 0)
-		return rc;
-	rc = tsv_w_comment(&t, e, "baseline %s", baseline != NULL ? baseline : "-");
-	row(&t, "measured", NULL, NULL, NULL, -1, T, T, "the longest rank's exec time");
-	rc = rc < 0 ? rc : tsv_w_end(&t, e);
-	for (int i = 0; i < r->n && rc == 0; i++) {
-		const struct attr_cause *c = &r->c[i];
-
-		row(&t, attr_kind_name(c->kind), c->where, c->host, c->host2, c->rank, c->cost_ns, T, c->evidence);
-		rc = tsv_w_end(&t, e);
-	}
-	if (rc == 0) {
-		row(&t, "interaction", NULL, NULL, NULL, -1, r->interaction_ns, T, "what the causes cost beyond their sum");
-		rc = tsv_w_end(&t, e);
-	}
-	if (rc == 0 && isfinite(r->cpu_all_ns)) {
-		row(&t, "cpu-all", NULL, NULL, NULL, -1, r->cpu_all_ns, T, "every node's cpu cause together (not in the sum)");
-		rc = tsv_w_end(&t, e);
-	}
-	if (rc == 0 && isfinite(r->link_all_ns)) {
-		row(&t, "link-all", NULL, NULL, NULL, -1, r->link_all_ns, T, "every link at its best together (not in the sum)");
-		rc = tsv_w_end(&t, e);
-	}
-	if (rc == 0) {
-		row(&t, "ideal", NULL, NULL, NULL, -1, r->ideal_ns, T, "the replay with every cause taken out");
-		rc = tsv_w_end(&t, e);
-	}
-	if (rc == 0) {
-		row(&t, "work", NULL, NULL, NULL, -1, r->work_ns, T, "own work per rank (the mean)");
-		rc = tsv_w_end(&t, e);
-	}
-	if (rc == 0 && isfinite(r->baseline_ns)) {
-		row(&t, "baseline", NULL, NULL, NULL, -1, r->baseline_ns, T, baseline);
-		rc = tsv_w_end(&t, e);
-	}
-	if (rc == 0) {
-		row(&t, "residual", NULL, NULL, NULL, -1, r->residual_ns, T,
-		    isfinite(r->baseline_ns) ? "ideal minus baseline" : "ideal minus own work: communication, latency, unseen");
-		rc = tsv_w_end(&t, e);
-	}
-	for (int i = 0; i < r->nranks && rc == 0; i++) {
-		const struct attr_rank *a = &r->ranks[i];
-		const struct {
-			const char *kind;
-			double ns;
-		} parts[] = { { "rank-work", a->work_ns }, { "rank-cpu", a->cpu_wait_ns }, { "rank-net", a->net_ns },
-			      { "rank-others", a->others_ns }, { "rank-startup", a->startup_ns } };
-
-		for (size_t k = 0; k < sizeof parts / sizeof parts[0] && rc == 0; k++) {
-			row(&t, parts[k].kind, NULL, NULL, NULL, a->rank, parts[k].ns, a->exec_ns, NULL);
-			rc = tsv_w_end(&t, e);
-		}
-	}
-	if (rc < 0) {
-		(void)tsv_w_close(&t, NULL);
-		return rc;
-	}
-	return tsv_w_close(&t, e);
-}
 
 static void
 print_table(const char *run, const struct attr_result *r, bool all)
@@ -204,17 +100,15 @@ cmd_explain(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *run, *base = NULL;
+	struct explain_opts o = { 0 };
+	struct explain_result r;
 	bool all = false, quiet = false;
-	struct prof p, bp;
-	struct evid v, bv;
-	struct attr_result r;
 	struct err e;
 	int c, rc;
 
 	while ((c = cli_getopt(argc, argv, "b:aqh", longopts, usage_explain)) != -1) {
 		switch (c) {
-		case 'b': base = optarg; break;
+		case 'b': o.baseline = optarg; break;
 		case 'a': all = true; break;
 		case 'q': quiet = true; break;
 		default: die_usage("unexpected option");
@@ -222,23 +116,11 @@ cmd_explain(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		die_usage("explain takes one run directory (see 'contend explain --help')");
-	run = argv[optind];
-	load_run(&p, &v, run);
-	if (base != NULL)
-		load_run(&bp, &bv, base);
-	rc = attr_explain(&p, &v, base != NULL ? &bp : NULL, base != NULL ? &bv : NULL, &r, &e);
-	if (rc == 0) {
-		if (!quiet)
-			print_table(run, &r, all);
-		rc = write_tsv(run, base, &r, &e);
-	}
-	attr_result_free(&r);
-	evid_free(&v);
-	prof_free(&p);
-	if (base != NULL) {
-		evid_free(&bv);
-		prof_free(&bp);
-	}
+	o.run = argv[optind];
+	rc = explain_run(&o, &r, &e);
+	if (r.explained && !quiet)
+		print_table(o.run, &r.a, all);
+	explain_result_release(&r);
 	if (rc < 0)
 		die("%s", e.msg);
 	return 0;

@@ -65,6 +65,18 @@ err_prefix(struct err *e, const char *fmt, ...)
 	}
 }
 
+void
+err_sayf(void (*say)(void *arg, const char *msg), void *arg, const char *fmt, ...)
+{
+	char m[ERR_SAY_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	say(arg, m);
+}
+
 static void PRINTF(1, 0)
 vsay(const char *fmt, va_list ap)
 {

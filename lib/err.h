@@ -36,6 +36,12 @@ int err_sys(struct err *e, int code, const char *fmt, ...) PRINTF(3, 4);
 /* Prefix an existing message with more context ("reading 'x': <old>"). */
 void err_prefix(struct err *e, const char *fmt, ...) PRINTF(2, 3);
 
+/* A message a printf-style caller formats for a function that takes a finished one (a
+ * warning counted by a stage, a row of a file): at most ERR_SAY_MAX - 1 bytes, the rest cut,
+ * handed to say(arg, msg). */
+#define ERR_SAY_MAX (2 * ERR_MSG_MAX)
+void err_sayf(void (*say)(void *arg, const char *msg), void *arg, const char *fmt, ...) PRINTF(3, 4);
+
 /* Program name used in messages; set once by main. */
 extern const char *err_progname;
 

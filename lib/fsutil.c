@@ -1,10 +1,12 @@
 /* fsutil: small file-system helpers shared by the stages. */
 #include "lib/fsutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,4 +94,62 @@ fs_move_file(const char *from, const char *to, struct err *e)
 	rc = fs_copy_file(from, to, e);
 	unlink(from);
 	return rc;
+}
+
+/* True when p keeps name. */
+static bool
+fs_keeps(const struct fs_pattern *p, const char *name)
+{
+	size_t ln = strlen(name), lp = p->prefix ? strlen(p->prefix) : 0;
+	size_t ls = p->suffix ? strlen(p->suffix) : 0;
+
+	if (name[0] == '.' && !p->hidden)
+		return false;
+	if (p->prefix != NULL && strncmp(name, p->prefix, lp) != 0)
+		return false;
+	if (p->infix != NULL && strstr(name, p->infix) == NULL)
+		return false;
+	return p->suffix == NULL || (ln > lp + ls && strcmp(name + ln - ls, p->suffix) == 0);
+}
+
+static int
+fs_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **
+fs_list(const char *dir, const struct fs_pattern *p, size_t max, size_t *n, struct err *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v;
+	size_t cap = 0;
+
+	*n = 0;
+	if (d == NULL) {
+		err_sys(e, E_IO, "cannot open '%s'", dir);
+		return NULL;
+	}
+	v = xgrow(NULL, &cap, 1, sizeof *v);	/* not NULL when empty: NULL is the error */
+	while (*n < max && (de = readdir(d)) != NULL) {
+		if (!fs_keeps(p, de->d_name))
+			continue;
+		v = xgrow(v, &cap, *n + 1, sizeof *v);
+		v[(*n)++] = p->paths ? xasprintf("%s/%s", dir, de->d_name) : xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(v, *n, sizeof *v, fs_name_cmp);
+	return v;
+}
+
+void
+fs_list_free(char **v, size_t n)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }

@@ -3,7 +3,6 @@
 
 #include <assert.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,17 +204,14 @@ kv_u(struct pw *w, const char *k, uint64_t v)
 	row_end(w, &w->stats);
 }
 
-static void PRINTF(2, 3)
-kv_warn(struct pw *w, const char *fmt, ...)
+/* A warning row of the part's stats (err_sayf's say: arg is the struct pw). */
+static void
+kv_warn(void *arg, const char *msg)
 {
-	char m[2 * ERR_MSG_MAX];
-	va_list ap;
+	struct pw *w = arg;
 
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
 	tsv_w_str(&w->stats, "warning");
-	tsv_w_str(&w->stats, m);
+	tsv_w_str(&w->stats, msg);
 	row_end(w, &w->stats);
 }
 
@@ -232,7 +228,7 @@ read_capture(struct pw *w, struct part_sum *s, struct flows *f, const char *path
 
 	if (in == NULL) {
 		s->pcap_unreadable++;
-		kv_warn(w, "%s", e.msg);
+		kv_warn(w, e.msg);
 		return;
 	}
 	s->pcap_files++;
@@ -256,13 +252,13 @@ read_capture(struct pw *w, struct part_sum *s, struct flows *f, const char *path
 			s->pcap_truncated++;
 		else
 			s->pcap_damaged++;
-		kv_warn(w, "%s", e.msg);
+		kv_warn(w, e.msg);
 	}
 	if (flows_stats(f)->kinds[PKT_LINK_UNSUP] > 0)
-		kv_warn(w, "'%s': link type %d is not one parse decodes (Ethernet, Linux cooked SLL and "
-			"SLL2, BSD loopback, raw IP): its %" PRIu64 " packets are not read "
-			"(packets_link-unsupported in stats.tsv)", path, pcapin_linktype(in),
-			flows_stats(f)->kinds[PKT_LINK_UNSUP]);
+		err_sayf(kv_warn, w, "'%s': link type %d is not one parse decodes (Ethernet, Linux "
+			 "cooked SLL and SLL2, BSD loopback, raw IP): its %" PRIu64 " packets are not "
+			 "read (packets_link-unsupported in stats.tsv)", path, pcapin_linktype(in),
+			 flows_stats(f)->kinds[PKT_LINK_UNSUP]);
 	pcapin_close(in);
 	flows_end_capture(f);
 }

@@ -2,7 +2,6 @@
 #include "parse/rankmap.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "lib/fsutil.h"
 #include "lib/gzio.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
@@ -531,36 +531,14 @@ run_nranks(const char *run_dir)
 	return n;
 }
 
-static int
-str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The rank-*.tsv[.gz] files of dir, sorted (so messages come in a stable order). */
+/* The rank-*.tsv[.gz] files of dir ("dir/name"), sorted (so messages come in a stable
+ * order); free with fs_list_free. NULL with e set when dir cannot be opened. */
 static char **
 rank_files(const char *dir, size_t *n, struct err *e)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t cap = 0;
+	const struct fs_pattern pat = { .prefix = "rank-", .infix = ".tsv", .paths = true };
 
-	*n = 0;
-	if (d == NULL) {
-		err_sys(e, E_IO, "cannot open '%s'", dir);
-		return NULL;
-	}
-	while ((de = readdir(d)) != NULL && *n < RANKMAP_MAX_RANKS) {
-		if (strncmp(de->d_name, "rank-", 5) != 0 || strstr(de->d_name, ".tsv") == NULL)
-			continue;
-		v = xgrow(v, &cap, *n + 1, sizeof *v);
-		v[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	if (*n > 1)
-		qsort(v, *n, sizeof *v, str_cmp);
-	return v;
+	return fs_list(dir, &pat, RANKMAP_MAX_RANKS, n, e);
 }
 
 int
@@ -575,7 +553,7 @@ rankmap_load_run(struct rankmap *m, const char *run_dir, struct err *e)
 
 	m->nranks_run = run_nranks(run_dir);
 	metas = rank_files(md, &nmetas, &fe);
-	if (metas == NULL && fe.code != 0)
+	if (metas == NULL)
 		first = fe.code, *e = fe;
 	/* Meta files first: without meta/run.tsv their nranks bound the sockets' ranks. */
 	mfs = xcalloc(nmetas ? nmetas : 1, sizeof *mfs);
@@ -617,7 +595,7 @@ rankmap_load_run(struct rankmap *m, const char *run_dir, struct err *e)
 				"unknown", md, missing, m->nranks_run, first_missing);
 	}
 	socks = rank_files(sd, &nsocks, &fe);
-	if (socks == NULL && fe.code != 0 && first == 0)
+	if (socks == NULL && first == 0)
 		first = fe.code, *e = fe;
 	for (i = 0; i < nsocks; i++) {
 		if (rankmap_load_sockets(m, socks[i], &fe) < 0 && first == 0)

@@ -1,14 +1,12 @@
 /* parse stage: captures and samples in, RUN/profile/ out (the logic of `contend parse`). */
 #include "parse/stage.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,24 +116,11 @@ warn_partial(struct ctx *c, const char *msg)
 	}
 }
 
-/* warn_partial for a callback. */
+/* warn_partial for a callback (err_sayf, the framing engine, phases). */
 static void
 say_partial(void *c, const char *msg)
 {
 	warn_partial(c, msg);
-}
-
-/* warn_partial with a format. */
-static void PRINTF(2, 3)
-warn_partialf(struct ctx *c, const char *fmt, ...)
-{
-	char m[2 * ERR_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	warn_partial(c, m);
 }
 
 static void
@@ -405,29 +390,14 @@ str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Files in dir whose names start with prefix and contain infix; sorted; caller frees. */
+/* Files in dir ("dir/name") whose names start with prefix and contain infix, not hidden;
+ * sorted; at most PARSE_MAX_FILES; free with fs_list_free. An unreadable dir gives none. */
 static char **
 list_dir(const char *dir, const char *prefix, const char *infix, size_t *n)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t cap = 0;
+	const struct fs_pattern pat = { .prefix = prefix, .infix = infix, .paths = true };
 
-	*n = 0;
-	if (d == NULL)
-		return NULL;
-	while ((de = readdir(d)) != NULL && *n < PARSE_MAX_FILES) {
-		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
-		    strstr(de->d_name, infix) == NULL)
-			continue;
-		v = xgrow(v, &cap, *n + 1, sizeof *v);
-		v[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof *v, str_cmp);
-	return v;
+	return fs_list(dir, &pat, PARSE_MAX_FILES, n, NULL);
 }
 
 static int
@@ -1297,9 +1267,11 @@ parse_part_only(const struct parse_opts *o, const struct flows_config *cfg, cons
 		snprintf(node, sizeof node, "%s", o->part);
 	}
 	caps = node_captures(o->run, node, &n);
-	if (n == 0)
+	if (n == 0) {
+		fs_list_free(caps, n);
 		return err_set(e, E_IO, "no capture of node '%s' in '%s/capture' (NODE.pcap[.gz])", node,
 			       o->run);
+	}
 	dir = xasprintf("%s/parts", outdir);
 	rm = rankmap_new();
 	/* ranks of the endpoints; the map's problems are the merge's to report */
@@ -1317,11 +1289,9 @@ parse_part_only(const struct parse_opts *o, const struct flows_config *cfg, cons
 		if (rc == 0)
 			note("parse: %zu part%s of node '%s' in '%s'", n, n == 1 ? "" : "s", node, dir);
 	}
-	for (i = 0; i < n; i++) {
-		free(caps[i]);
+	fs_list_free(caps, n);
+	for (i = 0; i < n; i++)
 		free(names[i]);
-	}
-	free(caps);
 	free(names);
 	rankmap_free(rm);
 	free(dir);
@@ -1359,9 +1329,10 @@ check_parts(struct ctx *c, char **caps, size_t ncaps, char **names, size_t n, co
 	for (size_t i = 0; i < ncaps; i++) {
 		const char *b = strrchr(caps[i], '/') + 1;
 
-		if (bsearch(&b, names, n, sizeof *names, str_cmp) == NULL)
-			warn_partialf(c, "'%s' has no part in '%s' (run 'contend parse --part NODE' on its "
-				      "node)", caps[i], dir);
+		/* names is NULL when the parts directory cannot be read: bsearch may not see it */
+		if (n == 0 || bsearch(&b, names, n, sizeof *names, str_cmp) == NULL)
+			err_sayf(say_partial, c, "'%s' has no part in '%s' (run 'contend parse --part "
+				 "NODE' on its node)", caps[i], dir);
 	}
 }
 
@@ -1386,12 +1357,8 @@ inputs_release(struct inputs *in)
 {
 	if (!in->owned)
 		return;
-	for (size_t i = 0; i < in->npcaps; i++)
-		free(in->pcaps[i]);
-	for (size_t i = 0; i < in->nsamples; i++)
-		free(in->samples[i]);
-	free(in->pcaps);
-	free(in->samples);
+	fs_list_free(in->pcaps, in->npcaps);
+	fs_list_free(in->samples, in->nsamples);
 }
 
 /* RUN's captures and launcher (which decides whose UCX streams are). Returns 0, or
@@ -1444,14 +1411,14 @@ load_run(struct ctx *c, const char *run, bool merge, struct inputs *in)
 	for (size_t i = 0; i < nprob; i++)
 		warn_partial(c, pm[i]);
 	if (rs->problems > nprob)
-		warn_partialf(c, "%" PRIu64 " more problems in '%s/meta'", rs->problems - nprob, run);
+		err_sayf(say_partial, c, "%" PRIu64 " more problems in '%s/meta'", rs->problems - nprob, run);
 	if (rs->bad_rows > 0 && rankmap_first_bad_socket(c->rm) != NULL)
-		warn_partialf(c, "%" PRIu64 " bad rows in '%s/sockets' skipped (first: %s)", rs->bad_rows,
-			      run, rankmap_first_bad_socket(c->rm));
+		err_sayf(say_partial, c, "%" PRIu64 " bad rows in '%s/sockets' skipped (first: %s)",
+			 rs->bad_rows, run, rankmap_first_bad_socket(c->rm));
 	if (in->npcaps == 0 && !merge)
-		warn_partialf(c, "'%s/capture': no captures (*.pcap, *.pcap.gz)", run);
+		err_sayf(say_partial, c, "'%s/capture': no captures (*.pcap, *.pcap.gz)", run);
 	if (in->nsamples == 0)
-		warn_partialf(c, "'%s/samples': no samples (rank-*.tsv.gz)", run);
+		err_sayf(say_partial, c, "'%s/samples': no samples (rank-*.tsv.gz)", run);
 }
 
 /* OUTDIR made, and messages.tsv and conns.tsv opened in it. Returns 0, or negative with e
@@ -1495,8 +1462,8 @@ merge_parts(struct ctx *c, const struct flows_config *cfg, const struct inputs *
 		partdir = xasprintf("%s/parts", outdir);
 		names = list_parts(partdir, &nnames);
 		if (nnames == 0)
-			warn_partialf(c, "'%s': no parts (run 'contend parse --part NODE' on each node)",
-				      partdir);
+			err_sayf(say_partial, c, "'%s': no parts (run 'contend parse --part NODE' on "
+				 "each node)", partdir);
 		check_parts(c, in->pcaps, in->npcaps, names, nnames, partdir);
 	} else {
 		partdir = xasprintf("%s/.parts-%ld", outdir, (long)getpid());

@@ -1,13 +1,13 @@
 /* data: the report's reading of one run directory, through lib/tsv.h with every field checked. */
 #include "report/data.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/fsutil.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 
@@ -141,46 +141,14 @@ add_ns(int64_t *sum, const struct rep_kv *kv, int n, const char *key)
 		*sum += v;
 }
 
-static int
-cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted names of regular files in dir whose names start with prefix and end with suffix
- * (at most max). Caller frees each and the array. */
+/* Sorted names of the entries in dir whose names start with prefix and end with suffix
+ * (at most max); free with fs_list_free. An unreadable dir gives none. */
 static char **
-list_dir(const char *dir, const char *prefix, const char *suffix, int max, int *n)
+list_dir(const char *dir, const char *prefix, const char *suffix, size_t max, size_t *n)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t cap = 0;
+	const struct fs_pattern pat = { .prefix = prefix, .suffix = suffix, .hidden = true };
 
-	*n = 0;
-	if (d == NULL)
-		return NULL;
-	while ((de = readdir(d)) != NULL && *n < max) {
-		size_t ln = strlen(de->d_name), lp = strlen(prefix), ls = strlen(suffix);
-
-		if (ln <= lp + ls || strncmp(de->d_name, prefix, lp) != 0 ||
-		    strcmp(de->d_name + ln - ls, suffix) != 0)
-			continue;
-		v = xgrow(v, &cap, (size_t)*n + 1, sizeof *v);
-		v[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (*n > 0)
-		qsort(v, (size_t)*n, sizeof *v, cmp_name);
-	return v;
-}
-
-static void
-free_list(char **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	return fs_list(dir, &pat, max, n, NULL);
 }
 
 static void
@@ -189,7 +157,7 @@ read_meta(struct rep_run *r)
 	char *path = xasprintf("%s/meta/run.tsv", r->dir);
 	char *mdir = xasprintf("%s/meta", r->dir);
 	char **names;
-	int n;
+	size_t n;
 
 	r->nrun_kv = read_kv(r, path, "meta", r->run_kv, REP_MAX_KV);
 	r->have_meta = r->nrun_kv >= 0;
@@ -199,8 +167,8 @@ read_meta(struct rep_run *r)
 
 	r->start_real_ns = r->end_real_ns = -1;
 	names = list_dir(mdir, "rank-", ".tsv", 1 << 20, &n);
-	r->nrank_meta = n;
-	for (int i = 0; i < n; i++) {
+	r->nrank_meta = (int)n;
+	for (size_t i = 0; i < n; i++) {
 		struct rep_kv kv[REP_MAX_KV];
 		int m;
 		int64_t s, en;
@@ -221,11 +189,11 @@ read_meta(struct rep_run *r)
 		add_ns(&r->app_cpu_ns, kv, m, "app_utime_ns");
 		add_ns(&r->app_cpu_ns, kv, m, "app_stime_ns");
 	}
-	free_list(names, n);
+	fs_list_free(names, n);
 
 	names = list_dir(mdir, "node-", ".tsv", REP_MAX_NODES, &n);
-	r->nodes = xcalloc((size_t)n + 1, sizeof *r->nodes);
-	for (int i = 0; i < n; i++) {
+	r->nodes = xcalloc(n + 1, sizeof *r->nodes);
+	for (size_t i = 0; i < n; i++) {
 		struct rep_kv kv[REP_MAX_KV];
 		struct rep_node *nd = &r->nodes[r->nnodes];
 		const char *h, *pl;
@@ -249,7 +217,7 @@ read_meta(struct rep_run *r)
 		nd->framing_gave_up = kv_i64(kv, m, "framing_gave_up");
 		r->nnodes++;
 	}
-	free_list(names, n);
+	fs_list_free(names, n);
 	free(mdir);
 }
 
@@ -381,11 +349,11 @@ read_predict(struct rep_run *r)
 {
 	char *pdir = xasprintf("%s/predict", r->dir);
 	char **names;
-	int n;
+	size_t n;
 
 	names = list_dir(pdir, "", ".tsv", REP_MAX_SCEN, &n);
-	r->scen = xcalloc((size_t)n + 1, sizeof *r->scen);
-	for (int i = 0; i < n; i++) {
+	r->scen = xcalloc(n + 1, sizeof *r->scen);
+	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", pdir, names[i]);
 		struct rep_scen *sc = &r->scen[r->nscen];
 		size_t ln = strlen(names[i]) - 4;
@@ -396,7 +364,7 @@ read_predict(struct rep_run *r)
 		if (!isnan(sc->dedicated_ns) || sc->npred > 0)
 			r->nscen++;
 	}
-	free_list(names, n);
+	fs_list_free(names, n);
 	free(pdir);
 }
 

@@ -170,6 +170,37 @@ TEST(command_layer_output)
 	CHECK_EQS(line, "contend: note shown\n");
 }
 
+/* err_sayf's sink: keeps the message and counts the calls. */
+struct said {
+	char msg[2 * ERR_SAY_MAX];
+	int n;
+};
+
+static void
+keep(void *arg, const char *msg)
+{
+	struct said *s = arg;
+
+	snprintf(s->msg, sizeof s->msg, "%s", msg);
+	s->n++;
+}
+
+TEST(sayf_formats_and_cuts)
+{
+	struct said s = { "", 0 };
+	char big[2 * ERR_SAY_MAX];
+
+	err_sayf(keep, &s, "'%s': %d rows", "a.tsv", 3);
+	CHECK(s.n == 1);
+	CHECK_EQS(s.msg, "'a.tsv': 3 rows");
+	memset(big, 'b', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	err_sayf(keep, &s, "x%s", big);
+	CHECK(s.n == 2);
+	CHECK(strlen(s.msg) == ERR_SAY_MAX - 1);
+	CHECK(s.msg[0] == 'x' && s.msg[1] == 'b');
+}
+
 int
 main(void)
 {
@@ -179,5 +210,6 @@ main(void)
 	RUN(prefix);
 	RUN(prefix_long);
 	RUN(command_layer_output);
+	RUN(sayf_formats_and_cuts);
 	return check_done();
 }
