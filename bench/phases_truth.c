@@ -2,7 +2,7 @@
  * rank was doing, the intervals inside MPI that the PMPI wrapper (tests/pmpi/pmpi_log.c,
  * format "pmpi" v2, bench/realapps/README.md) timed in the same run.
  *
- *	phases_truth [-c] RUN TRUTHDIR
+ *	phases_truth [-c] [-i] RUN TRUTHDIR
  *
  * RUN is a collected run `contend parse` has written RUN/profile/phases.tsv into; TRUTHDIR
  * the PMPI_LOG_DIR its ranks ran with (rank-R.tsv, world rank R: parse's rank numbers are
@@ -24,6 +24,9 @@
  * length (rows "len rank class n mpi_s mpi_busy_s", classes <1ms 1-20ms 20-100ms >100ms,
  * over the whole run: the window does not cut them) and per MPI call (rows "call rank call
  * n_rows mpi_s mpi_busy_s", over the window): the time inside and the part parse called busy.
+ * -i adds a row per sample interval, "ivl rank t_start_ns t_end_ns kind mpi_frac": parse's
+ * kind (of the phase holding most of it) and the fraction the truth has inside MPI, to
+ * join with the samples when tuning parse's rule.
  *
  * Exit 0, 1 when a rank has phases but no truth or a file cannot be read, 2 usage. */
 #include <errno.h>
@@ -329,7 +332,8 @@ by_length(int r, const struct ivls *mpi, const struct ivls *busy)
 
 /* One rank's row (and its call rows with -c). Returns 0, or 1 when the truth is missing. */
 static int
-one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivls *idle, int per_call)
+one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivls *idle, int per_call,
+	 int per_ivl)
 {
 	struct truth t;
 	struct err e = { 0 };
@@ -380,6 +384,13 @@ one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivl
 	       hi > lo ? 100.0 * (double)bsum / (double)(hi - lo) : 0, n, n_mpi, n_mpi_busy, n_work_idle);
 	if (t.bad)
 		fprintf(stderr, "phases_truth: rank %d: %ld damaged rows of the truth skipped\n", r, t.bad);
+	for (size_t i = 0, cm = 0, cb = 0; per_ivl && i + 1 < times.n; i++) {
+		int64_t a = times.a[i], b = times.a[i + 1];
+
+		printf("ivl\t%d\t%lld\t%lld\t%s\t%.3f\n", r, (long long)a, (long long)b,
+		       2 * ivls_overlap(busy, &cb, a, b) >= b - a ? "busy" : "idle",
+		       (double)ivls_overlap(&t.all, &cm, a, b) / (double)(b - a));
+	}
 	if (per_call)
 		by_length(r, &t.all, busy);
 	for (int k = 0; per_call && k < t.ncalls; k++) {
@@ -398,16 +409,19 @@ main(int argc, char **argv)
 {
 	struct ivls *busy, *idle;
 	struct err e = { 0 };
-	int per_call = 0, rc = 0, seen = 0;
+	int per_call = 0, per_ivl = 0, rc = 0, seen = 0;
 
 	err_progname = "phases_truth";
-	if (argc > 1 && strcmp(argv[1], "-c") == 0) {
-		per_call = 1;
-		argc--;
-		argv++;
+	for (; argc > 1 && argv[1][0] == '-' && argv[1][1] && !argv[1][2]; argc--, argv++) {
+		if (argv[1][1] == 'c')
+			per_call = 1;
+		else if (argv[1][1] == 'i')
+			per_ivl = 1;
+		else
+			break;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: phases_truth [-c] RUN TRUTHDIR\n");
+		fprintf(stderr, "usage: phases_truth [-c] [-i] RUN TRUTHDIR\n");
 		return 2;
 	}
 	busy = xcalloc(MAX_RANKS, sizeof *busy);
@@ -422,7 +436,7 @@ main(int argc, char **argv)
 		if (busy[r].n == 0 && idle[r].n == 0)
 			continue;
 		seen++;
-		rc |= one_rank(argv[1], argv[2], r, &busy[r], &idle[r], per_call);
+		rc |= one_rank(argv[1], argv[2], r, &busy[r], &idle[r], per_call, per_ivl);
 		ivls_free(&busy[r]);
 		ivls_free(&idle[r]);
 	}

@@ -57,6 +57,10 @@ check call-rows "grep -q '^call	0	recv	1	0.105	0.055\$' '$T/out' && grep -q '^ca
 check len-rows "grep -q '^len	0	>100ms	1	0.105	0.055\$' '$T/out' && grep -q '^len	0	1-20ms	1	0.010	0.010\$' '$T/out' &&
 	grep -q '^len	0	<1ms	0	0.000	0.000\$' '$T/out'" "$(grep '^len' "$T/out" | tr '\t\n' ' |')"
 
+"$PT" -i "$T/run" "$T/truth" >"$T/outi" 2>&1
+check ivl-rows "[ \"\$(grep -c '^ivl	0	' '$T/outi')\" = 15 ] && grep -q \"^ivl	0	$(ms 40)	$(ms 60)	busy	0.750\$\" '$T/outi' &&
+	grep -q \"^ivl	0	$(ms 140)	$(ms 160)	idle	0.500\$\" '$T/outi'" "$(grep '^ivl' "$T/outi" | sed -n 3p)"
+
 # a rank with phases and no truth: its error, the other rank still printed, exit 1
 printf '1\tbusy\t%s\t%s\t0\t0\n' "$(ms 0)" "$(ms 300)" >>"$T/run/profile/phases.tsv"
 "$PT" "$T/run" "$T/truth" >"$T/out2" 2>"$T/err2"
