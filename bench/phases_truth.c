@@ -24,9 +24,11 @@
  * length (rows "len rank class n mpi_s mpi_busy_s", classes <1ms 1-20ms 20-100ms >100ms,
  * over the whole run: the window does not cut them) and per MPI call (rows "call rank call
  * n_rows mpi_s mpi_busy_s", over the window): the time inside and the part parse called busy.
- * -i adds a row per sample interval, "ivl rank t_start_ns t_end_ns kind mpi_frac": parse's
- * kind (of the phase holding most of it) and the fraction the truth has inside MPI, to
- * join with the samples when tuning parse's rule.
+ * -i adds a row per sample interval, "ivl rank t_start_ns t_end_ns kind mpi_frac run_ns
+ * utime_ticks stime_ticks": parse's kind (of the phase holding most of it), the fraction
+ * the truth has inside MPI, and the rank's CPU over it (summed over the threads sampled at
+ * both ends, without parse's clamps; -1 when the samples lack the columns), for tuning
+ * parse's rule against the truth.
  *
  * Exit 0, 1 when a rank has phases but no truth or a file cannot be read, 2 usage. */
 #include <errno.h>
@@ -265,32 +267,122 @@ phases_read(const char *run, struct ivls *busy, struct ivls *idle, struct err *e
 	return rc < 0 ? rc : 0;
 }
 
-/* The sample times of rank r inside [lo, hi], one per sample; 0, or negative without the
- * file. */
+/* A rank's samples inside parse's window; the CPU figures are of the interval that ends at
+ * the sample (summed over the threads seen at both ends), -1 for the first sample or
+ * without the columns. */
+struct smp {
+	size_t n, cap;
+	int64_t *t;		/* t_real_ns */
+	int64_t *run_ns, *ut, *st;	/* run time, user and system ticks */
+};
+
+#define MAX_THREADS 256		/* threads of one rank followed; more are left out */
+
+struct thr {
+	int64_t pid, tid, run_ns, ut, st;
+};
+
+static void
+smp_push(struct smp *m, int64_t t, int64_t run_ns, int64_t ut, int64_t st)
+{
+	if (m->n == m->cap) {
+		if (m->cap >= MAX_IVLS)
+			die("more than %u samples in one rank", MAX_IVLS);
+		m->cap = m->cap ? 2 * m->cap : 256;
+		m->t = xreallocarray(m->t, m->cap, sizeof *m->t);
+		m->run_ns = xreallocarray(m->run_ns, m->cap, sizeof *m->run_ns);
+		m->ut = xreallocarray(m->ut, m->cap, sizeof *m->ut);
+		m->st = xreallocarray(m->st, m->cap, sizeof *m->st);
+	}
+	m->t[m->n] = t;
+	m->run_ns[m->n] = run_ns;
+	m->ut[m->n] = ut;
+	m->st[m->n] = st;
+	m->n++;
+}
+
+static void
+smp_free(struct smp *m)
+{
+	free(m->t);
+	free(m->run_ns);
+	free(m->ut);
+	free(m->st);
+	*m = (struct smp){ 0 };
+}
+
+/* End of the sample at t of threads cur[0..ncur): its interval's figures against prev. */
+static void
+smp_end(struct smp *m, int64_t t, int64_t lo, int64_t hi, const struct thr *prev, int nprev,
+	const struct thr *cur, int ncur, int have_cpu)
+{
+	int64_t run = 0, ut = 0, st = 0;
+
+	if (t < lo || t > hi)
+		return;
+	for (int i = 0; i < ncur; i++)
+		for (int k = 0; k < nprev; k++)
+			if (prev[k].pid == cur[i].pid && prev[k].tid == cur[i].tid) {
+				run += cur[i].run_ns - prev[k].run_ns;
+				ut += cur[i].ut - prev[k].ut;
+				st += cur[i].st - prev[k].st;
+				break;
+			}
+	if (!have_cpu || nprev == 0)
+		run = ut = st = -1;
+	smp_push(m, t, run, ut, st);
+}
+
+/* The samples of rank r inside [lo, hi]; 0, or negative without the file. Damaged rows are
+ * skipped. */
 static int
-samples_read(const char *run, int r, int64_t lo, int64_t hi, struct ivls *times, struct err *e)
+samples_read(const char *run, int r, int64_t lo, int64_t hi, struct smp *m, struct err *e)
 {
 	static const char *const need[] = { "t_real_ns", NULL };
+	static struct thr a[MAX_THREADS], b[MAX_THREADS];
+	struct thr *prev = a, *cur = b, *x;
+	int nprev = 0, ncur = 0;
 	char path[4096];
 	struct tsv_r t;
-	int rc, c;
+	int rc, c, cp, ct, cr, cu, cs, have_cpu;
 	int64_t last = INT64_MIN;
 
 	snprintf(path, sizeof path, "%s/samples/rank-%d.tsv.gz", run, r);
 	if ((rc = tsv_r_open(&t, path, "samples", 1, need, e)) < 0)
 		return rc;
 	c = tsv_r_col(&t, "t_real_ns");
+	cp = tsv_r_col(&t, "pid");
+	ct = tsv_r_col(&t, "tid");
+	cr = tsv_r_col(&t, "run_ns");
+	cu = tsv_r_col(&t, "utime_ticks");
+	cs = tsv_r_col(&t, "stime_ticks");
+	have_cpu = cp >= 0 && ct >= 0 && cr >= 0 && cu >= 0 && cs >= 0;
 	while ((rc = tsv_r_next(&t, e)) != 0) {
+		struct thr th = { 0 };
 		int64_t v;
 
 		if (rc < 0 && rc != -E_FORMAT && rc != -E_LIMIT)
 			break;
 		if (rc < 0 || tsv_r_i64(&t, c, &v, e) < 0)
 			continue;
-		if (v != last && v >= lo && v <= hi)
-			ivls_push(times, v, v);
+		if (have_cpu && (tsv_r_i64(&t, cp, &th.pid, e) < 0 || tsv_r_i64(&t, ct, &th.tid, e) < 0 ||
+				 tsv_r_i64(&t, cr, &th.run_ns, e) < 0 || tsv_r_i64(&t, cu, &th.ut, e) < 0 ||
+				 tsv_r_i64(&t, cs, &th.st, e) < 0))
+			continue;
+		if (v != last && last != INT64_MIN) {
+			smp_end(m, last, lo, hi, prev, nprev, cur, ncur, have_cpu);
+			x = prev;
+			prev = cur;
+			cur = x;
+			nprev = ncur;
+			ncur = 0;
+		}
 		last = v;
+		if (ncur < MAX_THREADS)
+			cur[ncur++] = th;
 	}
+	if (last != INT64_MIN)
+		smp_end(m, last, lo, hi, prev, nprev, cur, ncur, have_cpu);
 	tsv_r_close(&t);
 	return 0;
 }
@@ -337,7 +429,8 @@ one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivl
 {
 	struct truth t;
 	struct err e = { 0 };
-	struct ivls win = { 0 }, times = { 0 };
+	struct ivls win = { 0 };
+	struct smp times = { 0 };
 	int64_t lo = INT64_MAX, hi = INT64_MIN, mpi, bsum = 0, isum = 0, mpi_busy, mpi_idle;
 	long n = -1, n_mpi = -1, n_mpi_busy = -1, n_work_idle = -1;
 	int rc;
@@ -368,7 +461,7 @@ one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivl
 
 		n = n_mpi = n_mpi_busy = n_work_idle = 0;
 		for (size_t i = 0; i + 1 < times.n; i++) {
-			int64_t a = times.a[i], b = times.a[i + 1];
+			int64_t a = times.t[i], b = times.t[i + 1];
 			int in_mpi = 2 * ivls_overlap(&t.all, &cm, a, b) >= b - a;
 			int is_busy = 2 * ivls_overlap(busy, &cb, a, b) >= b - a;
 
@@ -385,11 +478,12 @@ one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivl
 	if (t.bad)
 		fprintf(stderr, "phases_truth: rank %d: %ld damaged rows of the truth skipped\n", r, t.bad);
 	for (size_t i = 0, cm = 0, cb = 0; per_ivl && i + 1 < times.n; i++) {
-		int64_t a = times.a[i], b = times.a[i + 1];
+		int64_t a = times.t[i], b = times.t[i + 1];
 
-		printf("ivl\t%d\t%lld\t%lld\t%s\t%.3f\n", r, (long long)a, (long long)b,
-		       2 * ivls_overlap(busy, &cb, a, b) >= b - a ? "busy" : "idle",
-		       (double)ivls_overlap(&t.all, &cm, a, b) / (double)(b - a));
+		printf("ivl\t%d\t%lld\t%lld\t%s\t%.3f\t%lld\t%lld\t%lld\n", r, (long long)a,
+		       (long long)b, 2 * ivls_overlap(busy, &cb, a, b) >= b - a ? "busy" : "idle",
+		       (double)ivls_overlap(&t.all, &cm, a, b) / (double)(b - a),
+		       (long long)times.run_ns[i + 1], (long long)times.ut[i + 1], (long long)times.st[i + 1]);
 	}
 	if (per_call)
 		by_length(r, &t.all, busy);
@@ -400,7 +494,7 @@ one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivl
 	}
 	truth_free(&t);
 	ivls_free(&win);
-	ivls_free(&times);
+	smp_free(&times);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # phases_truth: bench/phases_truth on a hand-made run (no MPI, no testbed): one rank whose
 # phases, samples and PMPI intervals are known, the times and interval counts worked out
-# by hand below; a rank without its truth file, and a v1 truth file, are errors.
+# by hand below, and its per-interval rows with the CPU of the samples; a rank without its
+# truth file, and a v1 truth file, are errors.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -29,9 +30,11 @@ mkdir -p "$T/run/profile" "$T/run/samples" "$T/truth"
 	printf '0\tbusy\t%s\t%s\t0\t0\n' "$(ms 200)" "$(ms 300)"
 } >"$T/run/profile/phases.tsv"
 {
-	printf '# contend-samples 1\nt_mono_ns\tt_real_ns\tpid\ttid\n'
+	# two threads: per interval 10 ms and 1 user tick, 1 ms and 1 system tick
+	printf '# contend-samples 1\nt_mono_ns\tt_real_ns\tpid\ttid\trun_ns\tutime_ticks\tstime_ticks\n'
 	for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-		printf '%d\t%s\t7\t7\n%d\t%s\t7\t8\n' $i "$(ms $((i * 20)))" $i "$(ms $((i * 20)))"
+		printf '%d\t%s\t7\t7\t%d\t%d\t0\n' $i "$(ms $((i * 20)))" $((i * 10000000)) $i
+		printf '%d\t%s\t7\t8\t%d\t0\t%d\n' $i "$(ms $((i * 20)))" $((i * 1000000)) $i
 	done
 } | gzip >"$T/run/samples/rank-0.tsv.gz"
 {
@@ -58,8 +61,8 @@ check len-rows "grep -q '^len	0	>100ms	1	0.105	0.055\$' '$T/out' && grep -q '^le
 	grep -q '^len	0	<1ms	0	0.000	0.000\$' '$T/out'" "$(grep '^len' "$T/out" | tr '\t\n' ' |')"
 
 "$PT" -i "$T/run" "$T/truth" >"$T/outi" 2>&1
-check ivl-rows "[ \"\$(grep -c '^ivl	0	' '$T/outi')\" = 15 ] && grep -q \"^ivl	0	$(ms 40)	$(ms 60)	busy	0.750\$\" '$T/outi' &&
-	grep -q \"^ivl	0	$(ms 140)	$(ms 160)	idle	0.500\$\" '$T/outi'" "$(grep '^ivl' "$T/outi" | sed -n 3p)"
+check ivl-rows "[ \"\$(grep -c '^ivl	0	' '$T/outi')\" = 15 ] && grep -q \"^ivl	0	$(ms 40)	$(ms 60)	busy	0.750	11000000	1	1\$\" '$T/outi' &&
+	grep -q \"^ivl	0	$(ms 140)	$(ms 160)	idle	0.500	11000000	1	1\$\" '$T/outi'" "$(grep '^ivl' "$T/outi" | sed -n 3p)"
 
 # a rank with phases and no truth: its error, the other rank still printed, exit 1
 printf '1\tbusy\t%s\t%s\t0\t0\n' "$(ms 0)" "$(ms 300)" >>"$T/run/profile/phases.tsv"
