@@ -402,7 +402,8 @@ MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int sta
 	int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
 	log_send("sendrecv", comm, dest, stag, stype, scount);
-	return SPAN("sendrecv", comm, PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st));
+	return SPAN("sendrecv", comm, PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount,
+		rtype, src, rtag, comm, st));
 }
 
 int
@@ -410,7 +411,8 @@ MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag
 	int rtag, MPI_Comm comm, MPI_Status *st)
 {
 	log_send("sendrecv_replace", comm, dest, stag, type, count);
-	return SPAN("sendrecv_replace", comm, PMPI_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, st));
+	return SPAN("sendrecv_replace", comm, PMPI_Sendrecv_replace(buf, count, type, dest, stag,
+		src, rtag, comm, st));
 }
 
 /* ---- receives, probes and completions: intervals only ---- */
@@ -510,8 +512,8 @@ int
 MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[],
 	void *rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
 {
-	return SPAN("alltoallw", comm, PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-		rtypes, comm));
+	return SPAN("alltoallw", comm, PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,
+		rdispls, rtypes, comm));
 }
 
 /* ---- collectives (blocking, and the non-blocking ones programs commonly use) ---- */
@@ -553,14 +555,16 @@ int
 MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
 	log_coll("reduce_scatter_block", comm, -1, type_bytes(type, (long long)rcount * comm_size(comm)));
-	return SPAN("reduce_scatter_block", comm, PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
+	return SPAN("reduce_scatter_block", comm, PMPI_Reduce_scatter_block(sbuf, rbuf, rcount,
+		type, op, comm));
 }
 
 int
 MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
 	log_coll("reduce_scatter", comm, -1, type_bytes(type, sum_counts(rcounts, comm_size(comm))));
-	return SPAN("reduce_scatter", comm, PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
+	return SPAN("reduce_scatter", comm, PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op,
+		comm));
 }
 
 /* What one rank of an all-to-all sends, in bytes. */
@@ -577,7 +581,8 @@ MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int r
 	MPI_Datatype rtype, MPI_Comm comm)
 {
 	log_coll("alltoall", comm, -1, alltoall_bytes(sbuf, scount, stype, rcount, rtype, comm));
-	return SPAN("alltoall", comm, PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+	return SPAN("alltoall", comm, PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype,
+		comm));
 }
 
 int
@@ -589,7 +594,8 @@ MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Da
 		: type_bytes(stype, sum_counts(scounts, n));
 
 	log_coll("alltoallv", comm, -1, b);
-	return SPAN("alltoallv", comm, PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
+	return SPAN("alltoallv", comm, PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+		rdispls, rtype, comm));
 }
 
 int
@@ -597,7 +603,8 @@ MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int 
 	MPI_Datatype rtype, MPI_Comm comm)
 {
 	log_coll("allgather", comm, -1, sbuf == MPI_IN_PLACE ? type_bytes(rtype, rcount) : type_bytes(stype, scount));
-	return SPAN("allgather", comm, PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+	return SPAN("allgather", comm, PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype,
+		comm));
 }
 
 int
@@ -608,7 +615,8 @@ MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, con
 
 	PMPI_Comm_rank(comm, &me);
 	log_coll("allgatherv", comm, -1, sbuf == MPI_IN_PLACE ? type_bytes(rtype, rcounts[me]) : type_bytes(stype, scount));
-	return SPAN("allgatherv", comm, PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
+	return SPAN("allgatherv", comm, PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs,
+		rtype, comm));
 }
 
 int
@@ -616,7 +624,8 @@ MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rco
 	MPI_Datatype rtype, int root, MPI_Comm comm)
 {
 	log_coll("gather", comm, root, sbuf == MPI_IN_PLACE ? type_bytes(rtype, rcount) : type_bytes(stype, scount));
-	return SPAN("gather", comm, PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+	return SPAN("gather", comm, PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root,
+		comm));
 }
 
 int
@@ -624,7 +633,8 @@ MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const 
 	const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
 {
 	log_coll("gatherv", comm, root, sbuf == MPI_IN_PLACE ? 0 : type_bytes(stype, scount));
-	return SPAN("gatherv", comm, PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
+	return SPAN("gatherv", comm, PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+		root, comm));
 }
 
 int
@@ -635,7 +645,8 @@ MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rc
 
 	PMPI_Comm_rank(comm, &me);
 	log_coll("scatter", comm, root, me == root ? type_bytes(stype, (long long)scount * comm_size(comm)) : 0);
-	return SPAN("scatter", comm, PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+	return SPAN("scatter", comm, PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root,
+		comm));
 }
 
 int
@@ -646,7 +657,8 @@ MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Data
 
 	PMPI_Comm_rank(comm, &me);
 	log_coll("scatterv", comm, root, me == root ? type_bytes(stype, sum_counts(scounts, comm_size(comm))) : 0);
-	return SPAN("scatterv", comm, PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
+	return SPAN("scatterv", comm, PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount,
+		rtype, root, comm));
 }
 
 int
@@ -676,7 +688,8 @@ MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int 
 	MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
 	log_coll("ialltoall", comm, -1, alltoall_bytes(sbuf, scount, stype, rcount, rtype, comm));
-	return SPAN("ialltoall", comm, PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+	return SPAN("ialltoall", comm, PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype,
+		comm, req));
 }
 
 #ifdef OPEN_MPI
@@ -782,7 +795,8 @@ ompi_sendrecv_replace_f(char *buf, F *count, F *type, F *dest, F *stag, F *src, 
 	if (!real)
 		real = (__typeof__(real))freal("pmpi_sendrecv_replace_");
 	flog_send("sendrecv_replace", comm, dest, stag, type, count);
-	FSPAN("sendrecv_replace", PMPI_Comm_f2c(*comm), real(buf, count, type, dest, stag, src, rtag, comm, st, ierr));
+	FSPAN("sendrecv_replace", PMPI_Comm_f2c(*comm), real(buf, count, type, dest, stag, src,
+		rtag, comm, st, ierr));
 }
 FNAMES(sendrecv_replace, SENDRECV_REPLACE, ompi_sendrecv_replace_f)
 
