@@ -25,10 +25,12 @@
  * over the whole run: the window does not cut them) and per MPI call (rows "call rank call
  * n_rows mpi_s mpi_busy_s", over the window): the time inside and the part parse called busy.
  * -i adds a row per sample interval, "ivl rank t_start_ns t_end_ns kind mpi_frac run_ns
- * utime_ticks stime_ticks": parse's kind (of the phase holding most of it), the fraction
- * the truth has inside MPI, and the rank's CPU over it (summed over the threads sampled at
- * both ends, without parse's clamps; -1 when the samples lack the columns), for tuning
- * parse's rule against the truth.
+ * utime_ticks stime_ticks in_wait": parse's kind (of the phase holding most of it), the
+ * fraction the truth has inside MPI, the rank's CPU over it (summed over the threads
+ * sampled at both ends, without parse's clamps; -1 when the samples lack the columns), and
+ * whether it lies at least half inside a wait of the message trace as parse's polling rule
+ * builds them (parse/phases.h phases_waits, from RUN/profile/messages.tsv; -1 without it),
+ * for tuning parse's rule against the truth.
  *
  * Exit 0, 1 when a rank has phases but no truth or a file cannot be read, 2 usage. */
 #include <errno.h>
@@ -40,6 +42,7 @@
 #include "lib/err.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "parse/phases.h"
 
 #define MAX_RANKS 4096		/* world ranks looked for */
 #define MAX_IVLS (64u << 20)	/* intervals of one kind per rank */
@@ -387,6 +390,58 @@ samples_read(const char *run, int r, int64_t lo, int64_t hi, struct smp *m, stru
 	return 0;
 }
 
+/* The waits of every rank as parse's polling rule sees them (parse/phases.h phases_waits)
+ * from RUN/profile/messages.tsv: a message sent at its first byte, received at its last,
+ * both ranks known. 0, or negative without the file (then no rank has waits). */
+static int
+waits_read(const char *run, struct ivls *waits, struct err *e)
+{
+	static const char *const need[] = { "t_first_ns", "t_last_ns", "src", "dst", NULL };
+	struct ivls *io = xcalloc(MAX_RANKS, sizeof *io);	/* a: sends, b: unused; and arrivals */
+	struct ivls *in = xcalloc(MAX_RANKS, sizeof *in);
+	char path[4096];
+	struct tsv_r t;
+	int rc, c0, c1, cs, cd;
+
+	snprintf(path, sizeof path, "%s/profile/messages.tsv", run);
+	if ((rc = tsv_r_open(&t, path, "messages", 1, need, e)) < 0) {
+		free(io);
+		free(in);
+		return rc;
+	}
+	c0 = tsv_r_col(&t, "t_first_ns");
+	c1 = tsv_r_col(&t, "t_last_ns");
+	cs = tsv_r_col(&t, "src");
+	cd = tsv_r_col(&t, "dst");
+	while ((rc = tsv_r_next(&t, e)) != 0) {
+		int64_t a, b, src, dst;
+
+		if (rc < 0 && rc != -E_FORMAT && rc != -E_LIMIT)
+			break;
+		if (rc < 0 || tsv_r_i64(&t, c0, &a, e) < 0 || tsv_r_i64(&t, c1, &b, e) < 0 ||
+		    tsv_r_i64(&t, cs, &src, e) < 0 || tsv_r_i64(&t, cd, &dst, e) < 0)
+			continue;
+		if (src < 0 || dst < 0 || src >= MAX_RANKS || dst >= MAX_RANKS || src == dst)
+			continue;
+		ivls_push(&io[src], a, a);
+		ivls_push(&in[dst], b, b);
+	}
+	tsv_r_close(&t);
+	for (int r = 0; r < MAX_RANKS; r++) {
+		struct phases_wait *w = NULL;
+		size_t n = io[r].n || in[r].n ? phases_waits(io[r].a, io[r].n, in[r].a, in[r].n, &w) : 0;
+
+		for (size_t i = 0; i < n; i++)
+			ivls_push(&waits[r], w[i].t0_ns, w[i].t1_ns);
+		free(w);
+		ivls_free(&io[r]);
+		ivls_free(&in[r]);
+	}
+	free(io);
+	free(in);
+	return 0;
+}
+
 static double
 s_of(int64_t ns)
 {
@@ -422,10 +477,12 @@ by_length(int r, const struct ivls *mpi, const struct ivls *busy)
 		printf("len\t%d\t%s\t%ld\t%.3f\t%.3f\n", r, names[k], n[k], s_of(in[k]), s_of(as_busy[k]));
 }
 
+static const struct ivls no_waits;	/* -i without messages.tsv: in_wait -1 */
+
 /* One rank's row (and its call rows with -c). Returns 0, or 1 when the truth is missing. */
 static int
 one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivls *idle, int per_call,
-	 int per_ivl)
+	 const struct ivls *waits)
 {
 	struct truth t;
 	struct err e = { 0 };
@@ -477,13 +534,14 @@ one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivl
 	       hi > lo ? 100.0 * (double)bsum / (double)(hi - lo) : 0, n, n_mpi, n_mpi_busy, n_work_idle);
 	if (t.bad)
 		fprintf(stderr, "phases_truth: rank %d: %ld damaged rows of the truth skipped\n", r, t.bad);
-	for (size_t i = 0, cm = 0, cb = 0; per_ivl && i + 1 < times.n; i++) {
+	for (size_t i = 0, cm = 0, cb = 0, cw = 0; waits && i + 1 < times.n; i++) {
 		int64_t a = times.t[i], b = times.t[i + 1];
 
-		printf("ivl\t%d\t%lld\t%lld\t%s\t%.3f\t%lld\t%lld\t%lld\n", r, (long long)a,
+		printf("ivl\t%d\t%lld\t%lld\t%s\t%.3f\t%lld\t%lld\t%lld\t%d\n", r, (long long)a,
 		       (long long)b, 2 * ivls_overlap(busy, &cb, a, b) >= b - a ? "busy" : "idle",
 		       (double)ivls_overlap(&t.all, &cm, a, b) / (double)(b - a),
-		       (long long)times.run_ns[i + 1], (long long)times.ut[i + 1], (long long)times.st[i + 1]);
+		       (long long)times.run_ns[i + 1], (long long)times.ut[i + 1], (long long)times.st[i + 1],
+		       waits == &no_waits ? -1 : 2 * ivls_overlap(waits, &cw, a, b) >= b - a);
 	}
 	if (per_call)
 		by_length(r, &t.all, busy);
@@ -501,7 +559,7 @@ one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivl
 int
 main(int argc, char **argv)
 {
-	struct ivls *busy, *idle;
+	struct ivls *busy, *idle, *waits = NULL;	/* per rank; waits only with -i */
 	struct err e = { 0 };
 	int per_call = 0, per_ivl = 0, rc = 0, seen = 0;
 
@@ -524,18 +582,29 @@ main(int argc, char **argv)
 		fprintf(stderr, "phases_truth: %s\n", e.msg);
 		return 1;
 	}
+	if (per_ivl) {
+		waits = xcalloc(MAX_RANKS, sizeof *waits);
+		if (waits_read(argv[1], waits, &e) < 0) {
+			free(waits);
+			waits = NULL;	/* the column says -1 */
+		}
+	}
 	printf("rank\twindow_s\twork_s\tmpi_s\tbusy_s\tidle_s\tmpi_busy_s\twork_idle_s\twork_pct\tbusy_pct"
 	       "\tivls\tivls_mpi\tivls_mpi_busy\tivls_work_idle\n");
 	for (int r = 0; r < MAX_RANKS; r++) {
 		if (busy[r].n == 0 && idle[r].n == 0)
 			continue;
 		seen++;
-		rc |= one_rank(argv[1], argv[2], r, &busy[r], &idle[r], per_call, per_ivl);
+		rc |= one_rank(argv[1], argv[2], r, &busy[r], &idle[r], per_call,
+			       !per_ivl ? NULL : waits ? &waits[r] : &no_waits);
+		if (waits)
+			ivls_free(&waits[r]);
 		ivls_free(&busy[r]);
 		ivls_free(&idle[r]);
 	}
 	free(busy);
 	free(idle);
+	free(waits);
 	if (!seen) {
 		fprintf(stderr, "phases_truth: no phases in '%s/profile/phases.tsv'\n", argv[1]);
 		return 1;

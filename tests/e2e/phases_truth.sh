@@ -61,8 +61,22 @@ check len-rows "grep -q '^len	0	>100ms	1	0.105	0.055\$' '$T/out' && grep -q '^le
 	grep -q '^len	0	<1ms	0	0.000	0.000\$' '$T/out'" "$(grep '^len' "$T/out" | tr '\t\n' ' |')"
 
 "$PT" -i "$T/run" "$T/truth" >"$T/outi" 2>&1
-check ivl-rows "[ \"\$(grep -c '^ivl	0	' '$T/outi')\" = 15 ] && grep -q \"^ivl	0	$(ms 40)	$(ms 60)	busy	0.750	11000000	1	1\$\" '$T/outi' &&
-	grep -q \"^ivl	0	$(ms 140)	$(ms 160)	idle	0.500	11000000	1	1\$\" '$T/outi'" "$(grep '^ivl' "$T/outi" | sed -n 3p)"
+check ivl-rows "[ \"\$(grep -c '^ivl	0	' '$T/outi')\" = 15 ] && grep -q \"^ivl	0	$(ms 40)	$(ms 60)	busy	0.750	11000000	1	1	-1\$\" '$T/outi' &&
+	grep -q \"^ivl	0	$(ms 140)	$(ms 160)	idle	0.500	11000000	1	1	-1\$\" '$T/outi'" "$(grep '^ivl' "$T/outi" | sed -n 3p)"
+# The trace: rank 0 sends at 30 and hears at 150 (a wait 30-150 for parse's polling rule;
+# rank 1's message at 200 comes after another arrival: no wait). Intervals at least half
+# inside it: 20-40 (10 of 20) to 140-160 (10 of 20), 7 of them.
+{
+	printf '# contend-messages 1\nt_first_ns\tt_last_ns\tsrc\tdst\tbytes\n'
+	printf '%s\t%s\t0\t1\t8\n' "$(ms 30)" "$(ms 31)"
+	printf '%s\t%s\t1\t0\t8\n' "$(ms 149)" "$(ms 150)"
+	printf '%s\t%s\t1\t0\t8\n' "$(ms 199)" "$(ms 200)"
+	printf '%s\t%s\t-1\t0\t8\n' "$(ms 5)" "$(ms 6)"
+} >"$T/run/profile/messages.tsv"
+"$PT" -i "$T/run" "$T/truth" >"$T/outw" 2>&1
+check ivl-in-wait "[ \"\$(awk -F'\t' '\$1 == \"ivl\" && \$10 == 1' '$T/outw' | wc -l)\" = 7 ] &&
+	grep -q \"^ivl	0	$(ms 20)	$(ms 40)	busy	0.000	11000000	1	1	1\$\" '$T/outw' &&
+	grep -q \"^ivl	0	$(ms 160)	$(ms 180)	idle	0.000	11000000	1	1	0\$\" '$T/outw'" "$(grep '^ivl' "$T/outw" | sed -n 2p)"
 
 # a rank with phases and no truth: its error, the other rank still printed, exit 1
 printf '1\tbusy\t%s\t%s\t0\t0\n' "$(ms 0)" "$(ms 300)" >>"$T/run/profile/phases.tsv"
