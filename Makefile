@@ -115,7 +115,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZA)
 	$(FUZZCC) $(CPPFLAGS) $(FUZZFL) $(PKG_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZA) $(PKG_LIBS) -lm -lpthread
 fuzz: $(FUZZBIN)
 
-check: $(BIN) unit workloads $(BUILD)/bench/parse_gen
+check: $(BIN) unit workloads $(BUILD)/bench/parse_gen $(BUILD)/bench/phases_truth
 	BUILD=$(BUILD) sh tests/run.sh
 
 deps:

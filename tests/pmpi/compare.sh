@@ -4,7 +4,8 @@
 #
 # Usage: sh tests/pmpi/compare.sh [-q] [-a] RUN TRUTHDIR
 #   RUN       a run directory `contend parse` has written RUN/profile/messages.tsv into
-#   TRUTHDIR  the PMPI_LOG_DIR of the run: rank-R.tsv, format "pmpi" v1
+#   TRUTHDIR  the PMPI_LOG_DIR of the run: rank-R.tsv, format "pmpi" v1 or v2 (its "mpi"
+#             rows, the intervals inside MPI, are not used here)
 #   -q        only the summary lines
 #   -a        every message, also between ranks of one host (a run recorded with
 #             `collect --see-local`, or one whose MPI was kept to TCP)
@@ -47,10 +48,10 @@ printf '%s\n' "$hosts" | awk -F'\t' -v quiet=$quiet -v all=$all -v msgs="$msgs" 
 function bad(why) { print "compare: " why > "/dev/stderr"; failed = 2; exit 2 }
 FILENAME == "-" { if (NF == 2) host[$1] = $2; next }
 # truth files
-FNR == 1 { if ($0 !~ /^# contend-pmpi 1/) bad("\"" FILENAME "\" is not a pmpi v1 file"); next }
+FNR == 1 { if ($0 !~ /^# contend-pmpi [12]$/) bad("\"" FILENAME "\" is not a pmpi v1 or v2 file"); next }
 /^# rank\t/ { if (!(($2) in host)) host[$2] = $4; next }
 /^#/ || $1 == "t_real_ns" { next }
-NF != 10 { bad("\"" FILENAME "\" line " FNR ": " NF " columns, expected 10") }
+NF != 10 && NF != 12 { bad("\"" FILENAME "\" line " FNR ": " NF " columns, expected 10 or 12") }
 $2 == "p2p" { tp[$4 SUBSEP $5 SUBSEP $6 SUBSEP $9]++; sends[$4 SUBSEP $5]++; next }
 $2 == "coll" { cn[$3]++; cb[$3] += $9; next }
 END {

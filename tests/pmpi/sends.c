@@ -1,6 +1,7 @@
 /* sends.c: a test program for pmpi_log.c: one of each kind of send the wrapper records,
  * some on a split communicator whose ranks are not the world's, with the tags and sizes
- * tests/e2e/pmpi_truth.sh expects in the logs. Run on 4 ranks. */
+ * tests/e2e/pmpi_truth.sh expects in the logs, and the receives, waits and collectives whose
+ * intervals it expects. Run on 4 ranks. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ main(int argc, char **argv)
 	}
 	MPI_Allreduce(MPI_IN_PLACE, buf, 4, MPI_INT, MPI_SUM, rev);
 	MPI_Bcast(buf, 8, MPI_INT, 3, rev);	/* root: rev rank 3 = world rank 0 */
+	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Comm_free(&rev);
 	MPI_Buffer_detach(&bbuf, &bsz);
 	free(bbuf);
