@@ -390,12 +390,33 @@ samples_read(const char *run, int r, int64_t lo, int64_t hi, struct smp *m, stru
 	return 0;
 }
 
-/* The waits of every rank as parse's polling rule sees them (parse/phases.h phases_waits)
- * from RUN/profile/messages.tsv: a message sent at its first byte, received at its last,
- * both ranks known. 0, or negative without the file (then no rank has waits). */
+/* The rule parse took its waits with: RUN/profile/netparams.tsv's `waits` key (absent:
+ * after a send only). */
+static enum phases_wait_rule
+wait_rule(const char *run)
+{
+	char path[4096], line[256];
+	enum phases_wait_rule rule = PHASES_WAITS_SEND;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/profile/netparams.tsv", run);
+	if ((f = fopen(path, "r")) == NULL)
+		return rule;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, "waits\t", 6) == 0 && strstr(line, "arrival") != NULL)
+			rule = PHASES_WAITS_ANY;
+	fclose(f);
+	return rule;
+}
+
+/* The waits of every rank as parse's polling rule sees them (parse/phases.h phases_waits,
+ * with the rule the run was parsed with) from RUN/profile/messages.tsv: a message sent at
+ * its first byte, received at its last, both ranks known. 0, or negative without the file
+ * (then no rank has waits). */
 static int
 waits_read(const char *run, struct ivls *waits, struct err *e)
 {
+	enum phases_wait_rule rule = wait_rule(run);
 	static const char *const need[] = { "t_first_ns", "t_last_ns", "src", "dst", NULL };
 	struct ivls *io = xcalloc(MAX_RANKS, sizeof *io);	/* a: sends, b: unused; and arrivals */
 	struct ivls *in = xcalloc(MAX_RANKS, sizeof *in);
@@ -429,7 +450,7 @@ waits_read(const char *run, struct ivls *waits, struct err *e)
 	tsv_r_close(&t);
 	for (int r = 0; r < MAX_RANKS; r++) {
 		struct phases_wait *w = NULL;
-		size_t n = io[r].n || in[r].n ? phases_waits(io[r].a, io[r].n, in[r].a, in[r].n, &w) : 0;
+		size_t n = io[r].n || in[r].n ? phases_waits(io[r].a, io[r].n, in[r].a, in[r].n, rule, &w) : 0;
 
 		for (size_t i = 0; i < n; i++)
 			ivls_push(&waits[r], w[i].t0_ns, w[i].t1_ns);
