@@ -404,9 +404,30 @@ wait_rule(const char *run)
 		return rule;
 	while (fgets(line, sizeof line, f) != NULL)
 		if (strncmp(line, "waits\t", 6) == 0 && strstr(line, "arrival") != NULL)
-			rule = PHASES_WAITS_ANY;
+			rule = strstr(line, "quota") != NULL ? PHASES_WAITS_AUTO : PHASES_WAITS_ANY;
 	fclose(f);
 	return rule;
+}
+
+/* Rank r's rule under --waits auto: after a send only under a CPU quota below a core
+ * (RUN/meta/rank-R.tsv cpu_capacity), else after an arrival too. */
+static enum phases_wait_rule
+rank_rule(const char *run, int r, enum phases_wait_rule rule)
+{
+	char path[4096], line[256];
+	double cap = 0;
+	FILE *f;
+
+	if (rule != PHASES_WAITS_AUTO)
+		return rule;
+	snprintf(path, sizeof path, "%s/meta/rank-%d.tsv", run, r);
+	if ((f = fopen(path, "r")) != NULL) {
+		while (fgets(line, sizeof line, f) != NULL)
+			if (strncmp(line, "cpu_capacity\t", 13) == 0)
+				cap = strtod(line + 13, NULL);
+		fclose(f);
+	}
+	return cap > 0 && cap < 1 ? PHASES_WAITS_SEND : PHASES_WAITS_ANY;
 }
 
 /* The waits of every rank as parse's polling rule sees them (parse/phases.h phases_waits,
@@ -450,7 +471,7 @@ waits_read(const char *run, struct ivls *waits, struct err *e)
 	tsv_r_close(&t);
 	for (int r = 0; r < MAX_RANKS; r++) {
 		struct phases_wait *w = NULL;
-		size_t n = io[r].n || in[r].n ? phases_waits(io[r].a, io[r].n, in[r].a, in[r].n, rule, &w) : 0;
+		size_t n = io[r].n || in[r].n ? phases_waits(io[r].a, io[r].n, in[r].a, in[r].n, rank_rule(run, r, rule), &w) : 0;
 
 		for (size_t i = 0; i < n; i++)
 			ivls_push(&waits[r], w[i].t0_ns, w[i].t1_ns);

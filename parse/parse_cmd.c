@@ -66,7 +66,8 @@ const char usage_parse[] =
 	"      --waits RULE        which gaps of a rank's message trace are waits, whose\n"
 	"                          polling (a low user share) reads idle: send (default):\n"
 	"                          from a send to the next arrival; any: also from an\n"
-	"                          arrival to the next, with no send between\n"
+	"                          arrival to the next, with no send between; auto: send\n"
+	"                          for a rank under a CPU quota below a core, else any\n"
 	"  -L, --latency DUR       latency L for the communication share (default: measured\n"
 	"                          from TCP handshakes)\n"
 	"  -B, --bandwidth RATE    bandwidth B in bytes/s, suffixes k M G = 10^3 10^6 10^9\n"
@@ -205,7 +206,8 @@ get_opts(int argc, char **argv, struct parse_opts *o)
 		case 7:
 			if (strcmp(optarg, "send") == 0) o->waits = PHASES_WAITS_SEND;
 			else if (strcmp(optarg, "any") == 0) o->waits = PHASES_WAITS_ANY;
-			else die_usage("parse: option '--waits': '%s' is not send or any", optarg);
+			else if (strcmp(optarg, "auto") == 0) o->waits = PHASES_WAITS_AUTO;
+			else die_usage("parse: option '--waits': '%s' is not send, any or auto", optarg);
 			break;
 		case 'f': o->force = true; break;
 		case 'q': err_verbosity = 0; break;

@@ -160,6 +160,8 @@ int phases_from_samples_opt(const char *path, const struct phases_opts *o, struc
 enum phases_wait_rule {
 	PHASES_WAITS_SEND,	/* from a send to the next arrival, no arrival between */
 	PHASES_WAITS_ANY,	/* also from an arrival to the next, no send between */
+	PHASES_WAITS_AUTO,	/* per rank: SEND under a CPU quota below a core, else ANY
+				 * (parse only; phases_waits takes SEND or ANY) */
 };
 
 /* The waits of one rank from its send times and the arrival times of the messages it

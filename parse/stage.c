@@ -623,6 +623,8 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir, size_t thr
 			taken[rank] = true;
 			j->rt = &c->times[rank];
 			j->waits = c->o->waits;
+			if (j->waits == PHASES_WAITS_AUTO)	/* a quota throttles its polling */
+				j->waits = cap > 0 && cap < 1 ? PHASES_WAITS_SEND : PHASES_WAITS_ANY;
 		}
 		if (c->rm != NULL && rankmap_run_window(c->rm, rank, &t0, &t1) == 0)
 			phases_opts_window(&j->po, t0, t1);
@@ -854,6 +856,8 @@ write_netparams(struct ctx *c, const struct netparams *np, const char *outdir)
 	w_kv_s(&t, "busy_counts", c->o->user_only ? "CPU time weighted by the user share" : "all CPU time");
 	if (c->o->waits == PHASES_WAITS_ANY)	/* absent: from a send only */
 		w_kv_s(&t, "waits", "after a send or an arrival");
+	else if (c->o->waits == PHASES_WAITS_AUTO)
+		w_kv_s(&t, "waits", "after a send under a CPU quota, else after a send or an arrival");
 	if (tsv_w_close(&t, &e) < 0)
 		warn_partial(c, e.msg);
 }
