@@ -96,7 +96,7 @@ const char usage_collect[] =
 	"      --no-capture      CPU samples only\n"
 	"      --require-capture fail (before starting APP) when packets cannot be captured\n"
 	"      --force           overwrite an earlier run in RUN\n"
-	"      --check RUN       read RUN back and report what is missing or damaged\n"
+	"      --check RUN       read RUN back: what is missing or damaged, what it cost\n"
 	"  -q, --quiet           only errors\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -1407,6 +1407,16 @@ print_cost(const struct check_report *r)
 			printf("; taken from the ranks' CPU on %d of %d ranks (observer_charged)",
 			       r->observer_charged, r->observer_recorded);
 		printf("\n");
+	}
+	if (r->start_cost_ns >= 0 || r->stop_cost_ns >= 0) {
+		printf("start and stop: ");
+		if (r->start_cost_ns >= 0)
+			printf("%.3f s before the applications started", (double)r->start_cost_ns / 1e9);
+		if (r->start_cost_ns >= 0 && r->stop_cost_ns >= 0)
+			printf(", ");
+		if (r->stop_cost_ns >= 0)
+			printf("%.3f s after the last rank of a node ended", (double)r->stop_cost_ns / 1e9);
+		printf(" (the longest agent's)\n");
 	}
 }
 
