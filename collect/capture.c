@@ -81,8 +81,7 @@ struct capture {
 };
 
 /* The kernel cut's program loading in a thread of its own (capture_opts.kernel_cut_late):
- * the verifier's quarter of a second of CPU overlaps the application's start instead of
- * delaying it. The loader sets kc (or why), then done, and wakes the capture thread, which
+ * the verifier's CPU time overlaps the application's start instead of delaying it. The loader sets kc (or why), then done, and wakes the capture thread, which
  * puts the program on its sockets and joins the loader. */
 struct kload {
 	pthread_t thread;

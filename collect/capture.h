@@ -33,7 +33,7 @@ struct capture_opts {
 					 * (collect/kcut) where it can */
 	bool kernel_cut_late;		/* load the kernel cut's program in a thread of its own
 					 * and attach it once loaded, while the capture already
-					 * runs (the verifier takes a quarter of a second); else
+					 * runs (the kernel's verifier takes its CPU); else
 					 * capture_start returns with it attached */
 	const char *filter;		/* pcap filter expression; "" keeps everything */
 	int64_t buffer_bytes;		/* kernel buffer per interface */

@@ -454,8 +454,8 @@ narrow_ifaces(struct agent *a, bool final)
 
 /* Whether the observer will run on a CPU no rank of the node runs on and no CPU quota
  * shares with them (place_observer): then the kernel cut's program, whose verification
- * takes a quarter of a second of CPU, loads while the application starts, at no rank's
- * expense; else before it starts, as it always did. */
+ * takes CPU (40 ms on the development machine), loads while the application starts, at
+ * no rank's expense; else before it starts, as it always did. */
 static bool
 observer_cpu_spare(const struct agent *a)
 {
