@@ -295,6 +295,13 @@ on_signal(int sig)
 	errno = saved;
 }
 
+/* Nothing to do: being caught is what ends the sampling sleep at the child's end. */
+static void
+on_child(int sig)
+{
+	(void)sig;
+}
+
 void
 agent_signals_install(void)
 {
@@ -306,6 +313,11 @@ agent_signals_install(void)
 	sa.sa_flags = 0;	/* no SA_RESTART: the sampling sleep sees EINTR and carries on */
 	for (size_t i = 0; i < sizeof fwd_sigs / sizeof fwd_sigs[0]; i++)
 		sigaction(fwd_sigs[i], &sa, NULL);
+	/* The application's end wakes the sampling sleep (clock_nanosleep is never restarted),
+	 * so the last sample and the stop do not wait for the next slot; other calls restart. */
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 

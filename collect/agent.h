@@ -62,7 +62,8 @@ struct agent_exit {
 
 /* Install handlers that forward HUP INT QUIT TERM USR1 USR2 CONT TSTP-as-STOP WINCH ALRM
  * to the child once agent_spawn has started it (signals caught before that are delivered
- * right after). Call once, before agent_spawn. */
+ * right after), and one for SIGCHLD that only interrupts a sleep (other calls restart).
+ * Call once, before agent_spawn. */
 void agent_signals_install(void);
 /* Signals forwarded so far, as a comma list of names ("TERM,INT"); "" when none. */
 void agent_signals_forwarded(char *out, size_t outlen);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -50,7 +51,14 @@ struct capture {
 	pcap_dumper_t *dumper;
 	struct framecut *fc;	/* framed capture: what to keep of each packet; NULL keeps all */
 	struct kcut *kc;	/* the kernel's part of the framed cut, or NULL */
+	struct kload *kl;	/* the kernel cut's program while a thread loads it, or NULL */
 	char kernel_cut[ERR_MSG_MAX + 32];	/* capture_result.kernel_cut */
+	char kernel_cut_start[ERR_MSG_MAX + 32];	/* capture_kernel_cut */
+	int64_t kcut_ready_ns;	/* capture_result.kernel_cut_ready_ns */
+	uint64_t kcut_conns_before;	/* capture_result.kernel_cut_conns_before */
+	char *filter;		/* capture_opts.filter, copied: put back if the kernel cut fails */
+	int wake_fd;		/* eventfd: capture_stop and a finished load wake the thread; -1 */
+	int64_t start_mono;	/* CLOCK_MONOTONIC ns when capture_start began */
 	int64_t flush_ns;
 	int64_t align_ns;		/* capture_opts.align_ns, batch mode only */
 	int64_t linger_ns;	/* after a stop request, keep reading this long (batch mode:
@@ -71,6 +79,39 @@ struct capture {
 	size_t stage_len;	/* bytes in stage */
 	uint8_t stage[CAPTURE_STAGE_BYTES];	/* small records not yet handed to file */
 };
+
+/* The kernel cut's program loading in a thread of its own (capture_opts.kernel_cut_late):
+ * the verifier's CPU time overlaps the application's start instead of delaying it. The loader sets kc (or why), then done, and wakes the capture thread, which
+ * puts the program on its sockets and joins the loader. */
+struct kload {
+	pthread_t thread;
+	bool deflt;		/* the default filter: the program stands in for it */
+	int wake_fd;		/* the capture's, or -1 */
+	struct kcut *kc;	/* loaded, or NULL with why set */
+	char why[ERR_MSG_MAX];
+	atomic_bool done;
+};
+
+static void kload_finish(struct capture *c, bool attach);
+
+static void
+wake(int fd)
+{
+	uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof one) < 0)
+		return;	/* full (already woken) */
+}
+
+/* Take back the wake-ups the thread has seen (wake_fd is non-blocking). */
+static void
+unwake(struct capture *c)
+{
+	uint64_t n;
+
+	if (c->wake_fd >= 0 && read(c->wake_fd, &n, sizeof n) < 0)
+		return;	/* none */
+}
 
 static ssize_t
 gz_cookie_write(void *cookie, const char *p, size_t n)
@@ -209,7 +250,7 @@ static void *
 capture_thread(void *arg)
 {
 	struct capture *c = arg;
-	struct pollfd pfd[CAPTURE_MAX_IFACES];
+	struct pollfd pfd[CAPTURE_MAX_IFACES + 1];	/* the handles, then wake_fd */
 	int64_t last_flush = clock_mono_ns();
 	uint64_t flushed_packets = 0;	/* c->packets at the last flush */
 	int64_t stop_seen = 0;		/* when the stop request was first seen */
@@ -218,6 +259,8 @@ capture_thread(void *arg)
 		pfd[i].fd = pcap_get_selectable_fd(c->h[i]);
 		pfd[i].events = POLLIN;
 	}
+	pfd[c->n].fd = c->wake_fd;
+	pfd[c->n].events = POLLIN;
 	for (;;) {
 		bool stopping = atomic_load(&c->stop) != 0;
 		bool lingering = false;
@@ -231,16 +274,21 @@ capture_thread(void *arg)
 		}
 		if (atomic_load(&c->drop_req) != 0)
 			drop_requested(c, pfd);
+		if (c->kl != NULL && atomic_load(&c->kl->done))
+			kload_finish(c, true);
 		if (c->align_ns > 0 && !stopping) {
 			/* Wake on the grid every node shares, not when a block is handed over:
 			 * a rank's CPU the reading takes then stalls every node at once, and a
-			 * job that synchronises loses it once rather than once per node. */
-			struct timespec ts = clock_ns_ts(clock_grid_next_mono(c->align_ns));
+			 * job that synchronises loses it once rather than once per node. A stop
+			 * wakes it at once: the job's end does not wait for the grid. */
+			int64_t left = clock_grid_next_mono(c->align_ns) - clock_mono_ns();
+			struct timespec ts = clock_ns_ts(left > 0 ? left : 0);
 
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+			ppoll(&pfd[c->n], 1, &ts, NULL);
 		} else if (!stopping || lingering) {
-			poll(pfd, (nfds_t)c->n, stopping ? 10 : 50);
+			poll(pfd, (nfds_t)c->n + 1, stopping ? 10 : 50);
 		}
+		unwake(c);
 		for (size_t i = 0; i < c->n; i++) {
 			int r;
 
@@ -298,16 +346,102 @@ set_filter(pcap_t *h, const char *iface, const char *filter, struct err *e)
 	return 0;
 }
 
+/* Start fn(arg) in a thread that takes no signals: they go to the agent's main thread. */
+static int
+start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc == 0 ? 0 : -1;
+}
+
+static int
+open_kcut(struct kcut **kc, bool deflt, struct err *e)
+{
+	static const uint16_t ports[] = CAPTURE_DEFAULT_FILTER_PORTS;
+
+	return kcut_open(kc, 14, deflt, deflt ? ports : NULL, deflt ? 2 : 0, e);
+}
+
+static void *
+kload_thread(void *arg)
+{
+	struct kload *kl = arg;
+	struct err e;
+
+	if (open_kcut(&kl->kc, kl->deflt, &e) != 0)
+		snprintf(kl->why, sizeof kl->why, "%s", e.msg);
+	atomic_store(&kl->done, true);
+	wake(kl->wake_fd);
+	return NULL;
+}
+
+/* Put the loaded kernel cut kc on every socket still capturing, where it stands in for
+ * the capture filter (before the capture thread starts, or in it); say in c->kernel_cut
+ * what was done. A failure frees kc and leaves the user-space cut alone, with libpcap's
+ * filter where it was. */
+static void
+attach_kernel_cut(struct capture *c, struct kcut *kc)
+{
+	struct framecut_stats st;
+	struct err e;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->h[i] != NULL && kcut_attach(kc, pcap_fileno(c->h[i]), &e) != 0)
+			break;
+	if (i < c->n) {
+		snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s", e.msg);
+		for (size_t j = 0; j < i; j++)	/* libpcap's filter back in place */
+			if (c->h[j] != NULL && set_filter(c->h[j], c->name[j], c->filter, &e) != 0)
+				snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s",
+					 e.msg);
+		kcut_free(kc);
+		return;
+	}
+	c->kc = kc;
+	framecut_use_kcut(c->fc, kc);
+	c->kcut_ready_ns = clock_mono_ns() - c->start_mono;
+	framecut_stats(c->fc, &st);
+	c->kcut_conns_before = st.conns;
+	snprintf(c->kernel_cut, sizeof c->kernel_cut, "yes");
+}
+
+/* The loader's thread is done (or, with attach false, waited for): attach its program,
+ * or say why there is none. */
+static void
+kload_finish(struct capture *c, bool attach)
+{
+	struct kload *kl = c->kl;
+
+	pthread_join(kl->thread, NULL);
+	c->kl = NULL;
+	if (kl->kc == NULL) {
+		snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s", kl->why);
+	} else if (attach) {
+		attach_kernel_cut(c, kl->kc);
+	} else {
+		snprintf(c->kernel_cut, sizeof c->kernel_cut,
+			 "no: the capture ended before the program was loaded");
+		kcut_free(kl->kc);
+	}
+	free(kl);
+}
+
 /* Put the in-kernel cut on every socket of a framed capture where it can stand in for the
- * capture filter; say in c->kernel_cut what was done and why. A failure leaves the
- * user-space cut alone, with libpcap's filter where it was. */
+ * capture filter, at once or (kernel_cut_late) once a thread of its own has loaded it;
+ * say in c->kernel_cut what was done and why. */
 static void
 start_kernel_cut(struct capture *c, const struct capture_opts *o)
 {
-	static const uint16_t ports[] = CAPTURE_DEFAULT_FILTER_PORTS;
 	bool deflt = o->filter != NULL && strcmp(o->filter, CAPTURE_DEFAULT_FILTER) == 0;
+	struct kcut *kc;
 	struct err e;
-	size_t i;
 
 	if (!o->kernel_cut) {
 		snprintf(c->kernel_cut, sizeof c->kernel_cut, "no: --no-kernel-cut");
@@ -322,25 +456,23 @@ start_kernel_cut(struct capture *c, const struct capture_opts *o)
 		snprintf(c->kernel_cut, sizeof c->kernel_cut, "no: a capture filter of its own");
 		return;
 	}
-	if (kcut_open(&c->kc, 14, deflt, deflt ? ports : NULL, deflt ? 2 : 0, &e) != 0) {
+	if (o->kernel_cut_late) {
+		struct kload *kl = xcalloc(1, sizeof *kl);
+
+		kl->deflt = deflt;
+		kl->wake_fd = c->wake_fd;
+		if (start_thread(&kl->thread, kload_thread, kl) == 0) {
+			c->kl = kl;
+			snprintf(c->kernel_cut, sizeof c->kernel_cut, "loading");
+			return;
+		}
+		free(kl);	/* no thread: loaded here */
+	}
+	if (open_kcut(&kc, deflt, &e) != 0) {
 		snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s", e.msg);
 		return;
 	}
-	for (i = 0; i < c->n; i++)
-		if (kcut_attach(c->kc, pcap_fileno(c->h[i]), &e) != 0)
-			break;
-	if (i < c->n) {
-		snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s", e.msg);
-		for (size_t j = 0; j < i; j++)	/* libpcap's filter back in place */
-			if (set_filter(c->h[j], c->name[j], o->filter, &e) != 0)
-				snprintf(c->kernel_cut, sizeof c->kernel_cut, "unavailable: %s",
-					 e.msg);
-		kcut_free(c->kc);
-		c->kc = NULL;
-		return;
-	}
-	framecut_use_kcut(c->fc, c->kc);
-	snprintf(c->kernel_cut, sizeof c->kernel_cut, "yes");
+	attach_kernel_cut(c, kc);
 }
 
 static int
@@ -412,19 +544,32 @@ open_file(struct capture *c, const char *path, const struct capture_opts *o, str
 	return 0;
 }
 
+/* What capture_start allocated besides the handles, the cut and the file. */
+static void
+free_capture(struct capture *c)
+{
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
+	free(c->filter);
+	free(c);
+}
+
 int
 capture_start(struct capture **out, const char *path, const struct capture_opts *o, struct err *e)
 {
 	struct capture *c = xcalloc(1, sizeof *c);
 	int rc = 0;
 	bool nano = true;
-	sigset_t all, old;
 
 	*out = NULL;
 	if (o->nifaces == 0 || o->nifaces > CAPTURE_MAX_IFACES) {
 		free(c);
 		return err_set(e, E_USAGE, "capture needs 1 to %d interfaces", CAPTURE_MAX_IFACES);
 	}
+	c->start_mono = clock_mono_ns();
+	c->kcut_ready_ns = -1;
+	c->filter = o->filter != NULL ? xstrdup(o->filter) : NULL;
+	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	c->flush_ns = o->flush_ns > 0 ? o->flush_ns : 500000000;
 	c->align_ns = o->batch ? o->align_ns : 0;
 	if (o->batch)
@@ -456,6 +601,7 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 			snprintf(c->kernel_cut, sizeof c->kernel_cut, "no: payload %s",
 				 capture_payload_name(o));
 		}
+		snprintf(c->kernel_cut_start, sizeof c->kernel_cut_start, "%s", c->kernel_cut);
 		rc = open_file(c, path, o, e);
 	}
 	if (rc == 0) {
@@ -465,15 +611,11 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 		else
 			flush_file(c);	/* the file header is readable at once */
 	}
-	if (rc == 0) {
-		/* The thread takes no signals: they go to the agent's main thread. */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		if (pthread_create(&c->thread, NULL, capture_thread, c) != 0)
-			rc = err_set(e, E_IO, "cannot start the capture thread");
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	if (rc == 0 && start_thread(&c->thread, capture_thread, c) != 0)
+		rc = err_set(e, E_IO, "cannot start the capture thread");
 	if (rc < 0) {
+		if (c->kl != NULL)
+			kload_finish(c, false);
 		if (c->dumper != NULL)
 			pcap_dump_close(c->dumper);
 		else if (c->file != NULL)
@@ -483,7 +625,7 @@ capture_start(struct capture **out, const char *path, const struct capture_opts 
 		close_handles(c);
 		framecut_free(c->fc);
 		kcut_free(c->kc);
-		free(c);
+		free_capture(c);
 		return rc;
 	}
 	*out = c;
@@ -500,7 +642,10 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 	if (c == NULL)
 		return 0;
 	atomic_store(&c->stop, 1);
+	wake(c->wake_fd);
 	pthread_join(c->thread, NULL);
+	if (c->kl != NULL)
+		kload_finish(c, false);
 	r->linktype = c->linktype;
 	r->nano = c->nano;
 	for (size_t i = 0; i < c->n; i++) {
@@ -541,6 +686,8 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 		framecut_stats(c->fc, &r->fc);
 	snprintf(r->kernel_cut, sizeof r->kernel_cut, "%s", c->kernel_cut);
 	kcut_counters(c->kc, &r->kc);
+	r->kernel_cut_ready_ns = c->kc != NULL ? c->kcut_ready_ns : -1;
+	r->kernel_cut_conns_before = c->kc != NULL ? c->kcut_conns_before : 0;
 	r->thread_utime_ns = c->utime_ns;
 	r->thread_stime_ns = c->stime_ns;
 	if (c->write_failed) {
@@ -550,7 +697,7 @@ capture_stop(struct capture *c, struct capture_result *r, struct err *e)
 	close_handles(c);
 	framecut_free(c->fc);
 	kcut_free(c->kc);
-	free(c);
+	free_capture(c);
 	return rc;
 }
 
@@ -638,7 +785,7 @@ capture_trim(const char *in, const char *out, bool compress, bool overwrite,
 const char *
 capture_kernel_cut(const struct capture *c)
 {
-	return c->kernel_cut;
+	return c->kernel_cut_start;
 }
 
 const char *

@@ -31,6 +31,10 @@ struct capture_opts {
 					 * (collect/framecut); the rest of a snaplen capture */
 	bool kernel_cut;		/* framed: have the kernel leave out the body too
 					 * (collect/kcut) where it can */
+	bool kernel_cut_late;		/* load the kernel cut's program in a thread of its own
+					 * and attach it once loaded, while the capture already
+					 * runs (the kernel's verifier takes its CPU); else
+					 * capture_start returns with it attached */
 	const char *filter;		/* pcap filter expression; "" keeps everything */
 	int64_t buffer_bytes;		/* kernel buffer per interface */
 	bool compress;			/* gzip the pcap stream */
@@ -53,6 +57,10 @@ struct capture_result {
 	struct framecut_stats fc;
 	char kernel_cut[ERR_MSG_MAX + 32];		/* "yes", "no: why" or "unavailable: why" */
 	struct kcut_counters kc;	/* when kernel_cut is "yes" */
+	int64_t kernel_cut_ready_ns;	/* from capture_start to the kernel cut attached; -1 when
+					 * it never was */
+	uint64_t kernel_cut_conns_before;	/* TCP connections already seen then (their
+						 * traffic before it was cut in user space alone) */
 	int linktype;			/* DLT_ value of the file */
 	bool nano;			/* nanosecond timestamps */
 	char stats[512];		/* per interface: "eth0:recv/drop/ifdrop,..." */
@@ -70,8 +78,8 @@ struct capture;
 int capture_start(struct capture **out, const char *path, const struct capture_opts *o,
 		  struct err *e) WUR;
 /* Stop the thread after reading what the kernel still holds, close the file and fill r.
- * Returns 0, or negative with e set when writing failed (r is filled either way).
- * Frees c. */
+ * A kernel cut still loading is waited for, then freed unused. Returns 0, or negative
+ * with e set when writing failed (r is filled either way). Frees c. */
 int capture_stop(struct capture *c, struct capture_result *r, struct err *e);
 /* Stop capturing on iface (one of the interfaces the capture was started with), keeping
  * what it captured so far; its pcap_stats still count in capture_stop's result. Done by
@@ -84,7 +92,8 @@ int capture_drop_iface(struct capture *c, const char *iface, struct err *e) WUR;
  * set; a damaged input still has its packets before the damage written. */
 int capture_trim(const char *in, const char *out, bool compress, bool overwrite,
 		 struct framecut_stats *st, struct err *e) WUR;
-/* Whether the kernel cuts too (struct capture_result.kernel_cut), known once started. */
+/* Whether the kernel cuts too (struct capture_result.kernel_cut) as capture_start left it:
+ * with kernel_cut_late "loading" while the program loads (capture_stop's result says). */
 const char *capture_kernel_cut(const struct capture *c);
 /* What o keeps of each packet: "framed", "full" or "cut" (at o->snaplen). */
 const char *capture_payload_name(const struct capture_opts *o);

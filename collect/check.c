@@ -289,11 +289,22 @@ add_i64(int64_t *sum, const struct runmeta *m, const char *key)
 		*sum += v;
 }
 
-/* A rank's observer and application CPU time. */
+static void
+max_i64(int64_t *max, const struct runmeta *m, const char *key)
+{
+	int64_t v;
+
+	if (runmeta_get_i64(m, key, &v) == 0 && v >= 0 && v > *max)
+		*max = v;
+}
+
+/* A rank's observer and application CPU time, and its agent's start. */
 static void
 add_cost(struct check_report *r, const struct runmeta *m)
 {
 	const char *ch = runmeta_get(m, "observer_charged");
+
+	max_i64(&r->start_cost_ns, m, "start_cost_ns");
 
 	add_i64(&r->observer_cpu_ns, m, "agent_utime_ns");
 	add_i64(&r->observer_cpu_ns, m, "agent_stime_ns");
@@ -518,6 +529,7 @@ check_node(struct check_report *r, const char *run, const char *host, bool captu
 		runmeta_release(&m);
 	} else {
 		check_capture(r, run, host, path, &m, capture_on);
+		max_i64(&r->stop_cost_ns, &m, "stop_cost_ns");
 		runmeta_release(&m);
 	}
 	free(path);
@@ -536,6 +548,7 @@ check_run(const char *run, struct check_report *r, struct err *e)
 	struct rankmap *rm;
 
 	memset(r, 0, sizeof *r);
+	r->start_cost_ns = r->stop_cost_ns = -1;
 	if (access(run, R_OK | X_OK) != 0)
 		return err_sys(e, E_IO, "cannot read the run directory '%s'", run);
 	nranks = check_run_file(r, run, &capture_on);

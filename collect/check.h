@@ -25,6 +25,9 @@ struct check_report {
 	int64_t observer_cpu_ns, app_cpu_ns;	/* agents' and applications' CPU, summed */
 	int observer_charged;	/* ranks whose agent's CPU came out of the ranks' */
 	int observer_recorded;	/* ranks whose metadata says where their agent ran */
+	int64_t start_cost_ns;	/* longest agent start before its application's (start_cost_ns) */
+	int64_t stop_cost_ns;	/* longest node stop after its last rank (stop_cost_ns) */
+				/* both -1 when not recorded (runs before 2026-11-26) */
 };
 
 /* Check RUN: meta files, one sample file and socket map per rank, a node meta, node load

@@ -96,7 +96,7 @@ const char usage_collect[] =
 	"      --no-capture      CPU samples only\n"
 	"      --require-capture fail (before starting APP) when packets cannot be captured\n"
 	"      --force           overwrite an earlier run in RUN\n"
-	"      --check RUN       read RUN back and report what is missing or damaged\n"
+	"      --check RUN       read RUN back: what is missing or damaged, what it cost\n"
 	"  -q, --quiet           only errors\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -175,6 +175,8 @@ struct agent {
 	char cap_status[600];	/* "on", "off", or why not */
 	pid_t app;
 	int64_t start_real_ns, start_mono_ns;
+	int64_t node_ended_mono;	/* when the node's last rank was seen to end */
+	uint8_t *peers_ended;		/* per world rank, while draining: rank_ended */
 	long nsamples, missed;
 	char write_error[600];	/* first write error */
 };
@@ -450,6 +452,19 @@ narrow_ifaces(struct agent *a, bool final)
 	set_ifaces_meta(a);
 }
 
+/* Whether the observer will run on a CPU no rank of the node runs on and no CPU quota
+ * shares with them (place_observer): then the kernel cut's program, whose verification
+ * takes CPU (40 ms on the development machine), loads while the application starts, at
+ * no rank's expense; else before it starts, as it always did. */
+static bool
+observer_cpu_spare(const struct agent *a)
+{
+	struct cpucap cc;
+
+	cpucap_read(0, &cc);
+	return cc.quota_us <= 0 && a->env.local_size > 0 && cc.cpus_allowed > a->env.local_size;
+}
+
 static void
 start_capture(struct agent *a)
 {
@@ -475,15 +490,13 @@ start_capture(struct agent *a)
 		co.nifaces = (size_t)n;
 	}
 	co.overwrite = a->o->force;
+	co.kernel_cut_late = observer_cpu_spare(a);
 	if (capture_start(&a->cap, a->cap_path, &co, &e) < 0) {
 		snprintf(a->cap_status, sizeof a->cap_status, "failed: %s", e.msg);
 		a->cap = NULL;
 		return;
 	}
 	snprintf(a->cap_status, sizeof a->cap_status, "on");
-	if (strncmp(capture_kernel_cut(a->cap), "unavailable", 11) == 0)
-		note("collect: %s: the kernel copies whole packets, framecut cuts them (kernel cut %s)",
-		     a->host, capture_kernel_cut(a->cap));
 	for (size_t i = 0; i < co.nifaces; i++) {
 		snprintf(a->cap_names[i], sizeof a->cap_names[i], "%s", co.ifaces[i]);
 		a->cap_kept[i] = true;
@@ -510,7 +523,7 @@ start_capture(struct agent *a)
 }
 
 /* Whether the rank file at path belongs to another rank of this node (*on), and whether
- * that rank has ended (its meta says so, or its agent is gone). */
+ * that rank has ended (its meta says so, or, on this node, its agent is gone). */
 static bool
 peer_ended(const struct agent *a, const char *path, bool *on)
 {
@@ -525,15 +538,39 @@ peer_ended(const struct agent *a, const char *path, bool *on)
 		return false;
 	host = runmeta_get(&m, "host");
 	how = runmeta_get(&m, "how_ended");
+	ended = how != NULL && strcmp(how, "running") != 0;
 	if (host != NULL && strcmp(host, a->host) == 0) {
 		*on = true;
-		ended = (how != NULL && strcmp(how, "running") != 0) ||
-			(runmeta_get_i64(&m, "agent_pid", &pid) == 0 && pid > 0 &&
-			 kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+		ended = ended || (runmeta_get_i64(&m, "agent_pid", &pid) == 0 && pid > 0 &&
+				  kill((pid_t)pid, 0) != 0 && errno == ESRCH);
 	}
 	runmeta_release(&m);
 	return ended;
 }
+
+/* peer_ended of rank r's file, remembered once the rank has ended (peers_ended: bit 0
+ * ended, bit 1 on this node) so that later rounds read only the ranks still running. */
+static bool
+rank_ended(struct agent *a, int r, bool *on)
+{
+	char *path;
+	bool ended;
+
+	if (a->peers_ended != NULL && (a->peers_ended[r] & 1)) {
+		*on = (a->peers_ended[r] & 2) != 0;
+		return true;
+	}
+	path = xasprintf("%s/rank-%d.tsv", a->dir_meta, r);
+	ended = peer_ended(a, path, on);
+	free(path);
+	if (ended && a->peers_ended != NULL)
+		a->peers_ended[r] = (uint8_t)(1 | (*on ? 2 : 0));
+	return ended;
+}
+
+/* The node's capturing agent reads the other ranks' files every 20 ms while it waits for
+ * them and drains; every 100 ms in larger jobs, whose files may be on a shared filesystem. */
+#define PEER_POLL_MAX_RANKS 32
 
 /* Wait until every other rank of this node has ended, sampling the node's load meanwhile.
  * Without a node-local size from the launcher, the other ranks of the node are those whose
@@ -549,14 +586,11 @@ local_peers_done(struct agent *a, int64_t waited_ns)
 		return true;
 	if (a->env.size > 0) {
 		for (int r = 0; r < a->env.size; r++) {
-			char *path;
 			bool on, ended;
 
 			if (r == a->env.rank)
 				continue;
-			path = xasprintf("%s/rank-%d.tsv", a->dir_meta, r);
-			ended = peer_ended(a, path, &on);
-			free(path);
+			ended = rank_ended(a, r, &on);
 			found += on;
 			done += on && ended;
 		}
@@ -595,6 +629,23 @@ local_peers_done(struct agent *a, int64_t waited_ns)
 	if (found < want && waited_ns > 5 * NS_PER_S && found == done)
 		return true;
 	return false;
+}
+
+/* Whether every rank of the job has ended (its rank file says so, or, on this node, its
+ * agent is gone): the job sends nothing more, so the capture need not drain. Known only in
+ * jobs of a known size up to PEER_POLL_MAX_RANKS. */
+static bool
+job_ended(struct agent *a)
+{
+	if (a->env.size <= 0 || a->env.size > PEER_POLL_MAX_RANKS)
+		return false;
+	for (int r = 0; r < a->env.size; r++) {
+		bool on;
+
+		if (r != a->env.rank && !rank_ended(a, r, &on))
+			return false;
+	}
+	return true;
 }
 
 /* RUN/meta/NAME-HOST-JOB, the node's files of one job (JOB: the launcher's job identity). */
@@ -806,6 +857,8 @@ write_kernel_cut_meta(struct runmeta *m, const struct capture_result *cr)
 	runmeta_set(m, "kernel_cut_seen", "%" PRIu64, cr->fc.kcut_seen);
 	runmeta_set(m, "kernel_cut_seen_bytes", "%" PRIu64, cr->fc.kcut_seen_bytes);
 	runmeta_set(m, "kernel_cut_mismatch", "%" PRIu64, cr->fc.kcut_mismatch);
+	runmeta_set_i64(m, "kernel_cut_ready_ns", cr->kernel_cut_ready_ns);
+	runmeta_set(m, "kernel_cut_conns_before", "%" PRIu64, cr->kernel_cut_conns_before);
 }
 
 static void
@@ -875,6 +928,8 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 		runmeta_set_i64(&m, "capture_utime_ns", cr->thread_utime_ns);
 		runmeta_set_i64(&m, "capture_stime_ns", cr->thread_stime_ns);
 	}
+	if (a->node_ended_mono > 0)
+		runmeta_set_i64(&m, "stop_cost_ns", clock_mono_ns() - a->node_ended_mono);
 	if (runmeta_write(&m, path, false, &e) < 0)
 		note_write_error(a, e.msg);
 	runmeta_release(&m);
@@ -1178,6 +1233,7 @@ agent_start_app(struct agent *a, struct opts *o)
 		exit(spawn_errno == ENOENT ? 127 : 126);
 	}
 	runmeta_set_i64(&a->rank_meta, "app_pid", a->app);
+	runmeta_set_i64(&a->rank_meta, "start_cost_ns", clock_mono_ns() - a->start_mono_ns);
 	place_observer(a);
 	if (write_rank_meta(a, &e) < 0)
 		note_write_error(a, e.msg);
@@ -1218,31 +1274,47 @@ agent_watch(struct agent *a, struct loop *l)
 	return ticks[0].next;
 }
 
-/* The capture of this node runs until its last rank ends, plus a drain; the node's load is
- * still sampled meanwhile. */
+/* The capture of this node runs until its last rank ends, plus a drain (--drain) that ends
+ * early once every rank of the job has ended: the packets still due then are those the
+ * kernel sends for the closed sockets, which the capture thread's last reads take in
+ * (capture_stop). The node's load is sampled while the other ranks run. */
 static void
 agent_drain(struct agent *a, int64_t ended_mono, int64_t next)
 {
 	const struct opts *o = a->o;
+	int64_t poll_ns = a->env.size > 0 && a->env.size <= PEER_POLL_MAX_RANKS ?
+			  20 * NS_PER_MS : 100 * NS_PER_MS;
+	int64_t until = -1;	/* the drain's end, once the node's ranks have ended */
 
+	a->node_ended_mono = ended_mono;
+	if (a->env.size > 0)
+		a->peers_ended = xcalloc((size_t)a->env.size, 1);
 	while (a->env.local_rank == 0 && !o->no_capture) {
-		int64_t waited = clock_mono_ns() - ended_mono, now;
+		int64_t now = clock_mono_ns(), waited = now - ended_mono;
 
-		if ((agent_signals_terminating() && waited > 2 * NS_PER_S) ||
-		    local_peers_done(a, waited)) {
-			int64_t until = clock_mono_ns() + o->drain_ns;
-
-			while (clock_mono_ns() < until)
-				sleep_until(until);
-			break;
+		if (until < 0 && ((agent_signals_terminating() && waited > 2 * NS_PER_S) ||
+				  local_peers_done(a, waited))) {
+			a->node_ended_mono = now;
+			until = now + o->drain_ns;
 		}
-		sleep_until(clock_mono_ns() + 100 * NS_PER_MS);
+		if (until >= 0 && (now >= until || job_ended(a)))
+			break;
+		if (until >= 0) {
+			/* job_ended reads only the ranks still running: every 5 ms */
+			int64_t t = poll_ns < 100 * NS_PER_MS ? now + 5 * NS_PER_MS : until;
+
+			sleep_until(t < until ? t : until);
+			continue;
+		}
+		sleep_until(now + poll_ns);
 		now = clock_mono_ns();
 		if (now >= next)
 			take_node_sample(a, now, clock_real_ns());
 		while (next <= now)
 			next += o->interval_ns;
 	}
+	free(a->peers_ended);
+	a->peers_ended = NULL;
 }
 
 /* The node's last words: the capture stopped, the node file written, a one-line summary. */
@@ -1263,6 +1335,9 @@ agent_finish_node(struct agent *a)
 	else if (!a->nodeload_ok)
 		tsv_w_close(&a->nodeload, NULL);	/* stopped by an error: free it */
 	write_node_meta(a, &cr, captured);
+	if (captured && strncmp(cr.kernel_cut, "unavailable", 11) == 0)
+		note("collect: %s: the kernel copied whole packets, framecut cut them (kernel cut %s)",
+		     a->host, cr.kernel_cut);
 	if (captured)
 		note("collect: %s: %" PRIu64 " packets captured on %s, %" PRIu64
 		     " dropped by the kernel, %" PRIu64 " by the interface", a->host, cr.recv,
@@ -1332,6 +1407,16 @@ print_cost(const struct check_report *r)
 			printf("; taken from the ranks' CPU on %d of %d ranks (observer_charged)",
 			       r->observer_charged, r->observer_recorded);
 		printf("\n");
+	}
+	if (r->start_cost_ns >= 0 || r->stop_cost_ns >= 0) {
+		printf("start and stop: ");
+		if (r->start_cost_ns >= 0)
+			printf("%.3f s before the applications started", (double)r->start_cost_ns / 1e9);
+		if (r->start_cost_ns >= 0 && r->stop_cost_ns >= 0)
+			printf(", ");
+		if (r->stop_cost_ns >= 0)
+			printf("%.3f s after the last rank of a node ended", (double)r->stop_cost_ns / 1e9);
+		printf(" (the longest agent's)\n");
 	}
 }
 

@@ -166,6 +166,7 @@ read_meta(struct rep_run *r)
 	free(path);
 
 	r->start_real_ns = r->end_real_ns = -1;
+	r->start_cost_ns = r->stop_cost_ns = -1;
 	names = list_dir(mdir, "rank-", ".tsv", 1 << 20, &n);
 	r->nrank_meta = (int)n;
 	for (size_t i = 0; i < n; i++) {
@@ -188,6 +189,9 @@ read_meta(struct rep_run *r)
 		add_ns(&r->observer_cpu_ns, kv, m, "agent_stime_ns");
 		add_ns(&r->app_cpu_ns, kv, m, "app_utime_ns");
 		add_ns(&r->app_cpu_ns, kv, m, "app_stime_ns");
+		s = kv_i64(kv, m, "start_cost_ns");
+		if (s > r->start_cost_ns)
+			r->start_cost_ns = s;
 	}
 	fs_list_free(names, n);
 
@@ -215,6 +219,8 @@ read_meta(struct rep_run *r)
 		nd->bytes_written = kv_i64(kv, m, "bytes_written");
 		nd->framing_lost = kv_i64(kv, m, "framing_lost");
 		nd->framing_gave_up = kv_i64(kv, m, "framing_gave_up");
+		if (kv_i64(kv, m, "stop_cost_ns") > r->stop_cost_ns)
+			r->stop_cost_ns = kv_i64(kv, m, "stop_cost_ns");
 		r->nnodes++;
 	}
 	fs_list_free(names, n);

@@ -64,6 +64,8 @@ struct rep_run {
 	int nrank_meta;			/* meta/rank-*.tsv files found */
 	int64_t start_real_ns, end_real_ns;	/* from the rank meta files, -1 unknown */
 	int64_t observer_cpu_ns, app_cpu_ns;	/* agents' and applications' CPU, summed */
+	int64_t start_cost_ns, stop_cost_ns;	/* collect's longest start before an application
+						 * and stop after a node's last rank; -1 unknown */
 
 	bool have_prof;			/* ranks.tsv read (links, netparams optional: prof.have_*) */
 	struct prof prof;

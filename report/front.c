@@ -158,6 +158,12 @@ observation_lines(struct front *f, const struct rep_run *r)
 			 (double)r->app_cpu_ns / 1e9);
 		line(f, 0.05, "observer CPU", v);
 	}
+	if (r->nrank_meta > 0 && r->start_cost_ns >= 0 && r->stop_cost_ns >= 0) {
+		snprintf(v, sizeof v, "%.3f s before the applications, %.3f s after them (wall time "
+			 "collect added)", (double)r->start_cost_ns / 1e9,
+			 (double)r->stop_cost_ns / 1e9);
+		line(f, 0.05, "start and stop", v);
+	}
 }
 
 /* The numbers below rest on damaged or missing input: say so first, in a box. */

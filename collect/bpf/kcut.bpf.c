@@ -33,6 +33,11 @@ struct {
 } kcut_count SEC(".maps");
 
 #define TCP_FIN_SYN_RST 0x07
+/* Header buffers on the stack: KCUT_HDR_READ bytes used, rounded up to a power of two so
+ * that an index masked with HDR_BUF - 1 is one the verifier can bound at once; walking a
+ * loop that tests an unknown offset at every byte instead made it walk path by path. */
+#define HDR_BUF 32
+_Static_assert(KCUT_HDR_READ <= HDR_BUF, "header bytes fit the buffers");
 
 static __always_inline void
 count(__u32 which, __u64 n)
@@ -88,9 +93,8 @@ judge_ucx(const struct kcut_ucx *u, const __u8 *h, __u32 have, __u32 *total, __u
 			return -1;
 		if (have < o + 8)
 			return 0;
-		for (__u32 j = 0; j < KCUT_HDR_READ; j++)
-			if (j >= o && j < o + 8)
-				ext |= (__u64)h[j] << (8 * ((j - o) & 7));
+		for (__u32 j = 0; j < 8; j++)	/* o + j < KCUT_HDR_READ: checked above */
+			ext |= (__u64)h[(o + j) & (HDR_BUF - 1)] << (8 * j);
 		if (ext > u->ext_max)
 			return -1;
 	}
@@ -194,7 +198,7 @@ follow(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 hd
 	__u32 ucx = v->follow & KCUT_FOLLOW_UCX;
 
 	for (int i = 0; i < KCUT_FOLLOW_MAX; i++) {
-		__u8 h[KCUT_HDR_READ];
+		__u8 h[HDR_BUF];
 		__u32 total, keep, avail = plen - pos;
 		int r;
 
@@ -233,20 +237,27 @@ complete(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_val *v, __u32 
 	 __u32 seq, __u32 plen, __u32 s, __u32 n, __u32 len)
 {
 	__u64 part = v->part;
-	__u8 h[KCUT_HDR_READ];
-	__u32 total, keep, have = n;
+	__u8 h[HDR_BUF], rest[HDR_BUF];	/* rest: the segment's first bytes */
+	__u32 total, keep, have = n, m;		/* m: bytes of rest read */
 	int r;
 
 	if (seq != s + n)
 		goto stop;	/* not the next segment: out of order, or a retransmission */
+	__builtin_memset(rest, 0, sizeof rest);
+	/* The header's bytes after the n held ones, read from the segment at once: a read byte
+	 * by byte up to an unknown length was walked by the verifier path by path. */
+	m = KCUT_HDR_READ - n < plen ? KCUT_HDR_READ - n : plen;
+	if (m > 0 && m <= KCUT_HDR_READ) {
+		asm volatile("%0 += -1; %0 &= 31; %0 += 1" : "+r"(m));	/* 1..HDR_BUF for the verifier */
+		if (bpf_skb_load_bytes(skb, hdr, rest, m) < 0)
+			goto stop;
+		have = n + m;
+	}
 	for (int i = 0; i < KCUT_HDR_READ; i++) {
-		if (i < n) {
+		if (i < n)
 			h[i] = (__u8)(part >> (8 * (i & 7)));
-		} else if (i - n < plen) {
-			if (bpf_skb_load_bytes(skb, hdr + i - n, &h[i], 1) < 0)
-				goto stop;
-			have = i + 1;
-		}
+		else if (i < have)
+			h[i] = rest[(i - n) & (HDR_BUF - 1)];
 	}
 	r = judge_any(cf, v->follow & KCUT_FOLLOW_UCX, h, have, &total, &keep);
 	if (r == 0 && have <= KCUT_PART_MAX)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect/capture.h"
@@ -170,6 +171,45 @@ TEST(kernel_cut_states)
 	CHECK_STR(kc, "no: payload full");
 }
 
+/* The kernel cut loaded by a thread of its own while the capture runs: "loading" at the
+ * start; after the stop attached ("yes", with the time it took), not loadable here, or not
+ * loaded before the stop (which waits for the loader either way). */
+TEST(kernel_cut_late)
+{
+	struct capture_opts o;
+	struct capture *c = NULL;
+	struct capture_result r;
+	struct err e;
+	char name[64];
+
+	memset(&o, 0, sizeof o);
+	loopback_name(name, sizeof name);
+	o.ifaces[0] = name;
+	o.nifaces = 1;
+	o.buffer_bytes = 1 << 20;
+	o.overwrite = true;
+	o.snaplen = CAPTURE_DEFAULT_SNAPLEN;
+	o.framed = true;
+	o.kernel_cut = true;
+	o.kernel_cut_late = true;
+	o.filter = CAPTURE_DEFAULT_FILTER;
+	for (long wait_ms = 0; wait_ms <= 1500; wait_ms += 1500) {
+		if (capture_start(&c, tmp("late.pcap"), &o, &e) != 0)
+			SKIP_TEST("not started: %s", e.msg);
+		CHECK_STR(capture_kernel_cut(c), "loading");
+		nanosleep(&(struct timespec){ wait_ms / 1000, wait_ms % 1000 * 1000000 }, NULL);
+		CHECK(capture_stop(c, &r, &e) == 0);
+		CHECK(strcmp(r.kernel_cut, "yes") == 0 || strncmp(r.kernel_cut, "unavailable: ", 13) == 0 ||
+		      strcmp(r.kernel_cut, "no: the capture ended before the program was loaded") == 0);
+		if (strcmp(r.kernel_cut, "yes") == 0)
+			CHECK(r.kernel_cut_ready_ns > 0 && r.kernel_cut_ready_ns < 3 * 1000000000LL);
+		else
+			CHECK(r.kernel_cut_ready_ns == -1);
+		if (wait_ms > 0 && strcmp(r.kernel_cut, "yes") != 0)
+			printf("note: kernel cut after %ld ms: %s\n", wait_ms, r.kernel_cut);
+	}
+}
+
 /* Compressible text that is not trivially repetitive. */
 static char *
 make_text(size_t *len)
@@ -247,6 +287,7 @@ main(void)
 	RUN(peers_unknown_keep_only_loopback_when_asked);
 	RUN(drop_iface);
 	RUN(kernel_cut_states);
+	RUN(kernel_cut_late);
 	RUN(compress_levels);
 	return check_done();
 }
