@@ -170,7 +170,8 @@ lu | qr)
 		k=20 nb="32 64"
 		if [ "$PROG" = lu ]; then n=800; else n=400 nb="16 32"; fi
 	fi
-	vals=$(awk -v n="$n" -v k="$k" 'BEGIN { for (i = 1; i <= k; i++) printf "%s%s", n, (i < k ? " " : "") }')
+	vals=$n	# (the file's own: a sed back-reference, which awk -v would turn into \001)
+	[ "$k" -eq 1 ] || vals=$(awk -v n="$n" -v k="$k" 'BEGIN { for (i = 1; i <= k; i++) printf "%s%s", n, (i < k ? " " : "") }')
 	# and two block sizes (nb) on 2x1
 	sed "s/^1\( *number of problems sizes\)/$k\1/; s/^\([0-9]*\)\( *values of [MN]\)\$/$vals\2/
 		s/^2\( *values of P\)/$P\1/; s/^2\( *values of Q\)/$Q\1/" "$IN/$dat" >"$dat"
