@@ -70,9 +70,9 @@ struct share {
 struct fair {
 	double *left;		/* per resource: capacity not yet given */
 	long *cnt;		/* per resource: its flows not yet frozen */
-	long *off, *end;	/* per resource: its flows are on[off..end) */
-	long *on;		/* the active flows' places in act, grouped by resource */
-	bool *frozen;		/* per active flow */
+	long *off, *end;	/* per resource: its classes are on[off..end) */
+	long *on;		/* the active classes' places in acls, grouped by resource */
+	bool *frozen;		/* per active class */
 	struct share *h;	/* a binary heap of nh entries, room for hcap */
 	long nh, hcap;
 };
@@ -126,38 +126,108 @@ share_of(const struct fair *w, int r)
 	return fmax(w->left[r], 0) / (double)w->cnt[r];
 }
 
-/* The max-min fair rates of the active flows act[0..nact) (bytes/s), by progressive filling
- * over the live resources (every resource an active flow crosses is live): the resource of
- * smallest share (then lowest index) fixes its unfrozen flows at that share, which is taken
- * from their resources, and so on. A heap finds that resource and each resource's list of
- * flows gives its flows, so a step costs the flows in flight times a logarithm. Within a
- * round every flow takes the same share, so the order they are met in changes no value. */
-static void
-fair_rates(const struct fluid_flow *f, const long *act, long nact, const double *cap_Bps, const struct live *lv,
-	   struct fair *w, double *rate)
+/* Flows that cross the same resources: max-min fairness gives them the same rate, so the
+ * simulation moves them together. A class holds its active flows in a heap by the progress
+ * at which each is done (the class's progress when it started plus its bytes); the class's
+ * progress P is what each of its flows has sent since the class began, so a flow has
+ * key - P bytes left. A step then costs the classes in flight, not the flows: a run whose
+ * link was slowed ten times keeps thousands of transfers in flight between one pair of
+ * hosts, which are one class. */
+struct fclass {
+	int res[FLUID_MAX_RES];
+	long m;			/* active flows */
+	double P;		/* bytes each has sent since the class began */
+	double rate;		/* B/s of each, this step */
+	struct done *h;		/* heap of its active flows by key */
+	long nh, hcap;
+	long pos;		/* its place in acls, -1 when not active */
+};
+
+struct done {
+	double key;		/* P at which the flow is done */
+	long i;			/* the flow */
+};
+
+static bool
+done_less(struct done a, struct done b)
 {
-	long nfree = nact, at = 0;
+	return a.key < b.key || (a.key == b.key && a.i < b.i);
+}
+
+static void
+done_push(struct fclass *c, struct done d)
+{
+	long i;
+
+	if (c->nh == c->hcap) {
+		c->hcap = 2 * c->hcap + 8;
+		c->h = xreallocarray(c->h, (size_t)c->hcap, sizeof *c->h);
+	}
+	for (i = c->nh++; i > 0 && done_less(d, c->h[(i - 1) / 2]); i = (i - 1) / 2)
+		c->h[i] = c->h[(i - 1) / 2];
+	c->h[i] = d;
+}
+
+static struct done
+done_pop(struct fclass *c)
+{
+	struct done top = c->h[0], x = c->h[--c->nh];
+	long i = 0;
+
+	for (;;) {
+		long k = 2 * i + 1;
+
+		if (k >= c->nh)
+			break;
+		if (k + 1 < c->nh && done_less(c->h[k + 1], c->h[k]))
+			k++;
+		if (!done_less(c->h[k], x))
+			break;
+		c->h[i] = c->h[k];
+		i = k;
+	}
+	if (c->nh > 0)
+		c->h[i] = x;
+	return top;
+}
+
+/* The max-min fair rates of the active classes acls[0..nacls) (bytes/s for each of their
+ * flows), by progressive filling over the live resources (every resource an active flow
+ * crosses is live): the resource of smallest share per flow (then lowest index) fixes its
+ * unfrozen classes at that share, which is taken from their resources for each of their
+ * flows, and so on. A heap finds that resource and each resource's list of classes gives
+ * its classes. Within a round every flow takes the same share, so the order they are met
+ * in changes no value. */
+static void
+fair_rates(struct fclass *cl, const long *acls, long nacls, const double *cap_Bps, const struct live *lv,
+	   struct fair *w)
+{
+	long nfree = nacls, at = 0;
 
 	for (int i = 0; i < lv->n; i++) {
 		w->left[lv->r[i]] = cap_Bps[lv->r[i]];
 		w->cnt[lv->r[i]] = 0;
+		w->off[lv->r[i]] = 0;
 	}
-	for (long k = 0; k < nact; k++) {
+	for (long k = 0; k < nacls; k++) {
 		w->frozen[k] = false;
 		for (int j = 0; j < FLUID_MAX_RES; j++)
-			if (f[act[k]].res[j] >= 0)
-				w->cnt[f[act[k]].res[j]]++;
+			if (cl[acls[k]].res[j] >= 0) {
+				w->cnt[cl[acls[k]].res[j]] += cl[acls[k]].m;
+				w->off[cl[acls[k]].res[j]]++;	/* classes on it, for now */
+			}
 	}
 	for (int i = 0; i < lv->n; i++) {
+		long n = w->off[lv->r[i]];
+
 		w->off[lv->r[i]] = at;
-		at += w->cnt[lv->r[i]];
+		w->end[lv->r[i]] = at;
+		at += n;
 	}
-	for (int i = 0; i < lv->n; i++)
-		w->end[lv->r[i]] = w->off[lv->r[i]];
-	for (long k = 0; k < nact; k++)
+	for (long k = 0; k < nacls; k++)
 		for (int j = 0; j < FLUID_MAX_RES; j++)
-			if (f[act[k]].res[j] >= 0)
-				w->on[w->end[f[act[k]].res[j]]++] = k;
+			if (cl[acls[k]].res[j] >= 0)
+				w->on[w->end[cl[acls[k]].res[j]]++] = k;
 	w->nh = 0;
 	for (int i = 0; i < lv->n; i++) {
 		int r = lv->r[i];
@@ -174,22 +244,22 @@ fair_rates(const struct fluid_flow *f, const long *act, long nact, const double 
 			break;	/* cannot happen: every active flow crosses a resource */
 		for (long q = w->off[b.r]; q < w->end[b.r]; q++) {
 			long k = w->on[q];
-			const struct fluid_flow *x = &f[act[k]];
+			struct fclass *x = &cl[acls[k]];
 
 			if (w->frozen[k])
 				continue;
 			w->frozen[k] = true;
-			rate[k] = b.v;
+			x->rate = b.v;
 			nfree--;
 			for (int j = 0; j < FLUID_MAX_RES; j++)
 				if (x->res[j] >= 0) {
-					w->left[x->res[j]] -= b.v;
-					w->cnt[x->res[j]]--;
+					w->left[x->res[j]] -= b.v * (double)x->m;
+					w->cnt[x->res[j]] -= x->m;
 				}
 		}
 		for (long q = w->off[b.r]; q < w->end[b.r]; q++)	/* the shares it changed */
 			for (int j = 0; j < FLUID_MAX_RES; j++) {
-				int r = f[act[w->on[q]]].res[j];
+				int r = cl[acls[w->on[q]]].res[j];
 
 				if (r >= 0 && r != b.r && w->cnt[r] > 0)
 					heap_push(w, share_of(w, r), r);
@@ -235,19 +305,61 @@ fluid_check(const struct fluid_flow *f, long n, const double *cap_Bps, const str
 	return 0;
 }
 
-/* The simulation's state: the flows in start order, the active ones with their bytes left
- * and rates, the buckets' tokens, what each resource passes and what its flows take. */
+/* The simulation's state: the flows in start order, their classes (fclass), the active
+ * classes, the buckets' tokens, what each resource passes and what its flows take. */
 struct fsim {
 	struct fluid_flow *f;
 	const double *cap_Bps;
 	const struct fluid_bucket *bk;
-	long n, nact, next;	/* flows; active; the next to start, in ord */
-	long *ord, *act;
-	double *rem, *rate, *tok, *now, *use;
+	long n, next;		/* flows; the next to start, in ord */
+	long *ord;
+	long *cls;		/* per flow: its class */
+	struct fclass *cl;
+	long ncl;
+	long *acls, nacls;	/* the active classes */
+	long nact;		/* active flows */
+	double *tok, *now, *use;
 	double t;		/* ns */
 	struct live lv;
 	struct fair w;
 };
+
+static const struct fluid_flow *class_base;	/* for cmp_res; one sort at a time */
+
+static int
+cmp_res(const void *a, const void *b)
+{
+	const struct fluid_flow *x = &class_base[*(const long *)a], *y = &class_base[*(const long *)b];
+
+	for (int j = 0; j < FLUID_MAX_RES; j++)
+		if (x->res[j] != y->res[j])
+			return (x->res[j] > y->res[j]) - (x->res[j] < y->res[j]);
+	return (*(const long *)a > *(const long *)b) - (*(const long *)a < *(const long *)b);
+}
+
+/* Each flow's class: one per set of resources crossed, in that order. */
+static void
+fsim_classes(struct fsim *s)
+{
+	long *by = xmallocarray((size_t)s->n + 1, sizeof *by);
+
+	for (long i = 0; i < s->n; i++)
+		by[i] = i;
+	class_base = s->f;
+	qsort(by, (size_t)s->n, sizeof *by, cmp_res);
+	s->cls = xmallocarray((size_t)s->n + 1, sizeof *s->cls);
+	s->cl = xcalloc((size_t)s->n + 1, sizeof *s->cl);
+	for (long k = 0; k < s->n; k++) {
+		const struct fluid_flow *x = &s->f[by[k]];
+
+		if (k == 0 || memcmp(x->res, s->f[by[k - 1]].res, sizeof x->res) != 0) {
+			memcpy(s->cl[s->ncl].res, x->res, sizeof x->res);
+			s->cl[s->ncl++].pos = -1;
+		}
+		s->cls[by[k]] = s->ncl - 1;
+	}
+	free(by);
+}
 
 static void
 fsim_init(struct fsim *s, struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk,
@@ -260,11 +372,10 @@ fsim_init(struct fsim *s, struct fluid_flow *f, long n, const double *cap_Bps, c
 	s->bk = bk;
 	s->t = -INFINITY;
 	s->ord = xmallocarray((size_t)n, sizeof *s->ord);
-	s->act = xmallocarray((size_t)n, sizeof *s->act);
-	s->rem = xmallocarray((size_t)n, sizeof *s->rem);
-	s->rate = xmallocarray((size_t)n, sizeof *s->rate);
-	s->w.frozen = xmallocarray((size_t)n, sizeof *s->w.frozen);
-	s->w.on = xmallocarray((size_t)n * FLUID_MAX_RES, sizeof *s->w.on);
+	fsim_classes(s);
+	s->acls = xmallocarray((size_t)s->ncl + 1, sizeof *s->acls);
+	s->w.frozen = xmallocarray((size_t)s->ncl + 1, sizeof *s->w.frozen);
+	s->w.on = xmallocarray(((size_t)s->ncl + 1) * FLUID_MAX_RES, sizeof *s->w.on);
 	s->w.left = xmallocarray((size_t)nres + 1, sizeof *s->w.left);
 	s->w.cnt = xmallocarray((size_t)nres + 1, sizeof *s->w.cnt);
 	s->w.off = xmallocarray((size_t)nres + 1, sizeof *s->w.off);
@@ -288,10 +399,12 @@ fsim_init(struct fsim *s, struct fluid_flow *f, long n, const double *cap_Bps, c
 static void
 fsim_free(struct fsim *s)
 {
+	for (long c = 0; c < s->ncl; c++)
+		free(s->cl[c].h);
+	free(s->cl);
+	free(s->cls);
 	free(s->ord);
-	free(s->act);
-	free(s->rem);
-	free(s->rate);
+	free(s->acls);
 	free(s->w.frozen);
 	free(s->w.on);
 	free(s->w.left);
@@ -307,8 +420,8 @@ fsim_free(struct fsim *s)
 	free(s->lv.nf);
 }
 
-/* The flows that start by now become active; those with nothing to send or no resource
- * are done at their start. */
+/* The flows that start by now become active in their class; those with nothing to send or
+ * no resource are done at their start. */
 static void
 fsim_admit(struct fsim *s)
 {
@@ -316,6 +429,7 @@ fsim_admit(struct fsim *s)
 
 	while (s->next < s->n && f[s->ord[s->next]].start_ns <= s->t) {
 		long i = s->ord[s->next++];
+		struct fclass *c = &s->cl[s->cls[i]];
 		bool any = false;
 
 		for (int j = 0; j < FLUID_MAX_RES; j++)
@@ -329,29 +443,40 @@ fsim_admit(struct fsim *s)
 				s->lv.nf[f[i].res[j]]++;
 				live_add(&s->lv, f[i].res[j]);
 			}
-		s->rem[s->nact] = f[i].bytes;
-		s->act[s->nact++] = i;
+		if (c->m++ == 0) {	/* the class starts again: its progress from 0 */
+			c->P = 0;
+			c->pos = s->nacls;
+			s->acls[s->nacls++] = s->cls[i];
+		}
+		done_push(c, (struct done){ c->P + f[i].bytes, i });
+		s->nact++;
 	}
 }
 
-/* Active flow k is done at the current time: off its resources, out of the active set
- * (the last one takes its place). */
+/* The first flow of active class acls[k] is done at the current time: off its resources,
+ * out of its class, and the class out of the active ones when it was its last. */
 static void
 fsim_finish(struct fsim *s, long k)
 {
-	struct fluid_flow *fl = &s->f[s->act[k]];
+	struct fclass *c = &s->cl[s->acls[k]];
+	struct fluid_flow *fl = &s->f[done_pop(c).i];
 
 	fl->done_ns = s->t;
 	for (int j = 0; j < FLUID_MAX_RES; j++)
 		if (fl->res[j] >= 0)
 			s->lv.nf[fl->res[j]]--;
-	s->act[k] = s->act[s->nact - 1];
-	s->rem[k] = s->rem[s->nact - 1];
 	s->nact--;
+	if (--c->m == 0) {
+		c->pos = -1;
+		s->acls[k] = s->acls[--s->nacls];
+		if (k < s->nacls)
+			s->cl[s->acls[k]].pos = k;
+	}
 }
 
 /* The max-min fair rates now and the time to the next event: a flow done, a flow
- * starting, a bucket running dry. *first: the flow that is done then, -1 another event. */
+ * starting, a bucket running dry. *first: the active class whose first flow is done then,
+ * -1 another event. */
 static double
 fsim_next_event(struct fsim *s, long *first)
 {
@@ -364,22 +489,28 @@ fsim_next_event(struct fsim *s, long *first)
 
 		s->now[r] = s->tok[r] >= FLUID_TOKEN_BYTES ? s->bk[r].peak_Bps : s->cap_Bps[r];
 	}
-	fair_rates(f, s->act, s->nact, s->now, &s->lv, &s->w, s->rate);
-	for (long k = 0; k < s->nact; k++)
-		if (s->rate[k] > 0 && s->rem[k] / s->rate[k] * 1e9 < dt) {
-			dt = s->rem[k] / s->rate[k] * 1e9;
+	fair_rates(s->cl, s->acls, s->nacls, s->now, &s->lv, &s->w);
+	for (long k = 0; k < s->nacls; k++) {
+		const struct fclass *c = &s->cl[s->acls[k]];
+
+		if (c->rate > 0 && (c->h[0].key - c->P) / c->rate * 1e9 < dt) {
+			dt = (c->h[0].key - c->P) / c->rate * 1e9;
 			*first = k;
 		}
+	}
 	step = fmin(dt, s->next < s->n ? f[s->ord[s->next]].start_ns - s->t : INFINITY);
 	if (step != dt)
 		*first = -1;
 	/* a bucket that runs dry changes the rates: that is an event too */
 	for (int i = 0; i < s->lv.n; i++)
 		s->use[s->lv.r[i]] = 0;
-	for (long k = 0; k < s->nact; k++)
+	for (long k = 0; k < s->nacls; k++) {
+		const struct fclass *c = &s->cl[s->acls[k]];
+
 		for (int j = 0; j < FLUID_MAX_RES; j++)
-			if (f[s->act[k]].res[j] >= 0)
-				s->use[f[s->act[k]].res[j]] += s->rate[k];
+			if (c->res[j] >= 0)
+				s->use[c->res[j]] += c->rate * (double)c->m;
+	}
 	for (int i = 0; i < s->lv.n; i++) {
 		int r = s->lv.r[i];
 
@@ -392,13 +523,15 @@ fsim_next_event(struct fsim *s, long *first)
 	return step;
 }
 
-/* Every flow at its rates for step ns: bytes sent, buckets drained or filled; the flow
- * first (when >= 0) and any other with nothing left is done. */
+/* Every flow at its rates for step ns: bytes sent, buckets drained or filled; the first
+ * flow of class acls[first] (when >= 0) and any other with nothing left is done. */
 static void
 fsim_advance(struct fsim *s, double step, long first)
 {
-	for (long k = 0; k < s->nact; k++)
-		s->rem[k] -= s->rate[k] * step / 1e9;
+	long fc = first >= 0 ? s->acls[first] : -1;
+
+	for (long k = 0; k < s->nacls; k++)
+		s->cl[s->acls[k]].P += s->cl[s->acls[k]].rate * step / 1e9;
 	for (int i = 0; s->bk != NULL && i < s->lv.n; i++) {
 		int r = s->lv.r[i];
 
@@ -406,13 +539,17 @@ fsim_advance(struct fsim *s, double step, long first)
 				 fmax(0, s->tok[r] + (s->cap_Bps[r] - s->use[r]) * step / 1e9));
 	}
 	s->t += step;
-	if (first >= 0)
-		s->rem[first] = 0;
-	for (long k = 0; k < s->nact;) {
-		if (s->rem[k] <= FLUID_DONE_BYTES)
+	if (fc >= 0 && s->cl[fc].h[0].key > s->cl[fc].P)
+		s->cl[fc].P = s->cl[fc].h[0].key;	/* its first flow is done: exactly */
+	for (long k = 0; k < s->nacls;) {
+		struct fclass *c = &s->cl[s->acls[k]];
+		long m = c->m;
+
+		while (c->m > 0 && c->h[0].key - c->P <= FLUID_DONE_BYTES)
 			fsim_finish(s, k);
-		else
-			k++;
+		if (m > 0 && c->m == 0)
+			continue;	/* another class took place k */
+		k++;
 	}
 }
 
@@ -442,8 +579,8 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 			continue;
 		step = fsim_next_event(&s, &first);
 		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
-			while (s.nact > 0)
-				fsim_finish(&s, s.nact - 1);
+			while (s.nacls > 0)
+				fsim_finish(&s, s.nacls - 1);
 			live_prune(&s.lv, s.tok, bk);
 			continue;
 		}

@@ -4,6 +4,7 @@
  * token bucket that lets a burst through at the line's speed; and many flows over many
  * resources, checked against the capacities. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "predict/fluid.h"
@@ -94,6 +95,32 @@ TEST(a_bucket_passes_bursts_at_the_peak)
 	CHECK(fluid_run_bucket(f, 2, cap, bad, 1, &e) == -E_USAGE);	/* a peak under the rate */
 }
 
+/* A link slowed ten times keeps every transfer of a pair of hosts in flight at once: 60000
+ * flows between one pair, the same size, all started at 0, share the pair's resources and
+ * end together at all their bytes over the smaller capacity; 60000 more, one at a time (each
+ * starting as the one before ends), each at the full capacity. The flows of one pair are
+ * one class to the simulation, so this takes moments, not the square of the flows. */
+TEST(a_pair_with_thousands_in_flight)
+{
+	enum { N = 60000 };
+	static struct fluid_flow f[2 * N];
+	double cap[4] = { 2e6, 1e6, 1e6, 1e6 };
+	struct err e;
+	bool together = true, chained = true;
+
+	for (int i = 0; i < N; i++) {
+		f[i] = (struct fluid_flow){ 0, 100, { 0, 1 }, 0 };
+		f[N + i] = (struct fluid_flow){ 100.0 * i / 1e6 * 1e9, 100, { 2, 3 }, 0 };
+	}
+	CHECK(fluid_run(f, 2 * N, cap, 4, &e) == 0);
+	for (int i = 0; i < N; i++) {
+		together = together && fabs(f[i].done_ns - 100.0 * N / 1e6 * 1e9) < 1e3;
+		chained = chained && fabs(f[N + i].done_ns - 100.0 * (i + 1) / 1e6 * 1e9) < 1e3;
+	}
+	CHECK(together);
+	CHECK(chained);
+}
+
 TEST(many_flows_keep_to_the_capacities)
 {
 	/* 4000 flows over 100 resources (a sending and a receiving side each), random starts
@@ -156,6 +183,7 @@ main(void)
 	RUN(max_min_across_two_resources);
 	RUN(empty_and_bad_input);
 	RUN(a_bucket_passes_bursts_at_the_peak);
+	RUN(a_pair_with_thousands_in_flight);
 	RUN(many_flows_keep_to_the_capacities);
 	return check_done();
 }
