@@ -1240,6 +1240,32 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	return rc;
 }
 
+/* An upper bound of what the replay can predict: the dedicated time with every busy phase
+ * at the largest stretch, plus every receive's wake-up delay, plus every transfer on a
+ * changed link twice (its sending and its receiving side) at its new rate with its new
+ * latency, one after another. Delays add along the run's chains, and no chain holds an
+ * event twice, so a replay that ends above it has gone wrong (its fair sharing of the
+ * links did not settle) rather than found a slow run. */
+static double
+replay_bound_ns(const struct prof *p, const double *f, const double *wk, const double *nlat, const double *nbw)
+{
+	double fmax_ = 1, b;
+
+	for (int i = 0; i < p->nranks; i++)
+		fmax_ = fmax(fmax_, f[i]);
+	b = (double)prof_dedicated_ns(p) * fmax_;
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		const struct prof_rank *d = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
+
+		if (d != NULL)
+			b += wk[d - p->ranks];
+		if (nbw != NULL && isfinite(nbw[k]) && nbw[k] > 0)
+			b += 2 * ((isfinite(nlat[k]) ? nlat[k] : 0) + (double)m->bytes / nbw[k] * 1e9);
+	}
+	return b;
+}
+
 int
 replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
 {
@@ -1327,6 +1353,12 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		}
 	}
 	r->predicted_ns = out.run_ns;
+	if (rc == 0 && out.run_ns > replay_bound_ns(p, f, wk, nlat, nbw)) {
+		double bound = replay_bound_ns(p, f, wk, nlat, nbw);
+
+		rc = pred_na(r, "its result, %.1f s, is above all its delays added one after another "
+			     "(%.1f s): its link sharing did not settle", out.run_ns / 1e9, bound / 1e9);
+	}
 	snprintf(r->note, sizeof r->note,
 		 "%ld events replayed, %ld messages on changed links (max-min fair, %d replays); run = "
 		 "slowest rank (%d); receives wait for their messages, busy time stretched on loaded nodes, "
