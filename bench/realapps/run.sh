@@ -21,6 +21,7 @@
 #   --small            the short inputs of the make check form
 #   --ucx              Open MPI over UCX (pml ucx) on UCX's TCP transport, not ob1
 #   --keep             keep the testbed up and the work directory
+#   --inputs DIR       write the program's inputs for LAYOUT into DIR and exit (no testbed)
 #   --list             the programs, their packages and what they exercise
 # Environment: BUILD (default build), INSTANCE (testbed instance, default 15), PCT (each
 # workstation's CPU capacity in % of a core, default 50), LINK (the link scenarios' cap,
@@ -62,7 +63,7 @@ EOF
 [ $# -ge 3 ] || usage
 PROG=$1 LAYOUT=$2 MPI=$3
 shift 3
-COLLECT="" USECOLLECT=0 PMPI="" SCEN=none RUN="" SMALL=0 KEEP=0 LOPT=""
+COLLECT="" USECOLLECT=0 PMPI="" SCEN=none RUN="" SMALL=0 KEEP=0 LOPT="" INPUTS=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--collect) [ $# -ge 2 ] || usage; COLLECT=$2; USECOLLECT=1; shift ;;
@@ -72,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--small) SMALL=1 ;;
 	--ucx) LOPT="--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=eth0" ;;
 	--keep) KEEP=1 ;;
+	--inputs) [ $# -ge 2 ] || usage; INPUTS=$2; shift ;;
 	--list) list ;;
 	*) usage ;;
 	esac
@@ -130,7 +132,7 @@ garli)
 esac
 [ -x "$CONTEND" ] || { echo "realapps: no $CONTEND (make)" >&2; rm -rf "$W"; exit 1; }
 [ -z "$PMPI" ] || [ -f "$B/pmpi/$MPI.so" ] || { echo "realapps: no $B/pmpi/$MPI.so (make workloads)" >&2; exit 1; }
-$TB check >/dev/null 2>&1 || skip "no testbed here: $($TB check 2>&1 | tail -n 1)"
+[ -n "$INPUTS" ] || $TB check >/dev/null 2>&1 || skip "no testbed here: $($TB check 2>&1 | tail -n 1)"
 
 PID=""
 cleanup() {
@@ -147,8 +149,8 @@ trap 'exit 1' INT TERM HUP
 # The testbed: the layout's workstations at PCT % of a core, up once and kept for the next
 # run (brought up again when it has another count or share); other work on the machine must
 # not take the workstations' quotas.
-if [ "$($TB status 2>/dev/null | awk -v p="$PCT" '$2 ~ /^c[0-9]+ws[0-9]+$/ && $5 == p' | wc -l)" -ne $NWS ] ||
-	[ "$($TB status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/' | wc -l)" -ne $NWS ]; then
+if [ -z "$INPUTS" ] && { [ "$($TB status 2>/dev/null | awk -v p="$PCT" '$2 ~ /^c[0-9]+ws[0-9]+$/ && $5 == p' | wc -l)" -ne $NWS ] ||
+	[ "$($TB status 2>/dev/null | awk '$2 ~ /^c[0-9]+ws[0-9]+$/' | wc -l)" -ne $NWS ]; }; then
 	$TB down >/dev/null 2>&1
 	$TB up -n $NWS --cpu-pct all="$PCT" >"$W/up.log" 2>&1 || { echo "realapps: testbed $INST: $(tail -n 1 "$W/up.log")" >&2; exit 1; }
 fi
@@ -156,7 +158,8 @@ G=/sys/fs/cgroup/cpu/contend-testbed-$INST
 [ -w "$G/cpu.shares" ] && echo 262144 >"$G/cpu.shares"
 
 # The program's inputs, in its working directory (the ranks start in the launcher's).
-cd "$W" || exit 1
+[ -z "$INPUTS" ] || mkdir -p "$INPUTS" || exit 1
+cd "${INPUTS:-$W}" || exit 1
 case $PROG in
 lu | qr)
 	dat=$(echo "$PROG" | tr a-z A-Z).dat
@@ -186,6 +189,8 @@ garli)	c=400; [ $SMALL -eq 1 ] && c=100
 	awk -v N=12 -v C=$c -f "$IN/hyphy-codons.awk" >data.nex
 	cp "$IN/garli.conf" garli.conf ;;
 esac
+
+[ -z "$INPUTS" ] || exit 0
 
 # The scenario's competing load and link cap (as bench/accuracy makes them).
 ws() { echo "c${INST}ws$1"; }
