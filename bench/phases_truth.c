@@ -43,6 +43,7 @@
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "parse/phases.h"
+#include "parse/rankmap.h"
 
 #define MAX_RANKS 4096		/* world ranks looked for */
 #define MAX_IVLS (64u << 20)	/* intervals of one kind per rank */
@@ -409,24 +410,15 @@ wait_rule(const char *run)
 	return rule;
 }
 
-/* Rank r's rule under --waits auto: after a send only under a CPU quota below a core
- * (RUN/meta/rank-R.tsv cpu_capacity), else after an arrival too. */
+/* Rank r's rule under --waits auto, as parse takes it: after a send only under a CPU quota
+ * below a core (the rank's cpu_capacity, parse/rankmap.h), else after an arrival too. */
 static enum phases_wait_rule
-rank_rule(const char *run, int r, enum phases_wait_rule rule)
+rank_rule(const struct rankmap *m, int r, enum phases_wait_rule rule)
 {
-	char path[4096], line[256];
-	double cap = 0;
-	FILE *f;
+	double cap = m != NULL ? rankmap_cpu_capacity(m, r) : 0;
 
 	if (rule != PHASES_WAITS_AUTO)
 		return rule;
-	snprintf(path, sizeof path, "%s/meta/rank-%d.tsv", run, r);
-	if ((f = fopen(path, "r")) != NULL) {
-		while (fgets(line, sizeof line, f) != NULL)
-			if (strncmp(line, "cpu_capacity\t", 13) == 0)
-				cap = strtod(line + 13, NULL);
-		fclose(f);
-	}
 	return cap > 0 && cap < 1 ? PHASES_WAITS_SEND : PHASES_WAITS_ANY;
 }
 
@@ -438,6 +430,8 @@ static int
 waits_read(const char *run, struct ivls *waits, struct err *e)
 {
 	enum phases_wait_rule rule = wait_rule(run);
+	struct rankmap *rm = NULL;
+	struct err me;
 	static const char *const need[] = { "t_first_ns", "t_last_ns", "src", "dst", NULL };
 	struct ivls *io = xcalloc(MAX_RANKS, sizeof *io);	/* a: sends, b: unused; and arrivals */
 	struct ivls *in = xcalloc(MAX_RANKS, sizeof *in);
@@ -469,9 +463,14 @@ waits_read(const char *run, struct ivls *waits, struct err *e)
 		ivls_push(&in[dst], b, b);
 	}
 	tsv_r_close(&t);
+	if (rule == PHASES_WAITS_AUTO) {	/* the capacities parse chose by */
+		rm = rankmap_new();
+		if (rankmap_load_run(rm, run, &me) < 0)
+			fprintf(stderr, "phases_truth: %s (ranks without a capacity take waits after arrivals)\n", me.msg);
+	}
 	for (int r = 0; r < MAX_RANKS; r++) {
 		struct phases_wait *w = NULL;
-		size_t n = io[r].n || in[r].n ? phases_waits(io[r].a, io[r].n, in[r].a, in[r].n, rank_rule(run, r, rule), &w) : 0;
+		size_t n = io[r].n || in[r].n ? phases_waits(io[r].a, io[r].n, in[r].a, in[r].n, rank_rule(rm, r, rule), &w) : 0;
 
 		for (size_t i = 0; i < n; i++)
 			ivls_push(&waits[r], w[i].t0_ns, w[i].t1_ns);
@@ -481,6 +480,8 @@ waits_read(const char *run, struct ivls *waits, struct err *e)
 	}
 	free(io);
 	free(in);
+	if (rm != NULL)
+		rankmap_free(rm);
 	return 0;
 }
 
