@@ -1272,7 +1272,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	struct replay_trace t;
 	struct replay_out out = { 0 };
 	double *D, *f, *wk, *nlat, *nbw, *nburst;
-	double T = (double)prof_dedicated_ns(p);
+	double T = (double)prof_dedicated_ns(p), bound;
 	bool any = false;
 	struct p000_delay curves;
 	int rc;
@@ -1353,9 +1353,8 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		}
 	}
 	r->predicted_ns = out.run_ns;
-	if (rc == 0 && out.run_ns > replay_bound_ns(p, f, wk, nlat, nbw)) {
-		double bound = replay_bound_ns(p, f, wk, nlat, nbw);
-
+	bound = rc == 0 ? replay_bound_ns(p, f, wk, nlat, nbw) : INFINITY;
+	if (out.run_ns > bound) {
 		rc = pred_na(r, "its result, %.1f s, is above all its delays added one after another "
 			     "(%.1f s): its link sharing did not settle", out.run_ns / 1e9, bound / 1e9);
 	}
