@@ -187,7 +187,12 @@ fel)	c=100; [ $SMALL -eq 1 ] && c=30
 	awk -v N=8 -v C=$c -f "$IN/hyphy-codons.awk" >codons.nex ;;
 garli)	c=400; [ $SMALL -eq 1 ] && c=100
 	awk -v N=12 -v C=$c -f "$IN/hyphy-codons.awk" >data.nex
-	cp "$IN/garli.conf" garli.conf ;;
+	# GARLI hands its NP replicates to whichever rank asks first, and rank r asks 2r s
+	# after the start: a replicate shorter than the last rank's wait goes to a rank that
+	# already did one (500 generations took 3-4 s on 4x1, and rank 0 ran two replicates,
+	# rank 3 none). The file's 1500 generations outlast the stagger on every layout; the
+	# short form keeps 500 (it checks numbers, not one replicate per rank).
+	sed "s/^stopgen = .*/stopgen = $([ $SMALL -eq 1 ] && echo 500 || echo 1500)/" "$IN/garli.conf" >garli.conf ;;
 esac
 
 [ -z "$INPUTS" ] || exit 0
