@@ -2,7 +2,7 @@
  * rank was doing, the intervals inside MPI that the PMPI wrapper (tests/pmpi/pmpi_log.c,
  * format "pmpi" v2, bench/realapps/README.md) timed in the same run.
  *
- *	phases_truth [-c] [-i] RUN TRUTHDIR
+ *	phases_truth [-c] [-i] [-w PHASES] RUN TRUTHDIR
  *
  * RUN is a collected run `contend parse` has written RUN/profile/phases.tsv into; TRUTHDIR
  * the PMPI_LOG_DIR its ranks ran with (rank-R.tsv, world rank R: parse's rank numbers are
@@ -30,7 +30,11 @@
  * sampled at both ends, without parse's clamps; -1 when the samples lack the columns), and
  * whether it lies at least half inside a wait of the message trace as parse's polling rule
  * builds them (parse/phases.h phases_waits, from RUN/profile/messages.tsv; -1 without it),
- * for tuning parse's rule against the truth.
+ * for tuning parse's rule against the truth. -w writes the truth as phases in parse's format
+ * (docs/formats.md, phases.tsv) to the file PHASES: per rank over the same window, busy
+ * outside MPI and idle inside, run_ns and wait_ns -1 (unknown); a copy of RUN with it in
+ * place of profile/phases.tsv lets the models predict from what the ranks really did
+ * (docs/validation.md, "The replay on the ranks' true phases").
  *
  * Exit 0, 1 when a rank has phases but no truth or a file cannot be read, 2 usage. */
 #include <errno.h>
@@ -522,10 +526,30 @@ by_length(int r, const struct ivls *mpi, const struct ivls *busy)
 
 static const struct ivls no_waits;	/* -i without messages.tsv: in_wait -1 */
 
+/* Rank r's truth as phases over [lo, hi) into out: idle inside MPI, busy between. */
+static void
+write_phases(FILE *out, int r, const struct ivls *mpi, int64_t lo, int64_t hi)
+{
+	int64_t t = lo;
+
+	for (size_t i = 0; i < mpi->n && t < hi; i++) {
+		int64_t a = mpi->a[i] > t ? mpi->a[i] : t, b = mpi->b[i] < hi ? mpi->b[i] : hi;
+
+		if (b <= a)
+			continue;
+		if (a > t)
+			fprintf(out, "%d\tbusy\t%lld\t%lld\t-1\t-1\n", r, (long long)t, (long long)a);
+		fprintf(out, "%d\tidle\t%lld\t%lld\t-1\t-1\n", r, (long long)a, (long long)b);
+		t = b;
+	}
+	if (t < hi)
+		fprintf(out, "%d\tbusy\t%lld\t%lld\t-1\t-1\n", r, (long long)t, (long long)hi);
+}
+
 /* One rank's row (and its call rows with -c). Returns 0, or 1 when the truth is missing. */
 static int
 one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivls *idle, int per_call,
-	 const struct ivls *waits)
+	 const struct ivls *waits, FILE *wout)
 {
 	struct truth t;
 	struct err e = { 0 };
@@ -553,6 +577,8 @@ one_rank(const char *run, const char *tdir, int r, struct ivls *busy, struct ivl
 	}
 	ivls_normalize(&t.all);
 	ivls_push(&win, lo, hi);
+	if (wout)
+		write_phases(wout, r, &t.all, lo, hi);
 	mpi = ivls_cross(&t.all, &win);
 	mpi_busy = ivls_cross(&t.all, busy);
 	mpi_idle = ivls_cross(&t.all, idle);
@@ -605,6 +631,8 @@ main(int argc, char **argv)
 	struct ivls *busy, *idle, *waits = NULL;	/* per rank; waits only with -i */
 	struct err e = { 0 };
 	int per_call = 0, per_ivl = 0, rc = 0, seen = 0;
+	const char *wpath = NULL;
+	FILE *wout = NULL;
 
 	err_progname = "phases_truth";
 	for (; argc > 1 && argv[1][0] == '-' && argv[1][1] && !argv[1][2]; argc--, argv++) {
@@ -612,13 +640,21 @@ main(int argc, char **argv)
 			per_call = 1;
 		else if (argv[1][1] == 'i')
 			per_ivl = 1;
+		else if (argv[1][1] == 'w' && argc > 2)
+			wpath = argv[2], argc--, argv++;
 		else
 			break;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: phases_truth [-c] [-i] RUN TRUTHDIR\n");
+		fprintf(stderr, "usage: phases_truth [-c] [-i] [-w PHASES] RUN TRUTHDIR\n");
 		return 2;
 	}
+	if (wpath && (wout = fopen(wpath, "w")) == NULL) {
+		fprintf(stderr, "phases_truth: cannot write '%s': %s\n", wpath, strerror(errno));
+		return 1;
+	}
+	if (wout)
+		fprintf(wout, "# contend-phases 1\nrank\tkind\tt_start_ns\tt_end_ns\trun_ns\twait_ns\n");
 	busy = xcalloc(MAX_RANKS, sizeof *busy);
 	idle = xcalloc(MAX_RANKS, sizeof *idle);
 	if (phases_read(argv[1], busy, idle, &e) < 0) {
@@ -639,7 +675,7 @@ main(int argc, char **argv)
 			continue;
 		seen++;
 		rc |= one_rank(argv[1], argv[2], r, &busy[r], &idle[r], per_call,
-			       !per_ivl ? NULL : waits ? &waits[r] : &no_waits);
+			       !per_ivl ? NULL : waits ? &waits[r] : &no_waits, wout);
 		if (waits)
 			ivls_free(&waits[r]);
 		ivls_free(&busy[r]);
@@ -648,6 +684,10 @@ main(int argc, char **argv)
 	free(busy);
 	free(idle);
 	free(waits);
+	if (wout && fclose(wout) != 0) {
+		fprintf(stderr, "phases_truth: writing '%s': %s\n", wpath, strerror(errno));
+		rc = 1;
+	}
 	if (!seen) {
 		fprintf(stderr, "phases_truth: no phases in '%s/profile/phases.tsv'\n", argv[1]);
 		return 1;

@@ -60,6 +60,21 @@ check call-rows "grep -q '^call	0	recv	1	0.105	0.055\$' '$T/out' && grep -q '^ca
 check len-rows "grep -q '^len	0	>100ms	1	0.105	0.055\$' '$T/out' && grep -q '^len	0	1-20ms	1	0.010	0.010\$' '$T/out' &&
 	grep -q '^len	0	<1ms	0	0.000	0.000\$' '$T/out'" "$(grep '^len' "$T/out" | tr '\t\n' ' |')"
 
+# -w: the truth as parse's phases over the window: busy 0-45, idle 45-150 (recv), busy
+# 150-250, idle 250-260 (wait), busy 260-290, idle 290-300 (finalize to the window's end)
+"$PT" -w "$T/ph.tsv" "$T/run" "$T/truth" >/dev/null 2>&1
+rc=$?
+{
+	printf '# contend-phases 1\nrank\tkind\tt_start_ns\tt_end_ns\trun_ns\twait_ns\n'
+	for p in busy:0:45 idle:45:150 busy:150:250 idle:250:260 busy:260:290 idle:290:300; do
+		IFS=: read -r k a b <<EOF_P
+$p
+EOF_P
+		printf '0\t%s\t%s\t%s\t-1\t-1\n' "$k" "$(ms "$a")" "$(ms "$b")"
+	done
+} >"$T/ph.want"
+check write-phases "[ $rc -eq 0 ] && cmp -s '$T/ph.tsv' '$T/ph.want'" "exit $rc: $(diff "$T/ph.want" "$T/ph.tsv" 2>&1 | head -n 3 | tr '\n' ' ')"
+
 "$PT" -i "$T/run" "$T/truth" >"$T/outi" 2>&1
 check ivl-rows "[ \"\$(grep -c '^ivl	0	' '$T/outi')\" = 15 ] && grep -q \"^ivl	0	$(ms 40)	$(ms 60)	busy	0.750	11000000	1	1	-1\$\" '$T/outi' &&
 	grep -q \"^ivl	0	$(ms 140)	$(ms 160)	idle	0.500	11000000	1	1	-1\$\" '$T/outi'" "$(grep '^ivl' "$T/outi" | sed -n 3p)"
