@@ -297,15 +297,20 @@ seed(struct kcut_conf *cf, struct kcut_key *k, __u32 seq, __u32 s, __u32 how)
 /* A segment (payload at hdr, plen bytes from sequence number seq, len bytes in all) of a
  * direction not known yet. Open MPI's TCP BTL handshake, alone as Open MPI sends it: the
  * frames start right after it, with the next segment. UCX's magic, first on the
- * initiator's stream: records follow it, in this segment already. Either way the program
- * follows the direction from there by itself. Returns the bytes to copy (whole, but for
- * body past the direction's first bytes). */
+ * initiator's stream: records follow it, in this segment already; and the acceptor, which
+ * answers only once the magic and the request came, starts its own stream with a record
+ * (the connection reply, no magic) at the byte the segment acknowledges (ack, when
+ * has_ack), so its direction is followed from there too (the capture thread takes it back
+ * if it did not start so). Either way the program follows the direction from there by
+ * itself. Returns the bytes to copy (whole, but for body past the direction's first
+ * bytes). */
 static __always_inline __u32
 handshake(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_key *k, __u32 hdr,
-	  __u32 seq, __u32 plen, __u32 len)
+	  __u32 seq, __u32 plen, __u32 len, __u32 ack, int has_ack)
 {
 	__u8 m[12];
 	struct kcut_val *v;
+	struct kcut_key rk;
 
 	if (cf->ucx.magic[0] != 0 && plen >= sizeof cf->ucx.magic &&
 	    bpf_skb_load_bytes(skb, hdr, m, 8) == 0) {
@@ -313,6 +318,15 @@ handshake(struct __sk_buff *skb, struct kcut_conf *cf, struct kcut_key *k, __u32
 			if (m[i] != cf->ucx.magic[i])
 				goto ompi;
 		v = seed(cf, k, seq, seq + 8, KCUT_FOLLOW_UCX);
+		if (v != 0 && has_ack) {
+			__builtin_memset(&rk, 0, sizeof rk);
+			__builtin_memcpy(rk.src, k->dst, sizeof rk.src);
+			__builtin_memcpy(rk.dst, k->src, sizeof rk.dst);
+			rk.sport_be = k->dport_be;
+			rk.dport_be = k->sport_be;
+			rk.af = k->af;
+			(void)seed(cf, &rk, ack, ack, KCUT_FOLLOW_UCX);
+		}
 		if (v == 0 || plen == 8)
 			return len;
 		return follow(skb, cf, v, hdr, seq, plen, 8, len);
@@ -337,7 +351,7 @@ kcut(struct __sk_buff *skb)
 	struct kcut_key k;
 	struct kcut_conf *cf = bpf_map_lookup_elem(&kcut_conf, &zero);
 	struct kcut_val *v;
-	__u32 seq_be, seq, off, span, lo, s, d;
+	__u32 seq_be, seq, ack_be, off, span, lo, s, d;
 	__u64 lo_s;
 
 	if (cf == 0)
@@ -406,8 +420,12 @@ kcut(struct __sk_buff *skb)
 		return len;
 	seq = bpf_ntohl(seq_be);
 	v = bpf_map_lookup_elem(&kcut_dirs, &k);
-	if (v == 0)
-		return handshake(skb, cf, &k, hdr, seq, plen, len);
+	if (v == 0) {
+		int has_ack = (b[1] & 0x10) && bpf_skb_load_bytes(skb, l4 + 8, &ack_be, 4) == 0;
+
+		return handshake(skb, cf, &k, hdr, seq, plen, len, has_ack ? bpf_ntohl(ack_be) : 0,
+				 has_ack);
+	}
 	lo_s = *(volatile __u64 *)&v->lo_s;
 	lo = (__u32)lo_s;
 	s = (__u32)(lo_s >> 32);

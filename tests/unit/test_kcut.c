@@ -390,18 +390,82 @@ TEST(ucx_follows_from_magic)
 	CHECK(copy_useg(port, UR4 - 50, 1448) == 40 + 1448);	/* am 200: not followed */
 	CHECK(copy_useg(port, UR4 - 50 + 1448, 1448) == 40 + 1448);
 	kcut_counters(K, &kc);
-	CHECK(kc.handshakes - kc0.handshakes == 1);
+	CHECK(kc.handshakes - kc0.handshakes == 2);	/* and the acceptor's, at ack 0 */
 	CHECK(kc.followed - kc0.followed == 4);	/* the request, UR1, UR2, UR3 */
 	CHECK(kc.stopped - kc0.stopped == 1);
 	CHECK(kc.packets - kc0.packets == 6);
 	CHECK(kc.bytes - kc0.bytes ==
 	      (1448 - 256) + 1448 + (1448 - 113) + 1448 + (1448 - 85) + 1448);
 	kcut_del(K, 4, A, B, port, 6000);
+	kcut_del(K, 4, B, A, 6000, port);
 	/* a stream the capture thread hands over at a record header follows the same way */
 	kcut_set(K, 4, A, B, port, 6000, UR1, UR1, KCUT_FOLLOW_UCX);
 	CHECK(copy_useg(port, UR1, 1448) == 40 + 13);
 	CHECK(copy_useg(port, UR2 - 100, 1448) == 40 + 113);
 	kcut_del(K, 4, A, B, port, 6000);
+}
+
+/* What the program copies of the acceptor's segment [seq, seq + n) of stream st (byte 0 at
+ * base): B:6000 -> A:dport. */
+static uint32_t
+copy_back(const uint8_t *st, uint32_t base, uint16_t dport, uint32_t seq, size_t n)
+{
+	static uint8_t f[14 + 40 + 1448];
+	size_t len = frame4(f, 6, B, A, 6000, dport, seq, 0, n);
+	uint32_t c = 12345;
+	struct err e;
+
+	memcpy(f + 54, st + seq - base, n);
+	CHECK(kcut_run(K, f, len, &c, &e) == 0);
+	return c;
+}
+
+/* The initiator's magic acknowledges the acceptor's first byte (ASEQ): the acceptor's
+ * direction, whose stream starts with the connection reply and no magic, is followed
+ * from there by the program itself, its first 256 bytes copied whole; without the
+ * acknowledgement it is left to the capture thread (copied whole). */
+#define ASEQ 900000u
+#define AR1 (ASEQ + 25)
+static uint8_t Astream[AR1 + 13 + UBODY + 13 - ASEQ];
+
+TEST(ucx_acceptor_from_ack)
+{
+	static uint8_t f[14 + 40 + 1448];
+	struct kcut_counters kc0, kc;
+	uint16_t port = 5450;
+	uint32_t c;
+	struct err e;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof Astream; i++)
+		Astream[i] = (uint8_t)(i * 11);
+	Astream[0] = 32, Astream[1] = 20, Astream[2] = Astream[3] = Astream[4] = 0;	/* reply */
+	Astream[AR1 - ASEQ] = 2;	/* EAGER_ONLY: 8 + UBODY */
+	Astream[AR1 - ASEQ + 1] = (uint8_t)(8 + UBODY), Astream[AR1 - ASEQ + 2] = (uint8_t)((8 + UBODY) >> 8);
+	Astream[AR1 - ASEQ + 3] = Astream[AR1 - ASEQ + 4] = 0;
+	kcut_counters(K, &kc0);
+	/* the magic's segment, acknowledging ASEQ */
+	len = frame4(f, 6, A, B, port, 6000, USEQ, 0, 1448);
+	memcpy(f + 54, Ustream, 1448);
+	f[42] = (uint8_t)(ASEQ >> 24), f[43] = (uint8_t)(ASEQ >> 16);
+	f[44] = (uint8_t)(ASEQ >> 8), f[45] = (uint8_t)ASEQ;
+	CHECK(kcut_run(K, f, len, &c, &e) == 0);
+	CHECK(c == 40 + 256);
+	kcut_counters(K, &kc);
+	CHECK(kc.handshakes - kc0.handshakes == 2);
+	/* the acceptor's first segment: its first 256 bytes, then the record's body left out */
+	CHECK(copy_back(Astream, ASEQ, port, ASEQ, 1448) == 40 + 256);
+	CHECK(copy_back(Astream, ASEQ, port, ASEQ + 1448, 1448) == 40);
+	CHECK(copy_back(Astream, ASEQ, port, AR1 + 13 + UBODY - 100, 100 + 13) == 40 + 100 + 13);
+	kcut_del(K, 4, A, B, port, 6000);
+	kcut_del(K, 4, B, A, 6000, port);
+	/* the magic without the ACK bit: the acceptor's direction is not seeded */
+	len = frame4(f, 6, A, B, port + 1, 6000, USEQ, 0, 1448);
+	memcpy(f + 54, Ustream, 1448);
+	f[47] &= (uint8_t)~0x10;
+	CHECK(kcut_run(K, f, len, &c, &e) == 0);
+	CHECK(copy_back(Astream, ASEQ, port + 1, ASEQ + 1448, 1448) == 40 + 1448);
+	kcut_del(K, 4, A, B, port + 1, 6000);
 }
 
 /* A UCX record header cut by a segment's end after k bytes, for every k inside the 13
@@ -457,6 +521,7 @@ main(void)
 	RUN(follows_from_handshake);
 	ustream_init();
 	RUN(ucx_follows_from_magic);
+	RUN(ucx_acceptor_from_ack);
 	RUN(ucx_record_split);
 	kcut_free(K);
 	return check_done();
