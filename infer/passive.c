@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "lib/clock.h"
+#include "lib/sortnum.h"
 #include "lib/xalloc.h"
 
 #define M PASV_MAX_HOSTS
@@ -835,22 +836,10 @@ ev_add(struct ev *v, const struct pasv_pair *r, double agg_Bps)
 	}
 }
 
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double
 ev_cap(struct ev *v)
 {
-	if (v->ncap == 0)
-		return NAN;
-	qsort(v->caps, (size_t)v->ncap, sizeof v->caps[0], cmp_dbl);
-	return v->ncap % 2 ? v->caps[v->ncap / 2] :
-			     (v->caps[v->ncap / 2 - 1] + v->caps[v->ncap / 2]) / 2;
+	return sortnum_median(v->caps, (size_t)v->ncap);
 }
 
 /* Shared wins when its tests outweigh the independent ones; the confidence is the winning
