@@ -434,17 +434,10 @@ spans_push(struct spans *s, int64_t a, int64_t b)
 }
 
 static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int
 cmp_sample(const void *a, const void *b)
 {
-	return cmp_i64(&((const struct pasv_sample *)a)->t_ns, &((const struct pasv_sample *)b)->t_ns);
+	return sortnum_cmp_i64(&((const struct pasv_sample *)a)->t_ns,
+			       &((const struct pasv_sample *)b)->t_ns);
 }
 
 void
@@ -467,7 +460,7 @@ flow_gap_ns(const struct pasv *p, const struct pasv_flow *f)
 	g = xmallocarray(f->n - 1, sizeof *g);
 	for (size_t i = 1; i < f->n; i++)
 		g[n++] = f->s[i].t_ns - f->s[i - 1].t_ns;
-	qsort(g, n, sizeof *g, cmp_i64);
+	qsort(g, n, sizeof *g, sortnum_cmp_i64);
 	med = g[n * 95 / 100];
 	free(g);
 	gap = 4 * med;
