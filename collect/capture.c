@@ -896,8 +896,11 @@ append(char *out, size_t outlen, size_t *off, const char *s)
 		*off = outlen - 1;
 }
 
-void
-capture_host_addrs(char *out, size_t outlen)
+/* out = what entry says of each of this host's interfaces that has an address and is not
+ * the loopback, comma-separated; entry returns false to leave one out. Empty when none, or
+ * when the interfaces cannot be listed. */
+static void
+host_list(char *out, size_t outlen, bool (*entry)(const struct ifaddrs *p, char *s, size_t slen))
 {
 	struct ifaddrs *ifa, *p;
 	size_t off = 0;
@@ -908,53 +911,61 @@ capture_host_addrs(char *out, size_t outlen)
 	if (getifaddrs(&ifa) != 0)
 		return;
 	for (p = ifa; p != NULL; p = p->ifa_next) {
-		char a[INET6_ADDRSTRLEN];
+		char s[128];
 
 		if (p->ifa_addr == NULL || (p->ifa_flags & IFF_LOOPBACK))
 			continue;
-		if (p->ifa_addr->sa_family == AF_INET) {
-			inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)p->ifa_addr)->sin_addr, a, sizeof a);
-		} else if (p->ifa_addr->sa_family == AF_INET6) {
-			struct in6_addr *in6 = &((struct sockaddr_in6 *)(void *)p->ifa_addr)->sin6_addr;
-
-			if (IN6_IS_ADDR_LINKLOCAL(in6))
-				continue;
-			inet_ntop(AF_INET6, in6, a, sizeof a);
-		} else {
-			continue;
-		}
-		append(out, outlen, &off, a);
+		if (entry(p, s, sizeof s))
+			append(out, outlen, &off, s);
 	}
 	freeifaddrs(ifa);
+}
+
+/* An IPv4 or IPv6 address that is not link-local. */
+static bool
+addr_entry(const struct ifaddrs *p, char *s, size_t slen)
+{
+	if (p->ifa_addr->sa_family == AF_INET) {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)p->ifa_addr)->sin_addr, s, (socklen_t)slen);
+	} else if (p->ifa_addr->sa_family == AF_INET6) {
+		struct in6_addr *in6 = &((struct sockaddr_in6 *)(void *)p->ifa_addr)->sin6_addr;
+
+		if (IN6_IS_ADDR_LINKLOCAL(in6))
+			return false;
+		inet_ntop(AF_INET6, in6, s, (socklen_t)slen);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* name=MAC of an interface with an Ethernet address. */
+static bool
+mac_entry(const struct ifaddrs *p, char *s, size_t slen)
+{
+	const struct sockaddr_ll *ll;
+
+	if (p->ifa_addr->sa_family != AF_PACKET)
+		return false;
+	ll = (const struct sockaddr_ll *)(const void *)p->ifa_addr;
+	if (ll->sll_halen != 6)
+		return false;
+	snprintf(s, slen, "%s=%02x:%02x:%02x:%02x:%02x:%02x", p->ifa_name,
+		 ll->sll_addr[0], ll->sll_addr[1], ll->sll_addr[2], ll->sll_addr[3],
+		 ll->sll_addr[4], ll->sll_addr[5]);
+	return true;
+}
+
+void
+capture_host_addrs(char *out, size_t outlen)
+{
+	host_list(out, outlen, addr_entry);
 }
 
 void
 capture_host_macs(char *out, size_t outlen)
 {
-	struct ifaddrs *ifa, *p;
-	size_t off = 0;
-
-	if (outlen == 0)
-		return;
-	out[0] = '\0';
-	if (getifaddrs(&ifa) != 0)
-		return;
-	for (p = ifa; p != NULL; p = p->ifa_next) {
-		struct sockaddr_ll *ll;
-		char s[128];
-
-		if (p->ifa_addr == NULL || p->ifa_addr->sa_family != AF_PACKET ||
-		    (p->ifa_flags & IFF_LOOPBACK))
-			continue;
-		ll = (struct sockaddr_ll *)(void *)p->ifa_addr;
-		if (ll->sll_halen != 6)
-			continue;
-		snprintf(s, sizeof s, "%s=%02x:%02x:%02x:%02x:%02x:%02x", p->ifa_name,
-			 ll->sll_addr[0], ll->sll_addr[1], ll->sll_addr[2], ll->sll_addr[3],
-			 ll->sll_addr[4], ll->sll_addr[5]);
-		append(out, outlen, &off, s);
-	}
-	freeifaddrs(ifa);
+	host_list(out, outlen, mac_entry);
 }
 
 int

@@ -45,16 +45,9 @@ runmeta_set(struct runmeta *m, const char *key, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		BUG("bad format for meta key '%s'", key);
-	s = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	set_owned(m, key, s);
 }

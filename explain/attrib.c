@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sortnum.h"
 #include "lib/xalloc.h"
 #include "predict/coloc.h"
 #include "predict/replay.h"
@@ -39,14 +40,6 @@ struct side {
 	const struct prof_busy **ph;	/* each rank's busy phases by start: rank i's are */
 	long *off;			/* ph[off[i]..off[i + 1]) (coloc_phases_by_rank) */
 };
-
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* t[0..n) sorted: the index of the first at or after x (n when none). */
 static long
@@ -95,7 +88,7 @@ times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
 		}
 	}
 	for (int i = 0; i < p->nranks; i++)
-		qsort(a + o[i], (size_t)(o[i + 1] - o[i]), sizeof *a, cmp_i64);
+		qsort(a + o[i], (size_t)(o[i + 1] - o[i]), sizeof *a, sortnum_cmp_i64);
 	*t = a;
 	*off = o;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/sortnum.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "parse/phases.h"
@@ -154,14 +155,6 @@ load_stats(struct evid *v, const struct prof *p)
 	free(path);
 }
 
-static int
-by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The handshake round trips of each host pair (conns.tsv). */
 static void
 load_rtts(struct evid *v, const struct prof *p)
@@ -220,7 +213,7 @@ load_rtts(struct evid *v, const struct prof *p)
 		for (size_t i = 0; i < n; i++)
 			if (smp[i].pair == j)
 				x[k++] = smp[i].ns;
-		qsort(x, (size_t)k, sizeof *x, by_double);
+		qsort(x, (size_t)k, sizeof *x, sortnum_cmp_f64);
 		v->rtt[j].med_ns = k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2;
 		free(x);
 	}

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "lib/clock.h"
+#include "lib/sortnum.h"
 #include "lib/xalloc.h"
 
 #define M PASV_MAX_HOSTS
@@ -433,17 +434,10 @@ spans_push(struct spans *s, int64_t a, int64_t b)
 }
 
 static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int
 cmp_sample(const void *a, const void *b)
 {
-	return cmp_i64(&((const struct pasv_sample *)a)->t_ns, &((const struct pasv_sample *)b)->t_ns);
+	return sortnum_cmp_i64(&((const struct pasv_sample *)a)->t_ns,
+			       &((const struct pasv_sample *)b)->t_ns);
 }
 
 void
@@ -466,7 +460,7 @@ flow_gap_ns(const struct pasv *p, const struct pasv_flow *f)
 	g = xmallocarray(f->n - 1, sizeof *g);
 	for (size_t i = 1; i < f->n; i++)
 		g[n++] = f->s[i].t_ns - f->s[i - 1].t_ns;
-	qsort(g, n, sizeof *g, cmp_i64);
+	qsort(g, n, sizeof *g, sortnum_cmp_i64);
 	med = g[n * 95 / 100];
 	free(g);
 	gap = 4 * med;
@@ -835,22 +829,10 @@ ev_add(struct ev *v, const struct pasv_pair *r, double agg_Bps)
 	}
 }
 
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double
 ev_cap(struct ev *v)
 {
-	if (v->ncap == 0)
-		return NAN;
-	qsort(v->caps, (size_t)v->ncap, sizeof v->caps[0], cmp_dbl);
-	return v->ncap % 2 ? v->caps[v->ncap / 2] :
-			     (v->caps[v->ncap / 2 - 1] + v->caps[v->ncap / 2]) / 2;
+	return sortnum_median(v->caps, (size_t)v->ncap);
 }
 
 /* Shared wins when its tests outweigh the independent ones; the confidence is the winning

@@ -22,6 +22,7 @@
 #include "collect/agent.h"
 #include "lib/clock.h"
 #include "lib/fsutil.h"
+#include "lib/sortnum.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 
@@ -326,23 +327,6 @@ transfer(int fd, int64_t len)
 	return (double)len * 1e9 / (double)(clock_mono_ns() - t0);
 }
 
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, int n)
-{
-	if (n <= 0)
-		return NAN;
-	qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct xfer_job {
 	int fd;
 	int64_t len;
@@ -421,7 +405,7 @@ measure(struct peer *pe, int np, const struct probe_opts *o, double *ratio, doub
 				return err_set(e, E_IO, "agent '%s' (rank %d) stopped answering", p->host, p->rank);
 			v[n++ % 100] = (double)r;
 		}
-		qsort(v, (size_t)(n < 100 ? n : 100), sizeof v[0], cmp_dbl);
+		qsort(v, (size_t)(n < 100 ? n : 100), sizeof v[0], sortnum_cmp_f64);
 		p->lat_ns = (int64_t)(v[0] / 2);
 		/* grow the transfer until it lasts long enough to be stable */
 		for (;;) {
@@ -443,7 +427,7 @@ measure(struct peer *pe, int np, const struct probe_opts *o, double *ratio, doub
 			if (v[n] <= 0)
 				return err_set(e, E_IO, "transfer to '%s' failed", p->host);
 		}
-		p->solo_Bps = median(v, n);
+		p->solo_Bps = sortnum_median(v, (size_t)n);
 		verbose("infer: probe: %s alone: %.3f MB/s (%lld bytes), latency %.1f us", p->host,
 			p->solo_Bps / 1e6, (long long)len, (double)p->lat_ns / 1e3);
 	}
@@ -463,8 +447,8 @@ measure(struct peer *pe, int np, const struct probe_opts *o, double *ratio, doub
 				rs[n] = (ra / pe[i].solo_Bps + rb / pe[j].solo_Bps) / 2;
 				ss[n] = ra + rb;
 			}
-			ratio[i * np + j] = ratio[j * np + i] = median(rs, n);
-			sum[i * np + j] = sum[j * np + i] = median(ss, n);
+			ratio[i * np + j] = ratio[j * np + i] = sortnum_median(rs, (size_t)n);
+			sum[i * np + j] = sum[j * np + i] = sortnum_median(ss, (size_t)n);
 			verbose("infer: probe: %s and %s together: ratio %.2f, %.3f MB/s in all", pe[i].host,
 				pe[j].host, ratio[i * np + j], sum[i * np + j] / 1e6);
 		}
@@ -714,7 +698,7 @@ add_root_net(struct probe_build *b, struct graph *g, struct err *e)
 			v[k++] = b->solo[i];
 	}
 	if (k > 0) {
-		qsort(v, (size_t)k, sizeof v[0], cmp_dbl);
+		qsort(v, (size_t)k, sizeof v[0], sortnum_cmp_f64);
 		a.bw_Bps = v[k / 2];
 	}
 	for (int i = 1; i < n; i++)
@@ -759,8 +743,8 @@ add_shared_net(struct probe_build *b, int r, int root_net, struct graph *g, stru
 					}
 				}
 		}
-	qsort(caps, (size_t)nc, sizeof caps[0], cmp_dbl);
-	qsort(lats, (size_t)nl, sizeof lats[0], cmp_dbl);
+	qsort(caps, (size_t)nc, sizeof caps[0], sortnum_cmp_f64);
+	qsort(lats, (size_t)nl, sizeof lats[0], sortnum_cmp_f64);
 	a = graph_attr_unknown();
 	/* the summed rates of a pair overstate a little (the one left alone speeds up at the
 	 * end), its members' solo rates understate a little (a round trip per transfer): the
@@ -768,7 +752,7 @@ add_shared_net(struct probe_build *b, int r, int root_net, struct graph *g, stru
 	for (int x = 1; x < n; x++)
 		if (uf_find(b->par, x) == r && k < PROBE_MAX_HOSTS)
 			so[k++] = b->solo[x];
-	qsort(so, (size_t)k, sizeof so[0], cmp_dbl);
+	qsort(so, (size_t)k, sizeof so[0], sortnum_cmp_f64);
 	a.bw_Bps = nc ? (caps[nc / 2] + so[k / 2]) / 2 : NAN;
 	a.confidence = nt ? fmin(1, cmin) * ns / nt : GRAPH_UNTESTED;
 	snprintf(note, sizeof note, "shared bottleneck: %d of %d probed pairs fell towards "

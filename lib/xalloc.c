@@ -80,20 +80,30 @@ xstrndup(const char *s, size_t n)
 }
 
 char *
-xasprintf(const char *fmt, ...)
+xvasprintf(const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list aq;
 	int n;		/* length without the NUL */
 	char *p;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
 	if (n < 0)
 		BUG("vsnprintf failed for '%s'", fmt);
 	p = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
 	return p;
 }

@@ -2,6 +2,7 @@
 #ifndef LIB_XALLOC_H
 #define LIB_XALLOC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -14,6 +15,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* A formatted string in fresh memory (caller frees). */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same from a va_list, which it uses up (the caller still calls va_end). */
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Checked size arithmetic: true and *out set when no overflow, false otherwise. */
 static inline bool

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/gzio.h"
+#include "lib/sortnum.h"
 #include "lib/xalloc.h"
 
 const char *const phases_cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "run_ns",
@@ -620,14 +621,6 @@ phases_write(const struct rank_cpu *rc, struct tsv_w *t, struct err *e)
 	return 0;
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 size_t
 phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, enum phases_wait_rule rule,
 	     struct phases_wait **out)
@@ -638,9 +631,9 @@ phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, enum 
 
 	*out = NULL;
 	if (nsend > 1)	/* a rank that never sent has no array (qsort must not get NULL) */
-		qsort(send_ns, nsend, sizeof *send_ns, cmp_i64);
+		qsort(send_ns, nsend, sizeof *send_ns, sortnum_cmp_i64);
 	if (narr > 1)
-		qsort(arr_ns, narr, sizeof *arr_ns, cmp_i64);
+		qsort(arr_ns, narr, sizeof *arr_ns, sortnum_cmp_i64);
 	while (j < narr) {
 		if (i < nsend && send_ns[i] < arr_ns[j]) {
 			last_send = send_ns[i++];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/sortnum.h"
 
 extern char **environ;
 
@@ -178,14 +179,6 @@ probe(const struct calib_opts *o, int64_t *t_ns, struct err *e)
 }
 
 static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int
 probe_median(const struct calib_opts *o, int64_t *t_ns, struct err *e)
 {
 	int64_t v[32];
@@ -195,7 +188,7 @@ probe_median(const struct calib_opts *o, int64_t *t_ns, struct err *e)
 	for (int j = 0; j < n; j++)
 		if ((rc = probe(o, &v[j], e)) < 0)
 			return rc;
-	qsort(v, (size_t)n, sizeof *v, cmp_i64);
+	qsort(v, (size_t)n, sizeof *v, sortnum_cmp_i64);
 	*t_ns = v[n / 2];
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/sortnum.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "predict/run001.h"
@@ -596,22 +597,6 @@ hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const ch
 	return rule;
 }
 
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of v[0..n), n >= 1; sorts v. */
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The HL_COVER central quantiles of model's signed errors over the cells in scope, as
  * order statistics of split conformal prediction: the floor((n + 1) a)-th smallest below
  * and the ceil((n + 1) (1 - a))-th above (a = (1 - HL_COVER) / 2), clamped to the sample.
@@ -627,7 +612,7 @@ quantiles(const struct hl_table *t, const char *leave_out, const char *model, co
 		if (strcmp(t->cells[i].model, model) == 0 && in_scope(&t->cells[i], leave_out, scen_class, kind, run_kind))
 			v[n++] = log_err(&t->cells[i]);
 	if (n > 0) {
-		qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+		qsort(v, (size_t)n, sizeof *v, sortnum_cmp_f64);
 		/* 1e-9: (n + 1) a is an integer for n = 9, 19, ... which rounding must not move */
 		k = (int)floor((n + 1) * a + 1e-9);
 		*lo = v[k < 1 ? 0 : k - 1];
@@ -659,7 +644,7 @@ noise(const struct hl_table *t, const char *leave_out, const char *scen_class, i
 		if (in_scope(&t->cells[i], leave_out, scen_class, -1, run_kind))
 			v[n++] = (t->cells[i].max_ns - t->cells[i].min_ns) / 2 / t->cells[i].med_ns;
 	if (n > 0)
-		r = median(v, n);
+		r = sortnum_median(v, (size_t)n);
 	free(v);
 	return r;
 }
@@ -697,7 +682,7 @@ hl_answer(const struct hl_table *t, const char *leave_out, int kind, const char 
 		v = xmallocarray((size_t)nded, sizeof *v);
 		memcpy(v, ded_ns, (size_t)nded * sizeof *v);
 		{
-			double med = median(v, nded);
+			double med = sortnum_median(v, (size_t)nded);
 
 			a->spread = med > 0 ? (v[nded - 1] - v[0]) / 2 / med : 0;
 		}
@@ -709,7 +694,7 @@ hl_answer(const struct hl_table *t, const char *leave_out, int kind, const char 
 			v[nv++] = rs[i].predicted_ns;
 	a->nother = nv;
 	if (nv > 0) {
-		double d = (median(v, nv) - P) / P / 2;
+		double d = (sortnum_median(v, (size_t)nv) - P) / P / 2;
 
 		if (d > 0)
 			a->dis_hi = d;

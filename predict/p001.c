@@ -587,16 +587,6 @@ cmp_msg_t(const void *x, const void *y)
 	return a->t_ns < b->t_ns ? -1 : a->t_ns > b->t_ns;
 }
 
-static int
-cmp_busy(const void *x, const void *y)
-{
-	const struct prof_busy *a = x, *b = y;
-
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->t_start_ns < b->t_start_ns ? -1 : a->t_start_ns > b->t_start_ns;
-}
-
 /* Busy phases merged per rank: ph[first[r] .. first[r + 1]) are rank r's, sorted, disjoint. */
 struct busyset {
 	struct prof_busy *ph;
@@ -613,7 +603,7 @@ busyset_init(struct busyset *b, const struct prof_busy *busy, size_t nbusy, int 
 	for (size_t i = 0; i < nbusy; i++)
 		if (busy[i].rank >= 0 && busy[i].rank < nranks && busy[i].t_end_ns > busy[i].t_start_ns)
 			b->ph[n++] = busy[i];
-	qsort(b->ph, n, sizeof *b->ph, cmp_busy);
+	qsort(b->ph, n, sizeof *b->ph, prof_busy_cmp);
 	{
 		size_t w = 0;
 

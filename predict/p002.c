@@ -65,16 +65,6 @@ p002_heterogeneity(const double *w, int m)
 	return sum / m;
 }
 
-static int
-cmp_busy(const void *x, const void *y)
-{
-	const struct prof_busy *a = x, *b = y;
-
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	return a->t_start_ns < b->t_start_ns ? -1 : a->t_start_ns > b->t_start_ns;
-}
-
 int
 p002_active_ns(const struct prof_busy *busy, size_t n, int m, int64_t t0_ns, int64_t t1_ns,
 	       int64_t *act_ns, struct err *e)
@@ -95,7 +85,7 @@ p002_active_ns(const struct prof_busy *busy, size_t n, int m, int64_t t0_ns, int
 		if (x.t_end_ns > x.t_start_ns)
 			b[k++] = x;
 	}
-	qsort(b, k, sizeof *b, cmp_busy);
+	qsort(b, k, sizeof *b, prof_busy_cmp);
 	memset(act_ns, 0, (size_t)m * sizeof *act_ns);
 	for (size_t i = 0; i < k;) {
 		int r = b[i].rank;

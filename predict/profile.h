@@ -89,6 +89,17 @@ struct prof_busy {
 	int64_t run_ns;		/* CPU time of the rank's threads in the phase, -1 unknown */
 };
 
+/* qsort's order of busy phases: by rank, then by start. */
+static inline int
+prof_busy_cmp(const void *x, const void *y)
+{
+	const struct prof_busy *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return a->t_start_ns < b->t_start_ns ? -1 : a->t_start_ns > b->t_start_ns;
+}
+
 struct prof {
 	char *run;			/* the run directory, owned */
 	int nranks;

@@ -587,6 +587,26 @@ speed_refused(const struct prof *p, const struct scen *s, struct pred_result *r)
 	return sp != NULL;
 }
 
+/* The opening both entry points share: the refusal of a changed node speed, then m derived.
+ * 1 derived (the caller releases m), 0 the model does not apply (r says why), negative
+ * error; m holds nothing to release on 0 or error. */
+static int
+refuse_or_derive(const struct prof *p, const struct scen *s, struct ms_run *m, struct pred_result *r,
+		 struct err *e)
+{
+	char why[256];
+	int rc;
+
+	if (speed_refused(p, s, r))
+		return 0;
+	rc = derive(p, m, why, sizeof why, e);
+	if (rc <= 0) {
+		ms_run_release(m);
+		return rc < 0 ? rc : pred_na(r, "%s", why);
+	}
+	return 1;
+}
+
 int
 run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
 {
@@ -602,13 +622,8 @@ run001_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 
 	r->dedicated_ns = T;
 	snprintf(r->equation, sizeof r->equation, "001 Sec. 4.5");
-	if (speed_refused(p, s, r))
-		return 0;
-	rc = derive(p, &m, why, sizeof why, e);
-	if (rc <= 0) {
-		ms_run_release(&m);
-		return rc < 0 ? rc : pred_na(r, "%s", why);
-	}
+	if ((rc = refuse_or_derive(p, s, &m, r, e)) <= 0)
+		return rc;
 	memset(&ded, 0, sizeof ded);
 	memset(&sc, 0, sizeof sc);
 	memset(&simd, 0, sizeof simd);
@@ -713,20 +728,14 @@ run001_select(const struct prof *p, const struct scen *s, const char *policy, st
 	struct p001_slaves sl;
 	bool *inc;
 	int *order = NULL;
-	char why[256];
 	int rc, ninc = 0, best;
 
 	r->dedicated_ns = T;
 	snprintf(r->equation, sizeof r->equation, "001 Sec. 4.6");
 	if (policy != NULL)
 		return err_set(e, E_USAGE, "paper 001's selection takes no --policy (got '%s')", policy);
-	if (speed_refused(p, s, r))
-		return 0;
-	rc = derive(p, &m, why, sizeof why, e);
-	if (rc <= 0) {
-		ms_run_release(&m);
-		return rc < 0 ? rc : pred_na(r, "%s", why);
-	}
+	if ((rc = refuse_or_derive(p, s, &m, r, e)) <= 0)
+		return rc;
 	memset(&y, 0, sizeof y);
 	memset(&ms, 0, sizeof ms);
 	memset(&sl, 0, sizeof sl);

@@ -151,6 +151,18 @@ need(bool probe)
 		die("testbed: %s", m);
 }
 
+/* The instance's lock (close the fd to release it); dies when it cannot be taken. */
+static int
+lock_instance(void)
+{
+	struct err e = { .code = 0 };
+	int lock = tb_state_lock(instance, &e);
+
+	if (lock < 0)
+		die("testbed %d: %s", instance, e.msg);
+	return lock;
+}
+
 /* The saved layout of the instance; dies when it is not up. */
 static void
 load_conf(struct tb_conf *c)
@@ -433,9 +445,7 @@ sub_up(int argc, char **argv)
 	if (optind < argc)
 		die_usage("testbed up: unexpected argument '%s'", argv[optind]);
 	need(true);
-	lock = tb_state_lock(instance, &e);
-	if (lock < 0)
-		die("testbed %d: %s", instance, e.msg);
+	lock = lock_instance();
 	rc = tb_conf_load(instance, &conf, &e);
 	if (rc < 0)
 		die("testbed %d: %s (run 'contend testbed --instance %d down')", instance, e.msg, instance);
@@ -489,9 +499,7 @@ sub_link(int argc, char **argv)
 	if (tb_parse_rate(argv[optind + 1], &bps, &e) < 0)
 		die_usage("testbed link: %s", e.msg);
 	need(false);
-	lock = tb_state_lock(instance, &e);
-	if (lock < 0)
-		die("testbed %d: %s", instance, e.msg);
+	lock = lock_instance();
 	load_conf(&conf);
 	if (strncmp(argv[optind], "uplink", 6) == 0) {
 		int s = argv[optind][6] == '1' ? 1 : argv[optind][6] == '2' ? 2 : 0;
@@ -541,9 +549,7 @@ sub_cpu(int argc, char **argv)
 	if (argc - optind != 1 || (cpus == NULL && pct == NULL))
 		die_usage("usage: contend testbed cpu WS [--cpus LIST] [--pct PCT]");
 	need(false);
-	lock = tb_state_lock(instance, &e);
-	if (lock < 0)
-		die("testbed %d: %s", instance, e.msg);
+	lock = lock_instance();
 	load_conf(&conf);
 	ws = find_ws(&conf, argv[optind]);
 	if (cpus != NULL) {
@@ -579,9 +585,7 @@ sub_down(int argc, char **argv)
 	if (optind < argc)
 		die_usage("testbed down: unexpected argument '%s'", argv[optind]);
 	need(false);
-	lock = tb_state_lock(instance, &e);
-	if (lock < 0)
-		die("testbed %d: %s", instance, e.msg);
+	lock = lock_instance();
 	/* processes first: a namespace lives on while a process is in it */
 	if (tb_procs_load(instance, procs, TB_PROCS_CAP, &nprocs, &e) < 0) {
 		warnx_("testbed %d: %s (stopping what the cgroups hold instead)", instance, e.msg);
@@ -724,9 +728,7 @@ sub_load(int argc, char **argv)
 	if (period_ns < 10000000)
 		die_usage("testbed load: '--period' must be at least 10ms");
 	need(false);
-	lock = tb_state_lock(instance, &e);
-	if (lock < 0)
-		die("testbed %d: %s", instance, e.msg);
+	lock = lock_instance();
 	load_conf(&conf);
 	ws = find_ws(&conf, argv[optind]);
 	if (tb_procs_load(instance, procs, TB_PROCS_CAP, &nprocs, &e) < 0)
@@ -785,9 +787,7 @@ sub_unload(int argc, char **argv)
 	if (argc - optind > 1)
 		die_usage("usage: contend testbed unload [WS]");
 	need(false);
-	lock = tb_state_lock(instance, &e);
-	if (lock < 0)
-		die("testbed %d: %s", instance, e.msg);
+	lock = lock_instance();
 	if (optind < argc) {
 		load_conf(&conf);
 		ws = find_ws(&conf, argv[optind]);

@@ -1,6 +1,7 @@
 /* check: the unit-test harness. Each tests/unit/test_<module>.c has a main that calls
  * RUN(name) for each TEST(name) and returns check_done(). One output line per test:
- * "PASS <file>/<name>", "FAIL <file>/<name>: <file:line> <expression>" or
+ * "PASS <file>/<name>", "FAIL <file>/<name>: <file:line> <expression>" (the first failed
+ * check; one condition per check, so that the line says which one) or
  * "SKIP <file>/<name>: skipped: <why>" (SKIP_TEST). */
 #ifndef TESTS_CHECK_H
 #define TESTS_CHECK_H
@@ -23,6 +24,32 @@ static char check_skip_[1024];	/* why the current test could not run ("": it ran
 	if (!(cond)) { \
 		if (check_failed_++ == 0) \
 			snprintf(check_first_, sizeof check_first_, "%s:%d: %s", __FILE__, __LINE__, #cond); \
+	} \
+} while (0)
+
+/* CHECK as an expression: records a failure like CHECK and yields whether cond held, so
+ * that a check which needs it can wait for it:
+ *	if (CHECKED(p != NULL))
+ *		CHECK(p->n == 1); */
+#define CHECKED(cond) check_that_((cond) ? 1 : 0, __FILE__, __LINE__, #cond)
+
+static inline int
+check_that_(int ok, const char *file, int line, const char *expr)
+{
+	if (!ok && check_failed_++ == 0)
+		snprintf(check_first_, sizeof check_first_, "%s:%d: %s", file, line, expr);
+	return ok;
+}
+
+/* CHECK with a printf-style message in place of the expression, for a condition whose
+ * text alone does not say what was expected (a choice between values, say), and the
+ * value that was found. */
+#define CHECK_MSG(cond, ...) do { \
+	if (!(cond)) { \
+		if (check_failed_++ == 0) { \
+			int n_ = snprintf(check_first_, sizeof check_first_, "%s:%d: ", __FILE__, __LINE__); \
+			snprintf(check_first_ + n_, sizeof check_first_ - (size_t)n_, __VA_ARGS__); \
+		} \
 	} \
 } while (0)
 

@@ -62,18 +62,26 @@ TEST(rows_and_unknowns)
 	CHECK(dir != NULL);
 	CHECK(acc_load(&d, dir, &e) == 0);
 	CHECK(d.nrows == 3);
-	CHECK(d.damaged == 0 && d.inconsistent == 0);
-	CHECK(d.nscen == 2 && d.nwork == 2 && d.nmodel == 2);
+	CHECK(d.damaged == 0);
+	CHECK(d.inconsistent == 0);
+	CHECK(d.nscen == 2);
+	CHECK(d.nwork == 2);
+	CHECK(d.nmodel == 2);
 	CHECK_STR(d.scen[0], "cpu1");
 	CHECK_STR(d.work[1], "farm");
 	CHECK_STR(d.model[1], "p000");
 	CHECK_NEAR(d.rows[0].error_pct, 10.0, 1e-9);
-	CHECK(isnan(d.rows[1].predicted_ns) && isnan(d.rows[1].error_pct));
+	CHECK(isnan(d.rows[1].predicted_ns));
+	CHECK(isnan(d.rows[1].error_pct));
 	CHECK(d.rows[1].reps == 5);
-	CHECK(isnan(d.rows[2].measured_min_ns) && isnan(d.rows[2].measured_max_ns));
+	CHECK(isnan(d.rows[2].measured_min_ns));
+	CHECK(isnan(d.rows[2].measured_max_ns));
 	CHECK_STR(d.rows[2].description, "serial\tand parallel");
-	CHECK(d.have_fig3 && d.nfig3 == 1);
-	CHECK(isnan(d.fig3[0].avg_idle_ns) && d.fig3[0].link_msgs == 400 && d.fig3[0].ranks == 4);
+	CHECK(d.have_fig3);
+	CHECK(d.nfig3 == 1);
+	CHECK(isnan(d.fig3[0].avg_idle_ns));
+	CHECK(d.fig3[0].link_msgs == 400);
+	CHECK(d.fig3[0].ranks == 4);
 	acc_free(&d);
 }
 
@@ -97,7 +105,8 @@ TEST(summary_and_file)
 	CHECK(n == 3);
 	CHECK_STR(s[0].scenario, "cpu1");
 	CHECK_STR(s[0].model, "p003");
-	CHECK(s[0].nrows == 3 && s[0].n == 2);
+	CHECK(s[0].nrows == 3);
+	CHECK(s[0].n == 2);
 	CHECK_NEAR(s[0].avg_abs_pct, 6.5, 1e-9);
 	CHECK_NEAR(s[0].max_abs_pct, 10.0, 1e-9);
 	CHECK_NEAR(s[0].paper_avg_pct, 2.3, 1e-9);
@@ -106,7 +115,10 @@ TEST(summary_and_file)
 	CHECK_NEAR(s[1].avg_abs_pct, 20.0, 1e-9);
 	CHECK(isnan(s[1].paper_avg_pct));
 	CHECK_NEAR(s[1].paper_max_pct, 15.0, 1e-9);
-	CHECK(s[2].n == 0 && isnan(s[2].avg_abs_pct) && isnan(s[2].max_abs_pct));
+	if (CHECKED(s[2].n == 0)) {
+		CHECK(isnan(s[2].avg_abs_pct));
+		CHECK(isnan(s[2].max_abs_pct));
+	}
 	CHECK(isnan(s[2].paper_avg_pct));
 	CHECK(acc_summarize(&d, s, 1) == 1);	/* the cap holds */
 	n = acc_summarize(&d, s, 8);
@@ -186,7 +198,8 @@ TEST(errors)
 	acc_free(&d);
 	dir = make_dir(HEAD, NULL);
 	CHECK(acc_load(&d, dir, &e) == -E_FORMAT);
-	CHECK(strstr(e.msg, "no usable row") != NULL && strstr(e.msg, "accuracy.tsv") != NULL);
+	CHECK(strstr(e.msg, "no usable row") != NULL);
+	CHECK(strstr(e.msg, "accuracy.tsv") != NULL);
 	acc_free(&d);
 	dir = make_dir(HEAD "a\tb\n", NULL);
 	CHECK(acc_load(&d, dir, &e) == -E_FORMAT);
@@ -229,9 +242,18 @@ TEST(paper_and_stem)
 	double a, m;
 	char stem[32];
 
-	CHECK(acc_paper("link", "p003", &a, &m) && fabs(a - 2.0) < 1e-9 && fabs(m - 7.4) < 1e-9);
-	CHECK(acc_paper("both", "p003", &a, &m) && fabs(a - 5.7) < 1e-9 && fabs(m - 11.8) < 1e-9);
-	CHECK(!acc_paper("cpu1", "p000", &a, &m) && isnan(a) && isnan(m));
+	if (CHECKED(acc_paper("link", "p003", &a, &m))) {
+		CHECK(fabs(a - 2.0) < 1e-9);
+		CHECK(fabs(m - 7.4) < 1e-9);
+	}
+	if (CHECKED(acc_paper("both", "p003", &a, &m))) {
+		CHECK(fabs(a - 5.7) < 1e-9);
+		CHECK(fabs(m - 11.8) < 1e-9);
+	}
+	if (CHECKED(!acc_paper("cpu1", "p000", &a, &m))) {
+		CHECK(isnan(a));
+		CHECK(isnan(m));
+	}
 	memset(&d, 0, sizeof d);
 	d.nscen = 2;
 	snprintf(d.scen[0], sizeof d.scen[0], "../a b/'c");

@@ -28,8 +28,10 @@ TEST(fit_recovers_curves)
 	}
 	CHECK(calib_fit(pts, n, "synthetic", &d, &e) == 0);
 	CHECK(d.n == 2);
-	CHECK(d.c[0].i == 1 && d.c[1].i == 2);
-	CHECK(d.c[0].k_break > 32 && d.c[0].k_break < 64);
+	CHECK(d.c[0].i == 1);
+	CHECK(d.c[1].i == 2);
+	CHECK(d.c[0].k_break > 32);
+	CHECK(d.c[0].k_break < 64);
 	CHECK_NEAR(d.c[0].lo_b, 0.01, 1e-9);
 	CHECK_NEAR(d.c[0].hi_a, 0.5, 1e-9);
 	CHECK_NEAR(d.c[1].hi_a, 1.2, 1e-9);
@@ -64,7 +66,8 @@ TEST(rates_and_probe)
 	int64_t t;
 
 	calib_opts_default(&o);
-	CHECK(o.nrates == 4 && o.max_i == 3);
+	CHECK(o.nrates == 4);
+	CHECK(o.max_i == 3);
 	CHECK_NEAR(o.rates_bps[0], 8e6, 1);
 	CHECK_NEAR(o.rates_bps[3], 512e6, 1);
 	CHECK_NEAR(o.rates_bps[1] / o.rates_bps[0], o.rates_bps[2] / o.rates_bps[1], 1e-9);

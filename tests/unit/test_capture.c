@@ -155,7 +155,8 @@ TEST(kernel_cut_states)
 	if (strncmp(kc, "not started", 11) == 0)
 		SKIP_TEST("%s", kc);
 	/* yes where eBPF loads; else unavailable, with the reason */
-	CHECK(strcmp(kc, "yes") == 0 || strncmp(kc, "unavailable: ", 13) == 0);
+	CHECK_MSG(strcmp(kc, "yes") == 0 || strncmp(kc, "unavailable: ", 13) == 0,
+		  "kernel cut \"%.200s\", expected \"yes\" or \"unavailable: <why>\"", kc);
 	if (strcmp(kc, "yes") != 0)
 		printf("note: kernel cut %s\n", kc);
 	o.filter = "tcp port 5000";
@@ -199,10 +200,14 @@ TEST(kernel_cut_late)
 		CHECK_STR(capture_kernel_cut(c), "loading");
 		nanosleep(&(struct timespec){ wait_ms / 1000, wait_ms % 1000 * 1000000 }, NULL);
 		CHECK(capture_stop(c, &r, &e) == 0);
-		CHECK(strcmp(r.kernel_cut, "yes") == 0 || strncmp(r.kernel_cut, "unavailable: ", 13) == 0 ||
-		      strcmp(r.kernel_cut, "no: the capture ended before the program was loaded") == 0);
-		if (strcmp(r.kernel_cut, "yes") == 0)
-			CHECK(r.kernel_cut_ready_ns > 0 && r.kernel_cut_ready_ns < 3 * 1000000000LL);
+		CHECK_MSG(strcmp(r.kernel_cut, "yes") == 0 || strncmp(r.kernel_cut, "unavailable: ", 13) == 0 ||
+			  strcmp(r.kernel_cut, "no: the capture ended before the program was loaded") == 0,
+			  "kernel cut \"%.200s\" after %ld ms, expected \"yes\", \"unavailable: <why>\" "
+			  "or \"no: the capture ended before the program was loaded\"", r.kernel_cut, wait_ms);
+		if (strcmp(r.kernel_cut, "yes") == 0) {
+			CHECK(r.kernel_cut_ready_ns > 0);
+			CHECK(r.kernel_cut_ready_ns < 3 * 1000000000LL);
+		}
 		else
 			CHECK(r.kernel_cut_ready_ns == -1);
 		if (wait_ms > 0 && strcmp(r.kernel_cut, "yes") != 0)

@@ -47,11 +47,13 @@ TEST(schedstat_and_status)
 	uint64_t r = 0, w = 0, v = 0, iv = 0;
 
 	CHECK(sampler_parse_schedstat("977000000 23000000 51\n", &r, &w) == 0);
-	CHECK(r == 977000000 && w == 23000000);
+	CHECK(r == 977000000);
+	CHECK(w == 23000000);
 	CHECK(sampler_parse_schedstat("x 1 2", &r, &w) < 0);
 	CHECK(sampler_parse_status("Name:\tx\nvoluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t3\n",
 				   &v, &iv) == 0);
-	CHECK(v == 12 && iv == 3);
+	CHECK(v == 12);
+	CHECK(iv == 3);
 	CHECK(sampler_parse_status("Name:\tx\n", &v, &iv) < 0);
 }
 
@@ -61,9 +63,12 @@ TEST(loadavg_and_procstat)
 
 	CHECK(sampler_parse_loadavg("0.50 1.25 2.00 3/345 9999\n", &n) == 0);
 	CHECK_NEAR(n.load5, 1.25, 1e-9);
-	CHECK(n.nrunning == 3 && n.nprocs == 345);
+	CHECK(n.nrunning == 3);
+	CHECK(n.nprocs == 345);
 	CHECK(sampler_parse_procstat("cpu  10 1 20 300 4 0 5 0 0 0\ncpu0 ...", &n) == 0);
-	CHECK(n.cpu[0] == 10 && n.cpu[3] == 300 && n.cpu[6] == 5);
+	CHECK(n.cpu[0] == 10);
+	CHECK(n.cpu[3] == 300);
+	CHECK(n.cpu[6] == 5);
 	CHECK(sampler_parse_procstat("intr 1 2", &n) < 0);
 	CHECK(sampler_parse_loadavg("garbage", &n) < 0);
 }
@@ -77,12 +82,16 @@ TEST(sockmap_lines)
 
 	CHECK(sockmap_parse_line(v4, false, &s) == 0);
 	CHECK_STR(s.local_ip, "127.0.0.1");
-	CHECK(s.local_port == 1024 && s.remote_port == 0xD8F5);
-	CHECK(s.state == 1 && s.inode == 123456);
+	CHECK(s.local_port == 1024);
+	CHECK(s.remote_port == 0xD8F5);
+	CHECK(s.state == 1);
+	CHECK(s.inode == 123456);
 	CHECK_STR(sockmap_state_name(s.state), "ESTABLISHED");
 	CHECK(sockmap_parse_line(v6, true, &s) == 0);
 	CHECK_STR(s.local_ip, "10.0.1.2");
-	CHECK(s.local_port == 8080 && s.state == 10 && s.inode == 777);
+	CHECK(s.local_port == 8080);
+	CHECK(s.state == 10);
+	CHECK(s.inode == 777);
 	CHECK(sockmap_parse_line(v6b, true, &s) == 0);
 	CHECK_STR(s.local_ip, "fe80::2fc:ff:fe00:1");
 	CHECK(sockmap_parse_line("  1: zz:00 ", false, &s) < 0);
@@ -142,25 +151,31 @@ TEST(sockmap_netlink_matches_proc)
 	memset(&a, 0, sizeof a);
 	a.sin_family = AF_INET;
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	CHECK(lis >= 0 && cli >= 0);
-	CHECK(bind(lis, (struct sockaddr *)&a, sizeof a) == 0 && listen(lis, 1) == 0);
+	CHECK(lis >= 0);
+	CHECK(cli >= 0);
+	if (CHECKED(bind(lis, (struct sockaddr *)&a, sizeof a) == 0))
+		CHECK(listen(lis, 1) == 0);
 	CHECK(getsockname(lis, (struct sockaddr *)&a, &alen) == 0);
 	CHECK(connect(cli, (struct sockaddr *)&a, sizeof a) == 0);
 	srv = accept(lis, NULL, NULL);
 	CHECK(srv >= 0);
 	nl = scan_self(SOCKMAP_AUTO, p1, &u1);
 	pr = scan_self(SOCKMAP_PROC, p2, &u2);
-	CHECK(u1 != NULL && strcmp(u1, "netlink") == 0);
-	CHECK(u2 != NULL && strcmp(u2, "proc") == 0);
-	CHECK(nl != NULL && pr != NULL);
+	CHECK_STR(u1, "netlink");
+	CHECK_STR(u2, "proc");
+	CHECK(nl != NULL);
+	CHECK(pr != NULL);
 	/* Same rows from both sources, among them the listener and both ends. */
-	CHECK(nl != NULL && pr != NULL && strcmp(nl, pr) == 0);
+	CHECK_STR(nl, pr);
 	snprintf(want, sizeof want, "127.0.0.1\t%u\t0.0.0.0\t0\tLISTEN", ntohs(a.sin_port));
-	CHECK(nl != NULL && strstr(nl, want) != NULL);
+	if (CHECKED(nl != NULL))
+		CHECK(strstr(nl, want) != NULL);
 	snprintf(want, sizeof want, "\t127.0.0.1\t%u\tESTABLISHED", ntohs(a.sin_port));
-	CHECK(nl != NULL && strstr(nl, want) != NULL);	/* the client's end */
+	if (CHECKED(nl != NULL))	/* the client's end */
+		CHECK(strstr(nl, want) != NULL);
 	snprintf(want, sizeof want, "127.0.0.1\t%u\t127.0.0.1\t", ntohs(a.sin_port));
-	CHECK(nl != NULL && strstr(nl, want) != NULL);	/* the accepted end */
+	if (CHECKED(nl != NULL))	/* the accepted end */
+		CHECK(strstr(nl, want) != NULL);
 	free(nl);
 	free(pr);
 	free(p1);
@@ -193,7 +208,10 @@ TEST(env_openmpi_and_mpich)
 	setenv("OMPI_MCA_ess_base_jobid", "777", 1);
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "openmpi");
-	CHECK(a.rank == 2 && a.size == 4 && a.local_rank == 0 && a.local_size == 2);
+	CHECK(a.rank == 2);
+	CHECK(a.size == 4);
+	CHECK(a.local_rank == 0);
+	CHECK(a.local_size == 2);
 	CHECK(a.local_known);
 	CHECK_STR(a.job_id, "777");
 	setenv("OMPI_COMM_WORLD_RANK", "9", 1);
@@ -207,7 +225,10 @@ TEST(env_openmpi_and_mpich)
 	setenv("MPI_LOCALNRANKS", "3", 1);
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "mpich");
-	CHECK(a.rank == 1 && a.size == 3 && a.local_rank == 1 && a.local_size == 3);
+	CHECK(a.rank == 1);
+	CHECK(a.size == 3);
+	CHECK(a.local_rank == 1);
+	CHECK(a.local_size == 3);
 	unsetenv("PMI_RANK");
 	setenv("SLURM_PROCID", "5", 1);
 	setenv("SLURM_NTASKS", "8", 1);
@@ -218,7 +239,9 @@ TEST(env_openmpi_and_mpich)
 	setenv("SLURM_STEP_ID", "3", 1);
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "slurm");
-	CHECK(a.rank == 5 && a.size == 8 && a.local_size == 2);
+	CHECK(a.rank == 5);
+	CHECK(a.size == 8);
+	CHECK(a.local_size == 2);
 	CHECK_STR(a.job_id, "42.3");
 	/* srun --mpi=pmi2: PMI_RANK too, but Slurm says who shares the node */
 	setenv("PMI_RANK", "5", 1);
@@ -227,13 +250,17 @@ TEST(env_openmpi_and_mpich)
 	unsetenv("MPI_LOCALNRANKS");
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "slurm");
-	CHECK(a.rank == 5 && a.local_rank == 1 && a.local_size == 2);
+	CHECK(a.rank == 5);
+	CHECK(a.local_rank == 1);
+	CHECK(a.local_size == 2);
 	/* Hydra started by srun: its own node-local variables win */
 	setenv("MPI_LOCALRANKID", "0", 1);
 	setenv("MPI_LOCALNRANKS", "2", 1);
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "mpich");
-	CHECK(a.rank == 5 && a.local_rank == 0 && a.local_size == 2);
+	CHECK(a.rank == 5);
+	CHECK(a.local_rank == 0);
+	CHECK(a.local_size == 2);
 	unsetenv("PMI_RANK");
 	unsetenv("PMI_SIZE");
 	unsetenv("MPI_LOCALRANKID");
@@ -243,11 +270,14 @@ TEST(env_openmpi_and_mpich)
 	setenv("PMIX_RANK", "3", 1);
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "pmix");
-	CHECK(a.rank == 3 && !a.local_known);
+	CHECK(a.rank == 3);
+	CHECK(!a.local_known);
 	unsetenv("PMIX_RANK");
 	CHECK(agent_env_detect(&a, &e) == 0);
 	CHECK_STR(a.launcher, "none");
-	CHECK(a.rank == 0 && a.size == 1 && a.local_known);
+	CHECK(a.rank == 0);
+	CHECK(a.size == 1);
+	CHECK(a.local_known);
 }
 
 TEST(meta_round_trip)
@@ -267,7 +297,8 @@ TEST(meta_round_trip)
 	CHECK(runmeta_write(&m, path, false, &e) == 0);
 	CHECK(runmeta_read(&r, path, &e) == 0);
 	CHECK_STR(runmeta_get(&r, "command"), "a\tb\nc \\ d");
-	CHECK(runmeta_get_i64(&r, "rank", &v) == 0 && v == 4);
+	if (CHECKED(runmeta_get_i64(&r, "rank", &v) == 0))
+		CHECK(v == 4);
 	CHECK(runmeta_get_i64(&r, "command", &v) < 0);
 	CHECK(runmeta_get(&r, "absent") == NULL);
 	CHECK(r.n == 2);
@@ -352,10 +383,16 @@ TEST(sample_self)
 	CHECK(x > 0);
 	n = sampler_take(s, &t);
 	CHECK(n >= 1);
-	CHECK(n >= 1 && t[0].pid == getpid() && t[0].tid == getpid());
-	CHECK(n >= 1 && t[0].state == 'R');
-	CHECK(n >= 1 && t[0].run_ns > 0);
-	CHECK(sampler_pids(s, &np) != NULL && np == 1);
+	if (CHECKED(n >= 1)) {
+		CHECK(t[0].pid == getpid());
+		CHECK(t[0].tid == getpid());
+	}
+	if (CHECKED(n >= 1))
+		CHECK(t[0].state == 'R');
+	if (CHECKED(n >= 1))
+		CHECK(t[0].run_ns > 0);
+	if (CHECKED(sampler_pids(s, &np) != NULL))
+		CHECK(np == 1);
 	sampler_free(s);
 }
 
@@ -371,7 +408,8 @@ TEST(real_time_grid)
 		int64_t next = clock_grid_next_mono(period);
 		struct timespec ts = clock_ns_ts(next);
 
-		CHECK(next > now && next - now <= period);
+		CHECK(next > now);
+		CHECK(next - now <= period);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		on_grid += clock_real_ns() % period < 5 * NS_PER_MS;
 	}

@@ -76,7 +76,9 @@ TEST(overlap_comes_from_the_phases)
 
 	make(&p, rk, 3, hosts, b, 5);
 	coloc_read(&p, c);
-	CHECK(c[0].nlocal == 2 && c[1].nlocal == 2 && c[2].nlocal == 1);
+	CHECK(c[0].nlocal == 2);
+	CHECK(c[1].nlocal == 2);
+	CHECK(c[2].nlocal == 1);
 	CHECK_NEAR(c[0].others_busy, 0.25, 1e-12);
 	CHECK_NEAR(c[1].others_busy, 1.0 / 3, 1e-12);
 	CHECK_NEAR(c[2].others_busy, 0, 1e-12);
@@ -165,7 +167,8 @@ TEST(models_that_take_a_node_alone_do_not_apply)
 			continue;
 		pred_result_init(&r);
 		CHECK(model_run(m, &p, &s, &r, &e) == 0);
-		CHECK(r.status == PRED_NA && strstr(r.why, "4 of the run's 4 ranks share a node") != NULL);
+		CHECK(r.status == PRED_NA);
+		CHECK(strstr(r.why, "4 of the run's 4 ranks share a node") != NULL);
 		refused++;
 		pred_result_free(&r);
 	}

@@ -40,13 +40,20 @@ TEST(values)
 {
 	int64_t v = 0;
 
-	CHECK(dec_i64("0", &v) == 0 && v == 0);
-	CHECK(dec_i64("-0", &v) == 0 && v == 0);
-	CHECK(dec_i64("1700000000100000000", &v) == 0 && v == 1700000000100000000LL);
-	CHECK(dec_i64("-12", &v) == 0 && v == -12);
-	CHECK(dec_i64("007", &v) == 0 && v == 7);
-	CHECK(dec_i64("9223372036854775807", &v) == 0 && v == INT64_MAX);
-	CHECK(dec_i64("-9223372036854775808", &v) == 0 && v == INT64_MIN);
+	if (CHECKED(dec_i64("0", &v) == 0))
+		CHECK(v == 0);
+	if (CHECKED(dec_i64("-0", &v) == 0))
+		CHECK(v == 0);
+	if (CHECKED(dec_i64("1700000000100000000", &v) == 0))
+		CHECK(v == 1700000000100000000LL);
+	if (CHECKED(dec_i64("-12", &v) == 0))
+		CHECK(v == -12);
+	if (CHECKED(dec_i64("007", &v) == 0))
+		CHECK(v == 7);
+	if (CHECKED(dec_i64("9223372036854775807", &v) == 0))
+		CHECK(v == INT64_MAX);
+	if (CHECKED(dec_i64("-9223372036854775808", &v) == 0))
+		CHECK(v == INT64_MIN);
 }
 
 TEST(refused)

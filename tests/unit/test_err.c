@@ -39,7 +39,8 @@ TEST(sys_keeps_errno)
 
 	errno = ENOENT;
 	rc = err_sys(&e, E_IO, "cannot open '%s'", "nowhere");
-	CHECK(rc == -E_IO && e.code == -E_IO);
+	CHECK(rc == -E_IO);
+	CHECK(e.code == -E_IO);
 	CHECK(errno == ENOENT);
 	CHECK(strncmp(e.msg, "cannot open 'nowhere': ", 23) == 0);
 	CHECK_EQS(e.msg + 23, strerror(ENOENT));
@@ -161,7 +162,8 @@ TEST(command_layer_output)
 	CHECK(child(do_die_usage, line, sizeof line) == 2);
 	CHECK_EQS(line, "contend: bad option '-z'\n");
 	CHECK(child(do_bug, line, sizeof line) == -1);	/* abort() */
-	CHECK(strstr(line, "BUG at") != NULL && strstr(line, "broken 7") != NULL);
+	CHECK(strstr(line, "BUG at") != NULL);
+	CHECK(strstr(line, "broken 7") != NULL);
 	CHECK(child(do_quiet, line, sizeof line) == 0);
 	CHECK_EQS(line, "contend: but warnings do\n");
 	CHECK(child(do_verbose, line, sizeof line) == 0);
@@ -198,7 +200,8 @@ TEST(sayf_formats_and_cuts)
 	err_sayf(keep, &s, "x%s", big);
 	CHECK(s.n == 2);
 	CHECK(strlen(s.msg) == ERR_SAY_MAX - 1);
-	CHECK(s.msg[0] == 'x' && s.msg[1] == 'b');
+	CHECK(s.msg[0] == 'x');
+	CHECK(s.msg[1] == 'b');
 }
 
 int

@@ -406,19 +406,24 @@ TEST(cpu_taken_on_one_node)
 
 	halo(run_dir("loaded"), 40, 80, 40);
 	CHECK(explain(run_dir("loaded"), NULL, &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
 	/* 40 ms of wait out of each iteration on the slow rank; the exchange then takes
 	 * 1 ms more every other iteration (rank 0's halo arrives after rank 1's shorter work) */
-	CHECK(r.c[0].cost_ns >= 39.0 * ITERS * FX_MS && r.c[0].cost_ns <= 40.0 * ITERS * FX_MS);
+	CHECK(r.c[0].cost_ns >= 39.0 * ITERS * FX_MS);
+	CHECK(r.c[0].cost_ns <= 40.0 * ITERS * FX_MS);
 	CHECK(find(&r, ATTR_CPU, "ws1") == NULL);
 	CHECK(find(&r, ATTR_LINK, NULL) == NULL);
 	c = find(&r, ATTR_IMBALANCE, NULL);
-	CHECK(c != NULL && fabs(c->cost_ns) < FX_MS);
+	if (CHECKED(c != NULL))
+		CHECK(fabs(c->cost_ns) < FX_MS);
 	c = find(&r, ATTR_STARTUP, NULL);
-	CHECK(c != NULL && fabs(c->cost_ns - 40.0 * FX_MS) < 1);
+	if (CHECKED(c != NULL))
+		CHECK(fabs(c->cost_ns - 40.0 * FX_MS) < 1);
 	c = find(&r, ATTR_FINISH, NULL);
-	CHECK(c != NULL && fabs(c->cost_ns - 1.0 * FX_MS) < 1);
+	if (CHECKED(c != NULL))
+		CHECK(fabs(c->cost_ns - 1.0 * FX_MS) < 1);
 	/* own work between the first message (40 ms in) and the last: rank 0 9 x 40 ms, rank 1
 	 * also half of its first phase's last 40 ms (half of it was run-queue wait) */
 	CHECK_NEAR(r.work_ns, (360.0 + 380.0) / 2 * FX_MS, 1);
@@ -430,7 +435,8 @@ TEST(cpu_taken_on_one_node)
 	CHECK_NEAR(r.ranks[1].startup_ns, 40.0 * FX_MS, 1);
 	CHECK_NEAR(r.ranks[1].work_ns, 380.0 * FX_MS, 1);
 	CHECK_NEAR(r.ranks[1].cpu_wait_ns, 380.0 * FX_MS, 1);
-	CHECK(r.ranks[1].others_ns >= 0 && r.ranks[1].net_ns == 0);
+	CHECK(r.ranks[1].others_ns >= 0);
+	CHECK(r.ranks[1].net_ns == 0);
 	attr_result_free(&r);
 }
 
@@ -449,12 +455,15 @@ TEST(lockstep_shares)
 	CHECK(explain(run_dir("both"), NULL, &r) == 0);
 	a = find(&r, ATTR_CPU, "ws1");
 	b = find(&r, ATTR_CPU, "ws2");
-	CHECK(a != NULL && b != NULL);
+	CHECK(a != NULL);
+	CHECK(b != NULL);
 	if (a == NULL || b == NULL)
 		return;
 	/* alone: at most the 1 ms the exchange gains per iteration, and the wake-up */
-	CHECK(a->cost_ns <= 1.75 * ITERS * FX_MS && b->cost_ns <= 1.75 * ITERS * FX_MS);
-	CHECK(r.cpu_all_ns >= 39.75 * ITERS * FX_MS && r.cpu_all_ns <= 40.75 * ITERS * FX_MS);
+	CHECK(a->cost_ns <= 1.75 * ITERS * FX_MS);
+	CHECK(b->cost_ns <= 1.75 * ITERS * FX_MS);
+	CHECK(r.cpu_all_ns >= 39.75 * ITERS * FX_MS);
+	CHECK(r.cpu_all_ns <= 40.75 * ITERS * FX_MS);
 	CHECK_NEAR(a->share_ns, r.cpu_all_ns / 2, FX_MS);
 	CHECK_NEAR(b->share_ns, r.cpu_all_ns / 2, FX_MS);
 	CHECK(r.interaction_ns > 37.0 * ITERS * FX_MS);
@@ -476,7 +485,8 @@ TEST(stray_tick_in_a_wait)
 
 	stray_tick(run_dir("stray"), 0);
 	CHECK(explain(run_dir("stray"), NULL, &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
 	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1) + 0.075 * (ITERS - 1)) * FX_MS, 1e3);
 	check_sums(&r);
@@ -493,9 +503,12 @@ TEST(slow_reply_idle_wait)
 	slow_reply(run_dir("reply"));
 	CHECK(explain(run_dir("reply"), NULL, &r) == 0);
 	c = find(&r, ATTR_CPU, "ws2");
-	CHECK(c != NULL && r.c[0].kind == ATTR_CPU);
-	CHECK(c != NULL && fabs(c->cost_ns - 5.0 * ITERS * FX_MS) < 1e3);
-	CHECK(c != NULL && strstr(c->evidence, "rank 1 in idle time ran 50 % of its runnable time (100 %") != NULL);
+	if (CHECKED(c != NULL))
+		CHECK(r.c[0].kind == ATTR_CPU);
+	if (CHECKED(c != NULL))
+		CHECK(fabs(c->cost_ns - 5.0 * ITERS * FX_MS) < 1e3);
+	if (CHECKED(c != NULL))
+		CHECK(strstr(c->evidence, "rank 1 in idle time ran 50 % of its runnable time (100 %") != NULL);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -510,7 +523,10 @@ TEST(partial_trace_said)
 
 	halo(run_dir("partial"), 40, 80, 40);
 	CHECK(explain(run_dir("partial"), NULL, &r) == 0);
-	CHECK(r.n > 0 && !r.c[0].uncertain && strstr(r.note, "partial") == NULL);
+	if (CHECKED(r.n > 0)) {
+		CHECK(!r.c[0].uncertain);
+		CHECK(strstr(r.note, "partial") == NULL);
+	}
 	attr_result_free(&r);
 	snprintf(path, sizeof path, "%s/profile/coverage.tsv", run_dir("partial"));
 	CHECK((f = fopen(path, "w")) != NULL);
@@ -522,10 +538,14 @@ TEST(partial_trace_said)
 	fputs("# contend-stats 1\nkey\tvalue\ngaps\t3\npairs_local_hidden\t1\nwarnings\t1\ncomplete\tpartial\n", f);
 	fclose(f);
 	CHECK(explain(run_dir("partial"), NULL, &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU && r.c[0].uncertain);
+	if (CHECKED(r.n > 0)) {
+		CHECK(r.c[0].kind == ATTR_CPU);
+		CHECK(r.c[0].uncertain);
+	}
 	CHECK(strstr(r.c[0].evidence, "uncertain: 1 rank pair on this node") != NULL);
 	CHECK(strstr(r.note, "partial trace: 1 rank pairs on one node unseen") != NULL);
-	CHECK(strstr(r.note, "3 gaps") != NULL && strstr(r.note, "1 warnings") != NULL);
+	CHECK(strstr(r.note, "3 gaps") != NULL);
+	CHECK(strstr(r.note, "1 warnings") != NULL);
 	attr_result_free(&r);
 }
 
@@ -540,9 +560,11 @@ TEST(ping_pong_in_a_busy_phase)
 
 	ping_pong(run_dir("ping"));
 	CHECK(explain(run_dir("ping"), NULL, &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
-	CHECK(r.c[0].cost_ns >= 4.0 * (PINGS - 3) * FX_MS && r.c[0].cost_ns <= 4.0 * PINGS * FX_MS + 1);
+	CHECK(r.c[0].cost_ns >= 4.0 * (PINGS - 3) * FX_MS);
+	CHECK(r.c[0].cost_ns <= 4.0 * PINGS * FX_MS + 1);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -564,7 +586,8 @@ TEST(wake_up_taken_out)
 	stray_tick(run_dir("wake"), 0);
 	fx_meta(run_dir("wake"), "node-ws2.tsv", "sched_slice_ns", "8000000");
 	CHECK(explain(run_dir("wake"), NULL, &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
 	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1) + 0.2 * (ITERS - 1)) * FX_MS, 1e3);
 	CHECK(strstr(r.c[0].evidence, "waited 2.00 ms more for the CPU") != NULL);
@@ -574,7 +597,8 @@ TEST(wake_up_taken_out)
 	stray_tick(run_dir("wake2"), 2);
 	fx_meta(run_dir("wake2"), "node-ws2.tsv", "sched_slice_ns", "8000000");
 	CHECK(explain(run_dir("wake2"), NULL, &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_NEAR(r.c[0].cost_ns, (33.0 + 42.0 * (ITERS - 1)) * FX_MS, 1e3);
 	check_sums(&r);
 	attr_result_free(&r);
@@ -602,9 +626,14 @@ TEST(co_located_ranks_share_the_cpu)
 	fx_meta(dir, "rank-1.tsv", "cpu_capacity", "1");
 	CHECK(explain(dir, NULL, &r) == 0);
 	c = find(&r, ATTR_CPU, "ws1");
-	CHECK(c != NULL && r.c[0].kind == ATTR_CPU);
-	CHECK(c != NULL && c->cost_ns >= 19.0 * ITERS * FX_MS && c->cost_ns <= 20.0 * ITERS * FX_MS);
-	CHECK(c != NULL && strstr(c->evidence, "run-queue wait 0.200 s of 1.200 s busy") != NULL);
+	if (CHECKED(c != NULL))
+		CHECK(r.c[0].kind == ATTR_CPU);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 19.0 * ITERS * FX_MS);
+		CHECK(c->cost_ns <= 20.0 * ITERS * FX_MS);
+	}
+	if (CHECKED(c != NULL))
+		CHECK(strstr(c->evidence, "run-queue wait 0.200 s of 1.200 s busy") != NULL);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -615,7 +644,8 @@ TEST(slow_link_named)
 
 	slow_link(run_dir("link"));
 	CHECK(explain(run_dir("link"), NULL, &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_LINK);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_LINK);
 	CHECK_STR(r.c[0].where, "ws1-ws2");
 	/* 9 transfers of 100 ms that took 10 ms at the pair's best */
 	CHECK_NEAR(r.c[0].cost_ns, 9 * 90.0 * FX_MS, 1 * FX_MS);
@@ -648,12 +678,15 @@ TEST(link_round_trip_evidence)
 	slow_link(run_dir("rtt0"));
 	conns(run_dir("rtt0"), 100000);
 	CHECK(explain(run_dir("rtt"), run_dir("rtt0"), &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_LINK);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_LINK);
 	CHECK(strstr(r.c[0].evidence, "handshake round trip 400 us against 100 us (baseline): inflated") != NULL);
 	attr_result_free(&r);
 	CHECK(explain(run_dir("rtt0"), NULL, &r) == 0);
-	CHECK(r.n > 0 && strstr(r.c[0].evidence, "round trip 100 us against 100 us (fastest pair)") != NULL &&
-	      strstr(r.c[0].evidence, "inflated") == NULL);
+	if (CHECKED(r.n > 0)) {
+		CHECK(strstr(r.c[0].evidence, "round trip 100 us against 100 us (fastest pair)") != NULL);
+		CHECK(strstr(r.c[0].evidence, "inflated") == NULL);
+	}
 	attr_result_free(&r);
 }
 
@@ -665,11 +698,16 @@ TEST(imbalance_names_the_late_rank)
 	halo(run_dir("imb"), 40, 80, 0);
 	CHECK(explain(run_dir("imb"), NULL, &r) == 0);
 	c = find(&r, ATTR_IMBALANCE, NULL);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_IMBALANCE);
-	CHECK(c != NULL && c->rank == 1);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_IMBALANCE);
+	if (CHECKED(c != NULL))
+		CHECK(c->rank == 1);
 	/* own work 40 and 80 ms, mean 60: rank 1 20 ms sooner per iteration, less the 1 ms
 	 * the exchange takes more every other iteration */
-	CHECK(c != NULL && c->cost_ns >= 19.0 * ITERS * FX_MS && c->cost_ns <= 20.0 * ITERS * FX_MS);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 19.0 * ITERS * FX_MS);
+		CHECK(c->cost_ns <= 20.0 * ITERS * FX_MS);
+	}
 	CHECK(find(&r, ATTR_CPU, NULL) == NULL);
 	check_sums(&r);
 	attr_result_free(&r);
@@ -707,11 +745,13 @@ TEST(baseline_leaves_the_difference)
 	halo(run_dir("loaded"), 40, 80, 40);
 	CHECK(explain(run_dir("loaded"), run_dir("ded"), &r) == 0);
 	CHECK_NEAR(r.baseline_ns, (double)(ITERS * P_MS * FX_MS), 1);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
 	/* start-up and finish as in the baseline: no cost */
 	c = find(&r, ATTR_STARTUP, NULL);
-	CHECK(c != NULL && fabs(c->cost_ns) < 1);
+	if (CHECKED(c != NULL))
+		CHECK(fabs(c->cost_ns) < 1);
 	check_sums(&r);
 	/* the same program dedicated waits 2 x 41 ms per iteration: the baseline itself is as
 	 * long as the run (P_MS) so the ideal is below it and the residual negative */
@@ -749,9 +789,15 @@ TEST(own_work_above_the_baseline_taken_out)
 	CHECK(explain(run_dir("own-loaded"), run_dir("own-ded"), &r) == 0);
 	CHECK_NEAR(r.measured_ns - r.baseline_ns, 400.0 * FX_MS, 1);
 	c = find(&r, ATTR_CPU, "ws2");
-	CHECK(c != NULL && r.c[0].kind == ATTR_CPU && strcmp(r.c[0].host, "ws2") == 0);
+	if (CHECKED(c != NULL)) {
+		CHECK(r.c[0].kind == ATTR_CPU);
+		CHECK_STR(r.c[0].host, "ws2");
+	}
 	/* rank 1 sends 40 ms sooner, rank 0's halo 1 ms later than its first iteration's */
-	CHECK(c != NULL && c->cost_ns >= 390.0 * FX_MS && c->cost_ns <= 400.0 * FX_MS);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 390.0 * FX_MS);
+		CHECK(c->cost_ns <= 400.0 * FX_MS);
+	}
 	CHECK(fabs(r.residual_ns) <= 10.0 * FX_MS);
 	check_sums(&r);
 	attr_result_free(&r);
@@ -759,7 +805,10 @@ TEST(own_work_above_the_baseline_taken_out)
 	halo_paced(run_dir("own-loaded0"), wl0, wt1);
 	CHECK(explain(run_dir("own-loaded0"), run_dir("own-ded"), &r) == 0);
 	c = find(&r, ATTR_CPU, "ws2");
-	CHECK(c != NULL && c->cost_ns >= 290.0 * FX_MS && c->cost_ns <= 310.0 * FX_MS);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 290.0 * FX_MS);
+		CHECK(c->cost_ns <= 310.0 * FX_MS);
+	}
 	CHECK(find(&r, ATTR_CPU, "ws1") == NULL);
 	CHECK(fabs(r.residual_ns) <= 10.0 * FX_MS);
 	check_sums(&r);
@@ -782,10 +831,12 @@ TEST(starved_rank_by_demand)
 	evid_free(&v);
 	prof_free(&p);
 	CHECK(explain(run_dir("starved"), NULL, &r) == 0);
-	CHECK(r.n > 0 && r.c[0].kind == ATTR_CPU);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_STR(r.c[0].host, "ws2");
 	/* rank 1 needs 32 ms, rank 0 40 ms: about 40 ms saved per iteration */
-	CHECK(r.c[0].cost_ns >= 35.0 * ITERS * FX_MS && r.c[0].cost_ns <= 41.0 * ITERS * FX_MS);
+	CHECK(r.c[0].cost_ns >= 35.0 * ITERS * FX_MS);
+	CHECK(r.c[0].cost_ns <= 41.0 * ITERS * FX_MS);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -856,7 +907,8 @@ TEST(exchange_under_a_slow_link_chained)
 	CHECK(explain(run_dir("xlink"), NULL, &r) == 0);
 	CHECK_NEAR(r.measured_ns, T, 1);
 	c = find(&r, ATTR_LINK, NULL);
-	CHECK(c != NULL && r.c[0].kind == ATTR_LINK);
+	if (CHECKED(c != NULL))
+		CHECK(r.c[0].kind == ATTR_LINK);
 	CHECK_NEAR(T - T0, 135.0 * FX_MS, 0.5 * FX_MS);	/* the truth */
 	if (c != NULL)	/* the chained reading's known error */
 		CHECK_NEAR(c->cost_ns, 138.0 * FX_MS, 0.5 * FX_MS);
@@ -876,7 +928,8 @@ TEST(no_messages_one_rank)
 	fclose(f);
 	CHECK(explain(run_dir("one"), NULL, &r) == 0);
 	CHECK(!r.replayed);
-	CHECK(r.n == 1 && r.c[0].kind == ATTR_CPU);
+	if (CHECKED(r.n == 1))
+		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_NEAR(r.n == 1 ? r.c[0].cost_ns : 0, 100.0 * FX_MS, 1);
 	CHECK(r.note[0] != '\0');
 	check_sums(&r);

@@ -98,16 +98,28 @@ TEST(layout)
 	put("meta/run.tsv", "# contend-meta 1\nkey\tvalue\nclk_tck\t100\n");
 	write_node_load();
 	CHECK(xtrace_load(&x, run, &e) == 0);
-	CHECK(x.p.nranks == 3 && x.nhosts == 2);
+	CHECK(x.p.nranks == 3);
+	CHECK(x.nhosts == 2);
 	CHECK_STR(x.hosts[0], "h1");	/* in order of their first rank */
-	CHECK(xtrace_host(&x, 0) == 0 && xtrace_host(&x, 1) == 0 && xtrace_host(&x, 2) == 1);
-	CHECK(x.nmsgs == 2 && x.msgs_unknown == 3 && x.msgs_ctrl == 1);
-	if (x.nmsgs == 2)	/* by time */
-		CHECK(x.p.msgs[x.msgs[0]].bytes == 200 && x.p.msgs[x.msgs[1]].bytes == 100);
+	CHECK(xtrace_host(&x, 0) == 0);
+	CHECK(xtrace_host(&x, 1) == 0);
+	CHECK(xtrace_host(&x, 2) == 1);
+	CHECK(x.nmsgs == 2);
+	CHECK(x.msgs_unknown == 3);
+	CHECK(x.msgs_ctrl == 1);
+	if (x.nmsgs == 2) {	/* by time */
+		CHECK(x.p.msgs[x.msgs[0]].bytes == 200);
+		CHECK(x.p.msgs[x.msgs[1]].bytes == 100);
+	}
 	CHECK(x.nph == 5);
-	CHECK(x.ph_first[0] == 0 && x.ph_first[1] == 2 && x.ph_first[2] == 4 && x.ph_first[3] == 5);
-	CHECK(x.ph[0].busy && !x.ph[1].busy);	/* rank 0 sorted by start */
-	CHECK(x.t0_ns == 1000000000000LL && x.t1_ns == 1002000000000LL);
+	CHECK(x.ph_first[0] == 0);
+	CHECK(x.ph_first[1] == 2);
+	CHECK(x.ph_first[2] == 4);
+	CHECK(x.ph_first[3] == 5);
+	CHECK(x.ph[0].busy);	/* rank 0 sorted by start */
+	CHECK(!x.ph[1].busy);
+	CHECK(x.t0_ns == 1000000000000LL);
+	CHECK(x.t1_ns == 1002000000000LL);
 	CHECK(x.nload == 2);
 	if (x.nload == 2) {
 		CHECK_NEAR(x.load[0].busy_cpus, 1.5, 1e-9);

@@ -43,13 +43,23 @@ TEST(direction_change_ends_a_message)
 	dec_generic.data(g, 0, B, 50, 2000);	/* same run */
 	dec_generic.data(g, 1, B, 8, 3000);	/* reply: closes the first */
 	CHECK(ngot == 1);
-	CHECK(got[0].bytes == 150 && got[0].t_first_ns == 1000 && got[0].t_last_ns == 2000);
-	CHECK(got[0].src_world == 3 && got[0].dst_world == 5 && got[0].dir == 0);
-	CHECK(got[0].ranksrc == RANKSRC_SOCKMAP && got[0].mpi == MSG_GENERIC);
-	CHECK(got[0].conn == 7 && got[0].tag == INT32_MIN && got[0].cid == -1);
+	CHECK(got[0].bytes == 150);
+	CHECK(got[0].t_first_ns == 1000);
+	CHECK(got[0].t_last_ns == 2000);
+	CHECK(got[0].src_world == 3);
+	CHECK(got[0].dst_world == 5);
+	CHECK(got[0].dir == 0);
+	CHECK(got[0].ranksrc == RANKSRC_SOCKMAP);
+	CHECK(got[0].mpi == MSG_GENERIC);
+	CHECK(got[0].conn == 7);
+	CHECK(got[0].tag == INT32_MIN);
+	CHECK(got[0].cid == -1);
 	dec_generic.close(g, 4000);
 	CHECK(ngot == 2);
-	CHECK(got[1].bytes == 8 && got[1].src_world == 5 && got[1].dst_world == 3 && got[1].dir == 1);
+	CHECK(got[1].bytes == 8);
+	CHECK(got[1].src_world == 5);
+	CHECK(got[1].dst_world == 3);
+	CHECK(got[1].dir == 1);
 	CHECK(st.msgs == 2);
 }
 
@@ -65,8 +75,10 @@ TEST(idle_gap_splits_a_run)
 	dec_generic.data(g, 0, B, 10, 2000001);	/* more than the gap: a new one */
 	dec_generic.close(g, 3000000);
 	CHECK(ngot == 2);
-	CHECK(got[0].bytes == 20 && got[1].bytes == 10);
-	CHECK(got[0].ranksrc == RANKSRC_NONE && got[0].src_world == -1);
+	CHECK(got[0].bytes == 20);
+	CHECK(got[1].bytes == 10);
+	CHECK(got[0].ranksrc == RANKSRC_NONE);
+	CHECK(got[0].src_world == -1);
 	generic_set_idle_gap(500);
 	CHECK(generic_idle_gap() == 500);
 	g = open_conn(-1, -1, &st);
@@ -89,7 +101,8 @@ TEST(gaps_count_and_flag)
 	dec_generic.data(g, 1, B, 10, 7);
 	dec_generic.close(g, 8);
 	CHECK(ngot == 1);
-	CHECK(got[0].bytes == 110 && (got[0].flags & MSG_F_GAP));
+	CHECK(got[0].bytes == 110);
+	CHECK((got[0].flags & MSG_F_GAP));
 	CHECK(st.gaps == 1);
 }
 

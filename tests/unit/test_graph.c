@@ -29,7 +29,9 @@ figure1(struct graph *g)
 	n2 = graph_add_net(g, "Net2", &a, &e);
 	a = graph_attr_unknown();
 	n3 = graph_add_net(g, "lab", &a, &e);
-	CHECK(n1 == 0 && n2 == 1 && n3 == 2);
+	CHECK(n1 == 0);
+	CHECK(n2 == 1);
+	CHECK(n3 == 2);
 	CHECK(graph_add_host(g, "A", n1, 80, 200, NULL, &e) == 0);
 	CHECK(graph_add_host(g, "B", n1, 60, 150, "fast one", &e) == 1);
 	CHECK(graph_add_host(g, "C", n2, 50, 60, NULL, &e) == 2);
@@ -81,7 +83,10 @@ TEST(build_and_refuse)
 	struct err e = { 0 };
 
 	figure1(&g);
-	CHECK(g.nnet == 3 && g.nhost == 5 && g.nrouter == 1 && g.nlink == 3);
+	CHECK(g.nnet == 3);
+	CHECK(g.nhost == 5);
+	CHECK(g.nrouter == 1);
+	CHECK(g.nlink == 3);
 	CHECK(graph_add_host(&g, "A", 0, 1, 1, NULL, &e) == -E_USAGE);
 	CHECK(strstr(e.msg, "'A'") != NULL);
 	CHECK(graph_add_host(&g, "net:x", 0, 1, 1, NULL, &e) == -E_USAGE);
@@ -113,11 +118,22 @@ TEST(net_path)
 
 	figure1(&g);
 	CHECK(graph_net_path(&g, 0, 0, path, 4) == 0);
-	CHECK(graph_net_path(&g, 0, 1, path, 4) == 1 && path[0] == 0);
-	CHECK(graph_net_path(&g, 2, 1, path, 4) == 2 && path[0] == 1 && path[1] == 2);
-	CHECK(graph_net_path(&g, 1, 2, path, 4) == 2 && path[0] == 2 && path[1] == 1);
+	if (CHECKED(graph_net_path(&g, 0, 1, path, 4) == 1))
+		CHECK(path[0] == 0);
+	if (CHECKED(graph_net_path(&g, 2, 1, path, 4) == 2)) {
+		CHECK(path[0] == 1);
+		CHECK(path[1] == 2);
+	}
+	if (CHECKED(graph_net_path(&g, 1, 2, path, 4) == 2)) {
+		CHECK(path[0] == 2);
+		CHECK(path[1] == 1);
+	}
 	/* Net1 reaches lab only across Net2. */
-	CHECK(graph_net_path(&g, 0, 2, path, 4) == 3 && path[0] == 0 && path[1] == 2 && path[2] == 1);
+	if (CHECKED(graph_net_path(&g, 0, 2, path, 4) == 3)) {
+		CHECK(path[0] == 0);
+		CHECK(path[1] == 2);
+		CHECK(path[2] == 1);
+	}
 	CHECK(graph_net_path(&g, 0, 2, path, 2) == -1);
 	CHECK(graph_net_path(&g, 2, 1, path, 1) == -1);
 	graph_release(&g);
@@ -177,7 +193,9 @@ TEST(dot_hand_written)
 		   " \"net:lan\" -- \"net:far\" [kind=link, lat_ns=\"2000000\", confidence=\"0.5\"]\n"
 		   "}\n");
 	CHECK(graph_read_dot(&g, dot, 0, &e) == 0);
-	CHECK(g.nnet == 2 && g.nhost == 3 && g.nlink == 1);
+	CHECK(g.nnet == 2);
+	CHECK(g.nhost == 3);
+	CHECK(g.nlink == 1);
 	if (g.nnet == 2 && g.nhost == 3 && g.nlink == 1) {
 		CHECK_STR(g.nets[g.hosts[0].net].name, "lan");
 		CHECK_NEAR(g.nets[0].attr.bw_Bps, 1e6, 0);
@@ -288,7 +306,8 @@ TEST(render)
 	CHECK(memcmp(head, "%PDF-", 5) == 0);
 	CHECK(graph_render(&g, "svg", svg, &e) == 0);
 	CHECK(file_head(svg, head, sizeof head) > 500);
-	CHECK(strstr(head, "<svg") != NULL || strstr(head, "<?xml") != NULL);
+	CHECK_MSG(strstr(head, "<svg") != NULL || strstr(head, "<?xml") != NULL,
+		  "'%s' starts \"%.40s\", expected \"<svg\" or \"<?xml\" in its head", svg, head);
 	{
 		/* The SVG names every host and the link with its capacity. */
 		FILE *f = fopen(svg, "r");
@@ -325,9 +344,10 @@ TEST(tsv)
 	CHECK(f != NULL);
 	if (f == NULL)
 		return;
-	CHECK(fgets(line, sizeof line, f) && strcmp(line, "# contend-topology 1\n") == 0);
-	CHECK(fgets(line, sizeof line, f) &&
-	      strncmp(line, "kind\ta\tb\tbw_Bps\tlat_ns\tconfidence\tstatus\tnote", 44) == 0);
+	if (CHECKED(fgets(line, sizeof line, f)))
+		CHECK_STR(line, "# contend-topology 1\n");
+	if (CHECKED(fgets(line, sizeof line, f)))
+		CHECK(strncmp(line, "kind\ta\tb\tbw_Bps\tlat_ns\tconfidence\tstatus\tnote", 44) == 0);
 	while (fgets(line, sizeof line, f)) {
 		rows++;
 		if (strncmp(line, "link\tNet1\tNet2\t0.1\t0\t0\ttested\t-\tNet3\t50\n", 40) == 0)

@@ -217,21 +217,26 @@ TEST(a_model_blind_to_a_changed_resource_does_not_apply)
 
 	/* p002 and p004 see CPUs only: on a link change they would give the dedicated time */
 	CHECK(gated("p002", stencil_run, link, &r) == 0);
-	CHECK(r.status == PRED_NA && strstr(r.why, "link ws1-ws2") != NULL && strstr(r.why, "p002 does not model"));
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "link ws1-ws2") != NULL);
+	CHECK(strstr(r.why, "p002 does not model"));
 	pred_result_free(&r);
 	CHECK(gated("p004", stencil_run, link, &r) == 0);
-	CHECK(r.status == PRED_NA && strstr(r.why, "does not model") != NULL);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "does not model") != NULL);
 	pred_result_free(&r);
 	/* p003 and the replay see links */
 	CHECK(gated("p003", stencil_run, link, &r) == 0);
-	CHECK(r.status == PRED_OK && r.predicted_ns > 0.5e9);
+	CHECK(r.status == PRED_OK);
+	CHECK(r.predicted_ns > 0.5e9);
 	pred_result_free(&r);
 	CHECK(gated("replay", stencil_run, link, &r) == 0);
 	CHECK(r.status == PRED_OK);
 	pred_result_free(&r);
 	/* communicating competitors: p003 does not model them, p000 does */
 	CHECK(gated("p003", stencil_run, "[node ws2]\ncomm_procs = 1\ncomm_fraction = 0.5\ncompute_fraction = 0\ncomm_bandwidth = 100 MB/s\n", &r) == 0);
-	CHECK(r.status == PRED_NA && strstr(r.why, "communicating competitors") != NULL);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "communicating competitors") != NULL);
 	pred_result_free(&r);
 	CHECK(pred_scen_changes(&(struct scen){ 0 }) == 0);
 }
@@ -254,7 +259,9 @@ TEST(a_model_blind_to_a_nodes_speed_does_not_apply)
 	pred_result_free(&r);
 	/* p004's delta is that speed: its refusal, if any, is not the gate's */
 	CHECK(gated("p004", stencil_run, slow, &r) == 0);
-	CHECK(r.status == PRED_OK || strstr(r.why, "speed of rank") == NULL);
+	CHECK_MSG(r.status == PRED_OK || strstr(r.why, "speed of rank") == NULL,
+		  "p004 refused with \"%.200s\", expected a prediction or a refusal of its own, not the gate's",
+		  r.why);
 	pred_result_free(&r);
 	/* speed 1 is the run's own: the gate lets the model through */
 	CHECK(gated("replay", stencil_run, same, &r) == 0);
@@ -303,9 +310,13 @@ TEST(a_farm_under_a_link_is_p001s)
 			ms[nm] = m;
 			CHECK(gated(m->name, ms_run, ini[k], &rs[nm]) == 0);
 		}
-		CHECK(nm == 6 && strcmp(ms[2]->name, "p001") == 0 && rs[2].status == PRED_OK);
+		if (CHECKED(nm == 6)) {
+			CHECK_STR(ms[2]->name, "p001");
+			CHECK(rs[2].status == PRED_OK);
+		}
 		hl_answer(&t, NULL, HL_FARM, cls[k], ms, rs, nm, &ded, 1, &a);
-		CHECK(a.rule == 2 && a.pick == 2);
+		CHECK(a.rule == 2);
+		CHECK(a.pick == 2);
 		CHECK_NEAR(a.pred_ns, rs[2].predicted_ns, 1);
 		for (int i = 0; i < nm; i++)
 			pred_result_free(&rs[i]);
@@ -321,7 +332,7 @@ TEST(the_scope_rules_pick_in_order)
 	const double all[] = { 2, 3, 4, 5, 6, 7 }, no_p001[] = { 2, 3, 0, 5, 6, 7 },
 		     no_replay[] = { 2, 3, 0, 5, 6, 0 }, queue[] = { 0, 0, 0, 5, 6, 0 }, none[] = { 0, 0, 0, 0, 0, 0 };
 
-	CHECK(models[2].name != NULL && strcmp(models[2].name, "p001") == 0);
+	CHECK_STR(models[2].name, "p001");
 	fake(ms, rs, all);
 	CHECK(hl_pick(ms, rs, 6, HL_FARM) == 2);	/* p001 for a master/slave run */
 	CHECK(hl_pick(ms, rs, 6, HL_HALO) == 5);	/* not for another (2 ranks pass its test) */
@@ -346,11 +357,13 @@ TEST(the_data_overrides_the_rules_only_with_enough_cells)
 	bool own;
 
 	CHECK(hl_table_load(&t, table, &e) == 0);
-	CHECK(t.n == 17 && t.skipped == 2);	/* "contend" and the damaged row */
+	CHECK(t.n == 17);	/* "contend" and the damaged row */
+	CHECK(t.skipped == 2);
 	fake(ms, rs, pred);
 	/* link: p003 closer than the replay on all 4 programs' cells */
 	CHECK(hl_pick_data(&t, NULL, HL_HALO, "link", ms, rs, 6, 5, &n, &own) == 0);
-	CHECK(n == 4 && !own);
+	CHECK(n == 4);
+	CHECK(!own);
 	/* leave a out: 3 cells, fewer than HL_PICK_MIN, the rules stand */
 	CHECK(hl_pick_data(&t, "a", HL_HALO, "link", ms, rs, 6, 5, &n, &own) == 5);
 	CHECK(n == 0);
@@ -389,7 +402,11 @@ TEST(the_interval_is_the_shrunk_quantiles_of_the_measured_errors)
 	lo3 = 3.0 / 7 * log(0.8) + 4.0 / 7 * lo2;
 	hi3 = 3.0 / 7 * 0 + 4.0 / 7 * hi1;
 	hl_answer(&t, NULL, HL_HALO, "cpu", ms, rs, 6, ded, 3, &a);
-	CHECK(a.pick == 5 && a.rule == 5 && a.nall == 9 && a.nclass == 5 && a.nkind == 3);
+	CHECK(a.pick == 5);
+	CHECK(a.rule == 5);
+	CHECK(a.nall == 9);
+	CHECK(a.nclass == 5);
+	CHECK(a.nkind == 3);
 	CHECK_NEAR(a.err_lo, -lo3, 1e-12);
 	CHECK_NEAR(a.err_hi, hi3, 1e-12);
 	CHECK_NEAR(a.spread, sp, 1e-12);
@@ -400,7 +417,9 @@ TEST(the_interval_is_the_shrunk_quantiles_of_the_measured_errors)
 	CHECK_NEAR(a.hi_ns, 1e9 * exp(up), 1);
 	/* leave e out: its 1.20 no longer counts anywhere; the top is 1.05 */
 	hl_answer(&t, "e", HL_HALO, "cpu", ms, rs, 6, ded, 3, &a);
-	CHECK(a.nall == 8 && a.nclass == 4 && a.nkind == 3);
+	CHECK(a.nall == 8);
+	CHECK(a.nclass == 4);
+	CHECK(a.nkind == 3);
 	CHECK_NEAR(a.err_hi, 4.0 / 7 * log(1.05), 1e-12);
 	/* a collective program: 2 cells of its kind, below HL_MIN_CELLS: the class's */
 	hl_answer(&t, NULL, HL_COLLECTIVE, "cpu", ms, rs, 6, ded, 1, &a);
@@ -410,11 +429,14 @@ TEST(the_interval_is_the_shrunk_quantiles_of_the_measured_errors)
 	CHECK_NEAR(a.spread, 0, 1e-12);
 	/* a farm counts the farm's cell too */
 	hl_answer(&t, NULL, HL_FARM, "cpu", ms, rs, 6, ded, 1, &a);
-	CHECK(a.nall == 11 && a.nclass == 6);
+	CHECK(a.nall == 11);
+	CHECK(a.nclass == 6);
 	/* no table: the disagreement stands in (p003 30 % above: half of it, up) */
 	fake(ms, rs, dis);
 	hl_answer(NULL, NULL, HL_HALO, "link", ms, rs, 6, ded, 1, &a);
-	CHECK(a.nall == 0 && a.err_lo == 0 && a.err_hi == 0);
+	CHECK(a.nall == 0);
+	CHECK(a.err_lo == 0);
+	CHECK(a.err_hi == 0);
 	CHECK_NEAR(a.dis_hi, 0.15, 1e-12);
 	CHECK_NEAR(a.lo_ns, 1e9, 1);
 	CHECK_NEAR(a.hi_ns, 1.15e9, 1);
@@ -458,7 +480,9 @@ TEST(the_quantiles_are_the_conformal_ranks)
 	CHECK(hl_table_load(&t, path, &e) == 0);
 	fake(ms, rs, pred);
 	hl_answer(&t, NULL, HL_HALO, "cpu", ms, rs, 6, ded, 1, &a);
-	CHECK(a.nall == 19 && a.nclass == 19 && a.nkind == 19);
+	CHECK(a.nall == 19);
+	CHECK(a.nclass == 19);
+	CHECK(a.nkind == 19);
 	CHECK_NEAR(a.err_lo, -log(0.92), 1e-12);
 	CHECK_NEAR(a.err_hi, log(1.08), 1e-12);
 	CHECK_NEAR(a.noise, 0, 1e-12);
@@ -483,7 +507,8 @@ TEST(built_in_errors_match_bench_results)
 		return;
 	}
 	hl_table_builtin(&b);
-	CHECK(b.n == 58 && b.skipped == 0);
+	CHECK(b.n == 58);
+	CHECK(b.skipped == 0);
 	for (int i = 0; i < b.n; i++)
 		for (int j = 0; j < f.n; j++)
 			if (same_cell(&b.cells[i], &f.cells[j])) {
@@ -491,7 +516,8 @@ TEST(built_in_errors_match_bench_results)
 				break;
 			}
 	/* when this fails, bench/accuracy was rerun: copy its rows into predict/headline.c */
-	CHECK(matched == b.n && f.n == b.n);
+	CHECK(matched == b.n);
+	CHECK(f.n == b.n);
 	hl_table_free(&f);
 	hl_table_free(&b);
 }

@@ -65,7 +65,8 @@ TEST(shared_halves)
 	CHECK_NEAR(r.ratio_f, 0.5, 0.05);
 	CHECK_NEAR(r.ratio_g, 0.5, 0.05);
 	CHECK_NEAR(r.rate_f_overlap_Bps + r.rate_g_overlap_Bps, 6e6, 0.3e6);
-	CHECK(r.confidence > 0.8 && r.confidence <= 1);
+	CHECK(r.confidence > 0.8);
+	CHECK(r.confidence <= 1);
 	pasv_release(&p);
 }
 
@@ -207,7 +208,8 @@ TEST(short_overlap_is_untested_and_confidence_grows)
 	two_from_root(&q, 6e6, 3e6);		/* 2 s */
 	pasv_flows_sort(&q);
 	pasv_pair_test(&q, 0, 1, &r2);
-	CHECK(r1.verdict == PASV_SHARED && r2.verdict == PASV_SHARED);
+	CHECK(r1.verdict == PASV_SHARED);
+	CHECK(r2.verdict == PASV_SHARED);
 	CHECK(r1.confidence < r2.confidence);
 	pasv_release(&q);
 }
@@ -306,12 +308,15 @@ TEST(graph_places_shared_bottleneck)
 	CHECK(ny != nr);
 	CHECK_NEAR(g.nets[ny].attr.bw_Bps, 6e6, 0.3e6);
 	CHECK(g.nets[ny].attr.confidence > 0.5);
-	CHECK(g.nets[ny].attr.note && strncmp(g.nets[ny].attr.note, "shared bottleneck", 17) == 0);
+	if (CHECKED(g.nets[ny].attr.note))
+		CHECK(strncmp(g.nets[ny].attr.note, "shared bottleneck", 17) == 0);
 	/* the router's link on the shared side carries it; the other one is untested */
 	l = graph_find_link(&g, "lan2--router1");
-	CHECK(l >= 0 && fabs(g.links[l].attr.bw_Bps - 6e6) < 0.3e6);
+	CHECK(l >= 0);
+	CHECK(fabs(g.links[l].attr.bw_Bps - 6e6) < 0.3e6);
 	l = graph_find_link(&g, "lan1--router1");
-	CHECK(l >= 0 && g.links[l].attr.confidence < 0);
+	CHECK(l >= 0);
+	CHECK(g.links[l].attr.confidence < 0);
 	graph_release(&g);
 	pasv_release(&p);
 }
@@ -335,11 +340,13 @@ TEST(opposite_directions_are_not_pairs)
 		const struct pasv_flow *f = &p.flows[p.pairs[i].f], *h = &p.flows[p.pairs[i].g];
 
 		CHECK(!(f->src == h->dst && f->dst == h->src));
-		CHECK(!(f->src == 0 && h->dst == 0) && !(f->dst == 0 && h->src == 0));
+		CHECK(!(f->src == 0 && h->dst == 0));
+		CHECK(!(f->dst == 0 && h->src == 0));
 	}
 	CHECK(pasv_build_graph(&p, &g, &e) == 0);
 	ny = g.hosts[graph_find_host(&g, "y")].net;
-	CHECK(g.nets[ny].attr.note && strncmp(g.nets[ny].attr.note, "shared bottleneck", 17) == 0);
+	if (CHECKED(g.nets[ny].attr.note))
+		CHECK(strncmp(g.nets[ny].attr.note, "shared bottleneck", 17) == 0);
 	CHECK_NEAR(g.nets[ny].attr.bw_Bps, 6e6, 0.3e6);
 	graph_release(&g);
 	pasv_release(&p);
@@ -356,9 +363,11 @@ TEST(graph_independent_when_rates_hold)
 	link_layer(&p);
 	CHECK(pasv_build_graph(&p, &g, &e) == 0);
 	ny = g.hosts[graph_find_host(&g, "y")].net;
-	CHECK(g.nets[ny].attr.note && strstr(g.nets[ny].attr.note, "shared bottleneck") == NULL);
+	if (CHECKED(g.nets[ny].attr.note))
+		CHECK(strstr(g.nets[ny].attr.note, "shared bottleneck") == NULL);
 	for (int i = 0; i < g.nnet; i++)
-		CHECK(g.nets[i].attr.note == NULL || strncmp(g.nets[i].attr.note, "shared", 6) != 0);
+		CHECK_MSG(g.nets[i].attr.note == NULL || strncmp(g.nets[i].attr.note, "shared", 6) != 0,
+			  "net %d noted \"%.200s\", expected no \"shared\" note", i, g.nets[i].attr.note);
 	graph_release(&g);
 	pasv_release(&p);
 }
@@ -386,7 +395,8 @@ TEST(source_limited_is_not_a_shared_network)
 	frame(&p, 0, 2, "02:00:00:00:00:01", 64);
 	CHECK(pasv_build_graph(&p, &g, &e) == 0);
 	CHECK(g.nnet == 1);
-	CHECK(g.nets[0].attr.note && strstr(g.nets[0].attr.note, "shared bottleneck") == NULL);
+	if (CHECKED(g.nets[0].attr.note))
+		CHECK(strstr(g.nets[0].attr.note, "shared bottleneck") == NULL);
 	CHECK(strstr(g.hosts[0].note, "limited by this host") != NULL);
 	graph_release(&g);
 	pasv_release(&p);

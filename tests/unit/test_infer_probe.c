@@ -29,7 +29,8 @@ TEST(shared_pair_becomes_a_network)
 	ratio[2 * 4 + 3] = ratio[3 * 4 + 2] = 0.52;
 	sum[2 * 4 + 3] = sum[3 * 4 + 2] = 6.2e6;
 	CHECK(probe_build_graph(4, names, solo, lat, ratio, sum, &o, &g, &e) == 0);
-	CHECK(g.nnet == 2 && g.nlink == 1);
+	CHECK(g.nnet == 2);
+	CHECK(g.nlink == 1);
 	ny = g.hosts[graph_find_host(&g, "y")].net;
 	CHECK(ny == g.hosts[graph_find_host(&g, "z")].net);
 	CHECK(ny != g.hosts[graph_find_host(&g, "x")].net);
@@ -55,7 +56,8 @@ TEST(root_limited_is_not_shared)
 		sum[i] = 300e6;
 	}
 	CHECK(probe_build_graph(4, names, solo, lat, ratio, sum, &o, &g, &e) == 0);
-	CHECK(g.nnet == 1 && g.nlink == 0);
+	CHECK(g.nnet == 1);
+	CHECK(g.nlink == 0);
 	CHECK(strstr(g.nets[0].attr.note, "3 limited by the root") != NULL);
 	graph_release(&g);
 }

@@ -33,7 +33,8 @@ TEST(textbook)
 	CHECK(maxflow_edge_flow(f, 0) == 0);
 	CHECK_NEAR(maxflow_run(f, 0, 5), 23, 1e-9);
 	maxflow_min_cut(f, cut);
-	CHECK(cut[0] && !cut[5]);
+	CHECK(cut[0]);
+	CHECK(!cut[5]);
 	for (int i = 0; i < 9; i++)
 		if (cut[E[i][0]] && !cut[E[i][1]])
 			cutcap += E[i][2];

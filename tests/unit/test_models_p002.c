@@ -24,12 +24,14 @@ TEST(stencil_figures)
 
 	/* 4 equal ranks, each busy 8 of every 10 ms over 0.4 s: W = 1, H = 0, P_deg = 3.2,
 	 * SP = 3.2 (eq. 6 agrees), E = 0.8 (eq. 14); nothing changes: the run's time */
-	CHECK(run_it(st_run, "", &r) == 0 && r.status == PRED_OK);
+	if (CHECKED(run_it(st_run, "", &r) == 0))
+		CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, 5e8, 1);
 	CHECK_NEAR((it = FX_ITEM(&r, "factor", "H")) ? it->value : -1, 0, 1e-12);
 	CHECK_NEAR((it = FX_ITEM(&r, "factor", "P_deg")) ? it->value : -1, 3.2, 1e-9);
 	CHECK_NEAR((it = FX_ITEM(&r, "factor", "speedup")) ? it->value : -1, 3.2, 1e-9);
-	CHECK(it != NULL && strstr(it->detail, "P_deg (1 - H) = 3.200") != NULL);
+	if (CHECKED(it != NULL))
+		CHECK(strstr(it->detail, "P_deg (1 - H) = 3.200") != NULL);
 	CHECK_NEAR((it = FX_ITEM(&r, "factor", "efficiency")) ? it->value : -1, 0.8, 1e-9);
 	CHECK(strstr(r.note, "changes no weight") != NULL);
 	pred_result_free(&r);
@@ -42,12 +44,14 @@ TEST(changed_weight_predicts)
 
 	/* ws2 at half the power: its 0.32 s of work takes 0.64 s, the run 0.72 s instead of
 	 * 0.4 s of phases: 0.5 + 0.32 s */
-	CHECK(run_it(st_run, "[node ws2]\nweight = 0.5\n", &r) == 0 && r.status == PRED_OK);
+	if (CHECKED(run_it(st_run, "[node ws2]\nweight = 0.5\n", &r) == 0))
+		CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, 8.2e8, 1e3);
 	it = FX_ITEM(&r, "node", "rank 1 (ws2)");
 	CHECK(it != NULL);
 	CHECK_NEAR(it ? it->added_ns : 0, 3.2e8, 1e3);
-	CHECK(FX_ITEM(&r, "node", "rank 0 (ws1)") != NULL && FX_ITEM(&r, "node", "rank 0 (ws1)")->added_ns == 0);
+	if (CHECKED(FX_ITEM(&r, "node", "rank 0 (ws1)") != NULL))
+		CHECK(FX_ITEM(&r, "node", "rank 0 (ws1)")->added_ns == 0);
 	pred_result_free(&r);
 	/* the same through a CPU-bound competitor (share 1/2) and through capacity */
 	CHECK(run_it(st_run, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
@@ -82,10 +86,14 @@ TEST(refusals)
 	struct pred_result r;
 
 	/* no phases */
-	CHECK(run_it(bare_run, "", &r) == 0 && r.status == PRED_NA && strstr(r.why, "phases.tsv") != NULL);
+	if (CHECKED(run_it(bare_run, "", &r) == 0)) {
+		CHECK(r.status == PRED_NA);
+		CHECK(strstr(r.why, "phases.tsv") != NULL);
+	}
 	pred_result_free(&r);
 	/* a master/slave run is fine: every rank is busy some time */
-	CHECK(run_it(ms_run, "", &r) == 0 && r.status == PRED_OK);
+	if (CHECKED(run_it(ms_run, "", &r) == 0))
+		CHECK(r.status == PRED_OK);
 	pred_result_free(&r);
 }
 

@@ -17,7 +17,8 @@ TEST(single_slave_request_reply)
 	struct err e;
 
 	CHECK(mwsim_run(&c, &r, &e) == 0);
-	CHECK(r.done == 100 && !r.truncated);
+	CHECK(r.done == 100);
+	CHECK(!r.truncated);
 	CHECK_NEAR(r.makespan_s, 100 * 0.016, 1e-9);
 	CHECK_NEAR(r.busy_s[1], 100 * 0.010, 1e-9);
 	CHECK_NEAR(r.busy_s[2], 100 * 0.004, 1e-9);
@@ -42,7 +43,8 @@ TEST(pipelined_bottleneck)
 
 	CHECK(mwsim_run(&c, &r, &e) == 0);
 	CHECK_NEAR(r.steady_tps, 100, 1e-6);
-	CHECK(r.util[1] > 0.99 && r.util[1] <= 1);
+	CHECK(r.util[1] > 0.99);
+	CHECK(r.util[1] <= 1);
 	CHECK(r.wait_s[1] > 0);
 	mwsim_result_release(&r);
 }
@@ -62,8 +64,10 @@ TEST(shared_network)
 
 	CHECK(mwsim_run(&c, &r, &e) == 0);
 	CHECK_NEAR(r.steady_tps, 250, 0.5);	/* 4 ms of network per task */
-	for (int i = 0; i < 4; i++)
-		CHECK(r.util[i] >= 0 && r.util[i] <= 1);
+	for (int i = 0; i < 4; i++) {
+		CHECK(r.util[i] >= 0);
+		CHECK(r.util[i] <= 1);
+	}
 	CHECK(r.util[3] > 0.99);
 	CHECK(r.slave_tasks[0] + r.slave_tasks[1] == 5000);
 	CHECK(llabs(r.slave_tasks[0] - r.slave_tasks[1]) <= 2);
@@ -129,8 +133,10 @@ TEST(bad_config_and_cap)
 	c.master_s = 0.01;
 	c.max_events = 5;
 	CHECK(mwsim_run(&c, &r, &e) == 0);
-	CHECK(r.truncated && r.done < 10);
-	CHECK(r.util[0] <= 1 && r.util[1] <= 1);
+	CHECK(r.truncated);
+	CHECK(r.done < 10);
+	CHECK(r.util[0] <= 1);
+	CHECK(r.util[1] <= 1);
 	mwsim_result_release(&r);
 }
 

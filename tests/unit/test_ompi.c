@@ -63,7 +63,10 @@ TEST(known_program_messages)
 			break;
 		/* messages of one direction keep their order; 8 (1 -> 0) may come anywhere */
 		if (m->tag == 8) {
-			CHECK(m->dir == 1 && m->bytes == 1000 && m->src_world == 1 && m->dst_world == 0);
+			CHECK(m->dir == 1);
+			CHECK(m->bytes == 1000);
+			CHECK(m->src_world == 1);
+			CHECK(m->dst_world == 0);
 			continue;
 		}
 		if (want[w].tag == 8)
@@ -74,11 +77,14 @@ TEST(known_program_messages)
 		CHECK(m->tag == want[w].tag);
 		CHECK(m->bytes == want[w].bytes);
 		CHECK_STR(msg_proto_name(m->proto), want[w].proto);
-		CHECK(m->src_world == 0 && m->dst_world == 1);
+		CHECK(m->src_world == 0);
+		CHECK(m->dst_world == 1);
 		w++;
 	}
 	CHECK(w == sizeof want / sizeof want[0]);
-	CHECK(saw_barrier && saw_bcast && saw_allreduce);
+	CHECK(saw_barrier);
+	CHECK(saw_bcast);
+	CHECK(saw_allreduce);
 	CHECK(ncoll >= 4);
 	free(g.m);
 	strm_free(&s);
@@ -94,8 +100,10 @@ TEST(handshake_only)
 	CHECK(strm_load("mpi-ref-ompi-hsonly.strm.gz", &s) == 0);
 	strm_run(&dec_ompi, &s, 3, &g, &st, ranks);
 	CHECK(g.n == 0);
-	CHECK(ranks[0] == 1 && ranks[1] == -1);	/* the losing simultaneous connect */
-	CHECK(st.bad == 0 && st.fallback == 0);
+	CHECK(ranks[0] == 1);	/* the losing simultaneous connect */
+	CHECK(ranks[1] == -1);
+	CHECK(st.bad == 0);
+	CHECK(st.fallback == 0);
 	free(g.m);
 	strm_free(&s);
 }
@@ -242,14 +250,22 @@ TEST(interleaved_frags)
 	dec_ompi.close(s, 14);
 	CHECK(g.n == 2);
 	if (g.n == 2) {
-		CHECK(g.m[0].tag == 22 && g.m[0].bytes == 250 && g.m[0].proto == PROTO_RNDV_FRAG);
-		CHECK(g.m[1].tag == 21 && g.m[1].bytes == 300 && g.m[1].proto == PROTO_RNDV_FRAG);
-		CHECK(g.m[0].t_first_ns == 10 && g.m[0].t_last_ns == 12);
-		CHECK(g.m[1].t_first_ns == 10 && g.m[1].t_last_ns == 13);
-		CHECK(g.m[0].src_world == 2 && g.m[0].dst_world == 5);
+		CHECK(g.m[0].tag == 22);
+		CHECK(g.m[0].bytes == 250);
+		CHECK(g.m[0].proto == PROTO_RNDV_FRAG);
+		CHECK(g.m[1].tag == 21);
+		CHECK(g.m[1].bytes == 300);
+		CHECK(g.m[1].proto == PROTO_RNDV_FRAG);
+		CHECK(g.m[0].t_first_ns == 10);
+		CHECK(g.m[0].t_last_ns == 12);
+		CHECK(g.m[1].t_first_ns == 10);
+		CHECK(g.m[1].t_last_ns == 13);
+		CHECK(g.m[0].src_world == 2);
+		CHECK(g.m[0].dst_world == 5);
 		CHECK(g.m[1].wire_bytes == 8 + 132 + 8 + 152 + 8 + 112);
 	}
-	CHECK(st.bad == 0 && st.ctrl == 2);
+	CHECK(st.bad == 0);
+	CHECK(st.ctrl == 2);
 	free(g.m);
 }
 
@@ -311,8 +327,10 @@ TEST(gap_inside_data)
 	for (i = 0; i < g.n; i++)
 		if (g.m[i].flags & MSG_F_GAP) {
 			found++;
-			CHECK(g.m[i].tag == 12 || g.m[i].tag == 13);
-			CHECK(g.m[i].bytes == 1000000 || g.m[i].bytes == 400000);
+			CHECK_MSG(g.m[i].tag == 12 || g.m[i].tag == 13,
+				  "gap message tag %d, expected 12 or 13", (int)g.m[i].tag);
+			CHECK_MSG(g.m[i].bytes == 1000000 || g.m[i].bytes == 400000,
+				  "gap message of %lld bytes, expected 1000000 or 400000", (long long)g.m[i].bytes);
 		}
 	CHECK(found == 1);
 	CHECK(g.n == 34);	/* the hole was inside data: nothing else is lost */
@@ -347,7 +365,8 @@ TEST(garbage_resync)
 	for (i = 0; i < r->len; i++)
 		r->p[i] = (uint8_t)strm_rand(&x);
 	strm_run(&dec_ompi, &s, 4242, &g, &st, NULL);
-	CHECK(st.resyncs >= 1 && st.bad >= 1);
+	CHECK(st.resyncs >= 1);
+	CHECK(st.bad >= 1);
 	CHECK(st.fallback == 0);
 	for (i = 0; i < g.n; i++)
 		if (g.m[i].dir == 0 && g.m[i].tag == -16)
@@ -387,16 +406,28 @@ TEST(gap_past_frame_end)
 	dec_ompi.data(s, 0, a.b, cut, 1);
 	dec_ompi.gap(s, 0, 400 + 500, 2);	/* ... and 500 bytes of the next frame */
 	CHECK(g.n == 1);
-	CHECK(g.n == 1 && g.m[0].tag == 21 && g.m[0].bytes == 1000 && (g.m[0].flags & MSG_F_GAP));
-	CHECK(g.n == 1 && g.m[0].t_last_ns == 2 && g.m[0].src_world == 3);
+	if (CHECKED(g.n == 1)) {
+		CHECK(g.m[0].tag == 21);
+		CHECK(g.m[0].bytes == 1000);
+		CHECK((g.m[0].flags & MSG_F_GAP));
+	}
+	if (CHECKED(g.n == 1)) {
+		CHECK(g.m[0].t_last_ns == 2);
+		CHECK(g.m[0].src_world == 3);
+	}
 	CHECK(st.resyncs == 1);
 	memset(b.b, 0x01, 300);	/* the rest of the lost frame: its data */
 	b.n = 300;
 	eager(&b, 22, 50, 0x41);
 	dec_ompi.data(s, 0, b.b, b.n, 3);
 	CHECK(g.n == 2);
-	CHECK(g.n == 2 && g.m[1].tag == 22 && g.m[1].bytes == 50 && (g.m[1].flags & MSG_F_RESYNC));
-	CHECK(st.fallback == 0 && st.bad == 0);
+	if (CHECKED(g.n == 2)) {
+		CHECK(g.m[1].tag == 22);
+		CHECK(g.m[1].bytes == 50);
+		CHECK((g.m[1].flags & MSG_F_RESYNC));
+	}
+	CHECK(st.fallback == 0);
+	CHECK(st.bad == 0);
 	dec_ompi.close(s, 4);
 	free(g.m);
 }
@@ -416,9 +447,15 @@ TEST(gap_inside_header_skips_frame)
 	dec_ompi.gap(s, 0, a.n - 24 - 10, 2);	/* the rest of that frame */
 	eager(&b, 6, 30, 0x33);
 	dec_ompi.data(s, 0, b.b, b.n, 3);
-	CHECK(st.resyncs == 0 && st.bad == 0 && st.gaps == 1);
+	CHECK(st.resyncs == 0);
+	CHECK(st.bad == 0);
+	CHECK(st.gaps == 1);
 	CHECK(g.n == 1);
-	CHECK(g.n == 1 && g.m[0].tag == 6 && g.m[0].bytes == 30 && (g.m[0].flags & MSG_F_GAP));
+	if (CHECKED(g.n == 1)) {
+		CHECK(g.m[0].tag == 6);
+		CHECK(g.m[0].bytes == 30);
+		CHECK((g.m[0].flags & MSG_F_GAP));
+	}
 	dec_ompi.close(s, 4);
 	free(g.m);
 }
@@ -450,7 +487,11 @@ TEST(resync_across_pieces)
 			dec_ompi.data(s, 0, a.b + i, k, 3);
 		}
 		CHECK(g.n == 2);
-		CHECK(g.n == 2 && g.m[0].tag == 9 && g.m[0].bytes == 40 && g.m[1].tag == 10);
+		if (CHECKED(g.n == 2)) {
+			CHECK(g.m[0].tag == 9);
+			CHECK(g.m[0].bytes == 40);
+			CHECK(g.m[1].tag == 10);
+		}
 		CHECK(st.fallback == 0);
 		dec_ompi.close(s, 4);
 		free(g.m);
@@ -469,7 +510,8 @@ TEST(absurd_length_and_give_up)
 	hs(&a, 0);
 	put8(&a, 0x41), put8(&a, 1), put16(&a, 0), put32(&a, 0xfffffff0);	/* absurd size */
 	dec_ompi.data(s, 0, a.b, a.n, 1);
-	CHECK(st.bad == 1 && st.resyncs == 1);
+	CHECK(st.bad == 1);
+	CHECK(st.resyncs == 1);
 	for (i = 0; i < 17 && st.fallback == 0; i++)
 		dec_ompi.data(s, 0, zeros, 1 << 20, 2);
 	CHECK(st.fallback == 1);	/* 16 MiB without a frame: given up */
@@ -504,12 +546,15 @@ TEST(mid_stream_start)
 		t.n = s.n - first;
 		strm_run(&dec_ompi, &t, 31, &g, &st, ranks);
 	}
-	CHECK(ranks[0] == -1 && ranks[1] == -1);
+	CHECK(ranks[0] == -1);
+	CHECK(ranks[1] == -1);
 	CHECK(g.n >= 25);
 	for (i = 0; i < g.n; i++) {
 		CHECK(g.m[i].ranksrc == RANKSRC_NONE);
-		if (g.m[i].tag == 12)
-			CHECK(g.m[i].bytes == 1000000 && g.m[i].proto == PROTO_RNDV_PUT);
+		if (g.m[i].tag == 12) {
+			CHECK(g.m[i].bytes == 1000000);
+			CHECK(g.m[i].proto == PROTO_RNDV_PUT);
+		}
 	}
 	free(g.m);
 	strm_free(&s);

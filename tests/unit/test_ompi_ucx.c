@@ -107,17 +107,30 @@ TEST(tag_layout)
 	dec_ompi_ucx.close(s, 4);
 	CHECK(g.n == 4);
 	if (g.n == 4) {
-		CHECK(g.m[0].cid == 5 && g.m[0].comm_src == 700000 && g.m[0].tag == 12345);
+		CHECK(g.m[0].cid == 5);
+		CHECK(g.m[0].comm_src == 700000);
+		CHECK(g.m[0].tag == 12345);
 		CHECK(g.m[0].bytes == 3);
-		CHECK(g.m[1].cid == 0 && g.m[1].comm_src == 1000001 && g.m[1].tag == -16);
+		CHECK(g.m[1].cid == 0);
+		CHECK(g.m[1].comm_src == 1000001);
+		CHECK(g.m[1].tag == -16);
 		CHECK_STR(msg_tag_name_cid(g.m[1].mpi, g.m[1].cid, g.m[1].tag), "barrier");
-		CHECK(g.m[2].cid == 0xfffff && g.m[2].comm_src == 2 && g.m[2].tag == 0x7fffff);
-		CHECK(g.m[3].dir == 1 && g.m[3].cid == 0 && g.m[3].comm_src == 4 && g.m[3].tag == 3);
-		for (int i = 0; i < 3; i++)
-			CHECK(g.m[i].src_world == 1000001 && g.m[i].dst_world == 4);
-		CHECK(g.m[3].src_world == 4 && g.m[3].dst_world == 1000001);
+		CHECK(g.m[2].cid == 0xfffff);
+		CHECK(g.m[2].comm_src == 2);
+		CHECK(g.m[2].tag == 0x7fffff);
+		CHECK(g.m[3].dir == 1);
+		CHECK(g.m[3].cid == 0);
+		CHECK(g.m[3].comm_src == 4);
+		CHECK(g.m[3].tag == 3);
+		for (int i = 0; i < 3; i++) {
+			CHECK(g.m[i].src_world == 1000001);
+			CHECK(g.m[i].dst_world == 4);
+		}
+		CHECK(g.m[3].src_world == 4);
+		CHECK(g.m[3].dst_world == 1000001);
 	}
-	CHECK(st.msgs == 4 && st.bad == 0);
+	CHECK(st.msgs == 4);
+	CHECK(st.bad == 0);
 	free(g.m);
 }
 

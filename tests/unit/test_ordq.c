@@ -84,7 +84,8 @@ TEST(no_threads_runs_in_push)
 	struct job j = { .id = 5 };
 
 	ordq_push(q, &j);
-	CHECK(j.runs == 1 && j.out == expect(5));	/* already run, before any pop */
+	CHECK(j.runs == 1);	/* already run, before any pop */
+	CHECK(j.out == expect(5));
 	CHECK(ordq_pending(q) == 1);
 	CHECK(ordq_pop(q) == &j);
 	CHECK(ordq_pop(q) == NULL);

@@ -287,7 +287,8 @@ TEST(two_piece_fit)
 	CHECK_NEAR(c.lo_b, 0.49, 1e-9);
 	CHECK_NEAR(c.hi_a, 1.38, 1e-9);
 	CHECK_NEAR(c.hi_b, -0.06, 1e-9);
-	CHECK(c.k_break > 2.25 && c.k_break < 2.5);
+	CHECK(c.k_break > 2.25);
+	CHECK(c.k_break < 2.5);
 	CHECK(p000_fit_two_piece(3, k, y, &c) < 0);
 }
 

@@ -109,7 +109,9 @@ TEST(capacities_eqs_6_to_8)
 	CHECK_NEAR(p001_w_cpu(0.5, 0.02), 25, 1e-12);		/* eq. 6 */
 	CHECK_NEAR(p001_w_cpu(1, 0.004), 250, 1e-9);		/* eq. 7 */
 	CHECK_NEAR(p001_w_net(12.5e6, 1e5), 125, 1e-12);	/* eq. 8 */
-	CHECK(isnan(p001_w_cpu(1.5, 1)) && isnan(p001_w_cpu(1, 0)) && isnan(p001_w_net(1, 0)));
+	CHECK(isnan(p001_w_cpu(1.5, 1)));
+	CHECK(isnan(p001_w_cpu(1, 0)));
+	CHECK(isnan(p001_w_net(1, 0)));
 	CHECK(isinf(p001_exec_time_s(10, 0)));
 
 	graph_init_empty(&g, 0);
@@ -248,9 +250,14 @@ TEST(simulator_approaches_apprate)
 		CHECK(fabs(r4.steady_tps - rates.app_rate_tps) < 0.01 * rates.app_rate_tps);
 		CHECK(r4.steady_tps <= rates.app_rate_tps * 1.0001);
 		CHECK(r1.steady_tps <= r4.steady_tps * 1.0001);
-		for (int i = 0; i < r4.nres; i++)
-			CHECK(r4.util[i] >= 0 && r4.util[i] <= 1 && r1.util[i] >= 0 && r1.util[i] <= 1);
-		CHECK(r4.done == 20000 && r4.slave_tasks[m] == 0);
+		for (int i = 0; i < r4.nres; i++) {
+			CHECK(r4.util[i] >= 0);
+			CHECK(r4.util[i] <= 1);
+			CHECK(r1.util[i] >= 0);
+			CHECK(r1.util[i] <= 1);
+		}
+		CHECK(r4.done == 20000);
+		CHECK(r4.slave_tasks[m] == 0);
 		CHECK_NEAR(r4.util[p001_res_link(&g, 0)] * r4.makespan_s * c.link_tps[0],
 			   (double)(r4.slave_tasks[m < 2 ? 2 : 0] + r4.slave_tasks[m < 2 ? 3 : 1]), 1e-6);
 		p001_rates_release(&rates);
@@ -275,7 +282,9 @@ TEST(slave_selection)
 	CHECK(p001_caps_init(&c, &g, NULL, NULL, &e) == 0);
 	CHECK(p001_select_slaves(&g, &c, &app, 1, 5000, 1, 0.05, &s, &e) == 0);
 	CHECK_NEAR(s.predicted_tps, 130, 1e-9);
-	CHECK(s.use[0] && s.use[2] && !s.use[1]);
+	CHECK(s.use[0]);
+	CHECK(s.use[2]);
+	CHECK(!s.use[1]);
 	CHECK(s.rounds >= 1);
 	CHECK(s.simulated_tps <= 130 * 1.0001);
 	if (s.rounds > 1 && s.use[3])
@@ -328,9 +337,11 @@ TEST(extra_link_on_one_route)
 	CHECK(p001_simulate(&g, &c, &app, 0, NULL, 2000, 1, &d, &e) == 0);
 	CHECK_NEAR(d.makespan_s, 11.0, 0.02);
 	CHECK(p001_simulate_links(&g, &c, &app, 0, NULL, &x, 1, 1, 2000, 1, &r, &e) == 0);
-	CHECK(r.nres == 5 && r.done == 2000);	/* 3 processors, the lan, the extra link */
+	CHECK(r.nres == 5);	/* 3 processors, the lan, the extra link */
+	CHECK(r.done == 2000);
 	CHECK_NEAR(r.makespan_s, 2.0 / (1 / 11.0 + 1 / 16.0), 0.015 * 2.0 / (1 / 11.0 + 1 / 16.0));
-	CHECK(r.makespan_s > d.makespan_s && r.makespan_s < 16.0);
+	CHECK(r.makespan_s > d.makespan_s);
+	CHECK(r.makespan_s < 16.0);
 	CHECK_NEAR((double)r.slave_tasks[1] / (double)r.slave_tasks[2], 16.0 / 11.0, 0.015 * 16.0 / 11.0);
 	CHECK_NEAR(r.busy_s[p001_res_xlink(&g, 0)], (double)r.slave_tasks[2] * 0.005, 1e-9);
 	mwsim_result_release(&r);
@@ -410,7 +421,9 @@ TEST(derive_from_profile)
 
 	CHECK(p001_derive(msgs, nm, busy, nb, 3, -1, &d, &e) == 0);
 	CHECK(d.master == 0);
-	CHECK(d.tasks == 8 && d.tasks_rank[1] == 5 && d.tasks_rank[2] == 3);
+	CHECK(d.tasks == 8);
+	CHECK(d.tasks_rank[1] == 5);
+	CHECK(d.tasks_rank[2] == 3);
 	CHECK_NEAR(d.size_taskxfer_bytes, 1000, 1e-9);
 	CHECK_NEAR(d.out_fraction, 0.1, 1e-12);
 	CHECK_NEAR(d.t_slave_rank_s[1], 0.004, 1e-12);

@@ -95,7 +95,8 @@ TEST(property1_constructed_run)
 		CHECK_NEAR(pdeg, M * 0.4, 1e-12);
 		CHECK_NEAR(sp, p002_speedup_model(pdeg, h), 1e-9);
 		CHECK_NEAR(sp, p002_speedup_work(w, act_ns, M, (double)T), 1e-9);
-		CHECK(sp > 0 && sp <= pdeg);
+		CHECK(sp > 0);
+		CHECK(sp <= pdeg);
 	}
 	/* Unequal active times: Property 1 is then only an approximation, but the work identity
 	 * still holds exactly. */

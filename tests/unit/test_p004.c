@@ -198,7 +198,8 @@ TEST(ps_closed_forms_vs_numeric)
 	CHECK(p004_eta_ps(rho, NULL, 5, 1, NULL, &closed, NULL) == 0);
 	CHECK(p004_eta_general(pr, 5, 1.0, 1, NULL, &num, NULL) == 0);
 	CHECK_NEAR(closed.eta, num.eta, 1e-10);
-	CHECK(closed.tail_mass < 1e-12 && closed.err_bound < 1e-10);
+	CHECK(closed.tail_mass < 1e-12);
+	CHECK(closed.err_bound < 1e-10);
 	CHECK(num.tail_mass < 1e-12);
 	/* eq. 24 (heterogeneous) vs eq. 22 with Delta = 2 */
 	for (j = 0; j < 5; j++)
@@ -222,7 +223,8 @@ TEST(ps_truncation_bound)
 
 	CHECK(p004_eta_ps(rho, NULL, 3, 1, &loose, &a, NULL) == 0);
 	CHECK(p004_eta_ps(rho, NULL, 3, 1, &tight, &b, NULL) == 0);
-	CHECK(a.tail_mass < 1e-4 && b.tail_mass < 1e-15);
+	CHECK(a.tail_mass < 1e-4);
+	CHECK(b.tail_mass < 1e-15);
 	CHECK(b.eta - a.eta > 0.0);
 	CHECK(b.eta - a.eta <= a.err_bound);
 	CHECK(a.terms < b.terms);
@@ -288,7 +290,8 @@ TEST(mg1_inversion_vs_recursion)
 	CHECK_NEAR(rho, 0.6 * (0.45 + 0.5), 1e-15);
 	CHECK_NEAR(p004_h2_lst(&h, 0.0), 1.0, 1e-15);
 	CHECK(p004_pmf_gamma_mg1_h2(&h, NULL, &a, &rep, NULL) == 0);
-	CHECK(rep.tail < 1e-12 && rep.err_bound < 1e-11);
+	CHECK(rep.tail < 1e-12);
+	CHECK(rep.err_bound < 1e-11);
 	CHECK(p004_pmf_gamma_mg1_h2_recursion(&h, a.n - 1, &b, NULL) == 0);
 	for (k = 1; k < a.n; k++) {
 		double d = fabs(a.p[k] - b.p[k]);
@@ -500,7 +503,10 @@ TEST(paper_numbers)
 	nset = 0;
 	CHECK(p004_select_fig5(32, key, p004_cost_objective, &cc, 0, set, &nset, &val, NULL) == 0);
 	CHECK(nset == 1);
-	CHECK(nset == 1 && delta[set[0]] == 1 && lam[set[0]] == 0.0);
+	if (CHECKED(nset == 1)) {
+		CHECK(delta[set[0]] == 1);
+		CHECK(lam[set[0]] == 0.0);
+	}
 	/* high x/c: the run-time optimum */
 	{
 		size_t rset[32], rn;
@@ -510,7 +516,8 @@ TEST(paper_numbers)
 		cc.x_per_s = 1e6;
 		CHECK(p004_select_fig5(32, key, p004_cost_objective, &cc, 0, set, &nset, &val,
 				       NULL) == 0);
-		CHECK(nset == rn && memcmp(set, rset, rn * sizeof *set) == 0);
+		if (CHECKED(nset == rn))
+			CHECK(memcmp(set, rset, rn * sizeof *set) == 0);
 		CHECK(rn > 4);
 	}
 }
@@ -734,17 +741,23 @@ TEST(cost_forms_by_hand)
 	/* processor 3 costs 10/s: goal 5.5 s -> {0, 1, 2} at 15; all four would cost 52 */
 	CHECK(p004_select_min_cost_goal(4, NULL, p004_ps_pool_runtime, &pool, c2, 5.5e9,
 					P004_SEARCH_EXHAUSTIVE, set, &ch, NULL) == 0);
-	CHECK(ch.nset == 3 && set[0] == 0 && set[1] == 1 && set[2] == 2);
+	if (CHECKED(ch.nset == 3)) {
+		CHECK(set[0] == 0);
+		CHECK(set[1] == 1);
+		CHECK(set[2] == 2);
+	}
 	CHECK_NEAR(ch.use_cost, 15.0, 1e-9);
 	/* budget 20: the fastest affordable is {0, 1, 2} at 5 s ({0, 3}: 7 s x 11 = 77) */
 	CHECK(p004_select_min_time_budget(4, NULL, p004_ps_pool_runtime, &pool, c2, 20.0,
 					  P004_SEARCH_EXHAUSTIVE, set, &ch, NULL) == 0);
-	CHECK(ch.nset == 3 && set[2] == 2);
+	if (CHECKED(ch.nset == 3))
+		CHECK(set[2] == 2);
 	CHECK_NEAR(ch.r_ns, 5e9, 1e-3);
 	/* budget 14.9: two cheap ones, 7 s at 14 */
 	CHECK(p004_select_min_time_budget(4, NULL, p004_ps_pool_runtime, &pool, c2, 14.9,
 					  P004_SEARCH_EXHAUSTIVE, set, &ch, NULL) == 0);
-	CHECK(ch.nset == 2 && set[1] != 3);
+	if (CHECKED(ch.nset == 2))
+		CHECK(set[1] != 3);
 	CHECK_NEAR(ch.use_cost, 14.0, 1e-9);
 }
 
@@ -827,7 +840,8 @@ TEST(detect_master_worker)
 	o.serial_rank_set = 1;
 	CHECK(p004_detect_iterations(t.m, t.nm, t.b, t.nb, 4, &o, &d, NULL) == 0);
 	CHECK(d.iters == 50);
-	CHECK(d.ref_period == 3 || d.ref_period == 1);
+	CHECK_MSG(d.ref_period == 3 || d.ref_period == 1,
+		  "reference period %zu, expected 3 or 1 (either finds the iterations)", d.ref_period);
 	CHECK(d.windows >= 47);
 	CHECK(d.senders == 4);
 	CHECK_NEAR(d.it.t_serial_ns, 2e6, 1.0);
@@ -835,7 +849,8 @@ TEST(detect_master_worker)
 	CHECK(fabs(d.t_iter_ns - (2.54e6 + t.sum_max_ns / 50.0)) < 0.1e6);
 	CHECK(fabs(d.it.t_par_wk_ns - t.sum_wk_ns / 50.0) / (t.sum_wk_ns / 50.0) < 0.03);
 	CHECK(fabs(d.t_max_par_ns - t.sum_max_ns / 50.0) / (t.sum_max_ns / 50.0) < 0.03);
-	CHECK(d.eta_measured > 1.0 && d.eta_measured < 1.3);
+	CHECK(d.eta_measured > 1.0);
+	CHECK(d.eta_measured < 1.3);
 	CHECK_NEAR(d.it.t_overhead_ns, 0.54e6, 0.05e6);
 	CHECK_NEAR(d.msgs_per_iter, 6.0, 0.1);
 	/* eq. 5 with the measured figures gives back the measured time per iteration */
@@ -843,7 +858,8 @@ TEST(detect_master_worker)
 	CHECK_NEAR(R / 50.0, d.t_iter_ns, 1.0);
 	/* without phases only the counts and wall times */
 	CHECK(p004_detect_iterations(t.m, t.nm, NULL, 0, 4, NULL, &d, NULL) == 0);
-	CHECK(d.iters == 50 && isnan(d.it.t_par_wk_ns));
+	CHECK(d.iters == 50);
+	CHECK(isnan(d.it.t_par_wk_ns));
 	/* messages from an unknown sender or to a rank outside the run take no part */
 	{
 		size_t nm = t.nm;
@@ -855,7 +871,9 @@ TEST(detect_master_worker)
 		}
 		CHECK(t.nm > nm + 80);
 		CHECK(p004_detect_iterations(t.m, t.nm, NULL, 0, 4, NULL, &d, NULL) == 0);
-		CHECK(d.iters == 50 && d.t_iter_ns == t_iter && d.msgs_per_iter == per);
+		CHECK(d.iters == 50);
+		CHECK(d.t_iter_ns == t_iter);
+		CHECK(d.msgs_per_iter == per);
 	}
 }
 

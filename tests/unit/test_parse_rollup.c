@@ -62,7 +62,8 @@ TEST(without_samples_only_comm_is_known)
 	rollup_msg(&r, &m);
 	rollup_split(rollup_rank(&r, 2), 100, 1e9, &sp);
 	CHECK(sp.exec_ns == 8000);
-	CHECK(sp.comp_ns < 0 && sp.idle_ns < 0);
+	CHECK(sp.comp_ns < 0);
+	CHECK(sp.idle_ns < 0);
 	CHECK_NEAR(sp.comm_ns, 2 * 100 + 1000 / 1e9 * 1e9, 1e-6);
 	rollup_release(&r);
 }
@@ -89,13 +90,21 @@ TEST(links_and_active_time)
 	rollup_msg(&r, &m);
 	lv = rollup_links_sorted(&r);
 	CHECK(r.nlinks == 2);
-	CHECK(lv[0]->src == 0 && lv[0]->dst == 1 && lv[0]->msgs == 3 && lv[0]->bytes == 100);
+	CHECK(lv[0]->src == 0);
+	CHECK(lv[0]->dst == 1);
+	CHECK(lv[0]->msgs == 3);
+	CHECK(lv[0]->bytes == 100);
 	CHECK(lv[0]->active_ns == 150 + 100);
-	CHECK(lv[0]->t_first_ns == 0 && lv[0]->t_last_ns == 1100);
-	CHECK(lv[1]->src == 1 && lv[1]->msgs == 1);
-	CHECK(r.ctrl_msgs == 1 && r.unknown_rank_msgs == 1);
-	CHECK(r.ranks[1].msgs_recv == 4 && r.ranks[1].bytes_recv == 170);
-	CHECK(r.ranks[0].msgs_sent == 3 && r.ranks[0].bytes_recv == 10);
+	CHECK(lv[0]->t_first_ns == 0);
+	CHECK(lv[0]->t_last_ns == 1100);
+	CHECK(lv[1]->src == 1);
+	CHECK(lv[1]->msgs == 1);
+	CHECK(r.ctrl_msgs == 1);
+	CHECK(r.unknown_rank_msgs == 1);
+	CHECK(r.ranks[1].msgs_recv == 4);
+	CHECK(r.ranks[1].bytes_recv == 170);
+	CHECK(r.ranks[0].msgs_sent == 3);
+	CHECK(r.ranks[0].bytes_recv == 10);
 	free(lv);
 	rollup_release(&r);
 }
@@ -120,10 +129,14 @@ TEST(unknown_ranks_are_counted_not_linked)
 	rollup_msg(&r, &m);
 	lv = rollup_links_sorted(&r);
 	CHECK(r.nlinks == 1);
-	for (i = 0; i < r.nlinks; i++)
-		CHECK(lv[i]->src >= 0 && lv[i]->dst >= 0);
-	CHECK(r.unknown_rank_msgs == 3 && r.unknown_rank_bytes == 105);
-	CHECK(r.ranks[2].msgs_sent == 2 && r.ranks[2].msgs_recv == 1);
+	for (i = 0; i < r.nlinks; i++) {
+		CHECK(lv[i]->src >= 0);
+		CHECK(lv[i]->dst >= 0);
+	}
+	CHECK(r.unknown_rank_msgs == 3);
+	CHECK(r.unknown_rank_bytes == 105);
+	CHECK(r.ranks[2].msgs_sent == 2);
+	CHECK(r.ranks[2].msgs_recv == 1);
 	free(lv);
 	rollup_release(&r);
 }
@@ -137,7 +150,8 @@ TEST(netparams_measured_given_default)
 
 	rollup_init(&r);
 	rollup_netparams(&r, 0, 0, &np);
-	CHECK(strcmp(np.lat_source, "default") == 0 && strcmp(np.bw_source, "default") == 0);
+	CHECK_STR(np.lat_source, "default");
+	CHECK_STR(np.bw_source, "default");
 	rollup_rtt(&r, 100000);
 	rollup_rtt(&r, 20000);
 	rollup_rtt(&r, 30000);
@@ -150,11 +164,14 @@ TEST(netparams_measured_given_default)
 	rollup_netparams(&r, 0, 0, &np);
 	CHECK(strcmp(np.lat_source, "handshake") == 0);
 	CHECK_NEAR(np.lat_ns, 15000, 1e-6);	/* half the median round trip */
-	CHECK(np.lat_samples == 3 && np.bw_samples == 10);
+	CHECK(np.lat_samples == 3);
+	CHECK(np.bw_samples == 10);
 	CHECK_NEAR(np.bw_Bps, 90e6, 1e3);	/* the 90th percentile */
 	rollup_netparams(&r, 5000, 1e8, &np);
-	CHECK(strcmp(np.lat_source, "option") == 0 && np.lat_ns == 5000);
-	CHECK(strcmp(np.bw_source, "option") == 0 && np.bw_Bps == 1e8);
+	CHECK_STR(np.lat_source, "option");
+	CHECK(np.lat_ns == 5000);
+	CHECK_STR(np.bw_source, "option");
+	CHECK(np.bw_Bps == 1e8);
 	rollup_release(&r);
 }
 

@@ -104,17 +104,25 @@ TEST(pattern)
 	free(rows);
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
 	CHECK(rc.rank == 3);
-	CHECK(rc.samples == 21 && rc.intervals == 20);
-	CHECK(rc.bad_rows == 0 && !rc.truncated && rc.threads == 1 && rc.resets == 0);
-	CHECK(rc.t_first_ns == REAL0 && rc.t_last_ns == REAL0 + 400 * MS);
+	CHECK(rc.samples == 21);
+	CHECK(rc.intervals == 20);
+	CHECK(rc.bad_rows == 0);
+	CHECK(!rc.truncated);
+	CHECK(rc.threads == 1);
+	CHECK(rc.resets == 0);
+	CHECK(rc.t_first_ns == REAL0);
+	CHECK(rc.t_last_ns == REAL0 + 400 * MS);
 	CHECK(rc.elapsed_ns == 400 * MS);
 	CHECK(rc.run_ns == 4 * 3 * 20 * MS + 4 * 2 * 1 * MS);
 	CHECK(rc.wait_ns == 4 * 3 * 2 * MS + 4 * 2 * MS / 2);
 	CHECK_NEAR(rc.cpu_frac, 248.0 / 400.0, 1e-12);
-	CHECK(rc.n_busy == 4 && rc.n_idle == 4 && rc.nphases == 8);
+	CHECK(rc.n_busy == 4);
+	CHECK(rc.n_idle == 4);
+	CHECK(rc.nphases == 8);
 	CHECK_NEAR(rc.avg_busy_ns, 60.0 * MS, 1e-3);
 	CHECK_NEAR(rc.avg_idle_ns, 40.0 * MS, 1e-3);
-	CHECK(rc.busy_ns == 240 * MS && rc.idle_ns == 160 * MS);
+	CHECK(rc.busy_ns == 240 * MS);
+	CHECK(rc.idle_ns == 160 * MS);
 	for (size_t i = 0; i < rc.nphases && rc.nphases == 8; i++) {
 		const struct phase *p = &rc.phases[i];
 		int64_t start = (int64_t)(i / 2) * 100 * MS + (i % 2 ? 60 * MS : 0);
@@ -126,7 +134,8 @@ TEST(pattern)
 		CHECK(p->wait_ns == (i % 2 ? 1 * MS : 6 * MS));
 	}
 	rank_cpu_release(&rc);
-	CHECK(rc.phases == NULL && rc.nphases == 0);
+	CHECK(rc.phases == NULL);
+	CHECK(rc.nphases == 0);
 	rank_cpu_release(&rc);
 	rank_cpu_release(NULL);
 }
@@ -146,12 +155,20 @@ TEST(threshold)
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
 	CHECK(rc.rank == -1);		/* no rank in the name */
 	/* busy (exactly half), idle, busy, idle */
-	CHECK(rc.nphases == 4 && rc.n_busy == 2 && rc.n_idle == 2);
-	CHECK(rc.nphases == 4 && rc.phases[0].busy && !rc.phases[1].busy && rc.phases[2].busy);
+	CHECK(rc.nphases == 4);
+	CHECK(rc.n_busy == 2);
+	CHECK(rc.n_idle == 2);
+	if (CHECKED(rc.nphases == 4)) {
+		CHECK(rc.phases[0].busy);
+		CHECK(!rc.phases[1].busy);
+		CHECK(rc.phases[2].busy);
+	}
 	rank_cpu_release(&rc);
 	CHECK(phases_from_samples(path, 0.55, &rc, &e) == 0);
 	/* idle idle busy idle: idle, busy, idle */
-	CHECK(rc.nphases == 3 && rc.n_busy == 1 && rc.n_idle == 2);
+	CHECK(rc.nphases == 3);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.n_idle == 2);
 	CHECK_NEAR(rc.avg_idle_ns, 30.0 * MS, 1e-3);
 	CHECK_NEAR(rc.avg_busy_ns, 20.0 * MS, 1e-3);
 	rank_cpu_release(&rc);
@@ -188,14 +205,21 @@ TEST(threads)
 	}
 	CHECK(write_rows(path, false, rows, n) == 0);
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
-	CHECK(rc.samples == 9 && rc.threads == 3);
+	CHECK(rc.samples == 9);
+	CHECK(rc.threads == 3);
 	/* Interval run (ms): 1-2: 12 12; 3: 12+3; 4: 12+3; 5: 6+10(reset, whole)+3;
 	 * 6: 6+2; 7: 6+2; 8: 6+2. Busy (>= 10): 1..5, idle 6..8. */
 	CHECK(rc.resets == 1);
 	CHECK(rc.run_ns == (12 + 12 + 15 + 15 + 19 + 8 + 8 + 8) * MS);
-	CHECK(rc.nphases == 2 && rc.n_busy == 1 && rc.n_idle == 1);
-	CHECK(rc.nphases == 2 && rc.phases[0].busy && rc.phases[0].t_end_ns == REAL0 + 100 * MS);
-	CHECK(rc.nphases == 2 && rc.phases[1].run_ns == 24 * MS);
+	CHECK(rc.nphases == 2);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.n_idle == 1);
+	if (CHECKED(rc.nphases == 2)) {
+		CHECK(rc.phases[0].busy);
+		CHECK(rc.phases[0].t_end_ns == REAL0 + 100 * MS);
+	}
+	if (CHECKED(rc.nphases == 2))
+		CHECK(rc.phases[1].run_ns == 24 * MS);
 	CHECK(rc.wait_ns == 4 * MS);	/* tid 201's wait, then a reset to 0 */
 	rank_cpu_release(&rc);
 }
@@ -218,8 +242,13 @@ TEST(counter_reset)
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
 	CHECK(rc.resets == 1);
 	CHECK(rc.run_ns == (20 + 20 + 5 + 20) * MS);	/* never negative */
-	CHECK(rc.nphases == 3 && rc.n_busy == 2 && rc.n_idle == 1);
-	CHECK(rc.nphases == 3 && !rc.phases[1].busy && rc.phases[1].run_ns == 5 * MS);
+	CHECK(rc.nphases == 3);
+	CHECK(rc.n_busy == 2);
+	CHECK(rc.n_idle == 1);
+	if (CHECKED(rc.nphases == 3)) {
+		CHECK(!rc.phases[1].busy);
+		CHECK(rc.phases[1].run_ns == 5 * MS);
+	}
 	rank_cpu_release(&rc);
 }
 
@@ -242,7 +271,8 @@ TEST(clamp_and_gap)
 	CHECK(write_rows(path, false, rows, 6) == 0);
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
 	CHECK(rc.run_ns == (20 + 20 + 5 + 1 + 20) * MS);
-	CHECK(rc.n_busy == 2 && rc.n_idle == 1);
+	CHECK(rc.n_busy == 2);
+	CHECK(rc.n_idle == 1);
 	CHECK_NEAR(rc.avg_busy_ns, 30.0 * MS, 1e-3);	/* (40 + 20) / 2 */
 	CHECK_NEAR(rc.avg_idle_ns, 120.0 * MS, 1e-3);
 	CHECK(rc.elapsed_ns == 180 * MS);
@@ -271,11 +301,16 @@ TEST(thread_gap)
 
 	CHECK(write_rows(path, false, rows, sizeof rows / sizeof rows[0]) == 0);
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
-	CHECK(rc.threads == 2 && rc.resets == 0 && rc.bad_rows == 0);
+	CHECK(rc.threads == 2);
+	CHECK(rc.resets == 0);
+	CHECK(rc.bad_rows == 0);
 	CHECK(rc.run_ns == (5 + 1 + 1 + 9 + 21) * MS);
 	/* idle idle idle idle busy */
-	CHECK(rc.nphases == 2 && rc.n_idle == 1 && rc.n_busy == 1);
-	CHECK(rc.nphases == 2 && rc.phases[1].t_start_ns == REAL0 + 80 * MS);
+	CHECK(rc.nphases == 2);
+	CHECK(rc.n_idle == 1);
+	CHECK(rc.n_busy == 1);
+	if (CHECKED(rc.nphases == 2))
+		CHECK(rc.phases[1].t_start_ns == REAL0 + 80 * MS);
 	rank_cpu_release(&rc);
 }
 
@@ -316,9 +351,12 @@ TEST(damaged_rows)
 	CHECK(rc.rank == 7);
 	CHECK(rc.bad_rows == 8);
 	CHECK(strstr(rc.first_bad, "line 4") != NULL);	/* the first one, named */
-	CHECK(rc.samples == 4 && rc.threads == 1);
+	CHECK(rc.samples == 4);
+	CHECK(rc.threads == 1);
 	CHECK(rc.run_ns == 41 * MS);
-	CHECK(rc.nphases == 3 && rc.n_busy == 2 && rc.n_idle == 1);
+	CHECK(rc.nphases == 3);
+	CHECK(rc.n_busy == 2);
+	CHECK(rc.n_idle == 1);
 	rank_cpu_release(&rc);
 }
 
@@ -368,7 +406,8 @@ TEST(truncated)
 		fclose(f);
 		CHECK((size_t)flushed + 40 < len);
 		f = fopen(cut, "wb");
-		CHECK(f && fwrite(all, 1, (size_t)flushed + 40, f) == (size_t)flushed + 40);
+		if (CHECKED(f))
+			CHECK(fwrite(all, 1, (size_t)flushed + 40, f) == (size_t)flushed + 40);
 		if (f)
 			fclose(f);
 		free(all);
@@ -376,18 +415,22 @@ TEST(truncated)
 	CHECK(phases_from_samples(cut, 0.5, &rc, &e) == 0);
 	CHECK(rc.truncated);
 	CHECK(rc.rank == 1);
-	CHECK(rc.samples >= 1501 && rc.samples < (uint64_t)n);
+	CHECK(rc.samples >= 1501);
+	CHECK(rc.samples < (uint64_t)n);
 	for (uint64_t i = 0; i + 1 < rc.samples && i < NINT; i++)
 		want_run += (int64_t)llround(run[i] * MS);
 	CHECK(rc.run_ns == want_run);
 	CHECK(rc.n_busy + rc.n_idle >= 1500 / 7);
 	CHECK(rc.t_last_ns == REAL0 + (int64_t)(rc.samples - 1) * 20 * MS);
 	/* Full phases in the middle are 7 intervals long. */
-	CHECK(rc.nphases > 10 && rc.phases[3].t_end_ns - rc.phases[3].t_start_ns == 140 * MS);
+	if (CHECKED(rc.nphases > 10))
+		CHECK(rc.phases[3].t_end_ns - rc.phases[3].t_start_ns == 140 * MS);
 	rank_cpu_release(&rc);
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
-	CHECK(!rc.truncated && rc.samples == NINT + 1);
-	CHECK(rc.n_busy == (NINT + 13) / 14 && rc.n_idle == NINT / 14);
+	CHECK(!rc.truncated);
+	CHECK(rc.samples == NINT + 1);
+	CHECK(rc.n_busy == (NINT + 13) / 14);
+	CHECK(rc.n_idle == NINT / 14);
 	CHECK_NEAR(rc.avg_busy_ns, 140.0 * MS, 20.0 * MS);
 	rank_cpu_release(&rc);
 }
@@ -402,12 +445,19 @@ TEST(small_and_bad_files)
 
 	CHECK(write_rows(path, false, &one, 0) == 0);		/* header only */
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
-	CHECK(rc.samples == 0 && rc.nphases == 0 && rc.avg_busy_ns == 0 && rc.cpu_frac == 0);
+	CHECK(rc.samples == 0);
+	CHECK(rc.nphases == 0);
+	CHECK(rc.avg_busy_ns == 0);
+	CHECK(rc.cpu_frac == 0);
 	rank_cpu_release(&rc);
 	CHECK(write_rows(path, false, &one, 1) == 0);		/* one sample: no interval */
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
-	CHECK(rc.samples == 1 && rc.intervals == 0 && rc.nphases == 0 && rc.run_ns == 0);
-	CHECK(rc.t_first_ns == REAL0 && rc.t_last_ns == REAL0);
+	CHECK(rc.samples == 1);
+	CHECK(rc.intervals == 0);
+	CHECK(rc.nphases == 0);
+	CHECK(rc.run_ns == 0);
+	CHECK(rc.t_first_ns == REAL0);
+	CHECK(rc.t_last_ns == REAL0);
 	rank_cpu_release(&rc);
 	CHECK(phases_from_samples(tmp("none.tsv"), 0.5, &rc, &e) == -E_IO);
 	rank_cpu_release(&rc);
@@ -430,7 +480,9 @@ TEST(small_and_bad_files)
 	      "0\t0\t1\t1\t10\t10\n0\t15\t1\t1\t30\t30\n", f);
 	fclose(f);
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
-	CHECK(rc.n_busy == 1 && rc.run_ns == 15 && rc.elapsed_ns == 20);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.run_ns == 15);
+	CHECK(rc.elapsed_ns == 20);
 	rank_cpu_release(&rc);
 }
 
@@ -453,8 +505,11 @@ TEST(hostile_values)
 	      f);
 	fclose(f);
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
-	CHECK(rc.samples == 2 && rc.run_ns == INT64_MAX && rc.wait_ns == INT64_MAX);
-	CHECK(rc.n_busy == 1 && rc.cpu_frac >= 1.0);
+	CHECK(rc.samples == 2);
+	CHECK(rc.run_ns == INT64_MAX);
+	CHECK(rc.wait_ns == INT64_MAX);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.cpu_frac >= 1.0);
 	rank_cpu_release(&rc);
 }
 
@@ -483,14 +538,19 @@ TEST(write_rows_back)
 	while ((rcode = tsv_r_next(&r, &e)) == 1 && i < rc.nphases) {
 		int64_t rank, t0, t1, run_ns;
 
-		CHECK(tsv_r_i64(&r, 0, &rank, &e) == 0 && rank == 2);
+		if (CHECKED(tsv_r_i64(&r, 0, &rank, &e) == 0))
+			CHECK(rank == 2);
 		CHECK_STR(tsv_r_str(&r, 1), rc.phases[i].busy ? "busy" : "idle");
-		CHECK(tsv_r_i64(&r, 2, &t0, &e) == 0 && t0 == rc.phases[i].t_start_ns);
-		CHECK(tsv_r_i64(&r, 3, &t1, &e) == 0 && t1 == rc.phases[i].t_end_ns);
-		CHECK(tsv_r_i64(&r, 4, &run_ns, &e) == 0 && run_ns == rc.phases[i].run_ns);
+		if (CHECKED(tsv_r_i64(&r, 2, &t0, &e) == 0))
+			CHECK(t0 == rc.phases[i].t_start_ns);
+		if (CHECKED(tsv_r_i64(&r, 3, &t1, &e) == 0))
+			CHECK(t1 == rc.phases[i].t_end_ns);
+		if (CHECKED(tsv_r_i64(&r, 4, &run_ns, &e) == 0))
+			CHECK(run_ns == rc.phases[i].run_ns);
 		i++;
 	}
-	CHECK(rcode == 0 && i == 5);
+	CHECK(rcode == 0);
+	CHECK(i == 5);
 	tsv_r_close(&r);
 	rank_cpu_release(&rc);
 }
@@ -560,22 +620,32 @@ TEST(user_share)
 	CHECK(on_cpu_samples(path, first_half_user) == 0);
 
 	CHECK(phases_from_samples_opt(path, &all, &rc, &e) == 0);
-	CHECK(rc.n_busy == 1 && rc.n_idle == 0 && rc.system_idle == 0);
-	CHECK(rc.utime_ticks == 20 && rc.stime_ticks == 20);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.n_idle == 0);
+	CHECK(rc.system_idle == 0);
+	CHECK(rc.utime_ticks == 20);
+	CHECK(rc.stime_ticks == 20);
 	rank_cpu_release(&rc);
 
 	CHECK(phases_from_samples_opt(path, &user, &rc, &e) == 0);
-	CHECK(rc.n_busy == 1 && rc.n_idle == 1);
-	CHECK(rc.busy_ns == 200 * MS && rc.idle_ns == 200 * MS);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.n_idle == 1);
+	CHECK(rc.busy_ns == 200 * MS);
+	CHECK(rc.idle_ns == 200 * MS);
 	CHECK(rc.system_idle == 10);
-	CHECK(rc.nphases == 2 && rc.phases[0].busy && !rc.phases[1].busy);
-	CHECK(rc.phases[1].t_start_ns == REAL0 + 200 * MS && rc.phases[1].t_end_ns == REAL0 + 400 * MS);
+	if (CHECKED(rc.nphases == 2)) {
+		CHECK(rc.phases[0].busy);
+		CHECK(!rc.phases[1].busy);
+	}
+	CHECK(rc.phases[1].t_start_ns == REAL0 + 200 * MS);
+	CHECK(rc.phases[1].t_end_ns == REAL0 + 400 * MS);
 	/* run time is kept in full in the phases: only the classification is weighted */
 	CHECK(rc.phases[1].run_ns == 200 * MS);
 	rank_cpu_release(&rc);
 	/* the default entry point counts system time too */
 	CHECK(phases_from_samples(path, 0.5, &rc, &e) == 0);
-	CHECK(rc.n_busy == 1 && rc.n_idle == 0);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.n_idle == 0);
 	rank_cpu_release(&rc);
 }
 
@@ -600,11 +670,16 @@ TEST(count_wait)
 	CHECK(write_rows(path, false, rows, n) == 0);
 	free(rows);
 	CHECK(phases_from_samples_opt(path, &got, &rc, &e) == 0);
-	CHECK(rc.n_busy == 0 && rc.n_idle == 1);
+	CHECK(rc.n_busy == 0);
+	CHECK(rc.n_idle == 1);
 	rank_cpu_release(&rc);
 	CHECK(phases_from_samples_opt(path, &wanted, &rc, &e) == 0);
-	CHECK(rc.n_busy == 1 && rc.n_idle == 0);
-	CHECK(rc.nphases == 1 && rc.phases[0].busy && rc.phases[0].wait_ns == 140 * MS);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.n_idle == 0);
+	if (CHECKED(rc.nphases == 1)) {
+		CHECK(rc.phases[0].busy);
+		CHECK(rc.phases[0].wait_ns == 140 * MS);
+	}
 	rank_cpu_release(&rc);
 }
 
@@ -623,8 +698,12 @@ TEST(user_alone)
 	CHECK(rc.n_busy == 0);
 	rank_cpu_release(&rc);
 	CHECK(phases_from_samples_opt(path, &alone, &rc, &e) == 0);
-	CHECK(rc.n_busy == 10 && rc.busy_ns == 200 * MS);
-	CHECK(rc.nphases == 20 && rc.phases[0].busy && !rc.phases[1].busy);
+	CHECK(rc.n_busy == 10);
+	CHECK(rc.busy_ns == 200 * MS);
+	if (CHECKED(rc.nphases == 20)) {
+		CHECK(rc.phases[0].busy);
+		CHECK(!rc.phases[1].busy);
+	}
 	rank_cpu_release(&rc);
 }
 
@@ -636,10 +715,17 @@ TEST(waits_from_the_trace)
 
 	/* 10 -> 30 waited; 40 came after 30 without a send between; 52 (the last send) -> 60 */
 	CHECK(n == 2);
-	CHECK(n == 2 && w[0].t0_ns == 10 && w[0].t1_ns == 30 && w[1].t0_ns == 52 && w[1].t1_ns == 60);
+	if (CHECKED(n == 2)) {
+		CHECK(w[0].t0_ns == 10);
+		CHECK(w[0].t1_ns == 30);
+		CHECK(w[1].t0_ns == 52);
+		CHECK(w[1].t1_ns == 60);
+	}
 	free(w);
-	CHECK(phases_waits(send, 3, arr, 0, PHASES_WAITS_SEND, &w) == 0 && w == NULL);
-	CHECK(phases_waits(send, 0, arr, 4, PHASES_WAITS_SEND, &w) == 0 && w == NULL);
+	if (CHECKED(phases_waits(send, 3, arr, 0, PHASES_WAITS_SEND, &w) == 0))
+		CHECK(w == NULL);
+	if (CHECKED(phases_waits(send, 0, arr, 4, PHASES_WAITS_SEND, &w) == 0))
+		CHECK(w == NULL);
 }
 
 /* --waits any: an arrival with no send since the one before waits from that one too; the
@@ -653,12 +739,27 @@ TEST(waits_after_an_arrival)
 
 	/* 10 -> 30 (after a send), 30 -> 40 (after an arrival), 52 -> 60, 60 -> 70 */
 	CHECK(n == 4);
-	CHECK(n == 4 && w[0].t0_ns == 10 && w[0].t1_ns == 30 && w[1].t0_ns == 30 && w[1].t1_ns == 40);
-	CHECK(n == 4 && w[2].t0_ns == 52 && w[2].t1_ns == 60 && w[3].t0_ns == 60 && w[3].t1_ns == 70);
+	if (CHECKED(n == 4)) {
+		CHECK(w[0].t0_ns == 10);
+		CHECK(w[0].t1_ns == 30);
+		CHECK(w[1].t0_ns == 30);
+		CHECK(w[1].t1_ns == 40);
+	}
+	if (CHECKED(n == 4)) {
+		CHECK(w[2].t0_ns == 52);
+		CHECK(w[2].t1_ns == 60);
+		CHECK(w[3].t0_ns == 60);
+		CHECK(w[3].t1_ns == 70);
+	}
 	free(w);
 	n = phases_waits(send, 0, only, 3, PHASES_WAITS_ANY, &w);
 	CHECK(n == 2);
-	CHECK(n == 2 && w[0].t0_ns == 5 && w[0].t1_ns == 9 && w[1].t0_ns == 9 && w[1].t1_ns == 20);
+	if (CHECKED(n == 2)) {
+		CHECK(w[0].t0_ns == 5);
+		CHECK(w[0].t1_ns == 9);
+		CHECK(w[1].t0_ns == 9);
+		CHECK(w[1].t1_ns == 20);
+	}
 	free(w);
 }
 
@@ -688,15 +789,22 @@ TEST(polling_inside_a_wait_is_idle)
 	CHECK(tsv_w_close(&w, &e) == 0);
 
 	CHECK(phases_from_samples_opt(path, &none, &rc, &e) == 0);
-	CHECK(rc.n_busy == 1 && rc.n_idle == 0 && rc.polling == 0);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.n_idle == 0);
+	CHECK(rc.polling == 0);
 	rank_cpu_release(&rc);
 	/* rounds 1-3 poll for 3 intervals each; round 4's work inside its wait stays busy */
 	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
 	CHECK(rc.polling == 9);
-	CHECK(rc.n_busy == 4 && rc.n_idle == 3);
-	CHECK(rc.busy_ns == 15 * 20 * MS && rc.idle_ns == 9 * 20 * MS);
-	CHECK(rc.nphases == 7 && !rc.phases[1].busy && rc.phases[1].t_start_ns == REAL0 + 60 * MS &&
-	      rc.phases[1].t_end_ns == REAL0 + 120 * MS);
+	CHECK(rc.n_busy == 4);
+	CHECK(rc.n_idle == 3);
+	CHECK(rc.busy_ns == 15 * 20 * MS);
+	CHECK(rc.idle_ns == 9 * 20 * MS);
+	if (CHECKED(rc.nphases == 7)) {
+		CHECK(!rc.phases[1].busy);
+		CHECK(rc.phases[1].t_start_ns == REAL0 + 60 * MS);
+		CHECK(rc.phases[1].t_end_ns == REAL0 + 120 * MS);
+	}
 	rank_cpu_release(&rc);
 }
 
@@ -726,10 +834,15 @@ TEST(polling_share_over_enough_ticks)
 	CHECK(tsv_w_close(&w, &e) == 0);
 	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
 	CHECK(rc.polling == 12);
-	CHECK(rc.nphases == 3 && rc.n_busy == 2 && rc.n_idle == 1);
-	CHECK(rc.nphases == 3 && rc.phases[1].t_start_ns == REAL0 + 200 * MS &&
-	      rc.phases[1].t_end_ns == REAL0 + 440 * MS);
-	CHECK(rc.busy_ns == 18 * 20 * MS && rc.idle_ns == 12 * 20 * MS);
+	CHECK(rc.nphases == 3);
+	CHECK(rc.n_busy == 2);
+	CHECK(rc.n_idle == 1);
+	if (CHECKED(rc.nphases == 3)) {
+		CHECK(rc.phases[1].t_start_ns == REAL0 + 200 * MS);
+		CHECK(rc.phases[1].t_end_ns == REAL0 + 440 * MS);
+	}
+	CHECK(rc.busy_ns == 18 * 20 * MS);
+	CHECK(rc.idle_ns == 12 * 20 * MS);
 	rank_cpu_release(&rc);
 }
 
@@ -752,12 +865,17 @@ TEST(outside_run)
 	rows[n].run_ns += 5 * MS;
 	CHECK(write_rows(path, true, rows, n + 1) == 0);
 	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
-	CHECK(rc.bad_rows == 1 && rc.out_of_run == 1 && rc.rows == n);
+	CHECK(rc.bad_rows == 1);
+	CHECK(rc.out_of_run == 1);
+	CHECK(rc.rows == n);
 	CHECK(strstr(rc.first_bad, "line 14: t_mono_ns 4611686018427387904 is outside") != NULL);
-	CHECK(rc.elapsed_ns == 200 * MS && rc.n_busy == 2 && rc.n_idle == 2);
+	CHECK(rc.elapsed_ns == 200 * MS);
+	CHECK(rc.n_busy == 2);
+	CHECK(rc.n_idle == 2);
 	o.min_mono_ns = o.max_mono_ns = 0;	/* no window: the row is believed */
 	CHECK(phases_from_samples_opt(path, &o, &all, &e) == 0);
-	CHECK(all.bad_rows == 0 && all.elapsed_ns > 1000000 * MS);
+	CHECK(all.bad_rows == 0);
+	CHECK(all.elapsed_ns > 1000000 * MS);
 	rank_cpu_release(&rc);
 	rank_cpu_release(&all);
 	free(rows);
@@ -792,18 +910,26 @@ TEST(cut_at_real_time)
 	free(rows);
 	o.cut_real_ns = REAL0 + 250 * MS;	/* between samples 12 and 13 */
 	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
-	CHECK(rc.samples == 14 && rc.cut_samples == 37 && rc.bad_rows == 0);
-	CHECK(rc.t_last_ns == REAL0 + 260 * MS && rc.elapsed_ns == 260 * MS);
-	CHECK(rc.n_idle == 1 && rc.n_busy == 1 && rc.busy_ns == 60 * MS);
-	CHECK(phases_judge(&rc, path, 51, count_say, &said) && said == 0);
+	CHECK(rc.samples == 14);
+	CHECK(rc.cut_samples == 37);
+	CHECK(rc.bad_rows == 0);
+	CHECK(rc.t_last_ns == REAL0 + 260 * MS);
+	CHECK(rc.elapsed_ns == 260 * MS);
+	CHECK(rc.n_idle == 1);
+	CHECK(rc.n_busy == 1);
+	CHECK(rc.busy_ns == 60 * MS);
+	if (CHECKED(phases_judge(&rc, path, 51, count_say, &said)))
+		CHECK(said == 0);
 	rank_cpu_release(&rc);
 	o.cut_real_ns = REAL0 + 260 * MS;	/* on a sample: that one is the last */
 	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
-	CHECK(rc.samples == 14 && rc.t_last_ns == REAL0 + 260 * MS);
+	CHECK(rc.samples == 14);
+	CHECK(rc.t_last_ns == REAL0 + 260 * MS);
 	rank_cpu_release(&rc);
 	o.cut_real_ns = REAL0 + 5000 * MS;	/* past the end: nothing dropped */
 	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
-	CHECK(rc.samples == 51 && rc.cut_samples == 0);
+	CHECK(rc.samples == 51);
+	CHECK(rc.cut_samples == 0);
 	rank_cpu_release(&rc);
 }
 

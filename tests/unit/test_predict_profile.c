@@ -43,16 +43,21 @@ TEST(good_and_damaged_rows)
 	    "bogus\tws1\tlan0\t-\t-\t-\t-\t-\tws1\t-\n");
 	CHECK(prof_load(&p, run, &e) == 0);
 	CHECK(p.nranks == 2);
-	CHECK(p.ranks[0].rank == 0 && p.ranks[1].rank == 1);	/* sorted */
+	CHECK(p.ranks[0].rank == 0);	/* sorted */
+	CHECK(p.ranks[1].rank == 1);
 	CHECK_STR(p.ranks[1].host, "ws2");
 	CHECK(prof_dedicated_ns(&p) == 35000000000LL);
 	CHECK(prof_nhosts(&p) == 2);
-	CHECK(prof_has_host(&p, "ws1") && !prof_has_host(&p, "ws3"));
-	CHECK(p.have_links && p.nlinks == 2);
-	CHECK(p.have_net && p.lat_ns == 50000);
+	CHECK(prof_has_host(&p, "ws1"));
+	CHECK(!prof_has_host(&p, "ws3"));
+	CHECK(p.have_links);
+	CHECK(p.nlinks == 2);
+	CHECK(p.have_net);
+	CHECK(p.lat_ns == 50000);
 	CHECK_NEAR(p.bw_Bps, 1.25e7, 0);
 	CHECK_STR(p.bw_how, "bulk transfer");
-	CHECK(p.have_topo && p.ntopo == 2);
+	CHECK(p.have_topo);
+	CHECK(p.ntopo == 2);
 	CHECK(p.damaged == 4 + 3 + 1);
 	CHECK(strstr(p.first_damage, "ranks.tsv") != NULL);
 	prof_free(&p);
@@ -102,15 +107,33 @@ TEST(message_labels_and_idle_phases)
 	CHECK(prof_load(&p, run, &e) == 0);
 	CHECK(p.nmsgs == 4);
 	if (p.nmsgs == 4) {
-		CHECK(p.msgs[0].have_tag && p.msgs[0].tag == 7 && p.msgs[0].cid == 0 && p.msgs[0].name == 0);
-		CHECK(p.msgs[1].have_tag && p.msgs[1].tag == -12 && p.msgs[1].cid == 2 && p.msgs[1].name == 1);
-		CHECK(!p.msgs[2].have_tag && p.msgs[2].cid == -1 && p.msgs[2].ctrl && p.msgs[2].name == 1);
-		CHECK(!p.msgs[3].have_tag && p.msgs[3].name == 2 && !p.msgs[3].ctrl);
+		CHECK(p.msgs[0].have_tag);
+		CHECK(p.msgs[0].tag == 7);
+		CHECK(p.msgs[0].cid == 0);
+		CHECK(p.msgs[0].name == 0);
+		CHECK(p.msgs[1].have_tag);
+		CHECK(p.msgs[1].tag == -12);
+		CHECK(p.msgs[1].cid == 2);
+		CHECK(p.msgs[1].name == 1);
+		CHECK(!p.msgs[2].have_tag);
+		CHECK(p.msgs[2].cid == -1);
+		CHECK(p.msgs[2].ctrl);
+		CHECK(p.msgs[2].name == 1);
+		CHECK(!p.msgs[3].have_tag);
+		CHECK(p.msgs[3].name == 2);
+		CHECK(!p.msgs[3].ctrl);
 	}
-	CHECK(p.nnames == 2 && strcmp(p.names[0], "allreduce") == 0 && strcmp(p.names[1], "bcast") == 0);
-	CHECK(p.nbusy == 2 && p.nidle == 1);
-	if (p.nbusy == 2 && p.nidle == 1)
-		CHECK(p.busy[1].run_ns == 8 && p.idle[0].run_ns == -1 && p.idle[0].t_end_ns == 30);
+	if (CHECKED(p.nnames == 2)) {
+		CHECK_STR(p.names[0], "allreduce");
+		CHECK_STR(p.names[1], "bcast");
+	}
+	CHECK(p.nbusy == 2);
+	CHECK(p.nidle == 1);
+	if (p.nbusy == 2 && p.nidle == 1) {
+		CHECK(p.busy[1].run_ns == 8);
+		CHECK(p.idle[0].run_ns == -1);
+		CHECK(p.idle[0].t_end_ns == 30);
+	}
 	prof_free(&p);
 }
 
@@ -147,65 +170,131 @@ TEST(every_field)
 	if (p.nranks == 2) {
 		const struct prof_rank *r = &p.ranks[1];
 
-		CHECK(r->rank == 1 && strcmp(r->host, "ws2") == 0 && r->exec_ns == 34000000001LL);
-		CHECK(r->comp_pct == 80.5 && r->comm_pct == 4.25 && r->idle_pct == 15.25);
-		CHECK(r->avg_busy_ns == 300000000.5 && r->avg_idle_ns == 50000000);
-		CHECK(r->n_busy == 101 && r->n_idle == 102 && r->cpu_pct == 85.125);
-		CHECK(r->run_ns == 103 && r->wait_ns == 104 && r->msgs_sent == 105 && r->bytes_sent == 106);
-		CHECK(r->msgs_recv == 107 && r->bytes_recv == 108);
-		CHECK(p.ranks[0].rank == 0 && p.ranks[0].bytes_recv == 8);
+		CHECK(r->rank == 1);
+		CHECK_STR(r->host, "ws2");
+		CHECK(r->exec_ns == 34000000001LL);
+		CHECK(r->comp_pct == 80.5);
+		CHECK(r->comm_pct == 4.25);
+		CHECK(r->idle_pct == 15.25);
+		CHECK(r->avg_busy_ns == 300000000.5);
+		CHECK(r->avg_idle_ns == 50000000);
+		CHECK(r->n_busy == 101);
+		CHECK(r->n_idle == 102);
+		CHECK(r->cpu_pct == 85.125);
+		CHECK(r->run_ns == 103);
+		CHECK(r->wait_ns == 104);
+		CHECK(r->msgs_sent == 105);
+		CHECK(r->bytes_sent == 106);
+		CHECK(r->msgs_recv == 107);
+		CHECK(r->bytes_recv == 108);
+		CHECK(p.ranks[0].rank == 0);
+		CHECK(p.ranks[0].bytes_recv == 8);
 	}
-	CHECK(p.have_links && p.nlinks == 2);
+	CHECK(p.have_links);
+	CHECK(p.nlinks == 2);
 	if (p.nlinks == 2) {
 		const struct prof_link *l = &p.links[0];	/* sorted: 0 -> 1 first */
 
-		CHECK(l->src == 0 && l->dst == 1 && l->msgs == 3 && l->bytes == 30 && l->avg_bytes == 10);
-		CHECK(l->active_ns == 7 && l->t_first_ns == -5 && l->t_last_ns == INT64_MAX);
+		CHECK(l->src == 0);
+		CHECK(l->dst == 1);
+		CHECK(l->msgs == 3);
+		CHECK(l->bytes == 30);
+		CHECK(l->avg_bytes == 10);
+		CHECK(l->active_ns == 7);
+		CHECK(l->t_first_ns == -5);
+		CHECK(l->t_last_ns == INT64_MAX);
 		l = &p.links[1];
-		CHECK(l->src == 1 && l->dst == 0 && l->msgs == 2 && l->bytes == 8192 && l->avg_bytes == 4096);
-		CHECK(l->active_ns == 1500 && l->t_first_ns == 1700000000100000000LL &&
-		      l->t_last_ns == 1700000000200000000LL);
+		CHECK(l->src == 1);
+		CHECK(l->dst == 0);
+		CHECK(l->msgs == 2);
+		CHECK(l->bytes == 8192);
+		CHECK(l->avg_bytes == 4096);
+		CHECK(l->active_ns == 1500);
+		CHECK(l->t_first_ns == 1700000000100000000LL);
+		CHECK(l->t_last_ns == 1700000000200000000LL);
 	}
-	CHECK(p.have_net && p.lat_ns == 50000 && p.bw_Bps == 1.25e7);
+	CHECK(p.have_net);
+	CHECK(p.lat_ns == 50000);
+	CHECK(p.bw_Bps == 1.25e7);
 	CHECK_STR(p.lat_how, "ping-pong");
 	CHECK_STR(p.bw_how, "bulk");
 	CHECK_STR(p.coverage, "partial");
 	CHECK_STR(p.coverage_note, "one capture cut");
-	CHECK(p.have_topo && p.ntopo == 1);
+	CHECK(p.have_topo);
+	CHECK(p.ntopo == 1);
 	if (p.ntopo == 1) {
 		CHECK_STR(p.topo[0].kind, "link");
 		CHECK_STR(p.topo[0].a, "ws1");
 		CHECK_STR(p.topo[0].b, "ws2");
-		CHECK(p.topo[0].bw_Bps == 1.25e8 && p.topo[0].lat_ns == -1 && p.topo[0].cap_tps == 1000.5);
+		CHECK(p.topo[0].bw_Bps == 1.25e8);
+		CHECK(p.topo[0].lat_ns == -1);
+		CHECK(p.topo[0].cap_tps == 1000.5);
 	}
-	CHECK(p.have_msgs && p.nmsgs == 4);
+	CHECK(p.have_msgs);
+	CHECK(p.nmsgs == 4);
 	if (p.nmsgs == 4) {
 		const struct prof_msg *m = p.msgs;
 
-		CHECK(m[0].t_ns == 1700000000100000000LL && m[0].t_last_ns == 1700000000100000500LL);
-		CHECK(m[0].src == 0 && m[0].dst == 1 && m[0].bytes == INT64_MAX && m[0].cid == 3);
-		CHECK(m[0].have_tag && m[0].tag == INT32_MIN && !m[0].ctrl && m[0].name == 1);
+		CHECK(m[0].t_ns == 1700000000100000000LL);
+		CHECK(m[0].t_last_ns == 1700000000100000500LL);
+		CHECK(m[0].src == 0);
+		CHECK(m[0].dst == 1);
+		CHECK(m[0].bytes == INT64_MAX);
+		CHECK(m[0].cid == 3);
+		CHECK(m[0].have_tag);
+		CHECK(m[0].tag == INT32_MIN);
+		CHECK(!m[0].ctrl);
+		CHECK(m[0].name == 1);
 		CHECK(strcmp(prof_proto_names[m[0].proto], "rndv-put") == 0);
-		CHECK(m[1].t_ns == 7 && m[1].t_last_ns == 7 && m[1].src == -1 && m[1].dst == 1);
-		CHECK(m[1].bytes == 0 && m[1].cid == -1 && m[1].have_tag && m[1].tag == INT32_MAX);
-		CHECK(m[1].name == 0 && !m[1].ctrl && strcmp(prof_proto_names[m[1].proto], "other") == 0);
-		CHECK(m[2].t_ns == 5 && m[2].t_last_ns == 5 && m[2].dst == -1 && m[2].cid == -1);
-		CHECK(!m[2].have_tag && m[2].tag == 0 && m[2].name == 1);
+		CHECK(m[1].t_ns == 7);
+		CHECK(m[1].t_last_ns == 7);
+		CHECK(m[1].src == -1);
+		CHECK(m[1].dst == 1);
+		CHECK(m[1].bytes == 0);
+		CHECK(m[1].cid == -1);
+		CHECK(m[1].have_tag);
+		CHECK(m[1].tag == INT32_MAX);
+		CHECK(m[1].name == 0);
+		CHECK(!m[1].ctrl);
+		CHECK_STR(prof_proto_names[m[1].proto], "other");
+		CHECK(m[2].t_ns == 5);
+		CHECK(m[2].t_last_ns == 5);
+		CHECK(m[2].dst == -1);
+		CHECK(m[2].cid == -1);
+		CHECK(!m[2].have_tag);
+		CHECK(m[2].tag == 0);
+		CHECK(m[2].name == 1);
 		CHECK(strcmp(prof_proto_names[m[2].proto], "sync") == 0);
-		CHECK(m[3].t_ns == 0 && m[3].t_last_ns == 0 && m[3].ctrl && m[3].have_tag && m[3].tag == 0);
+		CHECK(m[3].t_ns == 0);
+		CHECK(m[3].t_last_ns == 0);
+		CHECK(m[3].ctrl);
+		CHECK(m[3].have_tag);
+		CHECK(m[3].tag == 0);
 		CHECK(strcmp(prof_proto_names[m[3].proto], "ctrl") == 0);
 	}
-	CHECK(p.nnames == 1 && strcmp(p.names[0], "barrier") == 0);
-	CHECK(p.have_phases && p.nbusy == 2 && p.nidle == 1);
+	if (CHECKED(p.nnames == 1))
+		CHECK_STR(p.names[0], "barrier");
+	CHECK(p.have_phases);
+	CHECK(p.nbusy == 2);
+	CHECK(p.nidle == 1);
 	if (p.nbusy == 2 && p.nidle == 1) {
-		CHECK(p.busy[0].rank == 1 && p.busy[0].t_start_ns == 100 && p.busy[0].t_end_ns == 200 &&
-		      p.busy[0].run_ns == 90);
-		CHECK(p.busy[1].rank == 0 && p.busy[1].t_start_ns == 20 && p.busy[1].run_ns == -1);
-		CHECK(p.idle[0].rank == 0 && p.idle[0].t_start_ns == 50 && p.idle[0].t_end_ns == 100 &&
-		      p.idle[0].run_ns == -1);
+		CHECK(p.busy[0].rank == 1);
+		CHECK(p.busy[0].t_start_ns == 100);
+		CHECK(p.busy[0].t_end_ns == 200);
+		CHECK(p.busy[0].run_ns == 90);
+		CHECK(p.busy[1].rank == 0);
+		CHECK(p.busy[1].t_start_ns == 20);
+		CHECK(p.busy[1].run_ns == -1);
+		CHECK(p.idle[0].rank == 0);
+		CHECK(p.idle[0].t_start_ns == 50);
+		CHECK(p.idle[0].t_end_ns == 100);
+		CHECK(p.idle[0].run_ns == -1);
 	}
-	CHECK(p.t_phase0_ns == 20 && p.t_phase1_ns == 300);
-	CHECK(p.capped == 0 && p.truncated == 0 && p.damaged == 2);
+	CHECK(p.t_phase0_ns == 20);
+	CHECK(p.t_phase1_ns == 300);
+	CHECK(p.capped == 0);
+	CHECK(p.truncated == 0);
+	CHECK(p.damaged == 2);
 	CHECK(strstr(p.first_damage, "messages.tsv' line 7: column 't_first_ns': not an integer") != NULL);
 	prof_free(&p);
 }

@@ -12,10 +12,14 @@ TEST(units)
 	double bw, r, f;
 	struct err e;
 
-	CHECK(scen_parse_duration_ns("50 us", &ns, &e) == 0 && ns == 50000);
-	CHECK(scen_parse_duration_ns("2ms", &ns, &e) == 0 && ns == 2000000);
-	CHECK(scen_parse_duration_ns("1.5 s", &ns, &e) == 0 && ns == 1500000000);
-	CHECK(scen_parse_duration_ns("2", &ns, &e) < 0 && strstr(e.msg, "no unit") != NULL);
+	if (CHECKED(scen_parse_duration_ns("50 us", &ns, &e) == 0))
+		CHECK(ns == 50000);
+	if (CHECKED(scen_parse_duration_ns("2ms", &ns, &e) == 0))
+		CHECK(ns == 2000000);
+	if (CHECKED(scen_parse_duration_ns("1.5 s", &ns, &e) == 0))
+		CHECK(ns == 1500000000);
+	if (CHECKED(scen_parse_duration_ns("2", &ns, &e) < 0))
+		CHECK(strstr(e.msg, "no unit") != NULL);
 	CHECK(scen_parse_duration_ns("-2 s", &ns, &e) < 0);
 	CHECK(scen_parse_duration_ns("inf s", &ns, &e) < 0);
 	CHECK(scen_parse_duration_ns("0x10 s", &ns, &e) < 0);
@@ -23,9 +27,12 @@ TEST(units)
 	CHECK_NEAR(bw, 1.25e6, 1e-6);
 	CHECK(scen_parse_bw_Bps("0.45 Mword/s", &bw, &e) == 0);
 	CHECK_NEAR(bw, 3.6e6, 1e-6);
-	CHECK(scen_parse_bw_Bps("10 Mbps", &bw, &e) < 0 && strstr(e.msg, "unknown unit 'Mbps'") != NULL);
-	CHECK(scen_parse_bytes("4 KiB", &b, &e) == 0 && b == 4096);
-	CHECK(scen_parse_bytes("2000 words", &b, &e) == 0 && b == 16000);
+	if (CHECKED(scen_parse_bw_Bps("10 Mbps", &bw, &e) < 0))
+		CHECK(strstr(e.msg, "unknown unit 'Mbps'") != NULL);
+	if (CHECKED(scen_parse_bytes("4 KiB", &b, &e) == 0))
+		CHECK(b == 4096);
+	if (CHECKED(scen_parse_bytes("2000 words", &b, &e) == 0))
+		CHECK(b == 16000);
 	CHECK(scen_parse_rate_per_s("3 /min", &r, &e) == 0);
 	CHECK_NEAR(r, 0.05, 1e-12);
 	CHECK(scen_parse_fraction("45%", &f, &e) == 0);
@@ -73,20 +80,28 @@ TEST(full_file)
 	CHECK(s.delay == SCEN_DELAY_CONSTANT);
 	CHECK_NEAR(s.delay_const, 0.25, 0);
 	CHECK(s.measured_ns == 6100000000LL);
-	CHECK(s.nnodes == 2 && s.nlinks == 2);
+	CHECK(s.nnodes == 2);
+	CHECK(s.nlinks == 2);
 	n = scen_node_for(&s, 0, "ws2");
-	CHECK(n != NULL && n->cpu_procs == 2 && n->ncomm == 2);
-	CHECK(n != NULL && n->line == 8);
+	if (CHECKED(n != NULL)) {
+		CHECK(n->cpu_procs == 2);
+		CHECK(n->ncomm == 2);
+	}
+	if (CHECKED(n != NULL))
+		CHECK(n->line == 8);
 	CHECK_NEAR(n->comm[1].comm_frac, 0.32, 1e-12);
 	CHECK_NEAR(n->comm[1].comp_frac, 0.68, 1e-12);
-	CHECK(n->comm[0].burst_msgs == 1000 && n->comm[0].burst_bytes == 24000);
+	CHECK(n->comm[0].burst_msgs == 1000);
+	CHECK(n->comm[0].burst_bytes == 24000);
 	CHECK_NEAR(n->capacity, 0.5, 0);
 	CHECK(scen_node_for(&s, 3, "ws2")->rank == 3);	/* [rank] wins over [node] */
 	CHECK(scen_node_for(&s, 0, "ws9") == NULL);
 	l = scen_link_for(&s, "ws2", "ws1");
-	CHECK(l != NULL && l->lat_ns == 2000000);
+	if (CHECKED(l != NULL))
+		CHECK(l->lat_ns == 2000000);
 	CHECK_NEAR(l->bw_Bps, 1.25e6, 1e-6);
-	CHECK(l != NULL && l->burst_bytes == 125000);
+	if (CHECKED(l != NULL))
+		CHECK(l->burst_bytes == 125000);
 	CHECK(scen_link_for(&s, "node-a", "node-b") != NULL);
 	CHECK(scen_link_for(&s, "node-a", "node-b")->burst_bytes == -1);	/* unset: a strict link */
 	CHECK(s.ncand == 3);
@@ -136,7 +151,8 @@ TEST(errors)
 			printf("case %zu: got \"%s\"\n", i, e.msg);
 			CHECK(strstr(e.msg, cases[i].want) != NULL);
 		}
-		CHECK(s.nodes == NULL && s.path == NULL);	/* nothing half-kept */
+		CHECK(s.nodes == NULL);	/* nothing half-kept */
+		CHECK(s.path == NULL);
 	}
 }
 

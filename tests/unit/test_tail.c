@@ -81,7 +81,9 @@ TEST(longest_gap)
 	int64_t send[] = { 50, 10, 30 }, arr[] = { 200, 20 }, one[] = { 5 };
 
 	CHECK(tail_longest_gap(send, 3, arr, 2) == 150);	/* 50 -> 200 */
-	CHECK(send[0] == 10 && send[2] == 50 && arr[0] == 20);	/* sorted in place */
+	CHECK(send[0] == 10);	/* sorted in place */
+	CHECK(send[2] == 50);
+	CHECK(arr[0] == 20);
 	CHECK(tail_longest_gap(send, 3, NULL, 0) == 20);
 	CHECK(tail_longest_gap(NULL, 0, arr, 2) == 180);
 	CHECK(tail_longest_gap(one, 1, NULL, 0) == 0);

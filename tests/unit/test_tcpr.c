@@ -80,7 +80,9 @@ TEST(in_order_after_syn)
 	CHECK(G.ndata == 2);
 	CHECK(G.last_t == 3);
 	CHECK(d.next == 11);
-	CHECK(ST.ooo_segs == 0 && ST.retrans_segs == 0 && ST.gaps == 0);
+	CHECK(ST.ooo_segs == 0);
+	CHECK(ST.retrans_segs == 0);
+	CHECK(ST.gaps == 0);
 	tcpr_dir_release(&d);
 }
 
@@ -94,11 +96,13 @@ TEST(reordering)
 	seg(&d, 107, 0, "ccc", 3);	/* ahead of a hole */
 	seg(&d, 110, 0, "ddd", 4);
 	CHECK(got_is("aaa"));
-	CHECK(d.held_segs == 2 && d.held_bytes == 6);
+	CHECK(d.held_segs == 2);
+	CHECK(d.held_bytes == 6);
 	seg(&d, 104, 0, "bbb", 5);	/* fills it */
 	CHECK(got_is("aaabbbcccddd"));
 	CHECK(ST.ooo_segs == 2);
-	CHECK(d.held_segs == 0 && d.held_bytes == 0);
+	CHECK(d.held_segs == 0);
+	CHECK(d.held_bytes == 0);
 	tcpr_dir_release(&d);
 }
 
@@ -110,7 +114,8 @@ TEST(retransmission_and_conflicting_overlap)
 	seg(&d, 0, PKT_TCP_SYN, "", 1);
 	seg(&d, 1, 0, "abcdef", 2);
 	seg(&d, 1, 0, "abcdef", 3);	/* a plain retransmission */
-	CHECK(ST.retrans_segs == 1 && ST.retrans_bytes == 6);
+	CHECK(ST.retrans_segs == 1);
+	CHECK(ST.retrans_bytes == 6);
 	seg(&d, 11, 0, "KLMN", 4);	/* held: hole at 7..10 */
 	seg(&d, 9, 0, "ijXLMnop", 5);	/* overlaps the held KLMN: 'X'!='K', 'n'!='N' */
 	CHECK(ST.conflict_bytes == 2);
@@ -145,7 +150,8 @@ TEST(midstream_start)
 	seg(&d, 5000, PKT_TCP_ACK, "", 1);	/* a bare ACK does not set the origin */
 	CHECK(!d.started);
 	seg(&d, 777777, PKT_TCP_ACK, "xyz", 2);
-	CHECK(d.started && !d.syn);
+	CHECK(d.started);
+	CHECK(!d.syn);
 	CHECK(got_is("xyz"));
 	seg(&d, 777770, PKT_TCP_ACK, "0123456789", 3);	/* starts before the origin */
 	CHECK(ST.before_start_bytes == 7);
@@ -164,7 +170,8 @@ TEST(snaplen_cut_is_a_gap)
 	tcpr_dir_segment(&d, 1, 0, p, 4, 10, 2, &OUT, &ST);	/* 6 bytes cut off */
 	seg(&d, 11, 0, "zz", 3);
 	CHECK(got_is("abcd######zz"));
-	CHECK(G.ngaps == 1 && G.gap_bytes == 6);
+	CHECK(G.ngaps == 1);
+	CHECK(G.gap_bytes == 6);
 	CHECK(ST.cut_segs == 1);
 	/* a cut segment held out of order keeps its missing tail as a gap too */
 	tcpr_dir_segment(&d, 20, 0, p, 2, 5, 4, &OUT, &ST);
@@ -180,7 +187,8 @@ TEST(fin_ends_the_stream)
 	reset(&d, 0, 0);
 	seg(&d, 0, PKT_TCP_SYN, "", 1);
 	seg(&d, 1, PKT_TCP_FIN, "bye", 2);
-	CHECK(d.fin && d.fin_off == 3);
+	CHECK(d.fin);
+	CHECK(d.fin_off == 3);
 	seg(&d, 4, 0, "late", 3);
 	CHECK(got_is("bye"));
 	CHECK(ST.after_fin_bytes == 4);
@@ -199,8 +207,10 @@ TEST(flush_delivers_holes_as_gaps)
 	CHECK(got_is("ab"));
 	tcpr_dir_flush(&d, 9, &OUT, &ST);
 	CHECK(got_is("ab###fg##jk"));
-	CHECK(G.ngaps == 2 && ST.gap_bytes == 5);
-	CHECK(d.head == NULL && d.closed);
+	CHECK(G.ngaps == 2);
+	CHECK(ST.gap_bytes == 5);
+	CHECK(d.head == NULL);
+	CHECK(d.closed);
 	seg(&d, 12, 0, "zz", 10);	/* ignored after the flush */
 	CHECK(got_is("ab###fg##jk"));
 	tcpr_dir_release(&d);
@@ -221,7 +231,8 @@ TEST(byte_cap_forces_a_gap)
 		seg(&d, 3 + (uint32_t)i * 1199, 0, big, 3 + i);
 	CHECK(ST.cap_hits >= 1);
 	CHECK(d.held_bytes <= 2048);
-	CHECK(G.ngaps == 1 && G.gap_bytes == 1);
+	CHECK(G.ngaps == 1);
+	CHECK(G.gap_bytes == 1);
 	CHECK(d.next >= 2 + 1 + 1199);
 	tcpr_dir_release(&d);
 }
@@ -238,7 +249,8 @@ TEST(segment_cap)
 	CHECK(d.held_segs <= 8);
 	CHECK(ST.cap_hits > 0);
 	tcpr_dir_flush(&d, 3, &OUT, &ST);
-	CHECK(G.len == 41 && d.next == 41);	/* islands at offsets 2, 4, ..., 40 */
+	CHECK(G.len == 41);	/* islands at offsets 2, 4, ..., 40 */
+	CHECK(d.next == 41);
 	tcpr_dir_release(&d);
 }
 
@@ -251,10 +263,12 @@ TEST(ack_past_a_hole_gives_it_up)
 	seg(&d, 1, 0, "ab", 2);
 	seg(&d, 6, 0, "fg", 3);	/* 3..5 not captured */
 	tcpr_dir_ack(&d, 4, 4, &OUT, &ST);	/* the peer has only 1..3: the hole may still come */
-	CHECK(got_is("ab") && ST.acked_holes == 0);
+	CHECK(got_is("ab"));
+	CHECK(ST.acked_holes == 0);
 	tcpr_dir_ack(&d, 8, 5, &OUT, &ST);	/* the peer has everything up to 7 */
 	CHECK(got_is("ab###fg"));
-	CHECK(ST.acked_holes == 1 && d.held_segs == 0);
+	CHECK(ST.acked_holes == 1);
+	CHECK(d.held_segs == 0);
 	seg(&d, 3, 0, "cde", 6);	/* the hole's bytes after all: already delivered as a gap */
 	CHECK(got_is("ab###fg"));
 	tcpr_dir_release(&d);
@@ -267,7 +281,8 @@ TEST(far_ahead_is_ignored)
 	reset(&d, 0, 0);
 	seg(&d, 0, PKT_TCP_SYN, "", 1);
 	seg(&d, 0x7fff0000u, 0, "junk", 2);
-	CHECK(d.head == NULL && G.len == 0);
+	CHECK(d.head == NULL);
+	CHECK(G.len == 0);
 	tcpr_dir_release(&d);
 }
 

@@ -84,8 +84,10 @@ roundtrip(bool compress)
 	CHECK(gz_path_is_gzip(path) == compress);
 
 	CHECK(tsv_r_open(&r, path, "test", 2, required, &e) == 0);
-	CHECK(r.version == 2 && r.ncols == 4);
-	CHECK(tsv_r_col(&r, "f") == 2 && tsv_r_col(&r, "nope") == -1);
+	CHECK(r.version == 2);
+	CHECK(r.ncols == 4);
+	CHECK(tsv_r_col(&r, "f") == 2);
+	CHECK(tsv_r_col(&r, "nope") == -1);
 	while ((rc = tsv_r_next(&r, &e)) == 1) {
 		int64_t i = 0;
 		uint64_t u = 0;
@@ -94,15 +96,18 @@ roundtrip(bool compress)
 		CHECK(n < NROWS);
 		if (n >= NROWS)
 			break;
-		CHECK(tsv_r_i64(&r, 0, &i, &e) == 0 && i == rows[n].i);
-		CHECK(tsv_r_u64(&r, 1, &u, &e) == 0 && u == rows[n].u);
+		if (CHECKED(tsv_r_i64(&r, 0, &i, &e) == 0))
+			CHECK(i == rows[n].i);
+		if (CHECKED(tsv_r_u64(&r, 1, &u, &e) == 0))
+			CHECK(u == rows[n].u);
 		CHECK(tsv_r_f64(&r, 2, &f, &e) == 0);
 		CHECK(fabs(f - rows[n].f) <= fabs(rows[n].f) * 1e-8);	/* %.9g */
 		CHECK_STR(tsv_r_str(&r, 3), rows[n].back);
 		CHECK(r.line_no == (long)n + 4);	/* header, columns, one comment */
 		n++;
 	}
-	CHECK(rc == 0 && n == NROWS);
+	CHECK(rc == 0);
+	CHECK(n == NROWS);
 	CHECK(tsv_r_next(&r, &e) == 0);
 	tsv_r_close(&r);
 	tsv_r_close(&r);	/* twice is harmless */
@@ -314,7 +319,8 @@ TEST(wrong_format_and_versions)
 
 	CHECK(write_str(path, "# contend-messages 3\na\n") == 0);
 	CHECK(tsv_r_open(&r, path, "messages", 2, NULL, &e) == -E_UNSUP);
-	CHECK(strstr(e.msg, "version 3") != NULL && strstr(e.msg, "up to 2") != NULL);
+	CHECK(strstr(e.msg, "version 3") != NULL);
+	CHECK(strstr(e.msg, "up to 2") != NULL);
 
 	static const char *const bad_versions[] = {
 		"# contend-messages 0\na\n", "# contend-messages x\na\n",
@@ -377,16 +383,22 @@ TEST(damaged_rows)
 
 	CHECK(write_str(path, text) == 0);
 	CHECK(tsv_r_open(&r, path, "t", 1, NULL, &e) == 0);
-	CHECK(tsv_r_next(&r, &e) == 1 && tsv_r_i64(&r, 1, &v, &e) == 0 && v == 2);
+	if (CHECKED(tsv_r_next(&r, &e) == 1) && CHECKED(tsv_r_i64(&r, 1, &v, &e) == 0))
+		CHECK(v == 2);
 	CHECK(tsv_r_next(&r, &e) == -E_FORMAT);
-	CHECK(strstr(e.msg, "line 4") != NULL && strstr(e.msg, "1 fields, expected 2") != NULL);
+	CHECK(strstr(e.msg, "line 4") != NULL);
+	CHECK(strstr(e.msg, "1 fields, expected 2") != NULL);
 	/* No current row after a failure. */
 	CHECK(tsv_r_i64(&r, 0, &v, &e) == -E_FORMAT);
 	CHECK_STR(tsv_r_str(&r, 0), "");
-	CHECK(tsv_r_next(&r, &e) == 1 && r.line_no == 7);
-	CHECK(tsv_r_i64(&r, 0, &v, &e) == 0 && v == 5);
-	CHECK(tsv_r_next(&r, &e) == -E_FORMAT && strstr(e.msg, "line 8") != NULL);
-	CHECK(tsv_r_next(&r, &e) == 1 && tsv_r_i64(&r, 1, &v, &e) == 0 && v == 11);
+	if (CHECKED(tsv_r_next(&r, &e) == 1))
+		CHECK(r.line_no == 7);
+	if (CHECKED(tsv_r_i64(&r, 0, &v, &e) == 0))
+		CHECK(v == 5);
+	if (CHECKED(tsv_r_next(&r, &e) == -E_FORMAT))
+		CHECK(strstr(e.msg, "line 8") != NULL);
+	if (CHECKED(tsv_r_next(&r, &e) == 1) && CHECKED(tsv_r_i64(&r, 1, &v, &e) == 0))
+		CHECK(v == 11);
 	CHECK(tsv_r_next(&r, &e) == 0);
 	tsv_r_close(&r);
 }
@@ -411,10 +423,15 @@ TEST(nul_and_long_lines)
 	free(big);
 	CHECK(tsv_r_open(&r, path, "t", 1, NULL, &e) == 0);
 	CHECK(tsv_r_next(&r, &e) == 1);
-	CHECK(tsv_r_next(&r, &e) == -E_FORMAT && strstr(e.msg, "NUL") && strstr(e.msg, "line 4"));
-	CHECK(tsv_r_next(&r, &e) == -E_LIMIT && strstr(e.msg, "line 5"));
+	if (CHECKED(tsv_r_next(&r, &e) == -E_FORMAT)) {
+		CHECK(strstr(e.msg, "NUL"));
+		CHECK(strstr(e.msg, "line 4"));
+	}
+	if (CHECKED(tsv_r_next(&r, &e) == -E_LIMIT))
+		CHECK(strstr(e.msg, "line 5"));
 	CHECK(strstr(e.msg, "long.tsv") != NULL);
-	CHECK(tsv_r_next(&r, &e) == 1 && tsv_r_i64(&r, 0, &v, &e) == 0 && v == 3);
+	if (CHECKED(tsv_r_next(&r, &e) == 1) && CHECKED(tsv_r_i64(&r, 0, &v, &e) == 0))
+		CHECK(v == 3);
 	CHECK(tsv_r_next(&r, &e) == 0);
 	tsv_r_close(&r);
 }
@@ -444,8 +461,9 @@ TEST(bad_fields)
 		CHECK(tsv_r_open(&r, path, "t", 1, NULL, &e) == 0);
 		CHECK(tsv_r_next(&r, &e) == 1);
 		CHECK(tsv_r_i64(&r, 0, &i, &e) == -E_FORMAT);
-		CHECK(strstr(e.msg, "line 3") && strstr(e.msg, "column 'n'") &&
-		      strstr(e.msg, "not an integer"));
+		CHECK(strstr(e.msg, "line 3"));
+		CHECK(strstr(e.msg, "column 'n'"));
+		CHECK(strstr(e.msg, "not an integer"));
 		tsv_r_close(&r);
 	}
 	for (size_t k = 0; k < sizeof bad_uint / sizeof bad_uint[0]; k++) {
@@ -470,17 +488,22 @@ TEST(bad_fields)
 		CHECK(write_str(path, text) == 0);
 		CHECK(tsv_r_open(&r, path, "t", 1, NULL, &e) == 0);
 		CHECK(tsv_r_next(&r, &e) == 1);
-		CHECK(tsv_r_f64(&r, 0, &d, &e) == -E_FORMAT && strstr(e.msg, "not a number"));
+		if (CHECKED(tsv_r_f64(&r, 0, &d, &e) == -E_FORMAT))
+			CHECK(strstr(e.msg, "not a number"));
 		tsv_r_close(&r);
 	}
 	/* Good edge values, and columns out of range. */
 	CHECK(write_str(path, "# contend-t 1\na\tb\tc\n-9223372036854775808\t18446744073709551615\tnan\n") == 0);
 	CHECK(tsv_r_open(&r, path, "t", 1, NULL, &e) == 0);
 	CHECK(tsv_r_next(&r, &e) == 1);
-	CHECK(tsv_r_i64(&r, 0, &i, &e) == 0 && i == INT64_MIN);
-	CHECK(tsv_r_u64(&r, 1, &u, &e) == 0 && u == UINT64_MAX);
-	CHECK(tsv_r_f64(&r, 2, &d, &e) == 0 && isnan(d));
-	CHECK(tsv_r_i64(&r, 3, &i, &e) == -E_FORMAT && strstr(e.msg, "no such column"));
+	if (CHECKED(tsv_r_i64(&r, 0, &i, &e) == 0))
+		CHECK(i == INT64_MIN);
+	if (CHECKED(tsv_r_u64(&r, 1, &u, &e) == 0))
+		CHECK(u == UINT64_MAX);
+	if (CHECKED(tsv_r_f64(&r, 2, &d, &e) == 0))
+		CHECK(isnan(d));
+	if (CHECKED(tsv_r_i64(&r, 3, &i, &e) == -E_FORMAT))
+		CHECK(strstr(e.msg, "no such column"));
 	CHECK(tsv_r_i64(&r, -1, &i, &e) == -E_FORMAT);
 	CHECK_STR(tsv_r_str(&r, 9), "");
 	tsv_r_close(&r);
@@ -528,7 +551,8 @@ TEST(cut_gzip)
 	disk = malloc((size_t)disk_len);
 	CHECK(fread(disk, 1, (size_t)disk_len, f) == (size_t)disk_len);
 	fclose(f);
-	CHECK(flushed_size > 0 && flushed_size + 50 < disk_len);
+	CHECK(flushed_size > 0);
+	CHECK(flushed_size + 50 < disk_len);
 	CHECK(write_file(cut, disk, (size_t)flushed_size + 50) == 0);
 	free(disk);
 
@@ -537,14 +561,17 @@ TEST(cut_gzip)
 		int64_t i;
 		uint64_t u;
 
-		CHECK(tsv_r_i64(&r, 0, &i, &e) == 0 && i == n);
-		CHECK(tsv_r_u64(&r, 1, &u, &e) == 0 && u == (uint64_t)n * 7);
+		if (CHECKED(tsv_r_i64(&r, 0, &i, &e) == 0))
+			CHECK(i == n);
+		if (CHECKED(tsv_r_u64(&r, 1, &u, &e) == 0))
+			CHECK(u == (uint64_t)n * 7);
 		CHECK_STR(tsv_r_str(&r, 3), "row\twith a tab");
 		n++;
 	}
 	CHECK(rc == -E_TRUNC);
 	CHECK(gzr_truncated(r.r));
-	CHECK(n >= 3000 && n < 6000);
+	CHECK(n >= 3000);
+	CHECK(n < 6000);
 	CHECK(tsv_r_next(&r, &e) == 0);
 	tsv_r_close(&r);
 }

@@ -32,10 +32,13 @@ TEST(size_arithmetic)
 {
 	size_t out = 0;
 
-	CHECK(size_mul_ok(1000, 1000, &out) && out == 1000000);
+	if (CHECKED(size_mul_ok(1000, 1000, &out)))
+		CHECK(out == 1000000);
 	CHECK(!size_mul_ok(SIZE_MAX / 2 + 1, 2, &out));
-	CHECK(size_mul_ok(0, SIZE_MAX, &out) && out == 0);
-	CHECK(size_add_ok(SIZE_MAX - 1, 1, &out) && out == SIZE_MAX);
+	if (CHECKED(size_mul_ok(0, SIZE_MAX, &out)))
+		CHECK(out == 0);
+	if (CHECKED(size_add_ok(SIZE_MAX - 1, 1, &out)))
+		CHECK(out == SIZE_MAX);
 	CHECK(!size_add_ok(SIZE_MAX, 1, &out));
 }
 
@@ -73,7 +76,8 @@ TEST(asprintf_long)
 	big[sizeof big - 1] = '\0';
 	s = xasprintf("<%s>", big);
 	CHECK(strlen(s) == sizeof big + 1);
-	CHECK(s[0] == '<' && s[sizeof big] == '>');
+	CHECK(s[0] == '<');
+	CHECK(s[sizeof big] == '>');
 	free(s);
 }
 
@@ -83,18 +87,21 @@ TEST(grow)
 	long *v = NULL;
 
 	v = xgrow(v, &cap, 1, sizeof *v);
-	CHECK(cap >= 1 && v != NULL);
+	CHECK(cap >= 1);
+	CHECK(v != NULL);
 	for (size_t i = 0; i < 1000; i++) {
 		v = xgrow(v, &cap, i + 1, sizeof *v);
 		CHECK(cap >= i + 1);
 		v[i] = (long)i;
 	}
-	CHECK(v[999] == 999 && v[0] == 0);
+	CHECK(v[999] == 999);
+	CHECK(v[0] == 0);
 	{
 		size_t before = cap;
 		long *same = xgrow(v, &cap, 10, sizeof *v);	/* already big enough */
 
-		CHECK(same == v && cap == before);
+		CHECK(same == v);
+		CHECK(cap == before);
 	}
 	free(v);
 }
