@@ -28,6 +28,22 @@ run_file(const char *run, const char *name)
 	return NULL;
 }
 
+/* Open path as format fmt for v's evidence: 0, or -1 when it cannot be read; a file that is
+ * there but not readable as fmt is counted in v->bad_files (the first error kept). */
+static int
+evid_open(struct evid *v, struct tsv_r *t, const char *path, const char *fmt, const char *const *cols)
+{
+	struct err e;
+
+	if (path == NULL)
+		return -1;
+	if (tsv_r_open(t, path, fmt, 1, cols, &e) == 0)
+		return 0;
+	if (access(path, F_OK) == 0 && v->bad_files++ == 0)
+		snprintf(v->bad_file, sizeof v->bad_file, "%s", e.msg);
+	return -1;
+}
+
 /* The next good row of t: 1, or 0 at the end or on a read error; damaged rows counted. */
 static int
 next_row(struct tsv_r *t, long *damaged)
@@ -54,7 +70,7 @@ load_phase_wait(struct evid *v, const struct prof *p)
 	struct tsv_r t;
 	struct err e;
 
-	if (path == NULL || tsv_r_open(&t, path, "phases", 1, cols, &e) < 0) {
+	if (evid_open(v, &t, path, "phases", cols) < 0) {
 		free(path);
 		return;
 	}
@@ -169,7 +185,7 @@ load_rtts(struct evid *v, const struct prof *p)
 	struct tsv_r t;
 	struct err e;
 
-	if (tsv_r_open(&t, path, "conns", 1, cols, &e) < 0) {
+	if (evid_open(v, &t, path, "conns", cols) < 0) {
 		free(path);
 		return;
 	}
@@ -237,9 +253,8 @@ load_coverage(struct evid *v, const struct prof *p)
 	static const char *const cols[] = { "host0", "state", NULL };
 	char *path = xasprintf("%s/profile/coverage.tsv", p->run);
 	struct tsv_r t;
-	struct err e;
 
-	if (tsv_r_open(&t, path, "coverage", 1, cols, &e) < 0) {
+	if (evid_open(v, &t, path, "coverage", cols) < 0) {
 		free(path);
 		return;
 	}
@@ -261,8 +276,9 @@ load_coverage(struct evid *v, const struct prof *p)
 /* The node's CPU use over the run window [t0, t1] from its nodeload samples: the first and
  * last sample inside it. */
 static void
-load_node(struct evid_host *h, const char *run, int64_t t0, int64_t t1, int64_t clk_tck, long *damaged)
+load_node(struct evid *v, struct evid_host *h, const char *run, int64_t t0, int64_t t1, int64_t clk_tck)
 {
+	long *damaged = &v->damaged;
 	static const char *const cols[] = { "t_real_ns", "load1", "cpu_user", "cpu_nice", "cpu_system",
 					    "cpu_irq", "cpu_softirq", "cpu_steal", NULL };
 	static const char *const busy[] = { "cpu_user", "cpu_nice", "cpu_system", "cpu_irq", "cpu_softirq",
@@ -273,7 +289,7 @@ load_node(struct evid_host *h, const char *run, int64_t t0, int64_t t1, int64_t 
 	struct err e;
 
 	free(name);
-	if (path == NULL || tsv_r_open(&t, path, "nodeload", 1, cols, &e) < 0) {
+	if (evid_open(v, &t, path, "nodeload", cols) < 0) {
 		free(path);
 		return;
 	}
@@ -426,7 +442,7 @@ evid_load(struct evid *v, const struct prof *p)
 			continue;
 		h = &v->host[v->nhosts++];
 		snprintf(h->host, sizeof h->host, "%s", p->ranks[i].host);
-		load_node(h, p->run, p->t_phase0_ns, p->t_phase1_ns, clk_tck, &v->damaged);
+		load_node(v, h, p->run, p->t_phase0_ns, p->t_phase1_ns, clk_tck);
 		meta = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
 		h->capacity = kv_num(meta, "meta", "cpu_capacity", NAN, NULL);
 		free(meta);

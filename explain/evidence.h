@@ -5,7 +5,8 @@
  * achieved on its large messages (from the profile's messages).
  *
  * Everything here is optional: a missing file leaves its have_* flag false, a damaged row
- * is counted in damaged and skipped. */
+ * is counted in damaged and skipped, a file that is there but cannot be read as its
+ * format is counted in bad_files and left out. */
 #ifndef EXPLAIN_EVIDENCE_H
 #define EXPLAIN_EVIDENCE_H
 
@@ -85,6 +86,8 @@ struct evid {
 	int64_t hidden_pairs;	/* pairs_local_hidden */
 	int64_t ranks_unsampled;	/* ranks left out for want of CPU samples */
 	long damaged;		/* rows skipped */
+	long bad_files;		/* files there but unreadable (not their format, damaged), left out */
+	char bad_file[512];	/* the first one's error */
 };
 
 /* Read the evidence of p's run (p->run); cannot fail: a missing file only leaves its

@@ -28,6 +28,9 @@ load_run(struct prof *p, struct evid *v, const char *run, struct err *e)
 	evid_load(v, p);
 	if (p->damaged > 0 || v->damaged > 0)
 		warnx_("'%s': %ld damaged rows skipped", run, p->damaged + v->damaged);
+	if (v->bad_files > 0)
+		warnx_("'%s': %ld evidence file%s unreadable and left out (first: %s)", run, v->bad_files,
+		       v->bad_files == 1 ? "" : "s", v->bad_file);
 	return 0;
 }
 

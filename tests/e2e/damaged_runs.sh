@@ -18,6 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 # The undamaged run's per-rank table (ranks.tsv without its comment line).
 "$CONTEND" parse -q -o "$tmp/ref" "$SRC" >/dev/null 2>&1 || fail reference "parse of $SRC failed"
 grep -v '^#' "$tmp/ref/ranks.tsv" >"$tmp/ref.ranks"
+cp -r "$SRC" "$tmp/ref-run" && "$CONTEND" parse -q "$tmp/ref-run" >/dev/null 2>&1 || fail reference "parse of a copy of $SRC failed"
 
 # fresh NAME: a copy of the run in $tmp/NAME, echoed
 fresh() { rm -rf "${tmp:?}/$1"; cp -r "$SRC" "$tmp/$1"; echo "$tmp/$1"; }
@@ -229,13 +230,32 @@ if sel harmless; then
 	same_or_failed harmless "$d"
 fi
 
+# 12. A node's load samples replaced by garbage: parse does not read them (exit 0, same
+# numbers); explain, which takes the node's CPU use from them, names the file in a warning
+# and goes on without that evidence, with the same first cause as the undamaged run.
+if sel node-samples; then
+	d=$(fresh node-samples)
+	printf '\037\213\010\000garbage, not gzip at all' >"$d/samples/node-c3ws2.tsv.gz"
+	parse_case node-samples "$d"
+	check node-samples/parse-exit '[ "$rc" = 0 ]' "exit $rc: $(head -c 300 "$tmp/node-samples.err")"
+	same_or_failed node-samples "$d"
+	"$CONTEND" explain "$d" >"$tmp/node-samples.explain" 2>"$tmp/node-samples.explain.err"
+	rc=$?
+	check node-samples/explain-warns '[ "$rc" = 0 ] && grep -q "1 evidence file unreadable and left out (first: .*node-c3ws2.tsv.gz" "$tmp/node-samples.explain.err"' \
+		"explain: exit $rc: $(head -c 300 "$tmp/node-samples.explain.err")"
+	"$CONTEND" explain "$tmp/ref-run" >"$tmp/ref-run.explain" 2>/dev/null
+	first() { awk '$1 == "cause" { getline; print $1, $2; exit }' "$1"; }
+	check node-samples/explain-same-first '[ -n "$(first "$tmp/ref-run.explain")" ] && [ "$(first "$tmp/ref-run.explain")" = "$(first "$tmp/node-samples.explain")" ]' \
+		"first cause '$(first "$tmp/node-samples.explain")', undamaged '$(first "$tmp/ref-run.explain")'"
+fi
+
 # collect --check runs parse's checks: every damaged run above is caught before analysis.
 "$CONTEND" collect --check "$SRC" >"$tmp/check-ref.out" 2>&1
 rc=$?
 check check/undamaged '[ "$rc" = 0 ]' "collect --check of the undamaged run: exit $rc: $(tail -n 2 "$tmp/check-ref.out")"
 for d in "$tmp"/*/; do
 	name=$(basename "$d")
-	case $name in ref|empty|harmless|capacity-rounding) continue ;; esac
+	case $name in ref|ref-run|empty|harmless|capacity-rounding) continue ;; esac
 	[ -d "$d/meta" ] || continue
 	"$CONTEND" collect --check "$d" >"$tmp/check-$name.out" 2>&1
 	rc=$?
