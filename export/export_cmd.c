@@ -120,6 +120,11 @@ cmd_export(int argc, char **argv)
 		       x.p.damaged > 0 ? x.p.first_damage : "");
 		status = 1;
 	}
+	if (x.load_bad_files > 0) {
+		warnx_("export: %ld node sample file%s unreadable, its load left out (first: %s)", x.load_bad_files,
+		       x.load_bad_files == 1 ? "" : "s", x.load_bad_file);
+		status = 1;
+	}
 	if (out == NULL) {
 		char *dir = xasprintf("%s/export", run);
 

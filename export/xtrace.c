@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
@@ -219,7 +220,8 @@ ranks_run_ns(const struct xtrace *x, int h, int64_t a, int64_t b, long *cur)
 static const char *const load_cols[] = { "t_real_ns", "cpu_user", "cpu_nice", "cpu_system",
 	"cpu_irq", "cpu_softirq", "cpu_steal", NULL };
 
-/* RUN/samples/node-HOST.tsv.gz of host h into x->load; a missing file is no error. */
+/* RUN/samples/node-HOST.tsv.gz of host h into x->load; a missing file is no error, one
+ * that is there but unreadable is counted in x->load_bad_files. */
 static void
 read_node_load(struct xtrace *x, const char *run, int h, int64_t tck, size_t *cap, long *cur)
 {
@@ -231,6 +233,8 @@ read_node_load(struct xtrace *x, const char *run, int h, int64_t tck, size_t *ca
 	int rc;
 
 	if (tsv_r_open(&t, path, "nodeload", 1, load_cols, &e) < 0) {
+		if (access(path, F_OK) == 0 && x->load_bad_files++ == 0)
+			snprintf(x->load_bad_file, sizeof x->load_bad_file, "%s", e.msg);
 		free(path);
 		return;
 	}

@@ -59,6 +59,8 @@ struct xtrace {
 	long nload;
 	struct xt_load *load;	/* owned: sorted by host, then time */
 	long load_damaged;	/* node sample rows skipped */
+	long load_bad_files;	/* node sample files there but unreadable, left out */
+	char load_bad_file[512];	/* the first one's error */
 	int64_t t0_ns, t1_ns;	/* earliest and latest time of any phase or kept message */
 };
 

@@ -243,6 +243,10 @@ if sel node-samples; then
 	rc=$?
 	check node-samples/explain-warns '[ "$rc" = 0 ] && grep -q "1 evidence file unreadable and left out (first: .*node-c3ws2.tsv.gz" "$tmp/node-samples.explain.err"' \
 		"explain: exit $rc: $(head -c 300 "$tmp/node-samples.explain.err")"
+	"$CONTEND" export --format perfetto -o "$tmp/node-samples.pf" "$d" >/dev/null 2>"$tmp/node-samples.export.err"
+	rc=$?
+	check node-samples/export-warns '[ "$rc" = 1 ] && [ -s "$tmp/node-samples.pf" ] && grep -q "1 node sample file unreadable, its load left out (first: .*node-c3ws2.tsv.gz" "$tmp/node-samples.export.err"' \
+		"export: exit $rc: $(head -c 300 "$tmp/node-samples.export.err"); $(ls "$tmp/node-samples.pf" 2>&1 | head -n 3 | tr '\n' ' ')"
 	"$CONTEND" explain "$tmp/ref-run" >"$tmp/ref-run.explain" 2>/dev/null
 	first() { awk '$1 == "cause" { getline; print $1, $2; exit }' "$1"; }
 	check node-samples/explain-same-first '[ -n "$(first "$tmp/ref-run.explain")" ] && [ "$(first "$tmp/ref-run.explain")" = "$(first "$tmp/node-samples.explain")" ]' \
