@@ -9,6 +9,7 @@
 
 #include "lib/sortnum.h"
 #include "lib/tsv.h"
+#include "lib/u64map.h"
 #include "lib/xalloc.h"
 #include "parse/phases.h"
 
@@ -335,9 +336,12 @@ by_pair(const void *a, const void *b)
 	return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
+/* The pairs are found through a map from (src, dst), not by a search of those found so
+ * far: that search cost messages times pairs (an all-to-all of 256 ranks has 65 280). */
 void
 evid_pairs(struct evid *v, const struct prof *p)
 {
+	struct u64map at = U64MAP_INIT;	/* (src, dst) -> index in v->pair */
 	size_t cap = 0;
 
 	free(v->pair);
@@ -348,23 +352,23 @@ evid_pairs(struct evid *v, const struct prof *p)
 		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
 		const struct prof_rank *b = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
 		double ns = (double)(m->t_last_ns - m->t_ns);
-		struct evid_pair *q = NULL;
+		struct evid_pair *q;
+		long j;
 
 		if (a == NULL || b == NULL || strcmp(a->host, b->host) == 0 || m->bytes < EVID_MIN_BYTES || ns <= 0)
 			continue;
-		for (int j = v->npairs - 1; j >= 0 && q == NULL; j--)
-			if (v->pair[j].src == m->src && v->pair[j].dst == m->dst)
-				q = &v->pair[j];
-		if (q == NULL) {
+		j = u64map_put(&at, (uint64_t)(uint32_t)m->src << 32 | (uint32_t)m->dst, v->npairs);
+		if (j == v->npairs) {
 			v->pair = xgrow(v->pair, &cap, (size_t)v->npairs + 1, sizeof *v->pair);
-			q = &v->pair[v->npairs++];
-			*q = (struct evid_pair){ .src = m->src, .dst = m->dst };
+			v->pair[v->npairs++] = (struct evid_pair){ .src = m->src, .dst = m->dst };
 		}
+		q = &v->pair[j];
 		q->nbig++;
 		q->bytes += (double)m->bytes;
 		q->xfer_ns += ns;
 		q->best_Bps = fmax(q->best_Bps, (double)m->bytes / ns * 1e9);
 	}
+	u64map_release(&at);
 	if (v->npairs > 1)
 		qsort(v->pair, (size_t)v->npairs, sizeof *v->pair, by_pair);
 }

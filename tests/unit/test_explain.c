@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "explain/attrib.h"
 #include "explain/evidence.h"
@@ -936,6 +937,59 @@ TEST(no_messages_one_rank)
 	attr_result_free(&r);
 }
 
+/* The pairs' throughput (evid_pairs) of an all-to-all of 512 ranks on 512 hosts, twice
+ * round (261 632 pairs, 523 264 messages): each pair's two messages summed, the faster
+ * one's throughput its best, in (src, dst) order. Finding a pair again by a search of the
+ * pairs so far cost messages times pairs (minutes here); the map takes well under the
+ * second of CPU time allowed. */
+TEST(pairs_of_a_large_all_to_all)
+{
+	enum { N = 512 };
+	struct prof p = { .nranks = N };
+	struct evid v = { 0 };
+	clock_t c0;
+	long k = 0;
+	int bad = 0;
+
+	p.ranks = calloc(N, sizeof *p.ranks);
+	p.msgs = calloc((size_t)2 * N * (N - 1), sizeof *p.msgs);
+	if (p.ranks == NULL || p.msgs == NULL)
+		exit(2);
+	for (int i = 0; i < N; i++) {
+		p.ranks[i].rank = i;
+		snprintf(p.ranks[i].host, sizeof p.ranks[i].host, "h%d", i);
+	}
+	for (int round = 0; round < 2; round++)
+		for (int s = 0; s < N; s++)
+			for (int d = 0; d < N; d++) {
+				if (s == d)
+					continue;
+				/* 1 MB in 10 ms (100 MB/s), then in 20 ms */
+				p.msgs[k] = (struct prof_msg){ .t_ns = FX_BASE_NS + k * 1000,
+							       .t_last_ns = FX_BASE_NS + k * 1000 + (round + 1) * 10 * FX_MS,
+							       .src = s, .dst = d, .bytes = 1000000 };
+				k++;
+			}
+	p.nmsgs = k;
+	c0 = clock();
+	evid_pairs(&v, &p);
+	CHECK((double)(clock() - c0) / CLOCKS_PER_SEC < 1.0);
+	CHECK(v.npairs == N * (N - 1));
+	for (int j = 0; j < v.npairs; j++) {
+		const struct evid_pair *q = &v.pair[j];
+		int s = j / (N - 1), d = j % (N - 1);
+
+		d += d >= s;
+		bad += q->src != s || q->dst != d || q->nbig != 2 || q->bytes != 2e6 || q->xfer_ns != 30.0 * FX_MS ||
+		       fabs(q->best_Bps - 1e8) > 1e-3;
+	}
+	CHECK(bad == 0);
+	CHECK(evid_pair(&v, 511, 0) != NULL && evid_pair(&v, 3, 3) == NULL);
+	evid_free(&v);
+	free(p.ranks);
+	free(p.msgs);
+}
+
 int
 main(void)
 {
@@ -957,5 +1011,6 @@ main(void)
 	RUN(no_messages_one_rank);
 	RUN(exchange_under_a_cpu_competitor_chained);
 	RUN(exchange_under_a_slow_link_chained);
+	RUN(pairs_of_a_large_all_to_all);
 	return check_done();
 }
