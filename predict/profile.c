@@ -732,6 +732,36 @@ prof_has_host(const struct prof *p, const char *host)
 	return false;
 }
 
+/* Rank indices by host name, then by index. */
+static int
+cmp_rank_host(const void *a, const void *b, void *ctx)
+{
+	const struct prof *p = ctx;
+	int x = *(const int *)a, y = *(const int *)b, c = strcmp(p->ranks[x].host, p->ranks[y].host);
+
+	return c != 0 ? c : (x > y) - (x < y);
+}
+
+int *
+prof_host_ids(const struct prof *p, int *nhosts)
+{
+	int *by = xmallocarray((size_t)p->nranks + 1, sizeof *by);	/* rank indices by host */
+	int *id = xmallocarray((size_t)p->nranks + 1, sizeof *id);
+	int n = 0;
+
+	for (int i = 0; i < p->nranks; i++)
+		by[i] = i;
+	qsort_r(by, (size_t)p->nranks, sizeof *by, cmp_rank_host, (void *)p);
+	/* id[i] first holds the first rank index on i's host: the smallest of its group */
+	for (int k = 0; k < p->nranks; k++)
+		id[by[k]] = k > 0 && strcmp(p->ranks[by[k]].host, p->ranks[by[k - 1]].host) == 0 ? id[by[k - 1]] : by[k];
+	for (int i = 0; i < p->nranks; i++)
+		id[i] = id[i] == i ? n++ : id[id[i]];
+	free(by);
+	*nhosts = n;
+	return id;
+}
+
 static int
 cmp_msg_time(const void *a, const void *b, void *ctx)
 {

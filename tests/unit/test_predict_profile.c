@@ -299,6 +299,43 @@ TEST(every_field)
 	prof_free(&p);
 }
 
+/* prof_host_ids numbers the hosts in the order of their first rank, as prof_host_first
+ * tells them, also for ranks of one host far apart and for 4096 ranks on 1024 hosts placed
+ * round-robin (a search by name per rank would be 4096 x 1024 comparisons). */
+TEST(host_ids_in_first_rank_order)
+{
+	static const char *const names[] = { "wsb", "wsa", "wsb", "wsc", "wsa", "wsb" };
+	static const int want[] = { 0, 1, 0, 2, 1, 0 };
+	struct prof p = { .nranks = 6 };
+	int *id, n = -1, bad = 0;
+
+	p.ranks = calloc(4096, sizeof *p.ranks);
+	if (p.ranks == NULL)
+		exit(2);
+	for (int i = 0; i < 6; i++)
+		snprintf(p.ranks[i].host, sizeof p.ranks[i].host, "%s", names[i]);
+	id = prof_host_ids(&p, &n);
+	CHECK(n == 3 && n == prof_nhosts(&p));
+	for (int i = 0; i < 6; i++)
+		bad += id[i] != want[i] || prof_host_first(&p, i) != (i == 0 || i == 1 || i == 3);
+	CHECK(bad == 0);
+	free(id);
+	p.nranks = 4096;
+	for (int i = 0; i < 4096; i++)
+		snprintf(p.ranks[i].host, sizeof p.ranks[i].host, "node%04d", (1023 - i % 1024) * 7 % 1024);
+	id = prof_host_ids(&p, &n);
+	CHECK(n == 1024);
+	for (int i = 0; i < 4096; i++)
+		bad += id[i] != i % 1024;
+	CHECK(bad == 0);
+	free(id);
+	p.nranks = 0;
+	id = prof_host_ids(&p, &n);
+	CHECK(id != NULL && n == 0);
+	free(id);
+	free(p.ranks);
+}
+
 int
 main(void)
 {
@@ -311,5 +348,6 @@ main(void)
 	RUN(missing_and_broken);
 	RUN(message_labels_and_idle_phases);
 	RUN(every_field);
+	RUN(host_ids_in_first_rank_order);
 	return check_done();
 }
