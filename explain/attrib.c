@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/sortnum.h"
+#include "lib/u64map.h"
 #include "lib/xalloc.h"
 #include "predict/coloc.h"
 #include "predict/replay.h"
@@ -524,15 +525,19 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 	}
 }
 
-/* Index of host name in hosts[0..*n), added when new. */
+/* The links' numbering of the host of rank index i: hosts are numbered in the order the
+ * messages meet them (new ones added to hosts[0..*n)); at[h] holds host h's number
+ * (prof_host_ids), -1 before it is met. */
 static int
-host_id(const char **hosts, int *n, const char *h)
+host_met(const struct prof *p, const int *hid, int *at, const char **hosts, int *n, int i)
 {
-	for (int i = 0; i < *n; i++)
-		if (strcmp(hosts[i], h) == 0)
-			return i;
-	hosts[*n] = h;
-	return (*n)++;
+	int h = hid[i];
+
+	if (at[h] < 0) {
+		hosts[*n] = p->ranks[i].host;
+		at[h] = (*n)++;
+	}
+	return at[h];
 }
 
 struct hpair {
@@ -571,6 +576,8 @@ rtt_evidence(struct attr_cause *x, const struct side *s, const struct side *b)
 			 qb != NULL ? "baseline" : "fastest pair", q->med_ns >= 2 * ref ? ": inflated" : "");
 }
 
+/* Each message's host pair is found through the hosts' ids and a map, not by a search of
+ * the hosts and the pairs met so far: that cost messages times host pairs. */
 static void
 link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side *b, const double *dt)
 {
@@ -578,11 +585,16 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 	const char **hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
 	struct hpair *hp = NULL;
 	size_t hcap = 0;
-	int nh = 0, np = 0;
+	int nh = 0, np = 0, nhid;
+	int *hid = prof_host_ids(p, &nhid);	/* rank index -> host */
+	int *met = xmallocarray((size_t)nhid + 1, sizeof *met);	/* host -> number here, -1 */
+	struct u64map at = U64MAP_INIT;	/* (a, b) numbers -> index in hp */
 	long *pair_of = xcalloc((size_t)p->nmsgs + 1, sizeof *pair_of);
 	double *one = xcalloc((size_t)p->nmsgs + 1, sizeof *one);
 	struct replay_in c = { .msg_dt_ns = one };
 
+	for (int h = 0; h < nhid; h++)
+		met[h] = -1;
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		int ha, hb, t, j;
@@ -590,15 +602,14 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 		pair_of[k] = -1;
 		if (dt[k] >= 0)
 			continue;
-		ha = host_id(hosts, &nh, prof_rank(p, m->src)->host);
-		hb = host_id(hosts, &nh, prof_rank(p, m->dst)->host);
+		ha = host_met(p, hid, met, hosts, &nh, (int)(prof_rank(p, m->src) - p->ranks));
+		hb = host_met(p, hid, met, hosts, &nh, (int)(prof_rank(p, m->dst) - p->ranks));
 		if (ha > hb) {
 			t = ha;
 			ha = hb;
 			hb = t;
 		}
-		for (j = 0; j < np && (hp[j].a != ha || hp[j].b != hb); j++)
-			;
+		j = (int)u64map_put(&at, (uint64_t)ha << 32 | (uint64_t)hb, np);
 		if (j == np) {
 			hp = xgrow(hp, &hcap, (size_t)np + 1, sizeof *hp);
 			hp[np] = (struct hpair){ .id = np, .a = ha, .b = hb };
@@ -632,6 +643,9 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 		rtt_evidence(x, s, b);
 	}
 	free(hosts);
+	free(hid);
+	free(met);
+	u64map_release(&at);
 	free(hp);
 	free(pair_of);
 	free(one);
