@@ -8,13 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/u64map.h"
 #include "lib/xalloc.h"
 #include "predict/coloc.h"
 #include "predict/p003.h"
 
-/* Rank pairs up to this many ranks are classified as exchanging or not (a table of
- * nranks^2 entries); beyond it every pair is taken as request/reply. */
-#define EXCHANGE_MAX_RANKS 2048
 /* The share of a rank's idle time it was not asleep: on a CPU (an MPI library polling for
  * its messages) or runnable on a run queue, from the dedicated run's schedstat totals. The
  * run and wait time beyond its busy time fall in its idle time, less 5 % of the run time
@@ -154,34 +152,48 @@ msg_on_changed_link(const struct prof *p, const struct scen *s, const double *fa
 	return true;
 }
 
-/* ex[ia * n + ib] (ia < ib, rank indexes): whether the pair exchanges (p003_is_exchange on
- * the order of its messages on changed links). NULL when there are too many ranks. */
-static bool *
-exchange_pairs(const struct prof *p, const struct scen *s)
+/* The key of rank indexes ia and ib in exchange_pairs' map, the smaller first. */
+static uint64_t
+pair_key(int ia, int ib)
 {
-	size_t n = (size_t)p->nranks;
-	struct p003_pair_order *po;
+	return ia < ib ? (uint64_t)ia << 32 | (uint64_t)ib : (uint64_t)ib << 32 | (uint64_t)ia;
+}
+
+/* The rank pairs with messages on changed links, numbered in *at (pair_key -> number) in
+ * the order of their first such message, and for each number whether the pair exchanges
+ * (p003_is_exchange on the order of its messages). Only those pairs are held, not a table
+ * of every rank pair (nranks^2: 48 MB at 1024 ranks). Caller frees the result and releases
+ * *at; NULL with fewer than two ranks. */
+static bool *
+exchange_pairs(const struct prof *p, const struct scen *s, struct u64map *at)
+{
+	struct p003_pair_order *po = NULL;
+	size_t cap = 0;
+	long n = 0;
 	bool *ex;
 	long *idx;
 
-	if (p->nranks < 2 || p->nranks > EXCHANGE_MAX_RANKS)
+	if (p->nranks < 2)
 		return NULL;
 	idx = prof_msgs_by_time(p);
-	po = xcalloc(n * n, sizeof *po);
-	for (size_t i = 0; i < n * n; i++)
-		p003_pair_order_init(&po[i]);
 	for (long j = 0; j < p->nmsgs; j++) {
 		const struct prof_msg *x = &p->msgs[idx[j]];
 		int ia, ib;
+		long k;
 		double o, nw;
 
-		if (msg_on_changed_link(p, s, NULL, x, &ia, &ib, &o, &nw))	/* ia sends */
-			p003_pair_order_add(&po[(size_t)(ia < ib ? ia : ib) * n + (size_t)(ia < ib ? ib : ia)],
-					    ia < ib ? 0 : 1, x->t_ns, x->t_last_ns);
+		if (!msg_on_changed_link(p, s, NULL, x, &ia, &ib, &o, &nw))	/* ia sends */
+			continue;
+		k = u64map_put(at, pair_key(ia, ib), n);
+		if (k == n) {
+			po = xgrow(po, &cap, (size_t)n + 1, sizeof *po);
+			p003_pair_order_init(&po[n++]);
+		}
+		p003_pair_order_add(&po[k], ia < ib ? 0 : 1, x->t_ns, x->t_last_ns);
 	}
-	ex = xcalloc(n * n, sizeof *ex);
-	for (size_t i = 0; i < n * n; i++)
-		ex[i] = p003_is_exchange(po[i].lead[0], po[i].lead[1]);
+	ex = xcalloc((size_t)n + 1, sizeof *ex);
+	for (long k = 0; k < n; k++)
+		ex[k] = p003_is_exchange(po[k].lead[0], po[k].lead[1]);
 	free(po);
 	free(idx);
 	return ex;
@@ -196,6 +208,7 @@ overlap_shares(const struct prof *p, const struct scen *s, const double *fast, d
 {
 	size_t *cnt, *at, total = 0;
 	struct p003_xfer *xs;
+	struct u64map pairs = U64MAP_INIT;	/* exchange_pairs' numbers */
 	bool *ex;
 
 	for (int i = 0; i < p->nranks; i++)
@@ -223,18 +236,19 @@ overlap_shares(const struct prof *p, const struct scen *s, const double *fast, d
 		free(at);
 		return;
 	}
-	ex = exchange_pairs(p, s);
+	ex = exchange_pairs(p, s, &pairs);
 	xs = xcalloc(total, sizeof *xs);
 	memset(cnt, 0, (size_t)p->nranks * sizeof *cnt);
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		int ia, ib, x;
+		long j;
 		double o, nw;
 		int64_t t1;
 
 		if (!msg_on_changed_link(p, s, fast, m, &ia, &ib, &o, &nw))
 			continue;
-		x = ex != NULL && ex[(size_t)(ia < ib ? ia : ib) * (size_t)p->nranks + (size_t)(ia < ib ? ib : ia)];
+		x = ex != NULL && (j = u64map_get(&pairs, pair_key(ia, ib))) >= 0 && ex[j];
 		/* a message holds the link for at least its transfer time: a capture stamps a
 		 * message carried by one (segmentation-offloaded) packet with one time */
 		t1 = m->t_last_ns;
@@ -246,6 +260,7 @@ overlap_shares(const struct prof *p, const struct scen *s, const double *fast, d
 	for (int i = 0; i < p->nranks; i++)
 		share[i] = p003_overlap_share(xs + at[i], cnt[i], NULL, NULL);
 	free(ex);
+	u64map_release(&pairs);
 	free(xs);
 	free(cnt);
 	free(at);

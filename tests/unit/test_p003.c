@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/xalloc.h"
 #include "predict/p000.h"
 #include "predict/run000.h"
 #include "predict/p003.h"
@@ -727,6 +728,55 @@ TEST(sleep_credit_per_scenario)
 	prof_free(&p);
 }
 
+/* The exchange of ranks 0 and 1 is told as one among 3000 ranks too (the other 2998 on
+ * hosts of their own, without messages, done after 1 s): the rank pairs are held only when
+ * they have messages on a changed link, where a table of every pair stopped at 2048 ranks
+ * and took every pair past it as request and reply (+2 s instead of +1 s). The two ends
+ * take turns to go first, and the second message leaves after the first has arrived: only
+ * the exchange, not an overlap in time, halves the added time. */
+TEST(exchange_among_many_ranks)
+{
+	struct prof p;
+	struct scen s;
+	struct pred_result r;
+	struct err e;
+	char path[400];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/messages.tsv", make_run_named("run-turns"));
+	if ((f = fopen(path, "w")) == NULL)
+		exit(2);
+	fputs("# contend-messages 1\nt_first_ns\tt_last_ns\tsrc\tdst\tbytes\n", f);
+	for (long k = 0; k < 1000; k++) {
+		long long t = 1000000000LL + k * 10000000LL;
+
+		fprintf(f, "%lld\t%lld\t%ld\t%ld\t1000\n", t, t + 100000, k % 2, 1 - k % 2);
+		fprintf(f, "%lld\t%lld\t%ld\t%ld\t1000\n", t + 200000, t + 300000, 1 - k % 2, k % 2);
+	}
+	fclose(f);
+	snprintf(path, sizeof path, "%s/run-turns", check_tmpdir());
+	CHECK(prof_load(&p, path, &e) == 0);
+	CHECK(scen_load_string(&s, "[link ws1-ws2]\nlatency = 1050 us\n", "t.ini", &e) == 0);
+	pred_result_init(&r);
+	CHECK(run003_predict(&p, &s, &r, &e) == 0);
+	CHECK_NEAR(r.predicted_ns, 36e9, 1e3);	/* two ranks */
+	pred_result_free(&r);
+	p.ranks = xreallocarray(p.ranks, 3000, sizeof *p.ranks);
+	for (int i = 2; i < 3000; i++) {
+		p.ranks[i] = p.ranks[1];
+		p.ranks[i].rank = i;
+		p.ranks[i].exec_ns = 1000000000;
+		snprintf(p.ranks[i].host, sizeof p.ranks[i].host, "x%d", i);
+	}
+	p.nranks = 3000;
+	pred_result_init(&r);
+	CHECK(run003_predict(&p, &s, &r, &e) == 0);
+	CHECK_NEAR(r.predicted_ns, 36e9, 1e3);
+	pred_result_free(&r);
+	scen_free(&s);
+	prof_free(&p);
+}
+
 int
 main(void)
 {
@@ -741,6 +791,7 @@ main(void)
 	RUN(awake_idle_earns_no_credit);
 	RUN(overlap_share);
 	RUN(exchange_pairs);
+	RUN(exchange_among_many_ranks);
 	RUN(run_level_link_overlap);
 	RUN(link_burst_bucket);
 	RUN(p000_link_burst_bucket);
