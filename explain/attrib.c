@@ -683,8 +683,12 @@ imbalance_cause(struct attr_result *r, size_t *cap, struct side *s, struct side 
 /* The joint cost of the cpu causes shared among them (the Shapley value: each node's
  * gain averaged over every order of taking the nodes' loads out), appended to each one's
  * evidence. In a program that moves in lockstep one node's load alone may cost nothing
- * while all of them together cost much; the share says which node held the most. */
-static void
+ * while all of them together cost much; the share says which node held the most. Every
+ * subset is replayed: 2^n - 1 replays of the whole trace, 1023 for 10 nodes, minutes on a
+ * trace of millions of messages; past ATTR_SHAPLEY_EVENTS replayed events the shares are
+ * left out. Returns the number of causes left without a share for that budget (0 when
+ * shared, or not for another reason). */
+static int
 cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 {
 	const struct prof *p = s->p;
@@ -696,11 +700,13 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 		if (r->c[i].kind != ATTR_CPU)
 			continue;
 		if (n == ATTR_MAX_SHAPLEY)
-			return;
+			return 0;
 		idx[n++] = i;
 	}
 	if (n < 2)
-		return;
+		return 0;
+	if ((double)((1L << n) - 1) * (double)s->x.nev > (double)ATTR_SHAPLEY_EVENTS)
+		return n;
 	fact[0] = 1;
 	for (int k = 1; k <= n; k++)
 		fact[k] = fact[k - 1] * k;
@@ -732,6 +738,7 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 			 phi / 1e9);
 	}
 	free(v);
+	return 0;
 }
 
 /* Start-up or finish: ns here, base_ns in the baseline (NAN without one); the cost is
@@ -904,7 +911,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	struct replay_in all;
 	double *dt, startup, finish;
 	size_t cap = 0;
-	int allbusy = 0;
+	int allbusy = 0, unshared;
 
 	*r = (struct attr_result){ .baseline_ns = NAN };
 	if (prof_dedicated_ns(p) <= 0)
@@ -922,7 +929,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	dt = link_dt(&s, bs);
 
 	cpu_causes(r, &cap, &s, bs);
-	cpu_shares(r, &s, bs);
+	unshared = cpu_shares(r, &s, bs);
 	link_causes(r, &cap, &s, bs, dt);
 	imbalance_cause(r, &cap, &s, bs);
 	startup = s.startup - (bs != NULL ? bs->startup : 0);
@@ -969,6 +976,11 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
 			 "%sphases.tsv has no wait_ns: a rank's run-queue wait is spread over its busy time",
 			 r->note[0] != '\0' ? "; " : "");
+	if (unshared > 0)
+		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+			 "%sthe %d nodes' shares of their joint cpu cost are left out: %ld replays of %ld events "
+			 "each are past explain's budget of %ld", r->note[0] != '\0' ? "; " : "", unshared,
+			 (1L << unshared) - 1, s.x.nev, ATTR_SHAPLEY_EVENTS);
 	free(dt);
 	side_free(&s);
 	if (bs != NULL)

@@ -39,6 +39,8 @@
 
 #define ATTR_MAX_LINKS 64	/* host pairs replayed one by one (the largest savings first) */
 #define ATTR_MAX_SHAPLEY 10	/* cpu causes shared out by replaying every subset (2^n) */
+#define ATTR_SHAPLEY_EVENTS 100000000L	/* ... while the 2^n - 1 replays take at most this
+					 * many events in all (a few seconds) */
 
 enum attr_kind {
 	ATTR_CPU,
@@ -56,7 +58,8 @@ struct attr_cause {
 	int rank;		/* imbalance: the late rank; cpu: the rank that waited most; -1 */
 	double cost_ns;		/* measured time minus the run with this cause taken out */
 	double share_ns;	/* cpu: its share of every node's cpu cost taken out together
-				 * (Shapley value over the nodes, up to ATTR_MAX_SHAPLEY); NAN */
+				 * (Shapley value over the nodes, up to ATTR_MAX_SHAPLEY of
+				 * them and ATTR_SHAPLEY_EVENTS replayed); NAN */
 	bool uncertain;		/* the trace is partial where the cause lies: hidden rank pairs
 				 * on its node, gaps in the capture (said in evidence) */
 	char evidence[400];	/* what was measured, for people */

@@ -990,6 +990,71 @@ TEST(pairs_of_a_large_all_to_all)
 	free(p.msgs);
 }
 
+/* A ring of 10 ranks, one per host ws1..ws10, every one losing half its 80 ms of work
+ * per iteration to the run queue, sending to both neighbours when done: 20 messages (40
+ * events) an iteration. */
+static void
+loaded_ring(const char *dir, int iters)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	FILE *f;
+
+	for (int k = 0; k < iters; k++) {
+		long long t = FX_BASE_NS + k * P_MS * FX_MS;
+
+		for (int r = 0; r < 10; r++) {
+			phase(ph, r, "busy", t, t + 80 * FX_MS, 40 * FX_MS);
+			phase(ph, r, "idle", t + 80 * FX_MS, t + P_MS * FX_MS, 0);
+			msg(m, t + 80 * FX_MS, t + 81 * FX_MS, r, (r + 1) % 10, 4000);
+			msg(m, t + 80 * FX_MS, t + 81 * FX_MS, r, (r + 9) % 10, 4000);
+		}
+	}
+	fclose(m);
+	fclose(ph);
+	f = fx_open(dir, "ranks.tsv", FX_RANK_HDR);
+	for (int r = 0; r < 10; r++)
+		fprintf(f, "%d\tws%d\t%lld\t50\t0\t50\t1\t1\t1\t1\t50\t1\t%lld\t1\t1\t1\t1\n", r, r + 1,
+			iters * P_MS * FX_MS, iters * 40 * FX_MS);
+	fclose(f);
+}
+
+/* Ten loaded nodes share their joint cpu cost by replaying all 1023 subsets while that
+ * stays within ATTR_SHAPLEY_EVENTS replayed events (250 iterations, 10 000 events); past
+ * it (2500 iterations: 1023 replays of 100 000 events) the shares are left out and the
+ * note says so, and the causes themselves are the same kind. */
+TEST(shares_within_a_budget)
+{
+	struct attr_result r;
+	double sum = 0;
+	int ncpu = 0, nshare = 0;
+
+	loaded_ring(run_dir("ring250"), 250);
+	CHECK(explain(run_dir("ring250"), NULL, &r) == 0);
+	for (int i = 0; i < r.n; i++)
+		if (r.c[i].kind == ATTR_CPU) {
+			ncpu++;
+			nshare += isfinite(r.c[i].share_ns);
+			sum += isfinite(r.c[i].share_ns) ? r.c[i].share_ns : 0;
+		}
+	CHECK(ncpu == 10 && nshare == 10);
+	CHECK_NEAR(sum, r.cpu_all_ns, 1e3);
+	CHECK(strstr(r.note, "left out") == NULL);
+	attr_result_free(&r);
+
+	loaded_ring(run_dir("ring2500"), 2500);
+	CHECK(explain(run_dir("ring2500"), NULL, &r) == 0);
+	ncpu = nshare = 0;
+	for (int i = 0; i < r.n; i++)
+		if (r.c[i].kind == ATTR_CPU) {
+			ncpu++;
+			nshare += isfinite(r.c[i].share_ns);
+		}
+	CHECK(ncpu == 10 && nshare == 0);
+	CHECK(strstr(r.note, "the 10 nodes' shares of their joint cpu cost are left out: 1023 replays of 100000 events") != NULL);
+	CHECK_NEAR(r.ideal_ns + r.causes_ns + r.interaction_ns, r.measured_ns, 1);	/* check_sums without the shares */
+	attr_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -1012,5 +1077,6 @@ main(void)
 	RUN(exchange_under_a_cpu_competitor_chained);
 	RUN(exchange_under_a_slow_link_chained);
 	RUN(pairs_of_a_large_all_to_all);
+	RUN(shares_within_a_budget);
 	return check_done();
 }
