@@ -456,24 +456,87 @@ ranks_on(const struct prof *p, const char *host, char *buf, size_t cap)
 		snprintf(buf + len, cap - len, ")");
 }
 
-static void
+/* Hosts by their run-queue wait (what cpu_causes takes out), the largest first; the
+ * first rank's index breaks ties. */
+struct host_wait {
+	int h;			/* its first rank's index */
+	double wait_ns;
+};
+
+static int
+by_wait(const void *x, const void *y)
+{
+	const struct host_wait *a = x, *b = y;
+
+	if (a->wait_ns != b->wait_ns)
+		return a->wait_ns < b->wait_ns ? 1 : -1;
+	return (a->h > b->h) - (a->h < b->h);
+}
+
+/* Which hosts cpu_causes replays: every host whose ranks waited on the run queue beyond
+ * their own limit or ran short of it in idle time, at most ATTR_MAX_CPU of them (the most
+ * wait first): each is one replay of the whole trace, and a cluster of hundreds of loaded
+ * nodes would cost hundreds. pick[h] for h a host's first rank; returns how many such
+ * hosts were left out. */
+static int
+cpu_pick(const struct side *s, const struct side *b, const int *hid, int nh, bool *pick)
+{
+	const struct prof *p = s->p;
+	struct host_wait *hw = xcalloc((size_t)nh + 1, sizeof *hw);
+	double *gmin = xcalloc((size_t)nh + 1, sizeof *gmin);
+	int n = 0, out = 0;
+
+	for (int k = 0; k < nh; k++) {
+		hw[k].h = -1;
+		gmin[k] = 1;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		struct host_wait *w = &hw[hid[i]];
+
+		if (w->h < 0)
+			w->h = i;
+		w->wait_ns += wait_excess(s, b, i);
+		gmin[hid[i]] = fmin(gmin[hid[i]], idle_factor(s, b, i));
+	}
+	for (int k = 0; k < nh; k++)
+		if (hw[k].wait_ns > 0 || gmin[k] < 0.99)
+			hw[n++] = hw[k];
+	if (n > ATTR_MAX_CPU) {
+		qsort(hw, (size_t)n, sizeof *hw, by_wait);
+		out = n - ATTR_MAX_CPU;
+		n = ATTR_MAX_CPU;
+	}
+	for (int k = 0; k < n; k++)
+		pick[hw[k].h] = true;
+	free(hw);
+	free(gmin);
+	return out;
+}
+
+/* One cpu cause per loaded host (cpu_pick), in the order of the hosts' first ranks;
+ * returns the number of loaded hosts left out. */
+static int
 cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side *b)
 {
 	const struct prof *p = s->p;
 	struct replay_in c = { .busy_f = s->f, .gap_f = s->g, .wake_ns = s->w };
+	int nh, *hid = prof_host_ids(p, &nh), left;
+	bool *pick = xcalloc((size_t)p->nranks + 1, sizeof *pick);
 
+	left = cpu_pick(s, b, hid, nh, pick);
 	for (int h = 0; h < p->nranks; h++) {
 		const char *host = p->ranks[h].host;
-		const struct evid_host *eh = evid_host(s->v, host);
+		const struct evid_host *eh;
 		double wait = 0, busy = 0, gmin = 1, most = -1, wake = 0;
 		int worst = -1, slow = -1;	/* the rank that waited most; the slowest to answer */
 		struct attr_cause *x;
 		size_t len;
 
-		if (!prof_host_first(p, h))
+		if (!pick[h])
 			continue;
+		eh = evid_host(s->v, host);
 		for (int i = 0; i < p->nranks; i++) {
-			bool here = strcmp(p->ranks[i].host, host) == 0;
+			bool here = hid[i] == hid[h];
 			double w = here ? wait_excess(s, b, i) : 0;
 
 			cpu_out(s, b, i, here);
@@ -523,6 +586,9 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 				 "; node used %.2f CPUs, the ranks %.2f; load1 up to %.2f", eh->node_cpus, eh->own_cpus,
 				 eh->load1_max);
 	}
+	free(hid);
+	free(pick);
+	return left;
 }
 
 /* The links' numbering of the host of rank index i: hosts are numbered in the order the
@@ -911,7 +977,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	struct replay_in all;
 	double *dt, startup, finish;
 	size_t cap = 0;
-	int allbusy = 0, unshared;
+	int allbusy = 0, unshared, unpicked;
 
 	*r = (struct attr_result){ .baseline_ns = NAN };
 	if (prof_dedicated_ns(p) <= 0)
@@ -928,7 +994,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
 
-	cpu_causes(r, &cap, &s, bs);
+	unpicked = cpu_causes(r, &cap, &s, bs);
 	unshared = cpu_shares(r, &s, bs);
 	link_causes(r, &cap, &s, bs, dt);
 	imbalance_cause(r, &cap, &s, bs);
@@ -976,6 +1042,11 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
 			 "%sphases.tsv has no wait_ns: a rank's run-queue wait is spread over its busy time",
 			 r->note[0] != '\0' ? "; " : "");
+	if (unpicked > 0)
+		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
+			 "%s%d more nodes had run-queue wait: a cpu cause each for the %d with the most (one "
+			 "replay each), the others are in the cpu of every node taken out together",
+			 r->note[0] != '\0' ? "; " : "", unpicked, ATTR_MAX_CPU);
 	if (unshared > 0)
 		snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note),
 			 "%sthe %d nodes' shares of their joint cpu cost are left out: %ld replays of %ld events "

@@ -38,6 +38,8 @@
 #include "predict/profile.h"
 
 #define ATTR_MAX_LINKS 64	/* host pairs replayed one by one (the largest savings first) */
+#define ATTR_MAX_CPU 64		/* loaded hosts replayed one by one (the most run-queue wait
+				 * first) */
 #define ATTR_MAX_SHAPLEY 10	/* cpu causes shared out by replaying every subset (2^n) */
 #define ATTR_SHAPLEY_EVENTS 100000000L	/* ... while the 2^n - 1 replays take at most this
 					 * many events in all (a few seconds) */

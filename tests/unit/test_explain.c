@@ -990,11 +990,11 @@ TEST(pairs_of_a_large_all_to_all)
 	free(p.msgs);
 }
 
-/* A ring of 10 ranks, one per host ws1..ws10, every one losing half its 80 ms of work
- * per iteration to the run queue, sending to both neighbours when done: 20 messages (40
- * events) an iteration. */
+/* A ring of n ranks, one per host ws1..wsN, every one losing part of its 80 ms of work per
+ * iteration to the run queue (40 ms; with spread, 10 ms plus half a ms per rank index),
+ * sending to both neighbours when done: 2n messages (4n events) an iteration. */
 static void
-loaded_ring(const char *dir, int iters)
+loaded_ring(const char *dir, int n, int iters, bool spread)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
 	FILE *f;
@@ -1002,19 +1002,21 @@ loaded_ring(const char *dir, int iters)
 	for (int k = 0; k < iters; k++) {
 		long long t = FX_BASE_NS + k * P_MS * FX_MS;
 
-		for (int r = 0; r < 10; r++) {
-			phase(ph, r, "busy", t, t + 80 * FX_MS, 40 * FX_MS);
+		for (int r = 0; r < n; r++) {
+			long long w = spread ? 10 * FX_MS + r * FX_MS / 2 : 40 * FX_MS;
+
+			phase(ph, r, "busy", t, t + 80 * FX_MS, w);
 			phase(ph, r, "idle", t + 80 * FX_MS, t + P_MS * FX_MS, 0);
-			msg(m, t + 80 * FX_MS, t + 81 * FX_MS, r, (r + 1) % 10, 4000);
-			msg(m, t + 80 * FX_MS, t + 81 * FX_MS, r, (r + 9) % 10, 4000);
+			msg(m, t + 80 * FX_MS, t + 81 * FX_MS, r, (r + 1) % n, 4000);
+			msg(m, t + 80 * FX_MS, t + 81 * FX_MS, r, (r + n - 1) % n, 4000);
 		}
 	}
 	fclose(m);
 	fclose(ph);
 	f = fx_open(dir, "ranks.tsv", FX_RANK_HDR);
-	for (int r = 0; r < 10; r++)
+	for (int r = 0; r < n; r++)
 		fprintf(f, "%d\tws%d\t%lld\t50\t0\t50\t1\t1\t1\t1\t50\t1\t%lld\t1\t1\t1\t1\n", r, r + 1,
-			iters * P_MS * FX_MS, iters * 40 * FX_MS);
+			iters * P_MS * FX_MS, iters * (spread ? 10 * FX_MS + r * FX_MS / 2 : 40 * FX_MS));
 	fclose(f);
 }
 
@@ -1028,7 +1030,7 @@ TEST(shares_within_a_budget)
 	double sum = 0;
 	int ncpu = 0, nshare = 0;
 
-	loaded_ring(run_dir("ring250"), 250);
+	loaded_ring(run_dir("ring250"), 10, 250, false);
 	CHECK(explain(run_dir("ring250"), NULL, &r) == 0);
 	for (int i = 0; i < r.n; i++)
 		if (r.c[i].kind == ATTR_CPU) {
@@ -1041,7 +1043,7 @@ TEST(shares_within_a_budget)
 	CHECK(strstr(r.note, "left out") == NULL);
 	attr_result_free(&r);
 
-	loaded_ring(run_dir("ring2500"), 2500);
+	loaded_ring(run_dir("ring2500"), 10, 2500, false);
 	CHECK(explain(run_dir("ring2500"), NULL, &r) == 0);
 	ncpu = nshare = 0;
 	for (int i = 0; i < r.n; i++)
@@ -1052,6 +1054,26 @@ TEST(shares_within_a_budget)
 	CHECK(ncpu == 10 && nshare == 0);
 	CHECK(strstr(r.note, "the 10 nodes' shares of their joint cpu cost are left out: 1023 replays of 100000 events") != NULL);
 	CHECK_NEAR(r.ideal_ns + r.causes_ns + r.interaction_ns, r.measured_ns, 1);	/* check_sums without the shares */
+	attr_result_free(&r);
+}
+
+/* 70 loaded nodes: a cpu cause (a replay) each for the 64 whose ranks waited most on the
+ * run queue, ws7 to ws70; ws1 to ws6 are left to the cpu of every node taken out
+ * together, and the note says so. */
+TEST(cpu_causes_of_many_nodes)
+{
+	struct attr_result r;
+	int ncpu = 0;
+
+	loaded_ring(run_dir("ring70"), 70, 20, true);
+	CHECK(explain(run_dir("ring70"), NULL, &r) == 0);
+	for (int i = 0; i < r.n; i++)
+		ncpu += r.c[i].kind == ATTR_CPU;
+	CHECK(ncpu == ATTR_MAX_CPU);
+	CHECK(find(&r, ATTR_CPU, "ws1") == NULL && find(&r, ATTR_CPU, "ws6") == NULL);
+	CHECK(find(&r, ATTR_CPU, "ws7") != NULL && find(&r, ATTR_CPU, "ws70") != NULL);
+	CHECK(isfinite(r.cpu_all_ns) && r.cpu_all_ns > 0);
+	CHECK(strstr(r.note, "6 more nodes had run-queue wait: a cpu cause each for the 64 with the most") != NULL);
 	attr_result_free(&r);
 }
 
@@ -1078,5 +1100,6 @@ main(void)
 	RUN(exchange_under_a_slow_link_chained);
 	RUN(pairs_of_a_large_all_to_all);
 	RUN(shares_within_a_budget);
+	RUN(cpu_causes_of_many_nodes);
 	return check_done();
 }
