@@ -866,6 +866,38 @@ base_name(const char *path)
 	return xstrndup(b, n);
 }
 
+/* FNV-1a of a host name. */
+static uint64_t
+name_hash(const char *h)
+{
+	uint64_t v = 0xcbf29ce484222325ULL;
+
+	for (; *h != '\0'; h++)
+		v = (v ^ (unsigned char)*h) * 0x100000001b3ULL;
+	return v;
+}
+
+/* The key of an unordered host pair in s->link_at: the same whichever end comes first. */
+static uint64_t
+pair_hash(const char *h1, const char *h2)
+{
+	uint64_t a = name_hash(h1), b = name_hash(h2);
+
+	return (a < b ? a : b) * 0x9e3779b97f4a7c15ULL ^ (a < b ? b : a);
+}
+
+/* s->link_at from SCEN_LINK_INDEX links on; left empty (scen_link_for searches) when two
+ * links share a key: a hash collision (validate refuses a pair written twice). */
+static void
+index_links(struct scen *s)
+{
+	for (int i = 0; i < s->nlinks && s->nlinks >= SCEN_LINK_INDEX; i++)
+		if (u64map_put(&s->link_at, pair_hash(s->links[i].a, s->links[i].b), i) != i) {
+			u64map_release(&s->link_at);
+			return;
+		}
+}
+
 int
 scen_load_string(struct scen *s, const char *text, const char *name, struct err *e)
 {
@@ -911,6 +943,7 @@ scen_load_string(struct scen *s, const char *text, const char *name, struct err 
 		scen_free(s);
 		return code ? code : -E_FORMAT;
 	}
+	index_links(s);
 	return 0;
 }
 
@@ -963,6 +996,7 @@ scen_free(struct scen *s)
 		free(s->cand[i]);
 	free(s->nodes);
 	free(s->links);
+	u64map_release(&s->link_at);
 	memset(s, 0, sizeof *s);
 }
 
@@ -982,16 +1016,26 @@ scen_node_for(const struct scen *s, int rank, const char *host)
 	return byhost;
 }
 
+static bool
+link_is(const struct scen_link *l, const char *h1, const char *h2)
+{
+	return (strcmp(l->a, h1) == 0 && strcmp(l->b, h2) == 0) || (strcmp(l->a, h2) == 0 && strcmp(l->b, h1) == 0);
+}
+
+/* With the index, the one link under the pair's key is the only one that can be the pair
+ * (no two links share a key, or there is no index). */
 const struct scen_link *
 scen_link_for(const struct scen *s, const char *h1, const char *h2)
 {
-	for (int i = 0; i < s->nlinks; i++) {
-		const struct scen_link *l = &s->links[i];
+	long j;
 
-		if ((strcmp(l->a, h1) == 0 && strcmp(l->b, h2) == 0) ||
-		    (strcmp(l->a, h2) == 0 && strcmp(l->b, h1) == 0))
-			return l;
+	if (s->link_at.n > 0) {
+		j = u64map_get(&s->link_at, pair_hash(h1, h2));
+		return j >= 0 && link_is(&s->links[j], h1, h2) ? &s->links[j] : NULL;
 	}
+	for (int i = 0; i < s->nlinks; i++)
+		if (link_is(&s->links[i], h1, h2))
+			return &s->links[i];
 	return NULL;
 }
 

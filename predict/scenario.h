@@ -16,12 +16,14 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "lib/u64map.h"
 
 #define SCEN_MAX_NODES 256	/* [node]/[rank] sections per file */
 #define SCEN_MAX_LINKS 256	/* [link] sections per file */
 #define SCEN_MAX_COMM 16	/* communicating competitors per node */
 #define SCEN_MAX_NAME 128	/* bytes in a host name */
 #define SCEN_MAX_CAND 256	/* candidate hosts in [select] */
+#define SCEN_LINK_INDEX 8	/* links from which scen_link_for looks up a hash, not a list */
 
 enum scen_part {		/* work partitioning policy (paper 000, Section 6) */
 	SCEN_PART_UNSET = 0,
@@ -108,6 +110,9 @@ struct scen {
 	struct scen_node *nodes;	/* owned, nnodes entries */
 	int nlinks;
 	struct scen_link *links;	/* owned, nlinks entries */
+	struct u64map link_at;		/* owned: a hash of a link's two hosts -> its index, for
+					 * scen_link_for from SCEN_LINK_INDEX links on; empty
+					 * below, or when two links share a hash (it searches) */
 };
 
 /* Parse and validate the file at path into *s (zeroed first). Returns 0, or negative with
@@ -121,7 +126,9 @@ void scen_free(struct scen *s);
 /* The section that applies to a rank on a host: a [rank R] section wins over [node HOST].
  * NULL when none. Borrowed from s. */
 const struct scen_node *scen_node_for(const struct scen *s, int rank, const char *host);
-/* The [link] section for an unordered host pair, NULL when none. */
+/* The [link] section for an unordered host pair, NULL when none. The models ask once per
+ * message: with SCEN_LINK_INDEX links or more the answer comes from a hash of the names,
+ * not a search of every link (messages times links). */
 const struct scen_link *scen_link_for(const struct scen *s, const char *h1, const char *h2);
 /* True when a node section changes the CPU seen by the application. */
 bool scen_node_loaded(const struct scen_node *n);

@@ -156,11 +156,54 @@ TEST(errors)
 	}
 }
 
+/* 250 links (a chain gn0-gn1 ... gn249-gn250, a third written the other way round): every
+ * one found from either end, the same entry a search finds, and no pair that is not a
+ * link (two hosts apart, a name that is a prefix of another). */
+TEST(link_for_many_links)
+{
+	char *text = malloc(250 * 64 + 64), h1[16], h2[16], h3[16];
+	size_t len = 0;
+	struct scen s;
+	struct err e;
+	int bad = 0;
+
+	if (text == NULL)
+		exit(2);
+	for (int k = 0; k < 250; k++)
+		len += (size_t)snprintf(text + len, 64, "[link gn%d gn%d]\nbandwidth = %d Mbit/s\n", k % 3 ? k : k + 1,
+					k % 3 ? k + 1 : k, k + 1);
+	CHECK(scen_load_string(&s, text, "chain.ini", &e) == 0);
+	CHECK(s.nlinks == 250 && s.link_at.n == 250);
+	for (int k = 0; k < 250; k++) {
+		const struct scen_link *l;
+
+		snprintf(h1, sizeof h1, "gn%d", k);
+		snprintf(h2, sizeof h2, "gn%d", k + 1);
+		snprintf(h3, sizeof h3, "gn%d", k + 2);
+		l = scen_link_for(&s, h1, h2);
+		bad += l == NULL || l != scen_link_for(&s, h2, h1) || l != &s.links[k] || l->bw_Bps != (k + 1) * 125000.0;
+		bad += scen_link_for(&s, h1, h3) != NULL || scen_link_for(&s, h1, h1) != NULL;
+	}
+	CHECK(bad == 0);
+	CHECK(scen_link_for(&s, "gn1", "gn") == NULL && scen_link_for(&s, "gn", "gn0") == NULL);
+	scen_free(&s);
+	CHECK(s.link_at.n == 0);
+
+	/* one pair written both ways is refused: no two links of the index are the same pair */
+	len = 0;
+	for (int k = 0; k < 10; k++)
+		len += (size_t)snprintf(text + len, 64, "[link a%d b%d]\nlatency = %d ms\n", k, k, k + 1);
+	snprintf(text + len, 64, "[link b3 a3]\nlatency = 99 ms\n");
+	CHECK(scen_load_string(&s, text, "twice.ini", &e) < 0 && strstr(e.msg, "names the same link") != NULL);
+	free(text);
+}
+
 int
 main(void)
 {
 	RUN(units);
 	RUN(full_file);
 	RUN(errors);
+	RUN(link_for_many_links);
 	return check_done();
 }
