@@ -984,7 +984,8 @@ TEST(pairs_of_a_large_all_to_all)
 		       fabs(q->best_Bps - 1e8) > 1e-3;
 	}
 	CHECK(bad == 0);
-	CHECK(evid_pair(&v, 511, 0) != NULL && evid_pair(&v, 3, 3) == NULL);
+	CHECK(evid_pair(&v, 511, 0) != NULL);
+	CHECK(evid_pair(&v, 3, 3) == NULL);
 	evid_free(&v);
 	free(p.ranks);
 	free(p.msgs);
@@ -1038,7 +1039,8 @@ TEST(shares_within_a_budget)
 			nshare += isfinite(r.c[i].share_ns);
 			sum += isfinite(r.c[i].share_ns) ? r.c[i].share_ns : 0;
 		}
-	CHECK(ncpu == 10 && nshare == 10);
+	CHECK(ncpu == 10);
+	CHECK(nshare == 10);
 	CHECK_NEAR(sum, r.cpu_all_ns, 1e3);
 	CHECK(strstr(r.note, "left out") == NULL);
 	attr_result_free(&r);
@@ -1051,7 +1053,8 @@ TEST(shares_within_a_budget)
 			ncpu++;
 			nshare += isfinite(r.c[i].share_ns);
 		}
-	CHECK(ncpu == 10 && nshare == 0);
+	CHECK(ncpu == 10);
+	CHECK(nshare == 0);
 	CHECK(strstr(r.note, "the 10 nodes' shares of their joint cpu cost are left out: 1023 replays of 100000 events") != NULL);
 	CHECK_NEAR(r.ideal_ns + r.causes_ns + r.interaction_ns, r.measured_ns, 1);	/* check_sums without the shares */
 	attr_result_free(&r);
@@ -1070,9 +1073,12 @@ TEST(cpu_causes_of_many_nodes)
 	for (int i = 0; i < r.n; i++)
 		ncpu += r.c[i].kind == ATTR_CPU;
 	CHECK(ncpu == ATTR_MAX_CPU);
-	CHECK(find(&r, ATTR_CPU, "ws1") == NULL && find(&r, ATTR_CPU, "ws6") == NULL);
-	CHECK(find(&r, ATTR_CPU, "ws7") != NULL && find(&r, ATTR_CPU, "ws70") != NULL);
-	CHECK(isfinite(r.cpu_all_ns) && r.cpu_all_ns > 0);
+	CHECK(find(&r, ATTR_CPU, "ws1") == NULL);
+	CHECK(find(&r, ATTR_CPU, "ws6") == NULL);
+	CHECK(find(&r, ATTR_CPU, "ws7") != NULL);
+	CHECK(find(&r, ATTR_CPU, "ws70") != NULL);
+	CHECK(isfinite(r.cpu_all_ns));
+	CHECK(r.cpu_all_ns > 0);
 	CHECK(strstr(r.note, "6 more nodes had run-queue wait: a cpu cause each for the 64 with the most") != NULL);
 	attr_result_free(&r);
 }

@@ -315,7 +315,8 @@ TEST(host_ids_in_first_rank_order)
 	for (int i = 0; i < 6; i++)
 		snprintf(p.ranks[i].host, sizeof p.ranks[i].host, "%s", names[i]);
 	id = prof_host_ids(&p, &n);
-	CHECK(n == 3 && n == prof_nhosts(&p));
+	CHECK(n == 3);
+	CHECK(prof_nhosts(&p) == 3);
 	for (int i = 0; i < 6; i++)
 		bad += id[i] != want[i] || prof_host_first(&p, i) != (i == 0 || i == 1 || i == 3);
 	CHECK(bad == 0);
@@ -331,7 +332,8 @@ TEST(host_ids_in_first_rank_order)
 	free(id);
 	p.nranks = 0;
 	id = prof_host_ids(&p, &n);
-	CHECK(id != NULL && n == 0);
+	CHECK(id != NULL);
+	CHECK(n == 0);
 	free(id);
 	free(p.ranks);
 }

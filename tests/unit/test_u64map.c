@@ -18,7 +18,8 @@ TEST(empty_map_has_nothing)
 	CHECK(u64map_get(&m, UINT64_MAX) == -1);
 	u64map_release(&m);
 	u64map_release(&m);
-	CHECK(m.cap == 0 && m.n == 0);
+	CHECK(m.cap == 0);
+	CHECK(m.n == 0);
 }
 
 /* Every pair of 300 ranks (90 000 keys, the table doubled many times): each keeps the
@@ -49,7 +50,9 @@ TEST(every_rank_pair_keeps_its_first_value)
 	CHECK(u64map_get(&m, pair(0, 300)) == -1);
 	CHECK(u64map_get(&m, UINT64_MAX) == -1);
 	u64map_release(&m);
-	CHECK(m.cap == 0 && m.n == 0 && u64map_get(&m, 0) == -1);
+	CHECK(m.cap == 0);
+	CHECK(m.n == 0);
+	CHECK(u64map_get(&m, 0) == -1);
 }
 
 /* Keys that agree in their low bits (a stride of 2^32) still spread and are told apart. */
