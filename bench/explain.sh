@@ -207,12 +207,12 @@ done
 # 5 % of the run's exec time
 awk -F'\t' 'NR > 1 && $3 == "none" { nn++; nok += $7 == "yes" }
 	NR > 1 && $3 != "none" {
-		n++; ok += $7 == "yes"; if ($9 > 0) { s += $8 / $9; m++ }
+		n++; ok += $7 == "yes"; if ($9 >= 0.5) { s += $8 / $9; m++ }
 		k = $1 "\t" $2; ideal[n] = $13; key[n] = k; ex[n] = $12; b[n] = $14; c[n] = $15
 		if (!((k, $4) in seen)) { seen[k, $4] = 1; d[k, ++nd[k]] = $14 }
 	}
 	END {
-		if (n) printf "%d of %d cases with the injected cause first; attributed/measured cost %.2f (mean over %d)\n",
+		if (n) printf "%d of %d cases with the injected cause first; attributed/measured cost %.2f (mean over the %d measured at 0.5 s or more)\n",
 			ok, n, m ? s / m : 0, m
 		if (nn) printf "%d of %d dedicated runs with no cause above 5 %% of the run\n", nok, nn
 		for (i = 1; i <= n; i++) {
