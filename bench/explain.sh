@@ -12,13 +12,18 @@
 # Usage: sh bench/explain.sh [OPTIONS]
 #   --progs 'P...'      programs (default: lammps lu qr; see bench/realapps/run.sh --list)
 #   --mpis 'M...'       ompi mpich (default both; a program built for one MPI skips the other)
-#   --scenarios 'S...'  cpu1 link both (default all three)
+#   --scenarios 'S...'  cpu1 link both none (default all four; none explains each dedicated
+#                       run against the next round's, or alone with one round)
 #   --rounds N          rounds of every case (default 3)
 #   --small             realapps' short inputs (a plumbing check, not a measurement)
 #   --out DIR           keep the runs and write DIR/explain.tsv (default: a temporary
 #                       directory, removed at the end)
 #   --reuse             with --out: run nothing, explain the runs an earlier --out kept
 #                       there again (after a change to explain; the times are the runs')
+#   --from DIR          run nothing, explain the runs an earlier --out kept in DIR again
+#                       without writing there: each is explained in a copy made of links
+#                       under --out DIR2 (or a temporary directory); the cases are those
+#                       of the options, those DIR lacks are skipped
 # Environment: INSTANCE (the testbed instance, default 15), LINK (the link scenarios' cap,
 # default 20mbit), and the rest of bench/realapps/run.sh's.
 # Exit: 0 every case ran, 1 a run or explain failed, 2 usage, 77 no testbed or package.
@@ -30,7 +35,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$TOP/${BUILD:-build}
 CONTEND=${CONTEND:-$B/contend}
 RUNSH=$TOP/bench/realapps/run.sh
-PROGS="lammps lu qr" MPIS="ompi mpich" SCENS="cpu1 link both" ROUNDS=3 SMALL="" OUT="" REUSE=0
+PROGS="lammps lu qr" MPIS="ompi mpich" SCENS="cpu1 link both none" ROUNDS=3 SMALL="" OUT="" REUSE=0 FROM=""
 export LINK="${LINK:-20mbit}"
 LOADED=${LOADED:-2}
 export LOADED
@@ -45,13 +50,18 @@ while [ $# -gt 0 ]; do
 	--small) SMALL=--small ;;
 	--out) [ $# -ge 2 ] || usage; OUT=$2; shift ;;
 	--reuse) REUSE=1 ;;
+	--from) [ $# -ge 2 ] || usage; FROM=$2; shift ;;
 	*) usage ;;
 	esac
 	shift
 done
 case $ROUNDS in '' | *[!0-9]*) usage ;; esac
 [ $REUSE -eq 0 ] || [ -n "$OUT" ] || { echo "explain bench: --reuse needs --out DIR" >&2; exit 2; }
-for s in $SCENS; do case $s in cpu1 | link | both) ;; *) echo "explain bench: unknown scenario '$s'" >&2; exit 2 ;; esac; done
+if [ -n "$FROM" ]; then
+	[ $REUSE -eq 0 ] || { echo "explain bench: --from and --reuse exclude each other" >&2; exit 2; }
+	[ -d "$FROM" ] && FROM=$(cd "$FROM" && pwd) || { echo "explain bench: no directory '$FROM'" >&2; exit 2; }
+fi
+for s in $SCENS; do case $s in none | cpu1 | link | both) ;; *) echo "explain bench: unknown scenario '$s'" >&2; exit 2 ;; esac; done
 [ -x "$CONTEND" ] || { echo "explain bench: no $CONTEND (make)" >&2; exit 1; }
 if [ -n "$OUT" ]; then
 	mkdir -p "$OUT" && W=$(cd "$OUT" && pwd) || exit 1
@@ -61,12 +71,21 @@ else
 fi
 trap 'exit 1' INT TERM HUP
 INST=${INSTANCE:-15}
-WS=c${INST}ws$LOADED
 
 # record NAME PROG MPI SCEN: one collected and parsed run in $W/NAME; 0, or 1 (77 a skip)
 record() {
 	if [ $REUSE -eq 1 ]; then	# a kept run, as recorded and parsed
 		[ -s "$W/$1/profile/ranks.tsv" ] && [ -s "$W/$1.run" ]
+		return
+	fi
+	if [ -n "$FROM" ]; then	# a kept run elsewhere: linked, never written to
+		[ -s "$FROM/$1/profile/ranks.tsv" ] && [ -s "$FROM/$1.run" ] || return 2
+		[ "$FROM" != "$W" ] || { echo "explain bench: --from and --out name one directory" >&2; return 1; }
+		rm -rf "${W:?}/$1" && mkdir "$W/$1" || return 1
+		for f in "$FROM/$1"/*; do
+			case ${f##*/} in explain.tsv) ;; *) ln -s "$f" "$W/$1/" || return 1 ;; esac
+		done
+		cp "$FROM/$1.run" "$W/$1.run"
 		return
 	fi
 	sh "$RUNSH" "$2" 4x1 "$3" --scenario "$4" --collect '' --run "$W/$1" $SMALL >"$W/$1.run" 2>&1
@@ -77,74 +96,137 @@ record() {
 }
 
 # verdict FILE SCEN: from an explain.tsv, the first two causes, whether the injected ones
-# lead, and the cost explain put on the injected causes (the sum of their rows), s
+# lead (none: whether no cause reached 5 % of the run), the cost explain put on the injected
+# causes (the sum of their rows; none: the largest cause's), the run's exec time, the ideal
+# run, the baseline's exec time (NAN without one) and the sum of the causes, s
 verdict() {
-	awk -F'\t' -v scen="$2" -v ws="$WS" '
+	awk -F'\t' -v scen="$2" -v ws="^c[0-9]+ws$LOADED\$" '
 		function injected(k, h, h2) {
-			if ((scen == "cpu1" || scen == "both") && k == "cpu" && h == ws) return 1
-			if ((scen == "link" || scen == "both") && k == "link" && (h == ws || h2 == ws)) return 1
+			if ((scen == "cpu1" || scen == "both") && k == "cpu" && h ~ ws) return 1
+			if ((scen == "link" || scen == "both") && k == "link" && (h ~ ws || h2 ~ ws)) return 1
 			return 0
 		}
+		BEGIN { B = "nan" }
 		$1 == "measured" { T = $6 }
+		$1 == "ideal" { I = $6 }
+		$1 == "baseline" { B = $6 / 1e9 }
 		$1 ~ /^(cpu|link|imbalance|startup|finish)$/ {
 			n++
 			if (n <= 2) { top[n] = $1 "@" ($4 == "-" ? $3 : $3 "-" $4); inj[n] = injected($1, $3, $4) }
 			if (injected($1, $3, $4)) cost += $6
+			if (n == 1) most = $6
+			sum += $6
 		}
 		END {
 			want = scen == "both" ? 2 : 1
-			ok = inj[1] && (want == 1 || inj[2])
-			printf "%s\t%s\t%s\t%.3f\t%.3f\n", top[1] == "" ? "-" : top[1], top[2] == "" ? "-" : top[2],
-				ok ? "yes" : "no", cost / 1e9, T / 1e9
+			ok = scen == "none" ? most <= 0.05 * T : inj[1] && (want == 1 || inj[2])
+			printf "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%.3f\n", top[1] == "" ? "-" : top[1],
+				top[2] == "" ? "-" : top[2], ok ? "yes" : "no", (scen == "none" ? most : cost) / 1e9,
+				T / 1e9, I / 1e9, B, sum / 1e9
 		}' "$1"
 }
 
 # wall FILE: the wall_s of a run.sh line
 wall() { sed -n 's/.* wall_s=\([0-9.]*\) .*/\1/p' "$1" | tail -n 1; }
 
+# case PROG MPI SCEN ROUND RUN BASE: explain RUN against BASE (none: alone), one line each
+# to the table and the terminal; measured is RUN's wall time less BASE's (none: 0)
+case_line() {
+	if [ -n "$6" ]; then
+		"$CONTEND" explain "$W/$5" --baseline "$W/$6" >"$W/$5.explain" 2>&1
+	else
+		"$CONTEND" explain "$W/$5" >"$W/$5.explain" 2>&1
+	fi || {
+		echo "explain bench: explain $5: $(tail -n 1 "$W/$5.explain")" >&2
+		fails=$((fails + 1)); return
+	}
+	v=$(verdict "$W/$5/explain.tsv" "$3")
+	loaded=$(wall "$W/$5.run")
+	ded=$loaded
+	[ -z "$6" ] || ded=$(wall "$W/$6.run")
+	set -- "$@" $v
+	meas=$(awk -v a="$loaded" -v b="$ded" 'BEGIN { printf "%.3f", a - b }')
+	# the split: the baseline and the causes against the run's exec time, % of it
+	split=$(awk -v T="${11}" -v B="${13}" -v C="${14}" 'BEGIN { if (B == "nan") print "-"; else printf "%.1f", 100 * (T - B - C) / T }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$7" "$8" "$9" "${10}" \
+		"$meas" "$loaded" "$ded" "${11}" "${12}" "${13}" "${14}" >>"$TSV"
+	printf '%-7s %-6s %-9s %5s  %-22s %-22s %6s %12s %10s %8s %7s\n' "$1" "$2" "$3" "$4" "$7" "$8" "$9" "${10}" \
+		"$meas" "${12}" "$split"
+}
+
 TSV=$W/explain.tsv
-printf 'prog\tmpi\tscenario\tround\tfirst\tsecond\tinjected_first\tattributed_s\tmeasured_s\tloaded_s\tdedicated_s\texec_s\n' >"$TSV"
-printf '%-7s %-6s %-9s %5s  %-22s %-22s %6s %12s %10s\n' prog mpi scenario round first second "first?" "attributed s" "measured s"
+printf 'prog\tmpi\tscenario\tround\tfirst\tsecond\tinjected_first\tattributed_s\tmeasured_s\tloaded_s\tdedicated_s\texec_s\tideal_s\tbaseline_exec_s\tcauses_s\n' >"$TSV"
+printf '%-7s %-6s %-9s %5s  %-22s %-22s %6s %12s %10s %8s %7s\n' prog mpi scenario round first second "first?" "attributed s" "measured s" "ideal s" "split %"
 fails=0
 for prog in $PROGS; do
 	for mpi in $MPIS; do
 		case $prog:$mpi in lammps:mpich | mpb:mpich | fel:mpich | garli:mpich) continue ;; esac
-		r=1
+		r=1 rounds=""
 		while [ "$r" -le "$ROUNDS" ]; do
 			base=$prog-$mpi-none-$r
 			record "$base" "$prog" "$mpi" none
 			rc=$?
 			[ $rc -eq 77 ] && exit 77
+			[ $rc -eq 2 ] && { r=$((r + 1)); continue; }	# --from: not kept
 			if [ $rc -ne 0 ]; then
 				echo "explain bench: $base failed: $(tail -n 2 "$W/$base.run" "$W/$base.parse" 2>/dev/null | tr '\n' ' ')" >&2
 				fails=$((fails + 1)); r=$((r + 1)); continue
 			fi
-			ded=$(wall "$W/$base.run")
+			rounds="$rounds $r"
 			for scen in $SCENS; do
+				[ "$scen" = none ] && continue
 				run=$prog-$mpi-$scen-$r
-				if ! record "$run" "$prog" "$mpi" "$scen"; then
+				record "$run" "$prog" "$mpi" "$scen"
+				rc=$?
+				[ $rc -eq 2 ] && continue
+				if [ $rc -ne 0 ]; then
 					echo "explain bench: $run failed: $(tail -n 2 "$W/$run.run" "$W/$run.parse" 2>/dev/null | tr '\n' ' ')" >&2
 					fails=$((fails + 1)); continue
 				fi
-				if ! "$CONTEND" explain "$W/$run" --baseline "$W/$base" >"$W/$run.explain" 2>&1; then
-					echo "explain bench: explain $run: $(tail -n 1 "$W/$run.explain")" >&2
-					fails=$((fails + 1)); continue
-				fi
-				v=$(verdict "$W/$run/explain.tsv" "$scen")
-				set -- $v
-				loaded=$(wall "$W/$run.run")
-				meas=$(awk -v a="$loaded" -v b="$ded" 'BEGIN { printf "%.3f", a - b }')
-				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$prog" "$mpi" "$scen" "$r" "$1" "$2" "$3" "$4" "$meas" "$loaded" "$ded" "$5" >>"$TSV"
-				printf '%-7s %-6s %-9s %5s  %-22s %-22s %6s %12s %10s\n' "$prog" "$mpi" "$scen" "$r" "$1" "$2" "$3" "$4" "$meas"
+				case_line "$prog" "$mpi" "$scen" "$r" "$run" "$base"
 			done
 			r=$((r + 1))
 		done
+		# no cause: each dedicated run against the next round's (the last against the
+		# first), or alone when there is one round
+		case " $SCENS " in *" none "*) ;; *) continue ;; esac
+		set -- $rounds
+		first=${1:-}
+		while [ $# -gt 0 ]; do
+			next=${2:-$first}
+			b=$prog-$mpi-none-$next
+			[ "$next" != "$1" ] || b=""
+			case_line "$prog" "$mpi" none "$1" "$prog-$mpi-none-$1" "$b"
+			shift
+		done
 	done
 done
-[ $REUSE -eq 1 ] || "$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
-awk -F'\t' 'NR > 1 { n++; ok += $7 == "yes"; if ($9 > 0) { s += $8 / $9; m++ } }
-	END { if (n) printf "%d of %d cases with the injected cause first; attributed/measured cost %.2f (mean over %d)\n",
-		ok, n, m ? s / m : 0, m }' "$TSV"
+[ $REUSE -eq 1 ] || [ -n "$FROM" ] || "$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
+# the targets: the injected cause first; with none, no cause above 5 %; the ideal run within
+# 7 % of the median dedicated exec time of its program; the baseline and the causes within
+# 5 % of the run's exec time
+awk -F'\t' 'NR > 1 && $3 == "none" { nn++; nok += $7 == "yes" }
+	NR > 1 && $3 != "none" {
+		n++; ok += $7 == "yes"; if ($9 >= 0.5) { s += $8 / $9; m++ }
+		k = $1 "\t" $2; ideal[n] = $13; key[n] = k; ex[n] = $12; b[n] = $14; c[n] = $15
+		if (!((k, $4) in seen)) { seen[k, $4] = 1; d[k, ++nd[k]] = $14 }
+	}
+	END {
+		if (n) printf "%d of %d cases with the injected cause first; attributed/measured cost %.2f (mean over the %d measured at 0.5 s or more)\n",
+			ok, n, m ? s / m : 0, m
+		if (nn) printf "%d of %d dedicated runs with no cause above 5 %% of the run\n", nok, nn
+		for (i = 1; i <= n; i++) {
+			k = key[i]; q = nd[k]
+			for (a = 1; a <= q; a++) v[a] = d[k, a]
+			for (a = 2; a <= q; a++) for (z = a; z > 1 && v[z - 1] > v[z]; z--) { t = v[z]; v[z] = v[z - 1]; v[z - 1] = t }
+			med = q % 2 ? v[(q + 1) / 2] : (v[q / 2] + v[q / 2 + 1]) / 2
+			if (med > 0) { in7 += (ideal[i] - med < 0 ? med - ideal[i] : ideal[i] - med) <= 0.07 * med; ni++ }
+			e = ex[i] - b[i] - c[i]
+			if (ex[i] > 0 && b[i] != "nan") { in5 += (e < 0 ? -e : e) <= 0.05 * ex[i]; ns++ }
+		}
+		if (ni) printf "%d of %d ideal runs within 7 %% of the median dedicated run\n", in7, ni
+		if (ns) printf "%d of %d splits (the baseline and the causes) within 5 %% of the run\n", in5, ns
+	}' "$TSV"
 [ -n "$OUT" ] && echo "results: $TSV"
 [ $fails -eq 0 ] || exit 1
 exit 0

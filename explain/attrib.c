@@ -36,6 +36,19 @@ struct side {
 	double *w;		/* [nranks] scratch wake-up changes (replay_in wake_ns) */
 	double *excess_ns;	/* [nranks] own work beyond the same rank's in the baseline:
 				 * no work of the program (own_excess), not in own; 0 */
+	double *throttle_ns;	/* [nranks] of a rank without competitors, the run-queue wait
+				 * its own limit put on its excess (poll_shares); not in
+				 * wait_excess; 0 */
+	double *pf;		/* [nranks] replay_in poll_f: the share of the busy time before
+				 * the rank's waited-for receives that was waiting too */
+	double *ps;		/* [nranks] the same share of the busy time before its sends:
+				 * waiting there, for a send behind its earlier ones (queue_dt) */
+	int64_t *sp_from;	/* [nmsgs] before each send (replay_send_spans): the sender's */
+	double *sp_gap;		/* previous event, the gap and the busy time since */
+	double *sp_busy;
+	long *sk, *sk_off;	/* each rank's sends by departure: rank i's are the messages
+				 * sk[sk_off[i]..sk_off[i + 1]) */
+	double *max_xfer;	/* [nranks] the longest time on the wire of its sends */
 	long *woke_busy;	/* [nranks] receives found waiting whose wake-up the samples put
 				 * inside a busy phase (woke_in_busy) */
 	const struct prof_busy **ph;	/* each rank's busy phases by start: rank i's are */
@@ -59,17 +72,18 @@ at_or_after(const int64_t *t, long n, int64_t x)
 	return lo;
 }
 
-/* Per rank (index in p->ranks) the times of its sends (recv 0) or of its messages'
- * arrivals (recv 1), sorted: rank i's are (*t)[off[i]..off[i + 1]). The caller frees both. */
+/* Per rank (index in p->ranks) its sends (recv 0) or receives (recv 1), as indices into
+ * p->msgs in the file's order: rank i's are (*k)[off[i]..off[i + 1]). The caller frees
+ * both. */
 static void
-times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
+msgs_by_rank(const struct prof *p, int recv, long **k, long **off)
 {
 	long *o = xcalloc((size_t)p->nranks + 2, sizeof *o), *at;
-	int64_t *a = xmallocarray((size_t)p->nmsgs + 1, sizeof *a);
+	long *a = xmallocarray((size_t)p->nmsgs + 1, sizeof *a);
 
 	for (int pass = 0; pass < 2; pass++) {
-		for (long k = 0; k < p->nmsgs; k++) {
-			const struct prof_msg *m = &p->msgs[k];
+		for (long j = 0; j < p->nmsgs; j++) {
+			const struct prof_msg *m = &p->msgs[j];
 			const struct prof_rank *x = m->src >= 0 ? prof_rank(p, m->src) : NULL;
 			const struct prof_rank *y = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
 			int i;
@@ -80,7 +94,7 @@ times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
 			if (pass == 0)
 				o[i + 2]++;
 			else
-				a[at[i]++] = recv && m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+				a[at[i]++] = j;
 		}
 		if (pass == 0) {
 			for (int i = 0; i < p->nranks; i++)
@@ -88,10 +102,29 @@ times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
 			at = o + 1;
 		}
 	}
-	for (int i = 0; i < p->nranks; i++)
-		qsort(a + o[i], (size_t)(o[i + 1] - o[i]), sizeof *a, sortnum_cmp_i64);
-	*t = a;
+	*k = a;
 	*off = o;
+}
+
+/* Per rank (index in p->ranks) the times of its sends (recv 0) or of its messages'
+ * arrivals (recv 1), sorted: rank i's are (*t)[off[i]..off[i + 1]). The caller frees both. */
+static void
+times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
+{
+	long *k;
+	int64_t *a;
+
+	msgs_by_rank(p, recv, &k, off);
+	a = xmallocarray((size_t)p->nmsgs + 1, sizeof *a);
+	for (long j = 0; j < (*off)[p->nranks]; j++) {
+		const struct prof_msg *m = &p->msgs[k[j]];
+
+		a[j] = recv && m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+	}
+	for (int i = 0; i < p->nranks; i++)
+		qsort(a + (*off)[i], (size_t)((*off)[i + 1] - (*off)[i]), sizeof *a, sortnum_cmp_i64);
+	free(k);
+	*t = a;
 }
 
 /* Count in n[i] rank i's receives that the replay takes as found waiting (REPLAY_MEASURED:
@@ -146,9 +179,11 @@ static double
 replay_time(const struct side *s, const struct replay_in *in)
 {
 	struct replay_out o = { 0 };
+	struct replay_in c = *in;
 	struct err e;
 
-	return replay_run(&s->x, in, &o, &e) == 0 ? o.run_ns : s->T;
+	c.poll_f = s->pf;	/* every counterfactual reads the run's waits alike */
+	return replay_run(&s->x, &c, &o, &e) == 0 ? o.run_ns : s->T;
 }
 
 /* Busy time of rank i (index in p->ranks) inside [t0, t1]: its own phases only, not a
@@ -167,6 +202,33 @@ busy_within(const struct side *s, int i, int64_t t0, int64_t t1)
 			ns += (double)(z - a);
 	}
 	return ns;
+}
+
+static int
+cmp_send(const void *a, const void *b, void *arg)
+{
+	const struct prof *p = arg;
+	const struct prof_msg *x = &p->msgs[*(const long *)a], *y = &p->msgs[*(const long *)b];
+
+	if (x->t_ns != y->t_ns)
+		return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+	return (*(const long *)a > *(const long *)b) - (*(const long *)a < *(const long *)b);
+}
+
+/* s->sk, s->sk_off: each rank's sends by departure; s->max_xfer. */
+static void
+sends_by_rank(struct side *s)
+{
+	const struct prof *p = s->p;
+
+	msgs_by_rank(p, 0, &s->sk, &s->sk_off);
+	s->max_xfer = xcalloc((size_t)p->nranks + 1, sizeof *s->max_xfer);
+	for (int i = 0; i < p->nranks; i++) {
+		for (long j = s->sk_off[i]; j < s->sk_off[i + 1]; j++)
+			s->max_xfer[i] = fmax(s->max_xfer[i], (double)(p->msgs[s->sk[j]].t_last_ns - p->msgs[s->sk[j]].t_ns));
+		qsort_r(s->sk + s->sk_off[i], (size_t)(s->sk_off[i + 1] - s->sk_off[i]), sizeof *s->sk, cmp_send,
+			(void *)p);
+	}
 }
 
 static void
@@ -195,6 +257,14 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->w = xcalloc((size_t)p->nranks + 1, sizeof *s->w);
 	s->woke_busy = xcalloc((size_t)p->nranks + 1, sizeof *s->woke_busy);
 	s->excess_ns = xcalloc((size_t)p->nranks + 1, sizeof *s->excess_ns);
+	s->throttle_ns = xcalloc((size_t)p->nranks + 1, sizeof *s->throttle_ns);
+	s->pf = xcalloc((size_t)p->nranks + 1, sizeof *s->pf);
+	s->ps = xcalloc((size_t)p->nranks + 1, sizeof *s->ps);
+	s->sp_from = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_from);
+	s->sp_gap = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_gap);
+	s->sp_busy = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_busy);
+	replay_send_spans(&s->x, s->sp_from, s->sp_gap, s->sp_busy);
+	sends_by_rank(s);
 	coloc_phases_by_rank(p, &s->ph, &s->off);
 	woke_in_busy(s, s->woke_busy);
 	cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
@@ -271,6 +341,15 @@ side_free(struct side *s)
 	free(s->off);
 	free(s->woke_busy);
 	free(s->excess_ns);
+	free(s->throttle_ns);
+	free(s->pf);
+	free(s->ps);
+	free(s->sp_from);
+	free(s->sp_gap);
+	free(s->sp_busy);
+	free(s->sk);
+	free(s->sk_off);
+	free(s->max_xfer);
 }
 
 /* The index of world rank r in s->p->ranks, or -1. */
@@ -292,7 +371,7 @@ wait_excess(const struct side *s, const struct side *b, int i)
 	int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
 
 	if (j >= 0)
-		return fmax(s->wait[i] - b->wait[j], 0);
+		return fmax(s->wait[i] - b->wait[j] - s->throttle_ns[i], 0);
 	return fmax(s->wait[i] - s->own[i] * (1 / s->cap[i] - 1), 0);
 }
 
@@ -368,6 +447,126 @@ own_excess(struct side *s, const struct side *b)
 	}
 	if (b != NULL && n > 0)
 		s->own_mean = sum / n;
+}
+
+/* With a baseline, a rank without competitors (s->wake 0) whose own work exceeds the
+ * same rank's there was waiting when it read busy: a polling loop's user ticks, and under
+ * its own CPU limit the run-queue wait that polling earned it (a share c of a CPU waits
+ * excess * (1/c - 1) for it; at most its wait above the baseline, s->throttle_ns, which
+ * is then no cpu cause). That busy time goes when what it waited for comes sooner. It is
+ * placed where the rank's busy time grew over the baseline's (replay_busy_split): before
+ * receives that found it waiting it joins W (s->pf, replay_in poll_f, in every
+ * counterfactual alike, so the run replays as measured when nothing changes); before an
+ * answer W holds it already; before sends it is waiting for the send to leave (s->ps,
+ * queue_dt). A rank behind competitors loses its excess with its node's cause instead
+ * (cpu_out). */
+static void
+poll_shares(struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	double *sp, *bsp;
+
+	if (b == NULL)
+		return;
+	sp = xcalloc((size_t)p->nranks * REPLAY_SPLIT_N + 1, sizeof *sp);
+	bsp = xcalloc((size_t)b->p->nranks * REPLAY_SPLIT_N + 1, sizeof *bsp);
+	replay_busy_split(&s->x, sp);
+	replay_busy_split(&b->x, bsp);
+	for (int i = 0; i < p->nranks; i++) {
+		int j = side_index(b, p->ranks[i].rank);
+		const double *x = sp + (long)i * REPLAY_SPLIT_N;
+		double grew[REPLAY_SPLIT_N], all = 0, poll;
+
+		if (j < 0 || s->wake[i] > 0 || s->excess_ns[i] <= 0)
+			continue;
+		for (int c = 0; c < REPLAY_SPLIT_N; c++) {
+			grew[c] = fmax(x[c] - bsp[(long)j * REPLAY_SPLIT_N + c], 0);
+			all += grew[c];
+		}
+		s->throttle_ns[i] = fmin(wait_excess(s, b, i), s->excess_ns[i] * (1 / s->cap[i] - 1));
+		poll = s->excess_ns[i] + s->throttle_ns[i];
+		if (all <= 0)
+			continue;
+		if (x[REPLAY_SPLIT_WAITED] > 0)
+			s->pf[i] = fmin(poll * grew[REPLAY_SPLIT_WAITED] / all / x[REPLAY_SPLIT_WAITED], 1);
+		if (x[REPLAY_SPLIT_SEND] > 0)
+			s->ps[i] = fmin(poll * grew[REPLAY_SPLIT_SEND] / all / x[REPLAY_SPLIT_SEND], 1);
+	}
+	free(sp);
+	free(bsp);
+}
+
+/* Busy time of rank i inside [t0, t1], from the phase that holds t0 on (a search, not
+ * a pass over all its phases as busy_within). */
+static double
+busy_in(const struct side *s, int i, int64_t t0, int64_t t1)
+{
+	long lo = s->off[i], hi = s->off[i + 1];
+	double ns = 0;
+
+	while (lo < hi) {	/* the first phase ending after t0 (phases do not overlap) */
+		long mid = lo + (hi - lo) / 2;
+
+		if (s->ph[mid]->t_end_ns <= t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->off[i + 1] && s->ph[lo]->t_start_ns < t1; lo++) {
+		int64_t a = s->ph[lo]->t_start_ns > t0 ? s->ph[lo]->t_start_ns : t0;
+		int64_t z = s->ph[lo]->t_end_ns < t1 ? s->ph[lo]->t_end_ns : t1;
+
+		if (z > a)
+			ns += (double)(z - a);
+	}
+	return ns;
+}
+
+/* The link queue: per message (q, [nmsgs]) the change of the time its sender took to get
+ * to it when the messages with dt < 0 go at their pair's best. A rank that waits before a
+ * send (idle, or polling: the share s->ps of its busy time) while its own earlier messages
+ * are still on the wire to a slower link waits behind them: Open MPI hands the next
+ * message to the socket as those drain. Each stretch of that wait under an earlier
+ * message on the wire (each instant counted once, for the earliest) shrinks as that
+ * message's time on the wire does (-dt of it). */
+static void
+queue_dt(const struct side *s, const double *dt, double *q)
+{
+	const struct prof *p = s->p;
+
+	for (long k = 0; k < p->nmsgs; k++)
+		q[k] = 0;
+	for (int i = 0; i < p->nranks; i++) {
+		const long *sk = s->sk + s->sk_off[i];
+		long n = s->sk_off[i + 1] - s->sk_off[i];
+
+		for (long a = 0; a < n; a++) {
+			long k = sk[a];
+			int64_t from = s->sp_from[k], at = p->msgs[k].t_ns, cov;
+			double waiting = s->sp_gap[k] + s->ps[i] * s->sp_busy[k], cut = 0;
+			long z;
+
+			if (from == INT64_MIN || at <= from || waiting <= 0)
+				continue;
+			/* the earliest earlier send still on the wire after from */
+			for (z = a; z > 0 && (double)p->msgs[sk[z - 1]].t_ns + s->max_xfer[i] > (double)from; z--)
+				;
+			cov = from;
+			for (; z < a; z++) {
+				const struct prof_msg *m = &p->msgs[sk[z]];
+				int64_t lo = m->t_ns > cov ? m->t_ns : cov, hi = m->t_last_ns < at ? m->t_last_ns : at;
+				double busy;
+
+				if (dt[sk[z]] >= 0 || m->t_ns >= at || hi <= lo || m->t_last_ns <= m->t_ns)
+					continue;
+				busy = busy_in(s, i, lo, hi);
+				cut += ((double)(hi - lo) - busy + s->ps[i] * busy) * -dt[sk[z]] /
+				       (double)(m->t_last_ns - m->t_ns);
+				cov = hi;
+			}
+			q[k] = -fmin(cut, waiting);
+		}
+	}
 }
 
 /* Each rank's wake-up delay in the run (s->wake): a rank that may use a share c of a CPU
@@ -657,7 +856,8 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 	struct u64map at = U64MAP_INIT;	/* (a, b) numbers -> index in hp */
 	long *pair_of = xcalloc((size_t)p->nmsgs + 1, sizeof *pair_of);
 	double *one = xcalloc((size_t)p->nmsgs + 1, sizeof *one);
-	struct replay_in c = { .msg_dt_ns = one };
+	double *sq = xcalloc((size_t)p->nmsgs + 1, sizeof *sq);
+	struct replay_in c = { .msg_dt_ns = one, .send_dt_ns = sq };
 
 	for (int h = 0; h < nhid; h++)
 		met[h] = -1;
@@ -694,17 +894,22 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 		const struct hpair *q = &hp[j];
 		struct attr_cause *x;
 
+		double queued = 0;
+
 		for (long k = 0; k < p->nmsgs; k++)
 			one[k] = pair_of[k] == q->id ? dt[k] : 0;
+		queue_dt(s, one, sq);
+		for (long k = 0; k < p->nmsgs; k++)
+			queued -= sq[k];
 		x = add(r, cap, ATTR_LINK, s->T - replay_time(s, &c));
 		snprintf(x->host, sizeof x->host, "%s", hosts[q->a]);
 		snprintf(x->host2, sizeof x->host2, "%s", hosts[q->b]);
 		snprintf(x->where, sizeof x->where, "%s-%s", hosts[q->a], hosts[q->b]);
 		snprintf(x->evidence, sizeof x->evidence,
 			 "%ld messages >= %d KiB at %.3g MB/s, best %.3g MB/s%s; %.3f s on the wire over the best; "
-			 "retransmissions %lld of %lld segments (whole run)",
+			 "their senders waited %.3f s behind them; retransmissions %lld of %lld segments (whole run)",
 			 q->n, EVID_MIN_BYTES / 1024, q->bytes / q->xfer_ns * 1e3, q->best_Bps / 1e6,
-			 b != NULL ? " (this run or the baseline)" : "", q->save_ns / 1e9,
+			 b != NULL ? " (this run or the baseline)" : "", q->save_ns / 1e9, queued / 1e9,
 			 (long long)s->v->retrans, (long long)s->v->segments);
 		rtt_evidence(x, s, b);
 	}
@@ -715,6 +920,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 	free(hp);
 	free(pair_of);
 	free(one);
+	free(sq);
 }
 
 static void
@@ -881,7 +1087,7 @@ rank_split(struct attr_result *r, const struct side *s, const double *dt)
 /* The cpu causes of every node together, and the links', when there are several: in a
  * program that moves in lockstep one node's cause alone may cost nothing. */
 static void
-group_costs(struct attr_result *r, struct side *s, const struct side *b, const double *dt)
+group_costs(struct attr_result *r, struct side *s, const struct side *b, const double *dt, const double *qt)
 {
 	const struct prof *p = s->p;
 	struct replay_in c = { .busy_f = s->f, .gap_f = s->g, .wake_ns = s->w };
@@ -896,7 +1102,7 @@ group_costs(struct attr_result *r, struct side *s, const struct side *b, const d
 		cpu_out(s, b, i, true);
 	if (ncpu > 1)
 		r->cpu_all_ns = s->T - replay_time(s, &c);
-	c = (struct replay_in){ .msg_dt_ns = dt };
+	c = (struct replay_in){ .msg_dt_ns = dt, .send_dt_ns = qt };
 	if (nlink > 1)
 		r->link_all_ns = s->T - replay_time(s, &c);
 }
@@ -975,7 +1181,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	struct side s, b;
 	struct side *bs = NULL;
 	struct replay_in all;
-	double *dt, startup, finish;
+	double *dt, *qt, startup, finish;
 	size_t cap = 0;
 	int allbusy = 0, unshared, unpicked;
 
@@ -990,9 +1196,12 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	}
 	wake_delays(&s, bs);	/* k from the own work measured, the excess included */
 	own_excess(&s, bs);
+	poll_shares(&s, bs);
 	r->measured_ns = s.T;
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
+	qt = xcalloc((size_t)p->nmsgs + 1, sizeof *qt);
+	queue_dt(&s, dt, qt);
 
 	unpicked = cpu_causes(r, &cap, &s, bs);
 	unshared = cpu_shares(r, &s, bs);
@@ -1006,18 +1215,19 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		    "from the last message to the last CPU sample");
 
 	/* everything out at once: no run-queue wait (above the baseline's), own work balanced
-	 * (with a baseline: as unbalanced as there), links at their best, the fixed costs off */
-	group_costs(r, &s, bs, dt);
+	 * (with a baseline: as unbalanced as there, and the polling read busy, poll_shares, out
+	 * with the wait it earned), links at their best, the fixed costs off */
+	group_costs(r, &s, bs, dt, qt);
 	for (int i = 0; i < p->nranks; i++) {
 		double own = p->nranks > 1 ? s.own_mean : s.own[i];
 
-		s.f[i] = factor(&s, i, own + s.wait[i] - busy_taken(&s, bs, i));
+		s.f[i] = factor(&s, i, own + s.wait[i] - busy_taken(&s, bs, i) - s.throttle_ns[i]);
 		s.g[i] = idle_factor(&s, bs, i);
 		s.w[i] = -s.wake[i];
 		if (s.busy[i] > 0 && s.busy[i] >= 0.9 * (double)p->ranks[i].exec_ns)
 			allbusy++;
 	}
-	all = (struct replay_in){ .busy_f = s.f, .msg_dt_ns = dt, .gap_f = s.g, .wake_ns = s.w };
+	all = (struct replay_in){ .busy_f = s.f, .msg_dt_ns = dt, .send_dt_ns = qt, .gap_f = s.g, .wake_ns = s.w };
 	r->ideal_ns = replay_time(&s, &all) - fmax(startup, 0) - fmax(finish, 0);
 	if (bs != NULL && p->nranks > 1)
 		r->ideal_ns += imbalance_cost(bs);	/* the baseline's own imbalance stays */
@@ -1053,6 +1263,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 			 "each are past explain's budget of %ld", r->note[0] != '\0' ? "; " : "", unshared,
 			 (1L << unshared) - 1, s.x.nev, ATTR_SHAPLEY_EVENTS);
 	free(dt);
+	free(qt);
 	side_free(&s);
 	if (bs != NULL)
 		side_free(bs);

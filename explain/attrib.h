@@ -11,10 +11,15 @@
  *    shortening (counted once). With a baseline, a rank's own work beyond the same rank's
  *    there is no work of the program (waiting that read busy, or work the competitor
  *    slowed): it is out of every rank's own work, and a rank behind competitors loses it
- *    with its node's cause.
+ *    with its node's cause. A rank without competitors was waiting: that busy time, and
+ *    the run-queue wait its own CPU limit put on it, is read as waiting in every replay
+ *    (where the rank's busy time grew: before receives it waited for, and before sends),
+ *    so it goes with whatever made the rank wait, and is no cpu cause of its node.
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
  *    against the best throughput its rank pair reached (in this run or the baseline); the
- *    counterfactual sends every one at that best.
+ *    counterfactual sends every one at that best, and a sender that waited before a send
+ *    while its earlier messages on the link were still on the wire (the queue) waits that
+ *    much less.
  *  - imbalance: ranks waiting for a rank that was late for its own reasons. Own work is
  *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
  *    baseline the cost is what exceeds the baseline's own imbalance cost).

@@ -420,8 +420,12 @@ struct pass {
 	const double *f;		/* per rank: CPU stretch */
 	const double *wk;		/* per rank: wake-up delay of a receive it waited for */
 	const double *g;		/* per rank: factor on its gaps (replay_trace gap_ns) */
+	const double *pf;		/* per rank: share of the busy time before a receive it
+					 * waited for that joins W (replay_in poll_f); NULL none */
 	const double *dt;		/* per message: change of its time on an unchanged link; NULL
 					 * none */
+	const double *sdt;		/* per message: change of the time its sender took to get to
+					 * it (replay_in send_dt_ns); NULL none */
 	const int *host;		/* per rank: host index */
 	int nhosts;
 	const double *nlat, *nbw;	/* per message: the changed link's latency and bandwidth,
@@ -487,12 +491,17 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 		int i = x->rank;
 
 		/* the rank's busy time since its last event, stretched */
-		c->D[i] += (x->busy_ns - c->busy_prev[i]) * (c->f[i] - 1);
+		double seg = x->busy_ns - c->busy_prev[i];
+
+		c->D[i] += seg * (c->f[i] - 1);
 		c->busy_prev[i] = x->busy_ns;
 		if (c->gap != NULL && c->gap[j] > 0)	/* the rank getting to this event, at its pace */
 			c->D[i] += c->gap[j] * (c->g[i] - 1);
 		if (!x->recv) {
 			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+
+			if (c->sdt != NULL)
+				c->D[i] += c->sdt[x->msg];
 
 			if (c->nbw != NULL && !isnan(c->nbw[x->msg])) {
 				int ha = c->host[i], hb = c->host[prof_rank(p, m->dst) - p->ranks];
@@ -520,6 +529,9 @@ run_pass(struct pass *c, const double *done_in, const double *dep_in, double *de
 			double S = (double)(c->need[x->msg] - arr);	/* the message waited for the rank */
 			double W = c->wait[x->msg];			/* the rank waited for the message */
 
+			/* the part of the busy time in between that was waiting too (polling) */
+			if (c->pf != NULL && W > 0 && !x->answer)
+				W += c->pf[i] * seg * fmin(c->f[i], 1);
 			/* a rank that waited for the message, and still does in the replay, gets
 			 * the CPU back only when its competitors' slices are done */
 			if (W > 0 && c->wk[i] > 0 && c->dmsg[x->msg] - S >= c->D[i] - W) {
@@ -1180,7 +1192,8 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	{
 		struct pass c = { p, t->bl, t->ev, t->nev, t->need_ns, t->wait_ns, t->gap_ns,
 				  or_fill(in->busy_f, nr, 1, &own[0]), or_fill(in->wake_ns, nr, 0, &own[1]),
-				  or_fill(in->gap_f, nr, 1, &own[2]), in->msg_dt_ns, t->host, t->nhosts,
+				  or_fill(in->gap_f, nr, 1, &own[2]), t->kind == REPLAY_MEASURED ? in->poll_f : NULL,
+				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, D, busy_prev,
 				  dmsg, egress, ingress, 0, in->burst_B, p->bw_Bps, tok, tok_t };
 
@@ -1371,4 +1384,51 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(nbw);
 	free(nburst);
 	return rc;
+}
+void
+replay_busy_split(const struct replay_trace *t, double *busy_ns)
+{
+	const struct prof *p = t->p;
+	double *prev = xcalloc((size_t)p->nranks + 1, sizeof *prev);
+
+	for (long k = 0; k < (long)p->nranks * REPLAY_SPLIT_N; k++)
+		busy_ns[k] = 0;
+	for (long x = 0; x < t->nev; x++) {
+		const struct replay_ev *v = &t->ev[x];
+		double seg = v->busy_ns - prev[v->rank];
+		int c = !v->recv ? REPLAY_SPLIT_SEND : v->answer ? REPLAY_SPLIT_ANSWER
+			: t->wait_ns[v->msg] > 0 ? REPLAY_SPLIT_WAITED : REPLAY_SPLIT_BUSY;
+
+		busy_ns[(long)v->rank * REPLAY_SPLIT_N + c] += seg;
+		prev[v->rank] = v->busy_ns;
+	}
+	free(prev);
+}
+
+void
+replay_send_spans(const struct replay_trace *t, int64_t *from_ns, double *gap_ns, double *busy_ns)
+{
+	const struct prof *p = t->p;
+	int64_t *prev = xmallocarray((size_t)p->nranks + 1, sizeof *prev);
+	double *prev_busy = xcalloc((size_t)p->nranks + 1, sizeof *prev_busy);
+
+	for (int i = 0; i < p->nranks; i++)
+		prev[i] = INT64_MIN;
+	for (long k = 0; k < p->nmsgs; k++) {
+		from_ns[k] = INT64_MIN;
+		gap_ns[k] = busy_ns[k] = 0;
+	}
+	for (long x = 0; x < t->nev; x++) {
+		const struct replay_ev *v = &t->ev[x];
+
+		if (!v->recv) {
+			from_ns[v->msg] = prev[v->rank];
+			gap_ns[v->msg] = t->gap_ns != NULL ? t->gap_ns[x] : 0;
+			busy_ns[v->msg] = v->busy_ns - prev_busy[v->rank];
+		}
+		prev[v->rank] = ev_t(t, v);
+		prev_busy[v->rank] = v->busy_ns;
+	}
+	free(prev);
+	free(prev_busy);
 }

@@ -122,11 +122,19 @@ struct replay_in {
 				 * the measured run had, taken out of every receive that found
 				 * the rank waiting (REPLAY_MEASURED) */
 	const double *gap_f;	/* [nranks] factor on the rank's gaps (REPLAY_MEASURED) */
+	const double *poll_f;	/* [nranks] REPLAY_MEASURED: the share of the busy time between
+				 * the rank's previous event and a receive that found it waiting
+				 * (W > 0, not an answer) that was waiting too (a polling loop
+				 * read busy, REPLAY_SPLIT_WAITED): it joins W, so it goes when
+				 * the message comes sooner; NULL none */
 	const double *lat_ns;	/* [nmsgs] the changed link's latency, NAN on an unchanged one */
 	const double *bw_Bps;	/* [nmsgs] its bandwidth, NAN on an unchanged link; both or
 				 * neither of lat_ns and bw_Bps */
 	const double *msg_dt_ns;	/* [nmsgs] change of the message's time on the wire, on
 					 * an unchanged link */
+	const double *send_dt_ns;	/* [nmsgs] change of the time the sender took to get to
+					 * the send (its gap, the busy time before it): < 0 a
+					 * wait taken out; the message leaves that much sooner */
 	const double *burst_B;	/* [nmsgs] the changed link's token bucket, bytes (0 or NULL: a
 				 * strict rate); it passes at the run's measured bandwidth */
 };
@@ -151,6 +159,23 @@ void replay_trace_free(struct replay_trace *t);
  * when the fair sharing of changed links fails; out is filled either way. */
 int replay_run(const struct replay_trace *t, const struct replay_in *in, struct replay_out *out,
 	       struct err *e) WUR;
+
+/* Where a rank's busy time lies: between its previous event and (busy_ns[rank index *
+ * REPLAY_SPLIT_N + one of these], the caller's array) ... */
+enum {
+	REPLAY_SPLIT_WAITED,	/* a receive that found it waiting (W > 0, not an answer):
+				 * where replay_in poll_f applies */
+	REPLAY_SPLIT_ANSWER,	/* an answer (REPLAY_MEASURED: its W holds that busy time) */
+	REPLAY_SPLIT_BUSY,	/* a receive that found it busy with earlier work (W 0) */
+	REPLAY_SPLIT_SEND,	/* a send */
+	REPLAY_SPLIT_N
+};
+void replay_busy_split(const struct replay_trace *t, double *busy_ns);
+
+/* Per message (the caller's [nmsgs] arrays), what lies before its send: its sender's
+ * previous event (from_ns, INT64_MIN none; also for messages not between two known
+ * ranks), its gap (REPLAY_MEASURED, else 0) and the busy time since that event. */
+void replay_send_spans(const struct replay_trace *t, int64_t *from_ns, double *gap_ns, double *busy_ns);
 
 /* replay_wake_ns for rank i (index in p->ranks) behind k CPU-bound competitors: the slice
  * its node's meta recorded (RUN/meta/node-HOST.tsv sched_slice_ns) or REPLAY_SLICE_NS, and

@@ -917,6 +917,104 @@ TEST(exchange_under_a_slow_link_chained)
 	attr_result_free(&r);
 }
 
+/* Rank 1 (ws2) works 40 ms (with a competitor: 80 ms, 40 on the run queue) and sends to
+ * rank 0, which works 40 ms on it and answers. Loaded, rank 0 polls while it waits and
+ * 70 ms of its 82 ms wait read busy, 12 idle; in the baseline it waits idle. */
+static void
+poll_wait(const char *dir, bool loaded)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long w1 = loaded ? 80 : 40, per = w1 + 42;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * per * FX_MS;
+
+		phase(ph, 1, "busy", t, t + w1 * FX_MS, (w1 - 40) * FX_MS);
+		phase(ph, 1, "idle", t + w1 * FX_MS, t + per * FX_MS, 0);
+		msg(m, t + w1 * FX_MS, t + (w1 + 1) * FX_MS, 1, 0, 4000);
+		if (loaded) {
+			phase(ph, 0, "idle", t, t + 3 * FX_MS, 0);
+			phase(ph, 0, "busy", t + 3 * FX_MS, t + 73 * FX_MS, 0);
+			phase(ph, 0, "idle", t + 73 * FX_MS, t + (w1 + 1) * FX_MS, 0);
+		} else {
+			phase(ph, 0, "idle", t, t + (w1 + 1) * FX_MS, 0);
+		}
+		phase(ph, 0, "busy", t + (w1 + 1) * FX_MS, t + (w1 + 41) * FX_MS, 0);
+		phase(ph, 0, "idle", t + (w1 + 41) * FX_MS, t + per * FX_MS, 0);
+		msg(m, t + (w1 + 41) * FX_MS, t + per * FX_MS, 0, 1, 4000);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * per * FX_MS, ITERS * (w1 - 40) * FX_MS);
+}
+
+/* The competitor costs 40 ms an iteration (122 against 82), 400 ms. Without it rank 1's
+ * message comes 40 ms sooner, and rank 0, which was waiting for it, takes it sooner: its
+ * 70 ms of polling that read busy (its own work beyond the baseline's) is waiting too.
+ * Read as work, only the 12 idle ms of each wait could go (about 130 ms in all). */
+TEST(polling_read_busy_waits)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	poll_wait(run_dir("poll"), true);
+	poll_wait(run_dir("poll0"), false);
+	CHECK(explain(run_dir("poll"), run_dir("poll0"), &r) == 0);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(c != NULL && r.c[0].kind == ATTR_CPU);
+	CHECK(c != NULL && c->cost_ns >= 380.0 * FX_MS && c->cost_ns <= 420.0 * FX_MS);
+	/* rank 0's polling is no cpu cause of its own node, and no cost of nothing */
+	c = find(&r, ATTR_CPU, "ws1");
+	CHECK(c == NULL || c->cost_ns <= 5.0 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* Rank 0 works 20 ms and sends three 1 MB messages to rank 1, one after another: 10 ms
+ * each at the pair's best (iteration 0), 100 ms after; each waits, with rank 0 idle, for
+ * the one before to leave the link. Rank 1 works 20 ms on the three and answers. */
+static void
+queued_link(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t = FX_BASE_NS;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long x = (k == 0 ? 10 : 100) * FX_MS, done = t + 20 * FX_MS + 3 * x;
+
+		phase(ph, 0, "busy", t, t + 20 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 20 * FX_MS, done + 21 * FX_MS, 0);
+		for (int j = 0; j < 3; j++)
+			msg(m, t + 20 * FX_MS + j * x, t + 20 * FX_MS + (j + 1) * x, 0, 1, 1000000);
+		phase(ph, 1, "idle", t, done, 0);
+		phase(ph, 1, "busy", done, done + 20 * FX_MS, 0);
+		msg(m, done + 20 * FX_MS, done + 21 * FX_MS, 1, 0, 100);
+		phase(ph, 1, "idle", done + 20 * FX_MS, done + 21 * FX_MS, 0);
+		t = done + 21 * FX_MS;
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, t - FX_BASE_NS, 0);
+}
+
+/* At the pair's best each of iterations 1-9 takes 3 x 90 ms less: the second and third
+ * messages leave as soon as the one before has (at 100 MB/s), not 100 ms later. Without
+ * the queue only the last message's 90 ms would go: 810 ms. */
+TEST(queue_behind_a_slow_link)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	queued_link(run_dir("queue"));
+	CHECK(explain(run_dir("queue"), NULL, &r) == 0);
+	c = find(&r, ATTR_LINK, NULL);
+	CHECK(c != NULL && r.c[0].kind == ATTR_LINK);
+	CHECK(c != NULL && fabs(c->cost_ns - 9 * 270.0 * FX_MS) <= 1.0 * FX_MS);
+	CHECK(c != NULL && strstr(c->evidence, "their senders waited 1.620 s behind them") != NULL);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 TEST(no_messages_one_rank)
 {
 	struct attr_result r;
@@ -1107,5 +1205,7 @@ main(void)
 	RUN(pairs_of_a_large_all_to_all);
 	RUN(shares_within_a_budget);
 	RUN(cpu_causes_of_many_nodes);
+	RUN(polling_read_busy_waits);
+	RUN(queue_behind_a_slow_link);
 	return check_done();
 }
