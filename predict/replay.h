@@ -15,8 +15,10 @@
  *    link it takes newL plus its bytes at the max-min fair rate it gets among the transfers
  *    in flight (predict/fluid.h) across its host's sending and its peer's receiving side (a
  *    slower link is a host's NIC: its sends share it, so do its receives; the two
- *    directions do not); the departures come from a first replay with FIFO queues, and the
- *    replay is rerun with the shared finishing times until the departures settle;
+ *    directions do not); the replay and the sharing move on together, in time order: each
+ *    rank goes through its events as far as what it receives is known, a changed-link send
+ *    starts its transfer when the sharing's clock reaches its departure, and a transfer's
+ *    end lets its receiver go on (one schedule: there are no passes to settle);
  *  - a changed link with a burst (the scenario's `burst`: a token bucket, as tc's tbf and
  *    the testbed cap a link) gives each host side a bucket of that many bytes, filled at
  *    newB: what it holds passes at the run's measured bandwidth, only the rest at newB, so
@@ -137,7 +139,6 @@ struct replay_out {
 	double *late_ns;	/* the caller's [nranks] array or NULL: each rank's D at its end */
 	long nchanged;		/* messages on changed links */
 	long nwoke;		/* receives given a wake-up delay (in the last replay) */
-	int npass;		/* replays run: FIFO, then max-min fair until settled */
 };
 
 /* Build the trace of p (messages between two known ranks; busy phases from p->busy).
