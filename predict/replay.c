@@ -1370,30 +1370,58 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	return rc;
 }
 
-/* An upper bound of what the replay can predict: the dedicated time with every busy phase
- * at the largest stretch, plus every receive's wake-up delay, plus every transfer on a
- * changed link twice (its sending and its receiving side) at its new rate with its new
- * latency, one after another. Delays add along the run's chains, and no chain holds an
- * event twice, so a replay that ends above it has gone wrong (its fair sharing of the
- * links did not settle) rather than found a slow run. */
-static double
-replay_bound_ns(const struct prof *p, const double *f, const double *wk, const double *nlat, const double *nbw)
+double
+replay_bound_ns(const struct replay_trace *t, const struct replay_in *in)
 {
-	double fmax_ = 1, b;
+	const struct prof *p = t->p;
+	double fmax_ = 1, b, *cap = NULL;
 
-	for (int i = 0; i < p->nranks; i++)
-		fmax_ = fmax(fmax_, f[i]);
+	for (int i = 0; in != NULL && in->busy_f != NULL && i < p->nranks; i++)
+		fmax_ = fmax(fmax_, in->busy_f[i]);
 	b = (double)prof_dedicated_ns(p) * fmax_;
+	if (in == NULL)
+		return b;
+	if (in->bw_Bps != NULL) {	/* each host side's capacity, as the replay's links_init */
+		cap = xmallocarray(2 * (size_t)t->nhosts + 1, sizeof *cap);
+		for (int r = 0; r < 2 * t->nhosts; r++)
+			cap[r] = INFINITY;
+		for (long k = 0; k < p->nmsgs; k++) {
+			const struct prof_rank *a = prof_rank(p, p->msgs[k].src), *d = prof_rank(p, p->msgs[k].dst);
+
+			if (a != NULL && d != NULL && a != d && !isnan(in->bw_Bps[k])) {
+				int sa = 2 * t->host[a - p->ranks], sd = 2 * t->host[d - p->ranks] + 1;
+
+				cap[sa] = fmin(cap[sa], in->bw_Bps[k]);
+				cap[sd] = fmin(cap[sd], in->bw_Bps[k]);
+			}
+		}
+	}
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
+		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
 		const struct prof_rank *d = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
 
-		if (d != NULL)
-			b += wk[d - p->ranks];
-		if (nbw != NULL && isfinite(nbw[k]) && nbw[k] > 0)
-			b += 2 * ((isfinite(nlat[k]) ? nlat[k] : 0) + (double)m->bytes / nbw[k] * 1e9);
+		if (d != NULL && in->wake_ns != NULL && in->wake_ns[d - p->ranks] > 0)
+			b += in->wake_ns[d - p->ranks];
+		if (cap != NULL && a != NULL && d != NULL && a != d && !isnan(in->bw_Bps[k])) {
+			double rate = fmin(cap[2 * t->host[a - p->ranks]], cap[2 * t->host[d - p->ranks] + 1]);
+			double lat = in->lat_ns != NULL && isfinite(in->lat_ns[k]) ? in->lat_ns[k] : 0;
+
+			if (rate > 0)
+				b += 2 * (lat + (double)m->bytes / rate * 1e9);
+		}
 	}
+	free(cap);
 	return b;
+}
+
+int
+replay_check_bound(struct pred_result *r, double run_ns, double bound_ns)
+{
+	if (!(run_ns > bound_ns))
+		return 0;
+	return pred_na(r, "its result, %.1f s, is above all its delays added one after another (%.1f s): "
+		       "the replay went wrong", run_ns / 1e9, bound_ns / 1e9);
 }
 
 int
@@ -1401,8 +1429,8 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 {
 	struct replay_trace t;
 	struct replay_out out = { 0 };
-	double *D, *f, *wk, *nlat, *nbw, *nburst;
-	double T = (double)prof_dedicated_ns(p), bound;
+	double *D, *f, *wk, *nlat, *nbw, *nburst, bound;
+	double T = (double)prof_dedicated_ns(p);
 	bool any = false;
 	struct p000_delay curves;
 	int rc;
@@ -1467,9 +1495,12 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	D = xcalloc((size_t)p->nranks + 1, sizeof *D);
 	replay_trace_init(&t, p, REPLAY_DEDICATED);
 	out.late_ns = D;
-	rc = replay_run(&t, &(struct replay_in){ .busy_f = f, .wake_ns = wk, .lat_ns = nlat, .bw_Bps = nbw,
-						    .burst_B = nburst },
-			&out, e);
+	{
+		struct replay_in in = { .busy_f = f, .wake_ns = wk, .lat_ns = nlat, .bw_Bps = nbw, .burst_B = nburst };
+
+		rc = replay_run(&t, &in, &out, e);
+		bound = rc == 0 ? replay_bound_ns(&t, &in) : INFINITY;
+	}
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 
@@ -1483,11 +1514,8 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		}
 	}
 	r->predicted_ns = out.run_ns;
-	bound = rc == 0 ? replay_bound_ns(p, f, wk, nlat, nbw) : INFINITY;
-	if (out.run_ns > bound) {
-		rc = pred_na(r, "its result, %.1f s, is above all its delays added one after another "
-			     "(%.1f s): the replay went wrong", out.run_ns / 1e9, bound / 1e9);
-	}
+	if (rc == 0)
+		rc = replay_check_bound(r, out.run_ns, bound);
 	snprintf(r->note, sizeof r->note,
 		 "%ld events replayed, %ld messages on changed links (max-min fair, in time order); run = "
 		 "slowest rank (%d); receives wait for their messages, busy time stretched on loaded nodes, "

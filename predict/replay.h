@@ -153,6 +153,20 @@ void replay_trace_free(struct replay_trace *t);
 int replay_run(const struct replay_trace *t, const struct replay_in *in, struct replay_out *out,
 	       struct err *e) WUR;
 
+/* An upper bound of what replay_run can give for t under in (busy_f, wake_ns, lat_ns and
+ * bw_Bps read; in may be NULL): the dedicated time with every busy phase at the largest
+ * stretch, plus every receive's positive wake-up delay, plus every transfer on a changed
+ * link twice (its sending and its receiving side) at the capacity of the slower of its two
+ * host sides (the slowest changed link on each, as the replay shares them) with its new
+ * latency, one after another. Delays add along the run's chains of events and no chain
+ * holds an event twice, so a result above it is the replay's fault, not a slow run. */
+double replay_bound_ns(const struct replay_trace *t, const struct replay_in *in);
+
+/* The guard on a result: 0 with r untouched when run_ns is at most bound_ns
+ * (replay_bound_ns); above it, r says the replay does not apply, with both numbers, and
+ * the return is pred_na's. */
+int replay_check_bound(struct pred_result *r, double run_ns, double bound_ns);
+
 /* replay_wake_ns for rank i (index in p->ranks) behind k CPU-bound competitors: the slice
  * its node's meta recorded (RUN/meta/node-HOST.tsv sched_slice_ns) or REPLAY_SLICE_NS, and
  * capacity, or when it is NAN the one its rank meta recorded (cpu_capacity, else 1). */

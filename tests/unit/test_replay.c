@@ -576,6 +576,53 @@ TEST(a_bigger_bucket_is_never_slower)
 	}
 }
 
+TEST(a_result_above_every_delay_added_up_is_refused)
+{
+	struct prof p;
+	struct replay_trace t;
+	struct pred_result r;
+	struct err e;
+	double lat[2 * ITERS], bw[2 * ITERS], f[2] = { 2, 1 }, wk[2] = { 0, 1e6 }, bound;
+
+	/* the halo at 1.25 MB/s: 1 s dedicated, and its 20 messages twice at 100 ms + L */
+	CHECK(prof_load(&p, halo_run, &e) == 0);
+	CHECK(p.nmsgs == 2 * ITERS);
+	for (int k = 0; k < 2 * ITERS; k++) {
+		lat[k] = LAT;
+		bw[k] = 1.25e6;
+	}
+	replay_trace_init(&t, &p, REPLAY_DEDICATED);
+	bound = replay_bound_ns(&t, &(struct replay_in){ .lat_ns = lat, .bw_Bps = bw });
+	CHECK_NEAR(bound, 1e9 + 2 * ITERS * 2 * (LAT + 100.0 * FX_MS), 1);
+	/* rank 0 twice as slow: all of the run at x2; rank 1's 10 receives woken 1 ms late */
+	CHECK_NEAR(replay_bound_ns(&t, &(struct replay_in){ .busy_f = f, .wake_ns = wk, .lat_ns = lat, .bw_Bps = bw }),
+		   2e9 + ITERS * 1e6 + 2 * ITERS * 2 * (LAT + 100.0 * FX_MS), 1);
+	CHECK(replay_bound_ns(&t, NULL) == 1e9);
+	replay_trace_free(&t);
+	prof_free(&p);
+
+	/* the replay's own result is below it and applies; a result above it does not, one
+	 * at it does */
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK && r.predicted_ns < bound);
+	CHECK(replay_check_bound(&r, bound, bound) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK(replay_check_bound(&r, bound + 1e6, bound) == 0);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "its result, 5.0 s, is above all its delays added one after another (5.0 s)") != NULL);
+	pred_result_free(&r);
+
+	/* A host side takes the slowest changed link on it: ws1's sends share 12.5 kB/s, so
+	 * the 125 kB message to ws2 (at 1.25 MB/s on its own link) moves 12.5 B alone, 1250 B
+	 * beside the short one to ws3 (200 ms), then the rest alone (9.899 s): done at 10.110 s,
+	 * 10.09 s late, and rank 1 ends at 10.34 s. The bound counts the same capacity (taken
+	 * from each message's own link it was 0.7 s, and refused the result) */
+	CHECK(predict(hol_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n[link ws1-ws3]\nbandwidth = 12.5 kB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (0.011 + 0.2 + 123737.5 / 12500 - 0.02) * 1e9 + 250.0 * FX_MS, 1e4);
+	pred_result_free(&r);
+}
+
 TEST(caps_of_the_trace_are_checked)
 {
 	struct prof p = { .run = "big", .nranks = 4, .nmsgs = REPLAY_MAX_MSGS, .nbusy = REPLAY_MAX_BUSY };
@@ -622,6 +669,7 @@ main(void)
 	RUN(an_exchange_does_not_chain_its_two_directions);
 	RUN(row_order_changes_nothing);
 	RUN(a_bigger_bucket_is_never_slower);
+	RUN(a_result_above_every_delay_added_up_is_refused);
 	RUN(caps_of_the_trace_are_checked);
 	return check_done();
 }
