@@ -486,17 +486,19 @@ changed(const struct pass *c, uint32_t k)
 /* The transfers over changed links, as flows of the fluid model (predict/fluid.h): one per
  * changed-link send, numbered in the trace's order (flow[] per message, msg[] per flow),
  * across its sending host's and its receiving host's side, of capacity the slowest
- * changed link on it and of the smallest bucket of those links (none when one has none).
- * Returns how many; *sim is NULL without any. */
+ * changed link on it and of the smallest bucket of those links (none when one has none). */
 struct links {
-	struct fluid_sim *sim;
-	struct fluid_flow *fl;
-	uint32_t *flow, *msg;
+	struct fluid_sim *sim;		/* NULL without changed-link sends */
+	struct fluid_flow *fl;		/* [n] the flows */
+	uint32_t *flow, *msg;		/* per message its flow, per flow its message */
 	long n;
 	double *cap;			/* per host side: its capacity, B/s */
 	struct fluid_bucket *bk;	/* per host side: its bucket */
 };
 
+/* Fill l from c's changed-link sends (c->nchanged: how many). Returns 0, or negative with e
+ * set when the fluid model refuses the capacities; release l with links_release either
+ * way. */
 static int
 links_init(struct links *l, struct pass *c, struct err *e)
 {
