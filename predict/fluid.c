@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/err.h"
 #include "lib/xalloc.h"
 
 #define FLUID_DONE_BYTES 1e-6	/* what is left of a flow when it counts as done */
@@ -322,6 +323,10 @@ struct fsim {
 	double t;		/* ns */
 	struct live lv;
 	struct fair w;
+	bool planned;		/* the rates, use and the plan below hold for now */
+	double plan_dt;		/* ns to the next flow done or bucket run dry, INFINITY */
+	long plan_first;	/* the active class whose first flow is done then, -1 */
+	long *fin, nfin;	/* the flows done since fluid_sim_done last took them */
 };
 
 static const struct fluid_flow *class_base;	/* for cmp_res; one sort at a time */
@@ -363,7 +368,7 @@ fsim_classes(struct fsim *s)
 
 static void
 fsim_init(struct fsim *s, struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk,
-	  int nres)
+	  int nres, bool by_start)
 {
 	memset(s, 0, sizeof *s);
 	s->f = f;
@@ -386,14 +391,17 @@ fsim_init(struct fsim *s, struct fluid_flow *f, long n, const double *cap_Bps, c
 	s->lv.r = xmallocarray((size_t)nres + 1, sizeof *s->lv.r);
 	s->lv.pos = xmallocarray((size_t)nres + 1, sizeof *s->lv.pos);
 	s->lv.nf = xcalloc((size_t)nres + 1, sizeof *s->lv.nf);	/* active flows on each */
+	s->fin = xmallocarray((size_t)n + 1, sizeof *s->fin);
 	for (int r = 0; r < nres; r++) {
 		s->tok[r] = bk != NULL ? bk[r].burst_bytes : 0;	/* full: not live */
 		s->lv.pos[r] = -1;
 	}
 	for (long i = 0; i < n; i++)
 		s->ord[i] = i;
-	sort_base = f;
-	qsort(s->ord, (size_t)n, sizeof *s->ord, cmp_start);
+	if (by_start) {
+		sort_base = f;
+		qsort(s->ord, (size_t)n, sizeof *s->ord, cmp_start);
+	}
 }
 
 static void
@@ -418,39 +426,46 @@ fsim_free(struct fsim *s)
 	free(s->lv.r);
 	free(s->lv.pos);
 	free(s->lv.nf);
+	free(s->fin);
 }
 
-/* The flows that start by now become active in their class; those with nothing to send or
- * no resource are done at their start. */
+/* Flow i becomes active in its class now; with nothing to send or no resource it is done
+ * at its start. */
+static void
+fsim_admit_one(struct fsim *s, long i)
+{
+	struct fluid_flow *f = s->f;
+	struct fclass *c = &s->cl[s->cls[i]];
+	bool any = false;
+
+	for (int j = 0; j < FLUID_MAX_RES; j++)
+		any |= f[i].res[j] >= 0;
+	if (!any || !(f[i].bytes > 0)) {
+		f[i].done_ns = f[i].start_ns;
+		s->fin[s->nfin++] = i;
+		return;
+	}
+	s->planned = false;
+	for (int j = 0; j < FLUID_MAX_RES; j++)
+		if (f[i].res[j] >= 0) {
+			s->lv.nf[f[i].res[j]]++;
+			live_add(&s->lv, f[i].res[j]);
+		}
+	if (c->m++ == 0) {	/* the class starts again: its progress from 0 */
+		c->P = 0;
+		c->pos = s->nacls;
+		s->acls[s->nacls++] = s->cls[i];
+	}
+	done_push(c, (struct done){ c->P + f[i].bytes, i });
+	s->nact++;
+}
+
+/* The flows that start by now, in start order (fluid_run_bucket). */
 static void
 fsim_admit(struct fsim *s)
 {
-	struct fluid_flow *f = s->f;
-
-	while (s->next < s->n && f[s->ord[s->next]].start_ns <= s->t) {
-		long i = s->ord[s->next++];
-		struct fclass *c = &s->cl[s->cls[i]];
-		bool any = false;
-
-		for (int j = 0; j < FLUID_MAX_RES; j++)
-			any |= f[i].res[j] >= 0;
-		if (!any || !(f[i].bytes > 0)) {
-			f[i].done_ns = f[i].start_ns;
-			continue;
-		}
-		for (int j = 0; j < FLUID_MAX_RES; j++)
-			if (f[i].res[j] >= 0) {
-				s->lv.nf[f[i].res[j]]++;
-				live_add(&s->lv, f[i].res[j]);
-			}
-		if (c->m++ == 0) {	/* the class starts again: its progress from 0 */
-			c->P = 0;
-			c->pos = s->nacls;
-			s->acls[s->nacls++] = s->cls[i];
-		}
-		done_push(c, (struct done){ c->P + f[i].bytes, i });
-		s->nact++;
-	}
+	while (s->next < s->n && s->f[s->ord[s->next]].start_ns <= s->t)
+		fsim_admit_one(s, s->ord[s->next++]);
 }
 
 /* The first flow of active class acls[k] is done at the current time: off its resources,
@@ -461,7 +476,9 @@ fsim_finish(struct fsim *s, long k)
 	struct fclass *c = &s->cl[s->acls[k]];
 	struct fluid_flow *fl = &s->f[done_pop(c).i];
 
+	s->planned = false;
 	fl->done_ns = s->t;
+	s->fin[s->nfin++] = fl - s->f;
 	for (int j = 0; j < FLUID_MAX_RES; j++)
 		if (fl->res[j] >= 0)
 			s->lv.nf[fl->res[j]]--;
@@ -474,16 +491,17 @@ fsim_finish(struct fsim *s, long k)
 	}
 }
 
-/* The max-min fair rates now and the time to the next event: a flow done, a flow
- * starting, a bucket running dry. *first: the active class whose first flow is done then,
- * -1 another event. */
-static double
-fsim_next_event(struct fsim *s, long *first)
+/* The max-min fair rates now, what each resource's flows take, and the time to the next
+ * event other than a flow starting: a flow done (plan_first its class, when it is the
+ * first) or a bucket running dry (plan_first -1). Worked out once for each state. */
+static void
+fsim_plan(struct fsim *s)
 {
-	const struct fluid_flow *f = s->f;
-	double dt = INFINITY, step;
+	double dt = INFINITY;
 
-	*first = -1;
+	if (s->planned)
+		return;
+	s->plan_first = -1;
 	for (int i = 0; i < s->lv.n; i++) {
 		int r = s->lv.r[i];
 
@@ -495,12 +513,9 @@ fsim_next_event(struct fsim *s, long *first)
 
 		if (c->rate > 0 && (c->h[0].key - c->P) / c->rate * 1e9 < dt) {
 			dt = (c->h[0].key - c->P) / c->rate * 1e9;
-			*first = k;
+			s->plan_first = k;
 		}
 	}
-	step = fmin(dt, s->next < s->n ? f[s->ord[s->next]].start_ns - s->t : INFINITY);
-	if (step != dt)
-		*first = -1;
 	/* a bucket that runs dry changes the rates: that is an event too */
 	for (int i = 0; i < s->lv.n; i++)
 		s->use[s->lv.r[i]] = 0;
@@ -515,11 +530,25 @@ fsim_next_event(struct fsim *s, long *first)
 		int r = s->lv.r[i];
 
 		if (s->tok[r] >= FLUID_TOKEN_BYTES && s->use[r] > s->cap_Bps[r] &&
-		    s->tok[r] / (s->use[r] - s->cap_Bps[r]) * 1e9 < step) {
-			step = s->tok[r] / (s->use[r] - s->cap_Bps[r]) * 1e9;
-			*first = -1;
+		    s->tok[r] / (s->use[r] - s->cap_Bps[r]) * 1e9 < dt) {
+			dt = s->tok[r] / (s->use[r] - s->cap_Bps[r]) * 1e9;
+			s->plan_first = -1;
 		}
 	}
+	s->plan_dt = dt;
+	s->planned = true;
+}
+
+/* The step to take from now when the next flow starts at start_ns (INFINITY: none) and
+ * the class whose first flow is done at its end (*first, -1 none). */
+static double
+fsim_next_event(struct fsim *s, double start_ns, long *first)
+{
+	double step;
+
+	fsim_plan(s);
+	step = fmin(s->plan_dt, start_ns - s->t);
+	*first = step == s->plan_dt ? s->plan_first : -1;
 	return step;
 }
 
@@ -530,6 +559,7 @@ fsim_advance(struct fsim *s, double step, long first)
 {
 	long fc = first >= 0 ? s->acls[first] : -1;
 
+	s->planned = false;
 	for (long k = 0; k < s->nacls; k++)
 		s->cl[s->acls[k]].P += s->cl[s->acls[k]].rate * step / 1e9;
 	for (int i = 0; s->bk != NULL && i < s->lv.n; i++) {
@@ -562,7 +592,7 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 
 	if (rc < 0 || n <= 0)
 		return rc;
-	fsim_init(&s, f, n, cap_Bps, bk, nres);
+	fsim_init(&s, f, n, cap_Bps, bk, nres, true);
 	while (s.next < n || s.nact > 0) {
 		double step;
 		long first;
@@ -573,11 +603,12 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 			refill(s.tok, cap_Bps, bk, &s.lv, t1 - s.t);
 			live_prune(&s.lv, s.tok, bk);
 			s.t = t1;
+			s.planned = false;
 		}
 		fsim_admit(&s);
 		if (s.nact == 0)
 			continue;
-		step = fsim_next_event(&s, &first);
+		step = fsim_next_event(&s, s.next < n ? f[s.ord[s.next]].start_ns : INFINITY, &first);
 		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
 			while (s.nacls > 0)
 				fsim_finish(&s, s.nacls - 1);
@@ -589,4 +620,125 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 	}
 	fsim_free(&s);
 	return 0;
+}
+
+/* The driven simulation (fluid.h): the same state, its flows started one by one. */
+struct fluid_sim {
+	struct fsim s;
+	long nfin_taken;	/* s.fin[0..nfin_taken) went to the caller already */
+};
+
+int
+fluid_sim_new(struct fluid_sim **out, struct fluid_flow *f, long n, const double *cap_Bps,
+	      const struct fluid_bucket *bk, int nres, struct err *e)
+{
+	int rc;
+
+	*out = NULL;
+	for (long i = 0; i < n; i++)
+		f[i].start_ns = f[i].done_ns = NAN;	/* fluid_check reads only res */
+	if ((rc = fluid_check(f, n, cap_Bps, bk, nres, e)) < 0)
+		return rc;
+	*out = xcalloc(1, sizeof **out);
+	fsim_init(&(*out)->s, f, n, cap_Bps, bk, nres, false);
+	return 0;
+}
+
+void
+fluid_sim_free(struct fluid_sim *sim)
+{
+	if (sim == NULL)
+		return;
+	fsim_free(&sim->s);
+	free(sim);
+}
+
+double
+fluid_sim_next_ns(struct fluid_sim *sim)
+{
+	struct fsim *s = &sim->s;
+
+	if (s->nact == 0)
+		return INFINITY;
+	fsim_plan(s);
+	return isfinite(s->plan_dt) ? s->t + s->plan_dt : INFINITY;
+}
+
+/* The flows crossing no resource with capacity left: cannot happen with capacities > 0,
+ * as in fluid_run_bucket; they end now rather than hold the caller up. */
+static void
+fsim_stall(struct fsim *s)
+{
+	while (s->nacls > 0)
+		fsim_finish(s, s->nacls - 1);
+	live_prune(&s->lv, s->tok, s->bk);
+}
+
+void
+fluid_sim_run_to(struct fluid_sim *sim, double t_ns)
+{
+	struct fsim *s = &sim->s;
+
+	while (s->t < t_ns) {
+		double step;
+		long first;
+		bool there;
+
+		if (s->nact == 0) {	/* idle: the buckets fill */
+			refill(s->tok, s->cap_Bps, s->bk, &s->lv, t_ns - s->t);
+			live_prune(&s->lv, s->tok, s->bk);
+			s->t = t_ns;
+			s->planned = false;
+			break;
+		}
+		step = fsim_next_event(s, t_ns, &first);
+		if (!isfinite(step)) {
+			fsim_stall(s);
+			continue;
+		}
+		there = step >= t_ns - s->t;
+		fsim_advance(s, step, first);
+		if (there)	/* exactly, whatever the rounding of s->t + step */
+			s->t = t_ns;
+		live_prune(&s->lv, s->tok, s->bk);
+	}
+}
+
+void
+fluid_sim_step(struct fluid_sim *sim)
+{
+	struct fsim *s = &sim->s;
+
+	if (s->nact == 0)
+		return;
+	fsim_plan(s);
+	if (!isfinite(s->plan_dt)) {
+		fsim_stall(s);
+		return;
+	}
+	fsim_advance(s, s->plan_dt, s->plan_first);
+	live_prune(&s->lv, s->tok, s->bk);
+}
+
+void
+fluid_sim_start(struct fluid_sim *sim, long i, double t_ns)
+{
+	struct fsim *s = &sim->s;
+
+	if (i < 0 || i >= s->n || !isnan(s->f[i].start_ns))
+		BUG("fluid: flow %ld of %ld started twice or out of range", i, s->n);
+	fluid_sim_run_to(sim, t_ns);
+	s->f[i].start_ns = s->t;	/* t_ns, or now when t_ns has passed */
+	fsim_admit_one(s, i);
+}
+
+const long *
+fluid_sim_done(struct fluid_sim *sim, long *n)
+{
+	struct fsim *s = &sim->s;
+	const long *d = s->fin + sim->nfin_taken;
+
+	*n = s->nfin - sim->nfin_taken;
+	sim->nfin_taken = s->nfin;
+	return d;
 }

@@ -51,4 +51,36 @@ struct fluid_bucket {
 int fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const struct fluid_bucket *bk, int nres,
 		     struct err *e) WUR;
 
+/* The same simulation driven from outside, for a caller whose flows start only once it
+ * has seen earlier ones end (predict/replay.c: a send leaves when its rank has received
+ * what it waited for). Time only moves forward. */
+struct fluid_sim;
+
+/* A simulation of the flows f[0..n) (their bytes and res are read; start_ns and done_ns
+ * are set as they start and end) over resources as in fluid_run_bucket (bk may be NULL).
+ * f, cap_Bps and bk are borrowed until fluid_sim_free. Returns 0 with *out set, or -E_USAGE as
+ * fluid_run_bucket (then *out is NULL). Free with fluid_sim_free (accepts NULL). */
+int fluid_sim_new(struct fluid_sim **out, struct fluid_flow *f, long n, const double *cap_Bps,
+		  const struct fluid_bucket *bk, int nres, struct err *e) WUR;
+void fluid_sim_free(struct fluid_sim *sim);
+
+/* When the next flow in flight ends or the rates change (a bucket runs dry): the time to
+ * run to before starting anything later; INFINITY when no flow is in flight. */
+double fluid_sim_next_ns(struct fluid_sim *sim);
+
+/* Move the simulation to t_ns (nothing when it is there already): flows end on the way. */
+void fluid_sim_run_to(struct fluid_sim *sim, double t_ns);
+
+/* Move the simulation to its next event (fluid_sim_next_ns), exactly: the flow that ends
+ * then is done even when the time, rounded, hardly moves. Nothing with no flow in flight. */
+void fluid_sim_step(struct fluid_sim *sim);
+
+/* Flow i (of f[0..n)) starts at t_ns, after the simulation has run to it; a t_ns already
+ * passed is taken as now. Each flow starts once (twice is a BUG). */
+void fluid_sim_start(struct fluid_sim *sim, long i, double t_ns);
+
+/* The flows that ended since the last call (their done_ns set), *n of them: borrowed until
+ * the next call on sim. */
+const long *fluid_sim_done(struct fluid_sim *sim, long *n);
+
 #endif

@@ -13,8 +13,6 @@
 #include "predict/fluid.h"
 #include "predict/p003.h"
 
-#define REPLAY_MAX_PASSES 8		/* replays: FIFO, then fair sharing until settled */
-#define REPLAY_SETTLED_NS 100000.0	/* departures that move less have settled */
 /* Two ranks exchange when their messages to each other go in pairs, the second leaving
  * within REPLAY_XCHG_NS of the first's arrival, and either rank is the first of a pair at
  * least REPLAY_XCHG_SHARE of the time (a request and its reply always start on one side). */
@@ -408,7 +406,7 @@ host_index(const char **hosts, int *n, const char *h)
 	return (*n)++;
 }
 
-/* What one pass over the events reads and writes. */
+/* What one replay reads and writes. */
 struct pass {
 	const struct prof *p;
 	const struct replay_busy *bl;
@@ -430,167 +428,127 @@ struct pass {
 	int nhosts;
 	const double *nlat, *nbw;	/* per message: the changed link's latency and bandwidth,
 					 * NAN on an unchanged link; NULL: every link unchanged */
-	double *D;			/* per rank: how late it is */
-	double *busy_prev;		/* per rank: busy time before its last event */
-	double *dmsg;			/* per message: how late it arrives */
-	double *egress, *ingress;	/* per host: the FIFO queues (the first pass) */
-	long nwoke;			/* receives given the wake-up delay (last pass) */
 	const double *nburst;		/* per message: the changed link's token bucket, bytes (0
 					 * none); NULL none */
 	double peak_Bps;		/* what a bucket with tokens passes: the run's bandwidth */
-	double *tok, *tok_t;		/* per host side (2h sending, 2h + 1 receiving): tokens in
-					 * its bucket and when they were counted (the first pass) */
+	double *D;			/* per rank: how late it is */
+	double *busy_prev;		/* per rank: busy time before its last event */
+	double *dmsg;			/* per message: how late it arrives, once known */
+	uint8_t *known;			/* per message: dmsg is known */
+	long nwoke;			/* receives given the wake-up delay */
+	long nchanged;			/* messages on changed links */
+	int64_t t0_ns;			/* the fluid model's time 0: the first send's (its times
+					 * taken from the run's start keep their nanoseconds) */
 };
 
-/* A transfer of bytes through a FIFO queue from start_ns at rate_Bps, across a host's
- * sending side and its peer's receiving side whose buckets (of burst_bytes, filled at
- * rate_Bps) hold ta and tb tokens counted at ta_t and tb_t: what the buckets hold goes at
- * peak_Bps. Returns when its last byte has gone and takes the tokens it used. */
+/* Rank i's busy time since its last event (event j's), stretched; returns that busy time. */
 static double
-fifo_transfer(double start_ns, double bytes, double rate_Bps, double burst_bytes, double peak_Bps, double *ta,
-	      double *ta_t, double *tb, double *tb_t)
+pass_stretch(struct pass *c, long j)
 {
-	double fast;	/* bytes the buckets let through at the peak */
+	const struct replay_ev *x = &c->ev[j];
+	int i = x->rank;
+	double seg = x->busy_ns - c->busy_prev[i];
 
-	if (burst_bytes <= 0 || !(peak_Bps > rate_Bps))
-		return start_ns + bytes / rate_Bps * 1e9;
-	*ta = fmin(burst_bytes, *ta + fmax(0, start_ns - *ta_t) * rate_Bps / 1e9);
-	*tb = fmin(burst_bytes, *tb + fmax(0, start_ns - *tb_t) * rate_Bps / 1e9);
-	fast = fmin(bytes, fmin(*ta, *tb));
-	*ta -= fast;
-	*tb -= fast;
-	*ta_t = *tb_t = start_ns;
-	return start_ns + (fast / peak_Bps + (bytes - fast) / rate_Bps) * 1e9;
+	c->D[i] += seg * (c->f[i] - 1);
+	c->busy_prev[i] = x->busy_ns;
+	if (c->gap != NULL && c->gap[j] > 0)	/* the rank getting to this event, at its pace */
+		c->D[i] += c->gap[j] * (c->g[i] - 1);
+	return seg;
 }
 
-/* Replay the events once. A send on a changed link leaves at dep = its time + D; dep_out
- * (per message) records it. Without done_in (the first pass) it queues behind the changed-
- * link transfers of its host's direction (FIFO); with done_in (the max-min fair finishing
- * times of the previous pass's departures dep_in) it finishes at done_in moved by how much
- * later it leaves now. Returns the messages on changed links. */
-static long
-run_pass(struct pass *c, const double *done_in, const double *dep_in, double *dep_out)
+/* Receive x, whose message's lateness is known; seg: the rank's busy time since its last
+ * event. */
+static void
+pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 {
-	const struct prof *p = c->p;
-	long nchanged = 0;
+	const struct prof_msg *m = &c->p->msgs[x->msg];
+	int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+	double S = (double)(c->need[x->msg] - arr);	/* the message waited for the rank */
+	double W = c->wait[x->msg];			/* the rank waited for the message */
+	int i = x->rank;
 
-	for (int i = 0; i < p->nranks; i++) {
-		c->D[i] = 0;
-		c->busy_prev[i] = 0;
+	/* the part of the busy time in between that was waiting too (polling) */
+	if (c->pf != NULL && W > 0 && !x->answer)
+		W += c->pf[i] * seg * fmin(c->f[i], 1);
+
+	/* a rank that waited for the message, and still does in the replay, gets the CPU back
+	 * only when its competitors' slices are done */
+	if (W > 0 && c->wk[i] > 0 && c->dmsg[x->msg] - S >= c->D[i] - W) {
+		c->D[i] = c->dmsg[x->msg] - S + c->wk[i];
+		c->nwoke++;
+	} else {
+		c->D[i] = fmax(c->D[i] - W, c->dmsg[x->msg] - S);
 	}
-	for (int h = 0; h < c->nhosts; h++)
-		c->egress[h] = c->ingress[h] = -INFINITY;
-	for (int r = 0; r < 2 * c->nhosts; r++) {
-		c->tok[r] = INFINITY;	/* full: fifo_transfer caps it at the bucket */
-		c->tok_t[r] = -INFINITY;
+	/* the wake-up the measured run had, taken out: the rank goes on as soon as both it and
+	 * the message are there */
+	if (W > 0 && c->wk[i] < 0 && x->woke) {
+		c->D[i] += c->wk[i];
+		c->nwoke++;
 	}
-	c->nwoke = 0;
-	for (long j = 0; j < c->nev; j++) {
-		const struct replay_ev *x = &c->ev[j];
-		const struct prof_msg *m = &p->msgs[x->msg];
-		int i = x->rank;
-
-		/* the rank's busy time since its last event, stretched */
-		double seg = x->busy_ns - c->busy_prev[i];
-
-		c->D[i] += seg * (c->f[i] - 1);
-		c->busy_prev[i] = x->busy_ns;
-		if (c->gap != NULL && c->gap[j] > 0)	/* the rank getting to this event, at its pace */
-			c->D[i] += c->gap[j] * (c->g[i] - 1);
-		if (!x->recv) {
-			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
-
-			if (c->sdt != NULL)
-				c->D[i] += c->sdt[x->msg];
-
-			if (c->nbw != NULL && !isnan(c->nbw[x->msg])) {
-				int ha = c->host[i], hb = c->host[prof_rank(p, m->dst) - p->ranks];
-				double dep = (double)m->t_ns + c->D[i], done;
-
-				dep_out[x->msg] = dep;
-				if (done_in == NULL) {
-					double start = fmax(dep, fmax(c->egress[ha], c->ingress[hb]));
-
-					done = fifo_transfer(start, (double)m->bytes, c->nbw[x->msg],
-							     c->nburst != NULL ? c->nburst[x->msg] : 0,
-							     c->peak_Bps, &c->tok[2 * ha], &c->tok_t[2 * ha],
-							     &c->tok[2 * hb + 1], &c->tok_t[2 * hb + 1]);
-					c->egress[ha] = c->ingress[hb] = done;
-				} else {
-					done = done_in[x->msg] + (dep - dep_in[x->msg]);
-				}
-				c->dmsg[x->msg] = done + c->nlat[x->msg] - (double)arr;
-				nchanged++;
-			} else {
-				c->dmsg[x->msg] = c->D[i] + (c->dt != NULL ? c->dt[x->msg] : 0.0);
-			}
-		} else {
-			int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
-			double S = (double)(c->need[x->msg] - arr);	/* the message waited for the rank */
-			double W = c->wait[x->msg];			/* the rank waited for the message */
-
-			/* the part of the busy time in between that was waiting too (polling) */
-			if (c->pf != NULL && W > 0 && !x->answer)
-				W += c->pf[i] * seg * fmin(c->f[i], 1);
-			/* a rank that waited for the message, and still does in the replay, gets
-			 * the CPU back only when its competitors' slices are done */
-			if (W > 0 && c->wk[i] > 0 && c->dmsg[x->msg] - S >= c->D[i] - W) {
-				c->D[i] = c->dmsg[x->msg] - S + c->wk[i];
-				c->nwoke++;
-			} else {
-				c->D[i] = fmax(c->D[i] - W, c->dmsg[x->msg] - S);
-			}
-			/* the wake-up the measured run had, taken out: the rank goes on as soon as
-			 * both it and the message are there */
-			if (W > 0 && c->wk[i] < 0 && x->woke) {
-				c->D[i] += c->wk[i];
-				c->nwoke++;
-			}
-		}
-	}
-	for (int i = 0; i < p->nranks; i++)
-		c->D[i] += (busy_before(&c->bl[i], INT64_MAX) - c->busy_prev[i]) * (c->f[i] - 1);
-	return nchanged;
 }
 
-/* The nchanged changed-link messages as flows: from the departures dep, each across its
- * sending host's and its receiving host's side, of capacity the slowest changed link on it
- * and of the smallest bucket of those links (none when one has none). Fills done (per
- * message). */
+/* Whether message k goes over a changed link. */
+static bool
+changed(const struct pass *c, uint32_t k)
+{
+	return c->nbw != NULL && !isnan(c->nbw[k]);
+}
+
+/* The transfers over changed links, as flows of the fluid model (predict/fluid.h): one per
+ * changed-link send, numbered in the trace's order (flow[] per message, msg[] per flow),
+ * across its sending host's and its receiving host's side, of capacity the slowest
+ * changed link on it and of the smallest bucket of those links (none when one has none). */
+struct links {
+	struct fluid_sim *sim;		/* NULL without changed-link sends */
+	struct fluid_flow *fl;		/* [n] the flows */
+	uint32_t *flow, *msg;		/* per message its flow, per flow its message */
+	long n;
+	double *cap;			/* per host side: its capacity, B/s */
+	struct fluid_bucket *bk;	/* per host side: its bucket */
+};
+
+/* Fill l from c's changed-link sends (c->nchanged: how many). Returns 0, or negative with e
+ * set when the fluid model refuses the capacities; release l with links_release either
+ * way. */
 static int
-fair_share(const struct pass *c, long nchanged, const double *dep, double *done, struct err *e)
+links_init(struct links *l, struct pass *c, struct err *e)
 {
 	const struct prof *p = c->p;
-	struct fluid_flow *fl = xmallocarray((size_t)nchanged + 1, sizeof *fl);
-	uint32_t *idx = xmallocarray((size_t)nchanged + 1, sizeof *idx);
-	long n = 0;
-	double *cap = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *cap);
-	struct fluid_bucket *bk = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *bk);
-	int rc;
+	double *cap;
+	struct fluid_bucket *bk;
 
+	*l = (struct links){ 0 };
+	for (long j = 0; c->nbw != NULL && j < c->nev; j++)
+		l->n += !c->ev[j].recv && changed(c, c->ev[j].msg);
+	c->nchanged = l->n;
+	if (l->n == 0)
+		return 0;
+	cap = l->cap = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *cap);
+	bk = l->bk = xmallocarray(2 * (size_t)c->nhosts + 1, sizeof *bk);
+	l->fl = xmallocarray((size_t)l->n, sizeof *l->fl);
+	l->msg = xmallocarray((size_t)l->n, sizeof *l->msg);
+	l->flow = xmallocarray((size_t)p->nmsgs + 1, sizeof *l->flow);
 	for (int r = 0; r < 2 * c->nhosts; r++) {
 		cap[r] = INFINITY;
 		bk[r] = (struct fluid_bucket){ INFINITY, c->peak_Bps };
 	}
-	for (long j = 0; j < c->nev; j++) {
+	for (long j = 0, n = 0; j < c->nev; j++) {
 		const struct replay_ev *x = &c->ev[j];
 		const struct prof_msg *m = &p->msgs[x->msg];
+		double burst = c->nburst != NULL ? c->nburst[x->msg] : 0;
 		int ha, hb;
 
-		double burst = c->nburst != NULL ? c->nburst[x->msg] : 0;
-
-		if (x->recv || isnan(c->nbw[x->msg]))
+		if (x->recv || !changed(c, x->msg))
 			continue;
-		if (n >= nchanged)
-			BUG("replay: more changed-link sends than the pass counted (%ld)", nchanged);
 		ha = c->host[x->rank];
 		hb = c->host[prof_rank(p, m->dst) - p->ranks];
-		fl[n] = (struct fluid_flow){ dep[x->msg], (double)m->bytes, { 2 * ha, 2 * hb + 1 }, 0 };
+		l->fl[n] = (struct fluid_flow){ 0, (double)m->bytes, { 2 * ha, 2 * hb + 1 }, 0 };
 		cap[2 * ha] = fmin(cap[2 * ha], c->nbw[x->msg]);
 		cap[2 * hb + 1] = fmin(cap[2 * hb + 1], c->nbw[x->msg]);
 		bk[2 * ha].burst_bytes = fmin(bk[2 * ha].burst_bytes, burst);
 		bk[2 * hb + 1].burst_bytes = fmin(bk[2 * hb + 1].burst_bytes, burst);
-		idx[n++] = x->msg;
+		l->flow[x->msg] = (uint32_t)n;
+		l->msg[n++] = x->msg;
 	}
 	for (int r = 0; r < 2 * c->nhosts; r++) {
 		if (!isfinite(cap[r]))
@@ -598,14 +556,227 @@ fair_share(const struct pass *c, long nchanged, const double *dep, double *done,
 		if (!isfinite(bk[r].burst_bytes) || !(bk[r].peak_Bps > cap[r]))
 			bk[r].burst_bytes = 0;
 	}
-	rc = fluid_run_bucket(fl, n, cap, bk, 2 * c->nhosts, e);
-	for (long k = 0; rc == 0 && k < n; k++)
-		done[idx[k]] = fl[k].done_ns;
-	free(fl);
-	free(idx);
-	free(cap);
-	free(bk);
-	return rc;
+	return fluid_sim_new(&l->sim, l->fl, l->n, cap, bk, 2 * c->nhosts, e);
+}
+
+static void
+links_release(struct links *l)
+{
+	fluid_sim_free(l->sim);
+	free(l->fl);
+	free(l->flow);
+	free(l->msg);
+	free(l->cap);
+	free(l->bk);
+}
+
+/* A send on a changed link waiting to start: when it leaves, and its flow (struct links). */
+struct departure {
+	double t_ns;
+	uint32_t flow;
+};
+
+static bool
+departure_less(struct departure a, struct departure b)
+{
+	return a.t_ns < b.t_ns || (a.t_ns == b.t_ns && a.flow < b.flow);
+}
+
+/* The departures not started yet, earliest first (a binary heap). */
+struct departures {
+	struct departure *h;
+	long n;
+};
+
+static void
+departures_push(struct departures *q, struct departure d)
+{
+	long i;
+
+	for (i = q->n++; i > 0 && departure_less(d, q->h[(i - 1) / 2]); i = (i - 1) / 2)
+		q->h[i] = q->h[(i - 1) / 2];
+	q->h[i] = d;
+}
+
+static struct departure
+departures_pop(struct departures *q)
+{
+	struct departure top = q->h[0], x = q->h[--q->n];
+	long i = 0;
+
+	for (;;) {
+		long k = 2 * i + 1;
+
+		if (k >= q->n)
+			break;
+		if (k + 1 < q->n && departure_less(q->h[k + 1], q->h[k]))
+			k++;
+		if (!departure_less(q->h[k], x))
+			break;
+		q->h[i] = q->h[k];
+		i = k;
+	}
+	if (q->n > 0)
+		q->h[i] = x;
+	return top;
+}
+
+/* Each rank's events in its own order, and where each rank is: the replay walks the ranks
+ * side by side, each as far as what it receives is known. */
+struct cursor {
+	uint32_t *ev;		/* event indices (into pass ev), rank after rank */
+	long *off;		/* [nranks + 1]: rank i's are ev[off[i]..off[i + 1]) */
+	long *at;		/* per rank: its next event, in ev */
+	int64_t *wait;		/* per rank: the message its next event receives and waits for,
+				 * -1 */
+	int *ready, nready;	/* ranks that can go on */
+};
+
+static void
+cursor_init(struct cursor *u, const struct pass *c)
+{
+	int nr = c->p->nranks;
+
+	u->off = xcalloc((size_t)nr + 2, sizeof *u->off);
+	u->ev = xmallocarray((size_t)c->nev + 1, sizeof *u->ev);
+	u->at = xmallocarray((size_t)nr + 1, sizeof *u->at);
+	u->wait = xmallocarray((size_t)nr + 1, sizeof *u->wait);
+	u->ready = xmallocarray((size_t)nr + 1, sizeof *u->ready);
+	for (long j = 0; j < c->nev; j++)
+		u->off[c->ev[j].rank + 1]++;
+	for (int i = 0; i < nr; i++)
+		u->off[i + 1] += u->off[i];
+	for (int i = 0; i < nr; i++)
+		u->at[i] = u->off[i];
+	for (long j = 0; j < c->nev; j++)
+		u->ev[u->at[c->ev[j].rank]++] = (uint32_t)j;
+	u->nready = 0;
+	for (int i = nr - 1; i >= 0; i--) {
+		u->at[i] = u->off[i];
+		u->wait[i] = -1;
+		u->ready[u->nready++] = i;
+	}
+}
+
+static void
+cursor_release(struct cursor *u)
+{
+	free(u->ev);
+	free(u->off);
+	free(u->at);
+	free(u->wait);
+	free(u->ready);
+}
+
+/* Message k's lateness is dmsg: its receiver goes on if it was waiting for it. */
+static void
+pass_known(struct pass *c, struct cursor *u, uint32_t k, double dmsg)
+{
+	int b = (int)(prof_rank(c->p, c->p->msgs[k].dst) - c->p->ranks);
+
+	c->dmsg[k] = dmsg;
+	c->known[k] = 1;
+	if (u->wait[b] == (int64_t)k) {
+		u->wait[b] = -1;
+		u->ready[u->nready++] = b;
+	}
+}
+
+/* Rank i's events, as far as it gets: up to a receive whose message's lateness is not
+ * known yet (it waits), or its end. A send on a changed link leaves at its time + D: it
+ * goes to q, to start in the fluid model in time order. */
+static void
+pass_rank(struct pass *c, struct cursor *u, struct links *l, struct departures *q, int i)
+{
+	const struct prof *p = c->p;
+
+	for (; u->at[i] < u->off[i + 1]; u->at[i]++) {
+		long j = u->ev[u->at[i]];
+		const struct replay_ev *x = &c->ev[j];
+		double seg;
+
+		if (x->recv && !c->known[x->msg]) {
+			u->wait[i] = x->msg;
+			return;
+		}
+		seg = pass_stretch(c, j);	/* once: busy_prev is at this event now */
+		if (x->recv) {
+			pass_receive(c, x, seg);
+			continue;
+		}
+		if (c->sdt != NULL)	/* the sender getting to it sooner or later */
+			c->D[i] += c->sdt[x->msg];
+		if (changed(c, x->msg))
+			departures_push(q, (struct departure){ (double)(p->msgs[x->msg].t_ns - c->t0_ns) + c->D[i],
+							       l->flow[x->msg] });
+		else
+			pass_known(c, u, x->msg, c->D[i] + (c->dt != NULL ? c->dt[x->msg] : 0.0));
+	}
+}
+
+/* Replay the events: every rank as far as it can go; then, of the next departure on a
+ * changed link and the next change in the fluid model (a transfer done, a bucket dry), the
+ * earlier: the departure starts its flow, or the model runs to the change and the
+ * transfers done then are known (done + newL against the measured arrival), which lets
+ * their receivers go on. A rank waits only for what it receives, and every receive's send
+ * comes before it in the trace: some rank can always go on until all are at their end. */
+static int
+pass_run(struct pass *c, struct err *e)
+{
+	const struct prof *p = c->p;
+	struct cursor u;
+	struct links l;
+	struct departures q = { 0 };
+	int rc;
+
+	for (int i = 0; i < p->nranks; i++) {
+		c->D[i] = 0;
+		c->busy_prev[i] = 0;
+	}
+	memset(c->known, 0, (size_t)p->nmsgs + 1);
+	c->nwoke = 0;
+	c->t0_ns = c->nev > 0 ? p->msgs[c->ev[0].msg].t_ns : 0;
+	if ((rc = links_init(&l, c, e)) < 0) {
+		links_release(&l);
+		return rc;
+	}
+	q.h = xmallocarray((size_t)l.n + 1, sizeof *q.h);
+	cursor_init(&u, c);
+	for (;;) {
+		double next;
+		const long *done;
+		long nd;
+
+		while (u.nready > 0)
+			pass_rank(c, &u, &l, &q, u.ready[--u.nready]);
+		next = l.sim != NULL ? fluid_sim_next_ns(l.sim) : INFINITY;
+		if (q.n > 0 && !(q.h[0].t_ns > next)) {
+			struct departure d = departures_pop(&q);
+
+			fluid_sim_start(l.sim, d.flow, d.t_ns);
+		} else if (isfinite(next)) {
+			fluid_sim_step(l.sim);
+		} else {
+			break;
+		}
+		done = fluid_sim_done(l.sim, &nd);
+		for (long k = 0; k < nd; k++) {
+			uint32_t m = l.msg[done[k]];
+			const struct prof_msg *pm = &p->msgs[m];
+
+			pass_known(c, &u, m, l.fl[done[k]].done_ns + c->nlat[m] -
+						     (double)((pm->t_last_ns > pm->t_ns ? pm->t_last_ns : pm->t_ns) - c->t0_ns));
+		}
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		if (u.at[i] < u.off[i + 1])
+			BUG("replay: rank %d stopped at event %ld of %ld", i, u.at[i] - u.off[i], u.off[i + 1] - u.off[i]);
+		c->D[i] += (busy_before(&c->bl[i], INT64_MAX) - c->busy_prev[i]) * (c->f[i] - 1);
+	}
+	cursor_release(&u);
+	links_release(&l);
+	free(q.h);
+	return 0;
 }
 
 /* W for a REPLAY_MEASURED receive needed at t by a rank whose previous event was at from:
@@ -1169,61 +1340,32 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	size_t nr = (size_t)p->nranks + 1, nm = (size_t)p->nmsgs + 1;
 	double *own[4] = { NULL };	/* the defaults of what in leaves NULL (per rank, and the
 					 * latencies of given bandwidths) */
-	double *D, *dmsg, *egress, *ingress, *busy_prev, *dep = NULL, *dep2 = NULL, *done = NULL, *tok, *tok_t;
+	double *D, *dmsg, *busy_prev;
+	uint8_t *known;
 	double best = -INFINITY;
 	const double *nbw;
 	long nchanged;
-	int rc = 0;
+	int rc;
 
 	if (in == NULL)
 		in = &none;
-	/* per message only what the scenario needs: the lateness of every message, and the
-	 * departures and finishing times of changed links' when it changes links */
+	/* per message the lateness of every message and whether it is known yet */
 	D = xcalloc(nr, sizeof *D);
 	busy_prev = xcalloc(nr, sizeof *busy_prev);	/* busy time before the last event */
 	dmsg = xcalloc(nm, sizeof *dmsg);
-	egress = xcalloc((size_t)t->nhosts + 1, sizeof *egress);
-	ingress = xcalloc((size_t)t->nhosts + 1, sizeof *ingress);
+	known = xcalloc(nm, sizeof *known);
 	nbw = in->bw_Bps;
-	if (nbw != NULL)
-		dep = xcalloc(nm, sizeof *dep);
-	tok = xcalloc(2 * (size_t)t->nhosts + 1, sizeof *tok);
-	tok_t = xcalloc(2 * (size_t)t->nhosts + 1, sizeof *tok_t);
 	{
 		struct pass c = { p, t->bl, t->ev, t->nev, t->need_ns, t->wait_ns, t->gap_ns,
 				  or_fill(in->busy_f, nr, 1, &own[0]), or_fill(in->wake_ns, nr, 0, &own[1]),
 				  or_fill(in->gap_f, nr, 1, &own[2]), t->kind == REPLAY_MEASURED ? in->poll_f : NULL,
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
-				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, D, busy_prev,
-				  dmsg, egress, ingress, 0, in->burst_B, p->bw_Bps, tok, tok_t };
+				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
+				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0 };
 
-		/* FIFO first, then max-min fair sharing of the departures it gave, until the
-		 * departures settle (they move with what the sharing changes) */
-		nchanged = run_pass(&c, NULL, NULL, dep);
-		if (nchanged > 0) {
-			dep2 = xcalloc(nm, sizeof *dep2);
-			done = xcalloc(nm, sizeof *done);
-		}
-		for (out->npass = 1; nchanged > 0 && out->npass < REPLAY_MAX_PASSES; out->npass++) {
-			double moved = 0;
-
-			if ((rc = fair_share(&c, nchanged, dep, done, e)) < 0)
-				break;
-			run_pass(&c, done, dep, dep2);
-			for (long k = 0; k < p->nmsgs; k++) {
-				if (!isnan(nbw[k]))
-					moved = fmax(moved, fabs(dep2[k] - dep[k]));
-			}
-			{
-				double *tmp = dep;
-
-				dep = dep2;
-				dep2 = tmp;
-			}
-			if (moved < REPLAY_SETTLED_NS)
-				break;
-		}
+		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;
+		nchanged = c.nchanged;
 	}
 	out->nchanged = nchanged;
 	out->worst = -1;
@@ -1240,43 +1382,65 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	out->run_ns = p->nranks > 0 ? best : 0;
 	for (int k = 0; k < 4; k++)
 		free(own[k]);
-	free(tok);
-	free(tok_t);
 	free(D);
 	free(busy_prev);
 	free(dmsg);
-	free(egress);
-	free(ingress);
-	free(dep);
-	free(dep2);
-	free(done);
+	free(known);
 	return rc;
 }
 
-/* An upper bound of what the replay can predict: the dedicated time with every busy phase
- * at the largest stretch, plus every receive's wake-up delay, plus every transfer on a
- * changed link twice (its sending and its receiving side) at its new rate with its new
- * latency, one after another. Delays add along the run's chains, and no chain holds an
- * event twice, so a replay that ends above it has gone wrong (its fair sharing of the
- * links did not settle) rather than found a slow run. */
-static double
-replay_bound_ns(const struct prof *p, const double *f, const double *wk, const double *nlat, const double *nbw)
+double
+replay_bound_ns(const struct replay_trace *t, const struct replay_in *in)
 {
-	double fmax_ = 1, b;
+	const struct prof *p = t->p;
+	double fmax_ = 1, b, *cap = NULL;
 
-	for (int i = 0; i < p->nranks; i++)
-		fmax_ = fmax(fmax_, f[i]);
+	for (int i = 0; in != NULL && in->busy_f != NULL && i < p->nranks; i++)
+		fmax_ = fmax(fmax_, in->busy_f[i]);
 	b = (double)prof_dedicated_ns(p) * fmax_;
+	if (in == NULL)
+		return b;
+	if (in->bw_Bps != NULL) {	/* each host side's capacity, as the replay's links_init */
+		cap = xmallocarray(2 * (size_t)t->nhosts + 1, sizeof *cap);
+		for (int r = 0; r < 2 * t->nhosts; r++)
+			cap[r] = INFINITY;
+		for (long k = 0; k < p->nmsgs; k++) {
+			const struct prof_rank *a = prof_rank(p, p->msgs[k].src), *d = prof_rank(p, p->msgs[k].dst);
+
+			if (a != NULL && d != NULL && a != d && !isnan(in->bw_Bps[k])) {
+				int sa = 2 * t->host[a - p->ranks], sd = 2 * t->host[d - p->ranks] + 1;
+
+				cap[sa] = fmin(cap[sa], in->bw_Bps[k]);
+				cap[sd] = fmin(cap[sd], in->bw_Bps[k]);
+			}
+		}
+	}
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
+		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
 		const struct prof_rank *d = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
 
-		if (d != NULL)
-			b += wk[d - p->ranks];
-		if (nbw != NULL && isfinite(nbw[k]) && nbw[k] > 0)
-			b += 2 * ((isfinite(nlat[k]) ? nlat[k] : 0) + (double)m->bytes / nbw[k] * 1e9);
+		if (d != NULL && in->wake_ns != NULL && in->wake_ns[d - p->ranks] > 0)
+			b += in->wake_ns[d - p->ranks];
+		if (cap != NULL && a != NULL && d != NULL && a != d && !isnan(in->bw_Bps[k])) {
+			double rate = fmin(cap[2 * t->host[a - p->ranks]], cap[2 * t->host[d - p->ranks] + 1]);
+			double lat = in->lat_ns != NULL && isfinite(in->lat_ns[k]) ? in->lat_ns[k] : 0;
+
+			if (rate > 0)
+				b += 2 * (lat + (double)m->bytes / rate * 1e9);
+		}
 	}
+	free(cap);
 	return b;
+}
+
+int
+replay_check_bound(struct pred_result *r, double run_ns, double bound_ns)
+{
+	if (!(run_ns > bound_ns))
+		return 0;
+	return pred_na(r, "its result, %.1f s, is above all its delays added one after another (%.1f s): "
+		       "the replay went wrong", run_ns / 1e9, bound_ns / 1e9);
 }
 
 int
@@ -1284,8 +1448,8 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 {
 	struct replay_trace t;
 	struct replay_out out = { 0 };
-	double *D, *f, *wk, *nlat, *nbw, *nburst;
-	double T = (double)prof_dedicated_ns(p), bound;
+	double *D, *f, *wk, *nlat, *nbw, *nburst, bound;
+	double T = (double)prof_dedicated_ns(p);
 	bool any = false;
 	struct p000_delay curves;
 	int rc;
@@ -1350,9 +1514,12 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	D = xcalloc((size_t)p->nranks + 1, sizeof *D);
 	replay_trace_init(&t, p, REPLAY_DEDICATED);
 	out.late_ns = D;
-	rc = replay_run(&t, &(struct replay_in){ .busy_f = f, .wake_ns = wk, .lat_ns = nlat, .bw_Bps = nbw,
-						    .burst_B = nburst },
-			&out, e);
+	{
+		struct replay_in in = { .busy_f = f, .wake_ns = wk, .lat_ns = nlat, .bw_Bps = nbw, .burst_B = nburst };
+
+		rc = replay_run(&t, &in, &out, e);
+		bound = rc == 0 ? replay_bound_ns(&t, &in) : INFINITY;
+	}
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 
@@ -1366,16 +1533,13 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		}
 	}
 	r->predicted_ns = out.run_ns;
-	bound = rc == 0 ? replay_bound_ns(p, f, wk, nlat, nbw) : INFINITY;
-	if (out.run_ns > bound) {
-		rc = pred_na(r, "its result, %.1f s, is above all its delays added one after another "
-			     "(%.1f s): its link sharing did not settle", out.run_ns / 1e9, bound / 1e9);
-	}
+	if (rc == 0)
+		rc = replay_check_bound(r, out.run_ns, bound);
 	snprintf(r->note, sizeof r->note,
-		 "%ld events replayed, %ld messages on changed links (max-min fair, %d replays); run = "
+		 "%ld events replayed, %ld messages on changed links (max-min fair, in time order); run = "
 		 "slowest rank (%d); receives wait for their messages, busy time stretched on loaded nodes, "
 		 "%ld waited-for receives on them wait for the CPU",
-		 t.nev, out.nchanged, out.npass, out.worst >= 0 ? p->ranks[out.worst].rank : -1, out.nwoke);
+		 t.nev, out.nchanged, out.worst >= 0 ? p->ranks[out.worst].rank : -1, out.nwoke);
 	replay_trace_free(&t);
 	free(D);
 	free(f);

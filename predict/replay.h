@@ -15,8 +15,10 @@
  *    link it takes newL plus its bytes at the max-min fair rate it gets among the transfers
  *    in flight (predict/fluid.h) across its host's sending and its peer's receiving side (a
  *    slower link is a host's NIC: its sends share it, so do its receives; the two
- *    directions do not); the departures come from a first replay with FIFO queues, and the
- *    replay is rerun with the shared finishing times until the departures settle;
+ *    directions do not); the replay and the sharing move on together, in time order: each
+ *    rank goes through its events as far as what it receives is known, a changed-link send
+ *    starts its transfer when the sharing's clock reaches its departure, and a transfer's
+ *    end lets its receiver go on (one schedule: there are no passes to settle);
  *  - a changed link with a burst (the scenario's `burst`: a token bucket, as tc's tbf and
  *    the testbed cap a link) gives each host side a bucket of that many bytes, filled at
  *    newB: what it holds passes at the run's measured bandwidth, only the rest at newB, so
@@ -145,7 +147,6 @@ struct replay_out {
 	double *late_ns;	/* the caller's [nranks] array or NULL: each rank's D at its end */
 	long nchanged;		/* messages on changed links */
 	long nwoke;		/* receives given a wake-up delay (in the last replay) */
-	int npass;		/* replays run: FIFO, then max-min fair until settled */
 };
 
 /* Build the trace of p (messages between two known ranks; busy phases from p->busy).
@@ -176,6 +177,20 @@ void replay_busy_split(const struct replay_trace *t, double *busy_ns);
  * previous event (from_ns, INT64_MIN none; also for messages not between two known
  * ranks), its gap (REPLAY_MEASURED, else 0) and the busy time since that event. */
 void replay_send_spans(const struct replay_trace *t, int64_t *from_ns, double *gap_ns, double *busy_ns);
+
+/* An upper bound of what replay_run can give for t under in (busy_f, wake_ns, lat_ns and
+ * bw_Bps read; in may be NULL): the dedicated time with every busy phase at the largest
+ * stretch, plus every receive's positive wake-up delay, plus every transfer on a changed
+ * link twice (its sending and its receiving side) at the capacity of the slower of its two
+ * host sides (the slowest changed link on each, as the replay shares them) with its new
+ * latency, one after another. Delays add along the run's chains of events and no chain
+ * holds an event twice, so a result above it is the replay's fault, not a slow run. */
+double replay_bound_ns(const struct replay_trace *t, const struct replay_in *in);
+
+/* The guard on a result: 0 with r untouched when run_ns is at most bound_ns
+ * (replay_bound_ns); above it, r says the replay does not apply, with both numbers, and
+ * the return is pred_na's. */
+int replay_check_bound(struct pred_result *r, double run_ns, double bound_ns);
 
 /* replay_wake_ns for rank i (index in p->ranks) behind k CPU-bound competitors: the slice
  * its node's meta recorded (RUN/meta/node-HOST.tsv sched_slice_ns) or REPLAY_SLICE_NS, and

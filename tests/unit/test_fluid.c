@@ -1,8 +1,9 @@
 /* test_fluid: max-min fair sharing of capped resources (predict/fluid.h), worked by hand:
  * a flow alone, two that start together, a short one behind a long one (not queued behind
  * it), a flow across two resources whose second one has room for a third flow, and a
- * token bucket that lets a burst through at the line's speed; and many flows over many
- * resources, checked against the capacities. */
+ * token bucket that lets a burst through at the line's speed; many flows over many
+ * resources, checked against the capacities; and the same simulation driven from outside,
+ * flow by flow, against the whole run. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -175,6 +176,64 @@ TEST(many_flows_keep_to_the_capacities)
 	CHECK_NEAR(end, lone / cap[NR] * S, 1);
 }
 
+/* The simulation driven from outside (fluid_sim_*, as the replay drives it: each flow
+ * started once the simulation has run to its start) gives the ends the whole run gives,
+ * buckets included, and hands each flow back once as done. */
+TEST(driven_from_outside_as_in_one_run)
+{
+	enum { NR = 20, NF = 600 };
+	static struct fluid_flow f[NF], g[NF];
+	static long ord[NF], seen[NF];
+	double cap[NR];
+	struct fluid_bucket bk[NR];
+	struct fluid_sim *sim;
+	unsigned x = 777;
+	struct err e;
+	long ndone = 0;
+	bool same = true, once = true;
+
+	for (int r = 0; r < NR; r++) {
+		cap[r] = 1e6 * (1 + r % 3);
+		bk[r] = (struct fluid_bucket){ r % 2 ? 0 : 2e4, 1e8 };
+	}
+	for (int i = 0; i < NF; i++) {	/* in start order */
+		x = x * 1103515245u + 12345u;
+		f[i].start_ns = (i > 0 ? f[i - 1].start_ns : 0) + (double)(x >> 8 & 0xfff) * 1e4;
+		f[i].bytes = (double)(x >> 12 & 0xffff);
+		f[i].res[0] = 2 * (int)((x >> 16) % (NR / 2));
+		f[i].res[1] = x % 5 ? 2 * (int)((x >> 4) % (NR / 2)) + 1 : -1;
+		g[i] = f[i];
+		ord[i] = i;
+	}
+	CHECK(fluid_run_bucket(f, NF, cap, bk, NR, &e) == 0);
+	CHECK(fluid_sim_new(&sim, g, NF, cap, bk, NR, &e) == 0);
+	for (int i = 0; i <= NF; i++) {
+		double t = i < NF ? f[ord[i]].start_ns : INFINITY;
+		const long *d;
+		long n;
+
+		while (fluid_sim_next_ns(sim) < t)
+			fluid_sim_step(sim);
+		if (i < NF)
+			fluid_sim_start(sim, ord[i], t);
+		d = fluid_sim_done(sim, &n);
+		for (long k = 0; k < n; k++) {
+			once = once && seen[d[k]] == 0;
+			seen[d[k]]++;
+		}
+		ndone += n;
+	}
+	for (int i = 0; i < NF; i++)
+		same = same && fabs(g[i].done_ns - f[i].done_ns) < 1 && g[i].start_ns == f[i].start_ns;
+	CHECK(same);
+	CHECK(once);
+	CHECK(ndone == NF);
+	CHECK(fluid_sim_next_ns(sim) == INFINITY);
+	fluid_sim_free(sim);
+	CHECK(fluid_sim_new(&sim, g, NF, (double[NR]){ 0 }, NULL, NR, &e) == -E_USAGE && sim == NULL);
+	fluid_sim_free(NULL);
+}
+
 int
 main(void)
 {
@@ -186,5 +245,6 @@ main(void)
 	RUN(a_bucket_passes_bursts_at_the_peak);
 	RUN(a_pair_with_thousands_in_flight);
 	RUN(many_flows_keep_to_the_capacities);
+	RUN(driven_from_outside_as_in_one_run);
 	return check_done();
 }

@@ -23,7 +23,7 @@
 #define XFER (LAT + BYTES * 1000000000LL / 12500000LL)	/* L + bytes / B, ns */
 
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
-	xchg_run[300], pingpong_run[300], rev_run[300];
+	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300];
 
 static void
 msg(FILE *f, long long t0, long long t1, int src, int dst, long long bytes)
@@ -239,6 +239,43 @@ static void
 pingpong_profile(const char *dir)
 {
 	pair_profile(dir, 0);
+}
+
+#define PANELS 40
+#define PANEL_SMALL 12500LL	/* 1 ms at 12.5 MB/s, 10 ms at 1.25 MB/s */
+#define PANEL_BIG 250000LL	/* 20 ms, 200 ms */
+#define PANEL_ONE_WAY (PANELS / 2 * (PANEL_BIG + 2 * PANEL_SMALL))	/* bytes each way */
+
+/* A factorization's panels, as ScaLAPACK's LU on two ranks sends them: each panel is a
+ * question and its answer (12.5 kB each, the second leaving 40 us after the first
+ * arrived), then the panel's owner (rank 0 and 1 in turn) sends the panel, 250 kB; the next
+ * panel starts 8 ms after that left. Both ranks are busy the whole run (they poll), so a
+ * message is needed at its receiver's next send. */
+static void
+panel_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t = FX_BASE_NS, end = t;
+
+	for (int k = 0; k < PANELS; k++) {
+		int own = k % 2, s = 1 - own;
+
+		for (int q = 0; q < 2; q++, s = 1 - s) {
+			long long arr = t + LAT + PANEL_SMALL * 80;	/* 80 ns a byte: 12.5 MB/s */
+
+			msg(m, t, arr, s, 1 - s, PANEL_SMALL);
+			t = arr + 40000;
+		}
+		msg(m, t, t + LAT + PANEL_BIG * 80, own, 1 - own, PANEL_BIG);
+		end = t + LAT + PANEL_BIG * 80;
+		t += 8 * FX_MS;
+	}
+	end += 10 * FX_MS;
+	for (int r = 0; r < 2; r++)
+		fx_phase(ph, r, "busy", FX_BASE_NS - 10 * FX_MS, end);
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, end - FX_BASE_NS + 10 * FX_MS);
 }
 
 static int
@@ -520,6 +557,78 @@ TEST(row_order_changes_nothing)
 	}
 }
 
+TEST(a_bigger_bucket_is_never_slower)
+{
+	static const long long burst[] = { 0, 20000, 125000, 500000 };
+	double last = INFINITY;
+
+	/* The link at 1.25 MB/s: each way 5.5 MB, which no bucket of B bytes lets through in
+	 * less than (5.5 MB - B) / 1.25 MB/s; and a bigger bucket only lets more through at the
+	 * line's speed, so it cannot make the run slower. The replay that shared the links by
+	 * passes (departures from one pass, finishing times for the next) swung between two
+	 * schedules here and stopped on either: 3.67 s without a bucket (below 4.4 s, faster
+	 * than the link allows) and 10.1 s with a 125 kB one */
+	for (size_t i = 0; i < sizeof burst / sizeof *burst; i++) {
+		char ini[128];
+		struct pred_result r;
+
+		snprintf(ini, sizeof ini, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nburst = %lld B\n", burst[i]);
+		CHECK(predict(panel_run, ini, &r) == 0);
+		CHECK(r.status == PRED_OK);
+		CHECK(r.predicted_ns >= (double)(PANEL_ONE_WAY - burst[i]) / 1.25e6 * 1e9);
+		CHECK(r.predicted_ns <= last);
+		last = r.predicted_ns;
+		pred_result_free(&r);
+	}
+}
+
+TEST(a_result_above_every_delay_added_up_is_refused)
+{
+	struct prof p;
+	struct replay_trace t;
+	struct pred_result r;
+	struct err e;
+	double lat[2 * ITERS], bw[2 * ITERS], f[2] = { 2, 1 }, wk[2] = { 0, 1e6 }, bound;
+
+	/* the halo at 1.25 MB/s: 1 s dedicated, and its 20 messages twice at 100 ms + L */
+	CHECK(prof_load(&p, halo_run, &e) == 0);
+	CHECK(p.nmsgs == 2 * ITERS);
+	for (int k = 0; k < 2 * ITERS; k++) {
+		lat[k] = LAT;
+		bw[k] = 1.25e6;
+	}
+	replay_trace_init(&t, &p, REPLAY_DEDICATED);
+	bound = replay_bound_ns(&t, &(struct replay_in){ .lat_ns = lat, .bw_Bps = bw });
+	CHECK_NEAR(bound, 1e9 + 2 * ITERS * 2 * (LAT + 100.0 * FX_MS), 1);
+	/* rank 0 twice as slow: all of the run at x2; rank 1's 10 receives woken 1 ms late */
+	CHECK_NEAR(replay_bound_ns(&t, &(struct replay_in){ .busy_f = f, .wake_ns = wk, .lat_ns = lat, .bw_Bps = bw }),
+		   2e9 + ITERS * 1e6 + 2 * ITERS * 2 * (LAT + 100.0 * FX_MS), 1);
+	CHECK(replay_bound_ns(&t, NULL) == 1e9);
+	replay_trace_free(&t);
+	prof_free(&p);
+
+	/* the replay's own result is below it and applies; a result above it does not, one
+	 * at it does */
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK && r.predicted_ns < bound);
+	CHECK(replay_check_bound(&r, bound, bound) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK(replay_check_bound(&r, bound + 1e6, bound) == 0);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "its result, 5.0 s, is above all its delays added one after another (5.0 s)") != NULL);
+	pred_result_free(&r);
+
+	/* A host side takes the slowest changed link on it: ws1's sends share 12.5 kB/s, so
+	 * the 125 kB message to ws2 (at 1.25 MB/s on its own link) moves 12.5 B alone, 1250 B
+	 * beside the short one to ws3 (200 ms), then the rest alone (9.899 s): done at 10.110 s,
+	 * 10.09 s late, and rank 1 ends at 10.34 s. The bound counts the same capacity (taken
+	 * from each message's own link it was 0.7 s, and refused the result) */
+	CHECK(predict(hol_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n[link ws1-ws3]\nbandwidth = 12.5 kB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (0.011 + 0.2 + 123737.5 / 12500 - 0.02) * 1e9 + 250.0 * FX_MS, 1e4);
+	pred_result_free(&r);
+}
+
 TEST(caps_of_the_trace_are_checked)
 {
 	struct prof p = { .run = "big", .nranks = 4, .nmsgs = REPLAY_MAX_MSGS, .nbusy = REPLAY_MAX_BUSY };
@@ -552,6 +661,7 @@ main(void)
 	fx_build(xchg_run, sizeof xchg_run, "xchg", xchg_profile);
 	fx_build(pingpong_run, sizeof pingpong_run, "pingpong", pingpong_profile);
 	fx_build(rev_run, sizeof rev_run, "rev", halo_rev_profile);
+	fx_build(panel_run, sizeof panel_run, "panel", panel_profile);
 	RUN(unchanged_link_gives_the_dedicated_time);
 	RUN(halo_on_a_slower_link_pays_one_transfer);
 	RUN(request_reply_pays_both);
@@ -566,6 +676,8 @@ main(void)
 	RUN(a_token_bucket_passes_the_bursts_it_holds);
 	RUN(an_exchange_does_not_chain_its_two_directions);
 	RUN(row_order_changes_nothing);
+	RUN(a_bigger_bucket_is_never_slower);
+	RUN(a_result_above_every_delay_added_up_is_refused);
 	RUN(caps_of_the_trace_are_checked);
 	return check_done();
 }
