@@ -961,11 +961,15 @@ TEST(polling_read_busy_waits)
 	poll_wait(run_dir("poll0"), false);
 	CHECK(explain(run_dir("poll"), run_dir("poll0"), &r) == 0);
 	c = find(&r, ATTR_CPU, "ws2");
-	CHECK(c != NULL && r.c[0].kind == ATTR_CPU);
-	CHECK(c != NULL && c->cost_ns >= 380.0 * FX_MS && c->cost_ns <= 420.0 * FX_MS);
+	CHECK(r.c[0].kind == ATTR_CPU);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 380.0 * FX_MS);
+		CHECK(c->cost_ns <= 420.0 * FX_MS);
+	}
 	/* rank 0's polling is no cpu cause of its own node, and no cost of nothing */
 	c = find(&r, ATTR_CPU, "ws1");
-	CHECK(c == NULL || c->cost_ns <= 5.0 * FX_MS);
+	CHECK_MSG(c == NULL || c->cost_ns <= 5.0 * FX_MS, "a cpu cause on ws1 of %.3f ms, expected none or at most 5 ms",
+		  c != NULL ? c->cost_ns / FX_MS : 0.0);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -1008,9 +1012,11 @@ TEST(queue_behind_a_slow_link)
 	queued_link(run_dir("queue"));
 	CHECK(explain(run_dir("queue"), NULL, &r) == 0);
 	c = find(&r, ATTR_LINK, NULL);
-	CHECK(c != NULL && r.c[0].kind == ATTR_LINK);
-	CHECK(c != NULL && fabs(c->cost_ns - 9 * 270.0 * FX_MS) <= 1.0 * FX_MS);
-	CHECK(c != NULL && strstr(c->evidence, "their senders waited 1.620 s behind them") != NULL);
+	CHECK(r.c[0].kind == ATTR_LINK);
+	if (CHECKED(c != NULL)) {
+		CHECK(fabs(c->cost_ns - 9 * 270.0 * FX_MS) <= 1.0 * FX_MS);
+		CHECK(strstr(c->evidence, "their senders waited 1.620 s behind them") != NULL);
+	}
 	check_sums(&r);
 	attr_result_free(&r);
 }

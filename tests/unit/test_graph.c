@@ -318,7 +318,8 @@ TEST(render)
 			fclose(f);
 		all[n] = '\0';
 		CHECK(strstr(all, "</svg>") != NULL);
-		CHECK(strstr(all, ">node&#45;7.example.org<") != NULL || strstr(all, ">node-7.example.org<") != NULL);
+		CHECK_MSG(strstr(all, ">node&#45;7.example.org<") != NULL || strstr(all, ">node-7.example.org<") != NULL,
+			  "the SVG names no node-7.example.org, escaped (&#45;) or not");
 		CHECK(strstr(all, "50 tasks/s") != NULL);
 	}
 	CHECK(graph_render(&g, "no-such-format", tmp_path("t.x"), &e) < 0);
