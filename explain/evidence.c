@@ -35,14 +35,11 @@ static int
 evid_open(struct evid *v, struct tsv_r *t, const char *path, const char *fmt, const char *const *cols)
 {
 	struct err e;
+	int rc = path != NULL ? tsv_r_open_opt(t, path, fmt, 1, cols, &e) : 1;
 
-	if (path == NULL)
-		return -1;
-	if (tsv_r_open(t, path, fmt, 1, cols, &e) == 0)
-		return 0;
-	if (access(path, F_OK) == 0 && v->bad_files++ == 0)
+	if (rc < 0 && v->bad_files++ == 0)
 		snprintf(v->bad_file, sizeof v->bad_file, "%s", e.msg);
-	return -1;
+	return rc == 0 ? 0 : -1;
 }
 
 /* The next good row of t: 1, or 0 at the end or on a read error; damaged rows counted. */

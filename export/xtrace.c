@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
@@ -232,8 +231,8 @@ read_node_load(struct xtrace *x, const char *run, int h, int64_t tck, size_t *ca
 	struct err e;
 	int rc;
 
-	if (tsv_r_open(&t, path, "nodeload", 1, load_cols, &e) < 0) {
-		if (access(path, F_OK) == 0 && x->load_bad_files++ == 0)
+	if ((rc = tsv_r_open_opt(&t, path, "nodeload", 1, load_cols, &e)) != 0) {
+		if (rc < 0 && x->load_bad_files++ == 0)
 			snprintf(x->load_bad_file, sizeof x->load_bad_file, "%s", e.msg);
 		free(path);
 		return;

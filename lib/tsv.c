@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/xalloc.h"
@@ -351,6 +352,21 @@ clear_fields(struct tsv_r *t)
 {
 	/* only the columns: field() and tsv_r_str never look past ncols */
 	memset(t->fields, 0, (size_t)t->ncols * sizeof t->fields[0]);
+}
+
+int
+tsv_r_open_opt(struct tsv_r *t, const char *path, const char *format, int max_version,
+	       const char *const *required, struct err *e)
+{
+	struct err e2;
+	int rc = tsv_r_open(t, path, format, max_version, required, &e2);
+
+	if (rc == 0)
+		return 0;
+	if (access(path, F_OK) != 0)
+		return 1;
+	*e = e2;
+	return rc;
 }
 
 int

@@ -73,6 +73,11 @@ struct tsv_r {
  * (version newer than max_version), -E_TRUNC (ends inside the header). */
 int tsv_r_open(struct tsv_r *t, const char *path, const char *format, int max_version,
 	       const char *const *required, struct err *e) WUR;
+/* tsv_r_open for a file a run may lack: 0 open, 1 when there is no file at path (nothing
+ * open, e untouched), or tsv_r_open's negative return when it is there but cannot be read
+ * as format. */
+int tsv_r_open_opt(struct tsv_r *t, const char *path, const char *format, int max_version,
+		   const char *const *required, struct err *e) WUR;
 /* Next row: 1, 0 at the end, negative on a damaged line (-E_FORMAT: wrong number of
  * fields or a NUL byte; -E_LIMIT: longer than TSV_MAX_LINE; e names file and line; the
  * caller may count it and call tsv_r_next again) or an I/O, truncation or damaged

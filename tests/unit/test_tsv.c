@@ -594,6 +594,26 @@ TEST(kv_lookup)
 	CHECK(tsv_kv_lookup(path, "stats", "complete", v, sizeof v, &e) == -E_FORMAT);
 }
 
+/* A file a run may lack: absent is 1 with e untouched, there but not the format is
+ * tsv_r_open's error, there and right is open. */
+TEST(open_optional)
+{
+	static const char *const need[] = { "a", NULL };
+	const char *path = tmp("opt.tsv");
+	struct tsv_r t;
+	struct err e = { 0 };
+
+	remove(path);
+	CHECK(tsv_r_open_opt(&t, path, "opt", 1, need, &e) == 1);
+	CHECK(e.msg[0] == '\0');
+	CHECK(write_file(path, "garbage\n", 8) == 0);
+	CHECK(tsv_r_open_opt(&t, path, "opt", 1, need, &e) == -E_FORMAT);
+	CHECK(strstr(e.msg, "opt.tsv") != NULL);
+	CHECK(write_file(path, "# contend-opt 1\na\n1\n", 21) == 0);
+	if (CHECKED(tsv_r_open_opt(&t, path, "opt", 1, need, &e) == 0))
+		tsv_r_close(&t);
+}
+
 int
 main(void)
 {
@@ -611,5 +631,6 @@ main(void)
 	RUN(bad_fields);
 	RUN(cut_gzip);
 	RUN(kv_lookup);
+	RUN(open_optional);
 	return check_done();
 }
