@@ -86,6 +86,27 @@ tb_cpu_dirs(int instance, int ws, char bufs[2][256], const char *dirs[3])
 	dirs[2] = NULL;
 }
 
+int
+tb_cpu_join_launch(int instance, struct err *e)
+{
+	char bufs[2][256], path[600], pid[24];
+	const char *dirs[3];
+
+	tb_cpu_dirs(instance, TB_LAUNCH, bufs, dirs);
+	snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+	for (int k = 0; dirs[k] != NULL; k++) {
+		snprintf(path, sizeof path, "%s/cgroup.procs", dirs[k]);
+		if (!tb_exists(dirs[k]))
+			return err_set(e, E_UNSUP, "testbed %d has no launchers' cgroup '%s' (made before it "
+				       "existed: run 'up' again)", instance, dirs[k]);
+		if (tb_write_file(path, pid, e) < 0) {
+			err_prefix(e, "cannot join cgroup '%s'", dirs[k]);
+			return -E_IO;
+		}
+	}
+	return 0;
+}
+
 /* The CPUs of a cpuset list ("0", "0,2-3"); 0 when it does not parse. */
 static int
 cpus_in(const char *list)
@@ -128,6 +149,18 @@ tb_cpu_up(const struct tb_conf *c, struct err *e)
 	    set_value(dir, "cpuset.mems", mems, e) < 0)
 		return -E_IO;
 	tb_cgroup_dir(c->instance, "cpu", 0, dir, sizeof dir);
+	if (ensure_dir(c->instance, dir, e) < 0)
+		return -E_IO;
+	/* the launchers' group, beside the workstations' with the default weight: mpirun runs on
+	 * the host's cores, where it must get its fair share, as a node's daemons do, and not
+	 * what a weight given to the instance (bench/, tests/e2e/) leaves to the machine's other
+	 * processes (Open MPI's start-up took 9 s beside a CPU-bound competitor on a whole-core
+	 * workstation: hwloc moves mpirun onto every core in turn) */
+	tb_cgroup_dir(c->instance, "cpuset", TB_LAUNCH, dir, sizeof dir);
+	if (ensure_dir(c->instance, dir, e) < 0 || set_value(dir, "cpuset.cpus", cpus, e) < 0 ||
+	    set_value(dir, "cpuset.mems", mems, e) < 0)
+		return -E_IO;
+	tb_cgroup_dir(c->instance, "cpu", TB_LAUNCH, dir, sizeof dir);
 	if (ensure_dir(c->instance, dir, e) < 0)
 		return -E_IO;
 	for (int i = 1; i <= c->nws; i++) {
@@ -177,7 +210,8 @@ each_task(int instance, void (*fn)(pid_t pid, void *arg), void *arg)
 
 			if (strcmp(de->d_name, "..") == 0)
 				continue;
-			if (strcmp(de->d_name, ".") != 0 && strncmp(de->d_name, "ws", 2) != 0)
+			if (strcmp(de->d_name, ".") != 0 && strncmp(de->d_name, "ws", 2) != 0 &&
+			    strcmp(de->d_name, "launch") != 0)
 				continue;
 			snprintf(path, sizeof path, "%s/%s/cgroup.procs", parent, de->d_name);
 			f = fopen(path, "re");

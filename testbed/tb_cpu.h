@@ -13,8 +13,15 @@ int tb_cpu_count(void);
 
 /* Create (journalled) and set the cgroups of every workstation of c:
  * cpuset.cpus = ws.cpus, cpuset.mems as the root's, cpu.cfs_quota_us = cpu_pct% of
- * cpu.cfs_period_us (100 ms). Returns 0 or negative with e set. */
+ * cpu.cfs_period_us (10 ms; 100 ms below 10 %), no quota for a share of all of its cores;
+ * and the launchers' (TB_LAUNCH): every CPU, no quota, the default weight. Returns 0 or
+ * negative with e set. */
 int tb_cpu_up(const struct tb_conf *c, struct err *e) WUR;
+
+/* Move the calling process into the launchers' cgroups of the instance (tb_cpu_up), so that
+ * mpirun and what it starts on the host share the workstations' cores fairly. Returns 0 or
+ * negative with e set (E_UNSUP: a testbed made before that cgroup existed). */
+int tb_cpu_join_launch(int instance, struct err *e) WUR;
 
 /* The two cgroup directories of workstation ws (cpuset, cpu) into dirs[0..1], dirs[2] NULL.
  * bufs holds the strings (2 x 256 bytes). */

@@ -99,6 +99,8 @@ tb_cgroup_dir(int instance, const char *controller, int ws, char *buf, size_t le
 {
 	if (ws == 0)
 		snprintf(buf, len, "%s/%s/contend-testbed-%d", TB_CGROUP_ROOT, controller, instance);
+	else if (ws == TB_LAUNCH)
+		snprintf(buf, len, "%s/%s/contend-testbed-%d/launch", TB_CGROUP_ROOT, controller, instance);
 	else
 		snprintf(buf, len, "%s/%s/contend-testbed-%d/ws%d", TB_CGROUP_ROOT, controller, instance,
 			 ws);

@@ -10,6 +10,7 @@
 #include "lib/err.h"
 
 #define TB_MAX_WS 32		/* workstations per instance */
+#define TB_LAUNCH (-1)		/* tb_cgroup_dir: the launchers' cgroup */
 #define TB_MAX_INSTANCE 99	/* instances 0..99: subnets 10.100.x.0 .. 10.199.x.0 */
 #define TB_STATE_ROOT "/run/contend-testbed"
 #define TB_CGROUP_ROOT "/sys/fs/cgroup"
@@ -52,7 +53,8 @@ void tb_name_uplink(int instance, int subnet, char *buf, size_t len);	/* c<K>r<s
 void tb_addr(int instance, int subnet, int host, char *buf, size_t len);
 /* The prefix every instance name starts with, "c<K>" (followed by a letter). */
 void tb_name_prefix(int instance, char *buf, size_t len);
-/* The instance's cgroup directory for a controller ("cpu", "cpuset"); ws 0 = the parent. */
+/* The instance's cgroup directory for a controller ("cpu", "cpuset"); ws 0 = the parent,
+ * TB_LAUNCH the launchers' (tb_cpu.h). */
 void tb_cgroup_dir(int instance, const char *controller, int ws, char *buf, size_t len);
 /* State directory /run/contend-testbed/<K> and a file in it. */
 void tb_state_path(int instance, const char *file, char *buf, size_t len);

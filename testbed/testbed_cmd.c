@@ -1032,6 +1032,13 @@ sub_mpirun(int argc, char **argv)
 			fprintf(stderr, "%s%s", k ? " " : "", av[k]);
 		fputc('\n', stderr);
 	}
+	{
+		struct err e = { .code = 0 };
+
+		if (tb_cpu_join_launch(instance, &e) < 0)
+			fprintf(stderr, "contend: testbed mpirun: warning: %s; the launcher runs where it was "
+				"started\n", e.msg);
+	}
 	fflush(stdout);
 	execvp(av[0], (char *const *)av);
 	die("testbed mpirun: cannot run '%s': %s", av[0], strerror(errno));

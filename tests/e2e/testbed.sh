@@ -147,6 +147,22 @@ else
 	flunk ompi-stencil-across-bridge "wall '$w';$why ws2 rx+$d2, bridge itself +$dbr; $(echo "$out" | tail -n 2 | tr '\n' ' ')"
 fi
 
+# --- the launcher shares the cores fairly: `testbed mpirun` execs mpirun in the instance's
+# launchers' cgroup (a weight given to the instance must not starve it beside a competitor)
+"$C" testbed --instance "$K" mpirun -np 1 --hosts ws1 -- sleep 2 >/dev/null 2>&1 &
+lpid=$!
+sleep 0.5
+cg=$(grep -E '^[0-9]+:cpu(,[a-z]+)*:' /proc/$lpid/cgroup 2>/dev/null)
+cs=$(grep -E '^[0-9]+:cpuset:' /proc/$lpid/cgroup 2>/dev/null)
+comm=$(cat /proc/$lpid/comm 2>/dev/null)
+wait $lpid 2>/dev/null
+if [ "$comm" = mpirun ] && [ "${cg##*:}" = "/contend-testbed-$K/launch" ] &&
+	[ "${cs##*:}" = "/contend-testbed-$K/launch" ]; then
+	pass launcher-in-its-cgroup
+else
+	flunk launcher-in-its-cgroup "pid $lpid '$comm': cpu '$cg', cpuset '$cs'"
+fi
+
 # --- MPICH across the bridge
 b=$(counter c${K}v3 tx_bytes)
 out=$(job 20 mpirun --mpich -np 3 -- "$WM/ring" -i 20 -m 64k -q 2>&1)
