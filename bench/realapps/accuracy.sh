@@ -35,7 +35,7 @@
 #               results go to RESULTS (default a directory under /tmp, printed at the end)
 #   -q          print only the tables and errors
 # Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUTS (default 4x1; 4x2
-# supported; 2x1 alone, with PCT=100 for a core per workstation and no quota), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
+# and 4x4 supported; 2x1 alone, with PCT=100 for a core per workstation and no quota), MPIS (default "ompi mpich": MPICH runs lu and qr only), SCENARIOS (default
 # "cpu1 cpu2 link both agg strict"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
 # BURST, STRICT_BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for
 # p000 and the replay, from `contend predict --calibrate-delay-comm`; default: measured on the
@@ -127,7 +127,7 @@ for sc in $SCENARIOS; do
 	*) echo "realapps-accuracy: unknown scenario '$sc' (cpu1 cpu2 link both agg strict)" >&2; exit 2 ;; esac
 done
 for l in $LAYOUTS; do
-	case $l in 4x1 | 4x2) NWS=4 ;; 2x1) NWS=2 ;; *) echo "realapps-accuracy: unknown layout '$l' (4x1, 4x2, 2x1)" >&2; exit 2 ;; esac
+	case $l in 4x1 | 4x2 | 4x4) NWS=4 ;; 2x1) NWS=2 ;; *) echo "realapps-accuracy: unknown layout '$l' (4x1, 4x2, 4x4, 2x1)" >&2; exit 2 ;; esac
 done
 # 2x1 (two workstations: with PCT=100 a core each, no quota) runs alone: its testbed has two
 # workstations, and agg needs four

@@ -9,7 +9,8 @@
 #
 # Usage: sh bench/realapps/run.sh PROG LAYOUT MPI [OPTIONS]
 #   PROG     lammps lu qr mpb fel garli (see `run.sh --list`)
-#   LAYOUT   4x1 (4 workstations, 1 rank each), 4x2 (2 ranks each: 8 ranks) or 2x1 (2
+#   LAYOUT   4x1 (4 workstations, 1 rank each), 4x2 (2 ranks each: 8 ranks), 4x4 (4 ranks
+#            each: 16 ranks; GARLI not: one replicate a rank) or 2x1 (2
 #            workstations, 1 rank each: with PCT=100 a core each and no quota)
 #   MPI      ompi or mpich
 #   --collect 'OPTS'   wrap every rank in `contend collect -q OPTS -o RUN --`
@@ -79,15 +80,15 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $LAYOUT in 4x1) NP=4 NWS=4 ;; 4x2) NP=8 NWS=4 ;; 2x1) NP=2 NWS=2 ;;
-*) echo "realapps: unknown layout '$LAYOUT' (4x1, 4x2, 2x1)" >&2; exit 2 ;; esac
+case $LAYOUT in 4x1) NP=4 NWS=4 ;; 4x2) NP=8 NWS=4 ;; 4x4) NP=16 NWS=4 ;; 2x1) NP=2 NWS=2 ;;
+*) echo "realapps: unknown layout '$LAYOUT' (4x1, 4x2, 4x4, 2x1)" >&2; exit 2 ;; esac
 case $MPI in ompi) MPIOPT="" ;; mpich) MPIOPT=--mpich ;; *) echo "realapps: unknown MPI '$MPI' (ompi, mpich)" >&2; exit 2 ;; esac
 # MPICH 4.0.2 over UCX 1.13 left to choose its transports hangs in MPI_Finalize on the
 # testbed once the program is done, and the ranks' exec time (what a prediction starts
 # from) then holds seconds of polling. With one rank per workstation UCX carries every
 # message over TCP anyway, so 4x1 forces it (as the testbed did before workstations had
-# IPC namespaces of their own); 4x2 keeps shared memory between a workstation's ranks.
-[ "$MPI" = mpich ] && [ "$LAYOUT" != 4x2 ] && MPIOPT="--mpich --tcp"
+# IPC namespaces of their own); 4x2 and 4x4 keep shared memory between a workstation's ranks.
+[ "$MPI" = mpich ] && [ $NP -eq $NWS ] && MPIOPT="--mpich --tcp"
 [ -z "$LOPT" ] || [ "$MPI" = ompi ] || { echo "realapps: --ucx is for Open MPI (MPICH runs over UCX always)" >&2; exit 2; }
 case $SCEN in none | cpu1 | cpu2 | link | both | agg | strict) ;; *) echo "realapps: unknown scenario '$SCEN'" >&2; exit 2 ;; esac
 [ "$SCEN" = agg ] && [ $NWS -lt 4 ] && { echo "realapps: agg needs 4 workstations (layout $LAYOUT has $NWS)" >&2; exit 2; }
@@ -126,6 +127,7 @@ fel)
 garli)
 	need /usr/lib/garli/bin/Garli-mpi garli-mpi
 	[ "$MPI" = ompi ] || { echo "realapps: Debian's garli-mpi is built for Open MPI only" >&2; exit 2; }
+	[ $NP -le 8 ] || { echo "realapps: GARLI runs one replicate a rank: at most 8 ranks (layout $LAYOUT has $NP)" >&2; exit 2; }
 	set -- /usr/lib/garli/bin/Garli-mpi -$NP garli.conf
 	END="" ;;
 *) echo "realapps: unknown program '$PROG' (run.sh --list)" >&2; exit 2 ;;
@@ -163,7 +165,7 @@ cd "${INPUTS:-$W}" || exit 1
 case $PROG in
 lu | qr)
 	dat=$(echo "$PROG" | tr a-z A-Z).dat
-	case $NP in 2) P=1 Q=2 ;; 4) P=2 Q=2 ;; *) P=2 Q=4 ;; esac
+	case $NP in 2) P=1 Q=2 ;; 4) P=2 Q=2 ;; 8) P=2 Q=4 ;; *) P=4 Q=4 ;; esac
 	# the size is the file's, 200 for the short form; on 2x1 (whole cores, no quota: the
 	# file's problem takes 0.02 s there) K problems of size N, the largest the test's
 	# memory takes on two ranks

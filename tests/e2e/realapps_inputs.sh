@@ -1,7 +1,7 @@
 #!/bin/sh
 # realapps_inputs: bench/realapps/run.sh writes each layout's inputs as it means to (no
 # testbed: `run.sh PROG LAYOUT MPI --inputs DIR`). ScaLAPACK's LU and QR keep their file's
-# size on 4x1 and 4x2 (a 2x1 change once turned that size into a control byte and the tests
+# size on 4x1, 4x2 and 4x4 (a 2x1 change once turned that size into a control byte and the tests
 # refused their input) with the layout's process grid, and on 2x1 take 20 problems on a
 # 1 x 2 grid with two block sizes.
 set -u
@@ -20,13 +20,13 @@ trap 'exit 1' INT TERM
 value() { awk -v w="$2" 'index($0, w) { sub(/ +[A-Za-z].*$/, ""); print; exit }' "$1"; }
 for p in lu qr; do
 	dat=$(echo "$p" | tr a-z A-Z).dat
-	for l in 4x1 4x2 2x1; do
+	for l in 4x1 4x2 4x4 2x1; do
 		d=$T/$p-$l
 		CONTEND=$CONTEND sh "$TOP/bench/realapps/run.sh" "$p" "$l" ompi --inputs "$d" >"$d.out" 2>&1
 		rc=$?
 		check "$p-$l/exit" "[ $rc -eq 0 ] && [ -s '$d/$dat' ]" "exit $rc: $(tail -n 2 "$d.out" | tr '\n' ' ')"
 		want=$(value "$TOP/bench/realapps/inputs/$dat" "values of M")
-		case $l in 4x1) P=2 Q=2 ;; 4x2) P=2 Q=4 ;; 2x1) P=1 Q=2 ;; esac
+		case $l in 4x1) P=2 Q=2 ;; 4x2) P=2 Q=4 ;; 4x4) P=4 Q=4 ;; 2x1) P=1 Q=2 ;; esac
 		if [ "$l" = 2x1 ]; then
 			check "$p-$l/sizes" '[ "$(value "$d/$dat" "number of problems sizes")" = 20 ] &&
 				[ "$(value "$d/$dat" "values of N" | wc -w)" = 20 ]' \
