@@ -555,19 +555,19 @@ hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const ch
 	*own = false;
 	if (t == NULL || rule < 0)
 		return rule;
-	/* the kind's own cells first; a master/slave run has no other (fixed work says nothing) */
-	for (int pass = 0; pass < 2 && (pass == 0 || kind != HL_FARM); pass++) {
-		int scope = pass == 0 ? kind : -1, need = pass == 0 ? HL_PICK_KIND_MIN : HL_PICK_MIN, nrule = 0;
-		int best = rule;
+	/* the kind's own cells only: a model's error on one kind of program says little about
+	 * another (p000 is within 3 % of GARLI's CPU cells and 24-52 % above LU's) */
+	if (kind < 0)
+		return rule;
+	{
+		int nrule = 0, best = rule;
 		double best_mean = INFINITY;
 
-		if (pass == 0 && kind < 0)
-			continue;
 		for (int k = 0; k < t->n; k++)
 			nrule += strcmp(t->cells[k].model, ms[rule]->name) == 0 &&
-				 in_scope(&t->cells[k], leave_out, scen_class, scope, kind);
-		if (nrule < need)
-			continue;
+				 in_scope(&t->cells[k], leave_out, scen_class, kind, kind);
+		if (nrule < HL_PICK_MIN)
+			return rule;
 		for (int i = 0; i < nm; i++) {
 			double sum_i = 0, sum_r = 0;
 			int n = 0, wins = 0;
@@ -577,7 +577,7 @@ hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const ch
 			for (int k = 0; k < t->n; k++) {
 				const struct hl_cell *c = &t->cells[k], *d;
 
-				if (strcmp(c->model, ms[rule]->name) != 0 || !in_scope(c, leave_out, scen_class, scope, kind) ||
+				if (strcmp(c->model, ms[rule]->name) != 0 || !in_scope(c, leave_out, scen_class, kind, kind) ||
 				    (d = twin(t, c, ms[i]->name)) == NULL)
 					continue;
 				sum_r += fabs(log_err(c));
@@ -585,16 +585,15 @@ hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const ch
 				wins += fabs(log_err(d)) < fabs(log_err(c));
 				n++;
 			}
-			if (n >= need && wins >= HL_PICK_WIN * n && sum_i < sum_r && sum_i / n < best_mean) {
+			if (n >= HL_PICK_MIN && wins >= HL_PICK_WIN * n && sum_i < sum_r && sum_i / n < best_mean) {
 				best = i;
 				best_mean = sum_i / n;
 			}
 		}
 		*ncmp = nrule;
-		*own = pass == 0;
+		*own = true;
 		return best;
 	}
-	return rule;
 }
 
 /* The HL_COVER central quantiles of model's signed errors over the cells in scope, as

@@ -6,9 +6,8 @@
  * (model_run refuses a model that does not see a resource the scenario changes; p001 counts
  * only for master/slave runs of 3 ranks or more, the load balancing paper 003 Sec. 5 leaves
  * out), unless the error table says otherwise: on the measured cells of this class of
- * scenario (the kind's own when it has HL_PICK_KIND_MIN of them, else every kind but the
- * master/slave one; a master/slave run only from its own kind), another model that gave a
- * number wins when it is closer to the measured median than the rules' pick on at least
+ * scenario and of the run's kind (none for a run of no known kind), another model that gave
+ * a number wins when it is closer to the measured median than the rules' pick on at least
  * HL_PICK_WIN of HL_PICK_MIN or more shared cells and on average (|log(measured/predicted)|).
  *
  * The interval around the pick's prediction P: the empirical quantiles (HL_COVER central)
@@ -36,8 +35,7 @@
 #define HL_MIN_CELLS 3		/* cells of the run's kind below which the kind's own do not count */
 #define HL_COVER 0.8		/* the interval's nominal central share */
 #define HL_SHRINK 4.0		/* cells the wider pool's quantiles are worth against a narrower one's */
-#define HL_PICK_MIN 4		/* shared cells below which the data does not override the rules */
-#define HL_PICK_KIND_MIN 8	/* ... of the run's kind, below which every kind is compared */
+#define HL_PICK_MIN 8		/* shared cells of the run's kind below which the rules stand */
 #define HL_PICK_WIN 0.75	/* share of the shared cells the other model must be closer on */
 #define HL_MAX_CELLS 100000	/* rows kept from an error table */
 

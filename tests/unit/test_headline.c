@@ -360,19 +360,64 @@ TEST(the_data_overrides_the_rules_only_with_enough_cells)
 	CHECK(t.n == 17);	/* "contend" and the damaged row */
 	CHECK(t.skipped == 2);
 	fake(ms, rs, pred);
-	/* link: p003 closer than the replay on all 4 programs' cells */
-	CHECK(hl_pick_data(&t, NULL, HL_HALO, "link", ms, rs, 6, 5, &n, &own) == 0);
-	CHECK(n == 4);
-	CHECK(!own);
-	/* leave a out: 3 cells, fewer than HL_PICK_MIN, the rules stand */
-	CHECK(hl_pick_data(&t, "a", HL_HALO, "link", ms, rs, 6, 5, &n, &own) == 5);
+	/* link: p003 closer than the replay on 3 halo programs' cells and 1 collective one,
+	 * fewer than HL_PICK_MIN of the kind: the rules stand, and the other kind's cell does
+	 * not make up the number */
+	CHECK(hl_pick_data(&t, NULL, HL_HALO, "link", ms, rs, 6, 5, &n, &own) == 5);
 	CHECK(n == 0);
 	/* a master/slave run is not judged on fixed-work programs */
 	CHECK(hl_pick_data(&t, NULL, HL_FARM, "link", ms, rs, 6, 5, &n, &own) == 5);
 	/* cpu: no p003 cell, the replay stays */
 	CHECK(hl_pick_data(&t, NULL, HL_HALO, "cpu", ms, rs, 6, 5, &n, &own) == 5);
-	CHECK(n == 5);
 	hl_table_free(&t);
+}
+
+/* Eight halo programs on which p003 is closer than the replay under link, three collective
+ * ones the same, and none of another kind. */
+TEST(the_data_overrides_the_rules_on_the_runs_own_kind)
+{
+	const struct model *ms[8];
+	struct pred_result rs[8];
+	const double pred[] = { 1.3, 0, 0, 0, 0, 1.0 };	/* p003 1.3 s, replay 1.0 s */
+	char path[320];
+	struct hl_table t;
+	struct err e;
+	FILE *f;
+	int n;
+	bool own;
+
+	snprintf(path, sizeof path, "%s.kinds", table);
+	f = fopen(path, "w");
+	if (!CHECKED(f != NULL))
+		return;
+	fputs("# contend-accuracy 1\n"
+	      "workload\tscenario\tmodel\tpredicted_ns\tmeasured_ns\tmeasured_min_ns\tmeasured_max_ns\tkind\n", f);
+	for (int i = 0; i < 11; i++) {
+		const char *kind = i < 8 ? "halo" : "collective";
+
+		fprintf(f, "p%d-4x1\tlink\treplay\t100\t70\t70\t70\t%s\n", i, kind);
+		fprintf(f, "p%d-4x1\tlink\tp003\t75\t70\t70\t70\t%s\n", i, kind);
+	}
+	fclose(f);
+	if (!CHECKED(hl_table_load(&t, path, &e) == 0))
+		return;
+	CHECK(t.n == 22);
+	fake(ms, rs, pred);
+	/* a halo run: 8 cells of its kind, p003 closer on all of them */
+	CHECK(hl_pick_data(&t, NULL, HL_HALO, "link", ms, rs, 6, 5, &n, &own) == 0);
+	CHECK(n == 8);
+	CHECK(own);
+	/* one of them left out: 7, the rules stand */
+	CHECK(hl_pick_data(&t, "p0", HL_HALO, "link", ms, rs, 6, 5, &n, &own) == 5);
+	CHECK(n == 0);
+	/* a collective run has 3 cells of its own: the 8 halo ones do not count for it */
+	CHECK(hl_pick_data(&t, NULL, HL_COLLECTIVE, "link", ms, rs, 6, 5, &n, &own) == 5);
+	CHECK(n == 0);
+	/* nor for a run of no known kind */
+	CHECK(hl_pick_data(&t, NULL, -1, "link", ms, rs, 6, 5, &n, &own) == 5);
+	CHECK(n == 0);
+	hl_table_free(&t);
+	remove(path);
 }
 
 TEST(the_interval_is_the_shrunk_quantiles_of_the_measured_errors)
@@ -567,6 +612,7 @@ main(void)
 	RUN(the_scope_rules_pick_in_order);
 	RUN(a_farm_under_a_link_is_p001s);
 	RUN(the_data_overrides_the_rules_only_with_enough_cells);
+	RUN(the_data_overrides_the_rules_on_the_runs_own_kind);
 	RUN(the_interval_is_the_shrunk_quantiles_of_the_measured_errors);
 	RUN(the_quantiles_are_the_conformal_ranks);
 	RUN(built_in_errors_match_bench_results);
