@@ -105,6 +105,7 @@ lammps)
 	need /usr/bin/lmp lammps
 	[ "$MPI" = ompi ] || { echo "realapps: Debian's lammps is built for Open MPI only" >&2; exit 2; }
 	steps=150; [ $SMALL -eq 1 ] && steps=30; [ $SMALL -eq 0 ] && [ "$LAYOUT" = 2x1 ] && steps=900
+	[ $SMALL -eq 0 ] && [ "$LAYOUT" = 4x4 ] && steps=50
 	set -- /usr/bin/lmp -in "$IN/lammps-lj.in" -var steps $steps -log none
 	END="^Total wall time" ;;
 lu | qr)
@@ -171,6 +172,8 @@ lu | qr)
 	# memory takes on two ranks
 	n='\1' k=1 nb=""
 	[ $SMALL -eq 1 ] && n=200
+	# 4x4: 16 ranks at an eighth of a core each (LU's N = 500 took 61 s there)
+	[ $SMALL -eq 0 ] && [ "$LAYOUT" = 4x4 ] && { [ "$PROG" = lu ] && n=256 || n=200; }
 	if [ $SMALL -eq 0 ] && [ "$LAYOUT" = 2x1 ]; then
 		k=20 nb="32 64"
 		if [ "$PROG" = lu ]; then n=800; else n=400 nb="16 32"; fi
