@@ -130,8 +130,10 @@ times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
 /* Count in n[i] rank i's receives that the replay takes as found waiting (REPLAY_MEASURED:
  * needed on arrival, after idle time) and that came inside one of its busy phases: the
  * phase's first event, in its first REPLAY_GRAIN_NS (the phase is the work the message
- * brought, its interval read busy from the arrival on), or an answer between two sends of
- * the rank closer than that. The rank got the CPU inside the phase, so the samples counted
+ * brought, its interval read busy from the arrival on), or one its rank answered or replied
+ * to, its next send closer than that and still in the phase (predict/replay.c
+ * trace_receive_keys: polling read busy). The rank got the CPU inside the phase, so the
+ * samples counted
  * the message's wake-up delay in the phase's run-queue wait, which the cpu cause takes
  * out with the rest. (An exchange's receive taken after the rank's own half is counted
  * too: a slight undercount of the wait then.) */
@@ -162,8 +164,8 @@ woke_in_busy(const struct side *s, long *n)
 			}
 			for (; r < nr && rv[r] < b->t_end_ns; r++) {
 				j = at_or_after(sd, ns, rv[r]);
-				n[i] += j > 0 && j < ns && rv[r] - sd[j - 1] < REPLAY_GRAIN_NS &&
-					sd[j] - rv[r] < REPLAY_GRAIN_NS;
+				n[i] += j < ns && sd[j] - rv[r] < REPLAY_GRAIN_NS &&
+					((j > 0 && rv[r] - sd[j - 1] < REPLAY_GRAIN_NS) || sd[j] < b->t_end_ns);
 			}
 		}
 	}

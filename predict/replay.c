@@ -787,13 +787,15 @@ pass_run(struct pass *c, struct err *e)
 }
 
 /* W for a REPLAY_MEASURED receive needed at t by a rank whose previous event was at from:
- * every idle stretch since then, or 0 when it was busy with earlier work at t. Between two
+ * every idle stretch since then, or 0 when it was busy with earlier work at t (a phase
+ * begun more than the grain before; not when needed on arrival all the same, on_arrival:
+ * the rank replied to it, trace_receive_keys, and was polling). Between two
  * events a rank has nothing else to wait for: the busy stretches in between are work that
  * comes before the message whatever its arrival, the idle ones could all have gone. Demand
  * phases break a long wait into pieces (a polling loop's rare user tick reads as a busy
  * interval), and only the last piece would let a faster sender's gain through. */
 static double
-idle_before(const struct replay_busy *b, int64_t t, int64_t from)
+idle_before(const struct replay_busy *b, int64_t t, int64_t from, bool on_arrival)
 {
 	long i = phase_at(b, t);
 	const struct prof_busy *ph = i >= 0 && t < bph(b, i)->t_end_ns ? bph(b, i) : NULL;
@@ -801,7 +803,7 @@ idle_before(const struct replay_busy *b, int64_t t, int64_t from)
 	double idle;
 
 	if (ph != NULL) {
-		if (ph->t_start_ns < t - REPLAY_GRAIN_NS)
+		if (ph->t_start_ns < t - REPLAY_GRAIN_NS && !on_arrival)
 			return 0;	/* busy with earlier work */
 		at = ph->t_start_ns;
 	}
@@ -896,7 +898,7 @@ trace_wait(struct replay_trace *t, struct waits *w, long x)
 		if (v->recv && v->answer && from != INT64_MIN)
 			W = (double)(at - from);
 		else if (v->recv)
-			W = idle_before(b, at, from);
+			W = idle_before(b, at, from, v->woke);
 		t->gap_ns[x] = from != INT64_MIN ? fmax((double)(at - from) - (busy - w->prev_busy[v->rank]) - W, 0) : 0;
 	} else if (v->recv) {
 		W = dedicated_wait(b, at, from);
@@ -1187,14 +1189,15 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 		int b = di[k];
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
 		const struct prof_busy *ph;
-		int answer = 0;
+		int answer = 0, replied = 0;
 
 		if (!two_ranks(si, di, k))
 			continue;
 		/* a message that came while its receiver was busy was needed when it stopped, or at
 		 * its next send if that is sooner (what it sends may carry what it received);
 		 * unless it came within the phases' grain of the phase's start: then the receiver
-		 * was waiting for it, and the work it started is the message's */
+		 * was waiting for it, and the work it started is the message's; or (REPLAY_MEASURED)
+		 * unless the receiver sent next within that grain: it replied to it */
 		ph = NULL;
 		{
 			long i = phase_near(&bl[b], arr, &hint[b]);
@@ -1208,11 +1211,17 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 
 			/* between a send of the rank and its next, both closer than the samples
 			 * see: it was waiting for this message (a ping-pong in a polling loop
-			 * whose stray user tick made the interval busy) */
+			 * whose stray user tick made the interval busy), an answer, its W all
+			 * the time since the previous send */
 			answer = j > 0 && j < r->n && arr - send_t(r, j - 1) < REPLAY_GRAIN_NS &&
 				 send_t(r, j) - arr < REPLAY_GRAIN_NS;
+			/* its next send that close and still inside the phase: it replied, the
+			 * phase (polling read busy, begun by a stray user tick) is no earlier
+			 * work; its W the idle time since its previous event */
+			replied = answer || (j < r->n && send_t(r, j) - arr < REPLAY_GRAIN_NS &&
+					     send_t(r, j) < ph->t_end_ns);
 		}
-		if (ph != NULL && !answer && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
+		if (ph != NULL && !replied && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
 			int64_t nx = next_send(&sd[b], arr);
 
 			need = nx < ph->t_end_ns ? nx : ph->t_end_ns;

@@ -79,8 +79,11 @@ enum replay_kind {
 	REPLAY_MEASURED,	/* explain (docs/explain.md, "Method"): W is every idle stretch since
 				 * the rank's previous event; a message arriving in a busy phase
 				 * between two sends of its receiver, both within REPLAY_GRAIN_NS,
-				 * was waited for; the idle time before a send that is not W is
-				 * the rank's gap, scaled by replay_in gap_f */
+				 * was waited for (W all the time since), and so was one its
+				 * receiver replied to, sending next within REPLAY_GRAIN_NS and
+				 * inside that phase (W its idle time since); the idle time before
+				 * a send that is not W is the rank's gap, scaled by replay_in
+				 * gap_f */
 };
 /* Only predict's reading (REPLAY_DEDICATED) takes an exchange's receive after the rank's
  * own half (the exchange rule above); explain's (REPLAY_MEASURED) chains it, which was

@@ -7,7 +7,8 @@
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
  * before the first and after the last message; a polling rank's wait broken by a stray
  * busy interval still takes the faster sender's whole gain, and so does a ping-pong
- * finer than the samples inside a busy phase; answers slowed by run-queue
+ * finer than the samples inside a busy phase, and a reply sent from inside the busy phase
+ * its message came in, however long that phase (polling) had lasted; answers slowed by run-queue
  * wait in idle time (system calls) are blamed on the node; a loaded rank's receives that
  * found it waiting come sooner by the wake-up delay (its node's slice); two ranks on one
  * core leave each other the CPU as busy as they were, not half; an exchange whose second
@@ -1187,6 +1188,53 @@ TEST(cpu_causes_of_many_nodes)
 	attr_result_free(&r);
 }
 
+/* Rank 1 (ws2) computes 80 ms, half of it on the run queue, and sends to rank 0; rank 0
+ * waits for it polling, idle but for the stray user ticks that make its interval busy 31 ms
+ * before the message comes (a phase of polling, then 9 ms of work), and replies 1 ms after
+ * it, inside that phase; rank 1 waits for the reply and goes on. 83 ms an iteration. */
+static void
+late_reply(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	phase(ph, 0, "idle", FX_BASE_NS, FX_BASE_NS + 50 * FX_MS, 0);
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 83 * FX_MS;
+
+		phase(ph, 1, "busy", t, t + 80 * FX_MS, 40 * FX_MS);
+		msg(m, t + 80 * FX_MS, t + 81 * FX_MS, 1, 0, 4000);
+		phase(ph, 1, "idle", t + 80 * FX_MS, t + 83 * FX_MS, 0);
+		phase(ph, 0, "busy", t + 50 * FX_MS, t + 90 * FX_MS, 0);
+		msg(m, t + 82 * FX_MS, t + 83 * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "idle", t + 90 * FX_MS, t + (k + 1 < ITERS ? 133 : 90) * FX_MS, 0);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * 83 * FX_MS + 7 * FX_MS, ITERS * 40 * FX_MS);
+}
+
+/* Without the competitor rank 1's message comes 40 ms sooner, and rank 0, which was only
+ * waiting for it, replies 40 ms sooner: 40 ms an iteration but the first (whose wait has
+ * no earlier event to start from), 360 ms, and rank 1's wake-up delays. The message came
+ * 31 ms into a busy phase: taken as earlier work, it was needed at rank 0's next send, the
+ * reply left without it and the cause cost nothing. */
+TEST(reply_after_a_long_wait)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	late_reply(run_dir("reply"));
+	CHECK(explain(run_dir("reply"), NULL, &r) == 0);
+	c = find(&r, ATTR_CPU, "ws2");
+	if (CHECKED(c != NULL)) {
+		CHECK(r.c[0].kind == ATTR_CPU);
+		CHECK(c->cost_ns >= 355.0 * FX_MS);
+		CHECK(c->cost_ns <= 370.0 * FX_MS);
+	}
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -1212,6 +1260,7 @@ main(void)
 	RUN(shares_within_a_budget);
 	RUN(cpu_causes_of_many_nodes);
 	RUN(polling_read_busy_waits);
+	RUN(reply_after_a_long_wait);
 	RUN(queue_behind_a_slow_link);
 	return check_done();
 }
