@@ -24,7 +24,9 @@
  *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
  *    baseline the cost is what exceeds the baseline's own imbalance cost).
  *  - startup, finish: time before the first message and after the last (with a baseline:
- *    what exceeds its).
+ *    what exceeds its; less, for the start-up, what the cpu causes take off it: the ranks
+ *    leave it together, as the slowest is done, and a cause shortens it as it shortens
+ *    that rank's busy time in it).
  *
  * A cause's cost is the measured time minus the replay of the trace with that cause alone
  * taken out (predict/replay.h, REPLAY_MEASURED). With every cause taken out the replay gives the ideal

@@ -439,6 +439,7 @@ struct pass {
 	long nchanged;			/* messages on changed links */
 	int64_t t0_ns;			/* the fluid model's time 0: the first send's (its times
 					 * taken from the run's start keep their nanoseconds) */
+	const double *start;		/* per rank: its D at the start (replay_in start_ns), NULL 0 */
 };
 
 /* Rank i's busy time since its last event (event j's), stretched; returns that busy time. */
@@ -737,7 +738,7 @@ pass_run(struct pass *c, struct err *e)
 	int rc;
 
 	for (int i = 0; i < p->nranks; i++) {
-		c->D[i] = 0;
+		c->D[i] = c->start != NULL ? c->start[i] : 0;
 		c->busy_prev[i] = 0;
 	}
 	memset(c->known, 0, (size_t)p->nmsgs + 1);
@@ -1377,7 +1378,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 				  or_fill(in->gap_f, nr, 1, &own[2]), t->kind == REPLAY_MEASURED ? in->poll_f : NULL,
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
-				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0 };
+				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns };
 
 		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;

@@ -142,6 +142,10 @@ struct replay_in {
 					 * wait taken out; the message leaves that much sooner */
 	const double *burst_B;	/* [nmsgs] the changed link's token bucket, bytes (0 or NULL: a
 				 * strict rate); it passes at the run's measured bandwidth */
+	const double *start_ns;	/* [nranks] how late the rank starts (its D before its first
+				 * event): a start-up the trace cannot replay made shorter (< 0)
+				 * or, for what the rank's own busy time before its first event
+				 * gives back, not (explain's start-up, docs/explain.md); NULL 0 */
 };
 
 struct replay_out {

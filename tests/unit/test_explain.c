@@ -5,7 +5,8 @@
  * messages spent over the pair's best; a rank with twice the others' work is imbalance; a
  * baseline leaves only the difference; a rank starved so that by run time it reads idle is
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
- * before the first and after the last message; a polling rank's wait broken by a stray
+ * before the first and after the last message, and a start-up the loaded rank stretched
+ * (the ranks leave it together) is its node's CPU; a polling rank's wait broken by a stray
  * busy interval still takes the faster sender's whole gain, and so does a ping-pong
  * finer than the samples inside a busy phase, and a reply sent from inside the busy phase
  * its message came in, however long that phase (polling) had lasted; answers slowed by run-queue
@@ -717,15 +718,14 @@ TEST(imbalance_names_the_late_rank)
 
 /* A halo exchange paced by its slower rank: rank r works w[r] ms, wait[r] of them on the
  * run queue, sends its halo (1 ms on the wire) and goes on once the other's has come: each
- * iteration is max(w) + 2 ms. */
-static void
-halo_paced(const char *dir, const long long *w, const long long *wait)
+ * iteration is max(w) + 2 ms (returned); ITERS of them from t0 into m and ph. */
+static long long
+halo_iters(FILE *m, FILE *ph, long long t0, const long long *w, const long long *wait)
 {
-	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
 	long long per = (w[0] > w[1] ? w[0] : w[1]) + 2;
 
 	for (int k = 0; k < ITERS; k++) {
-		long long t = FX_BASE_NS + k * per * FX_MS;
+		long long t = t0 + k * per * FX_MS;
 
 		for (int r = 0; r < 2; r++) {
 			phase(ph, r, "busy", t, t + w[r] * FX_MS, wait[r] * FX_MS);
@@ -733,6 +733,15 @@ halo_paced(const char *dir, const long long *w, const long long *wait)
 			msg(m, t + w[r] * FX_MS, t + (w[r] + 1) * FX_MS, r, 1 - r, 4000);
 		}
 	}
+	return per;
+}
+
+static void
+halo_paced(const char *dir, const long long *w, const long long *wait)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long per = halo_iters(m, ph, FX_BASE_NS, w, wait);
+
 	fclose(m);
 	fclose(ph);
 	ranks2(dir, ITERS * per * FX_MS, ITERS * wait[1] * FX_MS);
@@ -1235,6 +1244,57 @@ TEST(reply_after_a_long_wait)
 	attr_result_free(&r);
 }
 
+/* The start-up, then a halo paced by its slower rank (halo_paced): rank 1 is busy s1 ms
+ * before the first message (sw of them on the run queue), rank 0 10 ms, then waits for it
+ * unseen (MPI_Init's exchange goes through the launcher); the first halo leaves when
+ * rank 1 is done. */
+static void
+fenced_start(const char *dir, long long s1, long long sw, const long long *w, const long long *wait)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t0 = FX_BASE_NS + s1 * FX_MS, per;
+
+	phase(ph, 0, "busy", FX_BASE_NS, FX_BASE_NS + 10 * FX_MS, 0);
+	phase(ph, 0, "idle", FX_BASE_NS + 10 * FX_MS, t0, 0);
+	phase(ph, 1, "busy", FX_BASE_NS, t0, sw * FX_MS);
+	per = halo_iters(m, ph, t0, w, wait);
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, (s1 + ITERS * per) * FX_MS, (sw + ITERS * wait[1]) * FX_MS);
+}
+
+/* Against a baseline whose start-up took 50 ms, rank 1 behind a competitor takes 100, half
+ * of it on the run queue, and 80 ms (40 waiting) for each 40 ms of its work after: the
+ * competitor cost 50 + 10 x 40 ms. The replay moves rank 1's first halo by its own busy
+ * time, but rank 0 sends first, at the end of a start-up no message explains: the 50 ms
+ * were a start-up cause of their own, and the cpu cause got 375 ms. The ranks now leave the
+ * start-up together, when rank 1 is done: 425 ms (the first iteration's halo gains less,
+ * as in own_work_above_the_baseline_taken_out). */
+TEST(start_up_behind_a_competitor)
+{
+	static const long long wd[2] = { 40, 40 }, wt0[2] = { 0, 0 }, wl[2] = { 40, 80 }, wt1[2] = { 0, 40 };
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	fenced_start(run_dir("fence-ded"), 50, 0, wd, wt0);
+	fenced_start(run_dir("fence"), 100, 50, wl, wt1);
+	CHECK(explain(run_dir("fence"), run_dir("fence-ded"), &r) == 0);
+	CHECK_NEAR(r.measured_ns - r.baseline_ns, 450.0 * FX_MS, 1);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(r.c[0].kind == ATTR_CPU);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 420.0 * FX_MS);
+		CHECK(c->cost_ns <= 455.0 * FX_MS);
+		CHECK(strstr(c->evidence, "start-up 0.050 s shorter") != NULL);
+	}
+	c = find(&r, ATTR_STARTUP, NULL);
+	if (CHECKED(c != NULL))
+		CHECK(fabs(c->cost_ns) <= 1.0 * FX_MS);
+	CHECK(fabs(r.residual_ns) <= 10.0 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -1261,6 +1321,7 @@ main(void)
 	RUN(cpu_causes_of_many_nodes);
 	RUN(polling_read_busy_waits);
 	RUN(reply_after_a_long_wait);
+	RUN(start_up_behind_a_competitor);
 	RUN(queue_behind_a_slow_link);
 	return check_done();
 }
