@@ -27,6 +27,13 @@ struct side {
 	double startup, finish;	/* before the first message, after the last */
 	double *busy_start;	/* [nranks] busy time in the start-up (before the first message) */
 	double *st;		/* [nranks] scratch starts (replay_in start_ns, startup_fence) */
+	bool *out;		/* [nranks] its node's cpu cause is out (cpu_out) */
+	double *rdt;		/* [nmsgs] of a rendezvous message, the part of its time on the
+				 * wire that waited for its receiver behind competitors (< 0, as
+				 * a change: rndv_waits), 0; NULL none */
+	double *mdt;		/* [nmsgs] scratch changes of the messages (replay_in msg_dt_ns) */
+	uint8_t *rv;		/* [nmsgs] scratch: those of them that wait for their receiver
+				 * (replay_in rndv) */
 	double *idle_rate;	/* [nranks] in its idle phases, the share of its runnable time
 				 * it ran: run / (run + run-queue wait); 1 unknown */
 	double *cap;		/* [nranks] the CPU it may use: its node's cpu_capacity shared
@@ -266,6 +273,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->ps = xcalloc((size_t)p->nranks + 1, sizeof *s->ps);
 	s->busy_start = xcalloc((size_t)p->nranks + 1, sizeof *s->busy_start);
 	s->st = xcalloc((size_t)p->nranks + 1, sizeof *s->st);
+	s->out = xcalloc((size_t)p->nranks + 1, sizeof *s->out);
 	s->sp_from = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_from);
 	s->sp_gap = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_gap);
 	s->sp_busy = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_busy);
@@ -354,6 +362,10 @@ side_free(struct side *s)
 	free(s->ps);
 	free(s->busy_start);
 	free(s->st);
+	free(s->out);
+	free(s->rdt);
+	free(s->mdt);
+	free(s->rv);
 	free(s->sp_from);
 	free(s->sp_gap);
 	free(s->sp_busy);
@@ -424,6 +436,7 @@ cpu_out(struct side *s, const struct side *b, int i, bool out)
 {
 	double cut = busy_taken(s, b, i) + (s->wake[i] > 0 ? s->excess_ns[i] : 0);
 
+	s->out[i] = out;
 	s->f[i] = out ? factor(s, i, s->busy[i] - cut) : 1;
 	s->g[i] = out ? idle_factor(s, b, i) : 1;
 	s->w[i] = out ? -s->wake[i] : 0;
@@ -471,13 +484,27 @@ startup_fence(struct side *s, const struct side *b)
 
 /* The run time with the cpu causes now in s->f, s->g, s->w taken out (c: those
  * changes), their start-up included (startup_fence: what they take off it to *gain_ns,
- * when not NULL). */
+ * when not NULL), and the rendezvous that waited for their ranks (s->rdt). */
 static double
 cpu_replay(struct side *s, const struct side *b, struct replay_in *c, double *gain_ns)
 {
 	double g = startup_fence(s, b);
 
 	c->start_ns = g > 0 ? s->st : NULL;
+	c->msg_dt_ns = NULL;
+	c->rndv = NULL;
+	if (s->rdt != NULL) {
+		const struct prof *p = s->p;
+
+		for (long k = 0; k < p->nmsgs; k++) {
+			int d = s->rdt[k] < 0 ? side_index(s, p->msgs[k].dst) : -1;
+
+			s->mdt[k] = d >= 0 && s->out[d] ? s->rdt[k] : 0;
+			s->rv[k] = s->mdt[k] < 0;
+		}
+		c->msg_dt_ns = s->mdt;
+		c->rndv = s->rv;
+	}
 	if (gain_ns != NULL)
 		*gain_ns = g;
 	return replay_time(s, c);
@@ -689,6 +716,42 @@ link_dt(const struct side *s, const struct side *b)
 			dt[k] = fmin((double)m->bytes / best * 1e9 - ns, 0);
 	}
 	return dt;
+}
+
+/* s->rdt: a rendezvous message (proto rndv-*) leaves its last bytes only once its receiver
+ * has got to the receive and answered; the trace does not see that answer. When the
+ * receiver has competitors (s->wake) and was busy after the first byte came, the message's
+ * time on the wire over the pair's best (dt, link_dt) waited for it, as far as it was busy
+ * then: with its node's cpu cause taken out the receiver gets there sooner, and the
+ * message comes as soon as it does (replay_in rndv: no sooner, its idle time before the
+ * last byte was the transfer). Without it the replay kept the whole time on the wire, and
+ * the receiver, however much sooner it got to the receive, waited for the message as
+ * late as measured. */
+static void
+rndv_waits(struct side *s, const double *dt)
+{
+	const struct prof *p = s->p;
+	long n = 0;
+
+	s->rdt = xcalloc((size_t)p->nmsgs + 1, sizeof *s->rdt);
+	s->mdt = xcalloc((size_t)p->nmsgs + 1, sizeof *s->mdt);
+	s->rv = xcalloc((size_t)p->nmsgs + 1, sizeof *s->rv);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int d = dt[k] < 0 && strncmp(prof_proto_names[m->proto], "rndv", 4) == 0 ? side_index(s, m->dst) : -1;
+
+		if (d < 0 || s->wake[d] <= 0)
+			continue;
+		s->rdt[k] = -fmin(-dt[k], busy_in(s, d, m->t_ns, m->t_last_ns));
+		n += s->rdt[k] < 0;
+	}
+	if (n == 0) {
+		free(s->rdt);
+		free(s->mdt);
+		free(s->rv);
+		s->rdt = s->mdt = NULL;
+		s->rv = NULL;
+	}
 }
 
 static struct attr_cause *
@@ -1274,6 +1337,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	r->measured_ns = s.T;
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
+	rndv_waits(&s, dt);
 	qt = xcalloc((size_t)p->nmsgs + 1, sizeof *qt);
 	queue_dt(&s, dt, qt);
 

@@ -14,7 +14,10 @@
  *    with its node's cause. A rank without competitors was waiting: that busy time, and
  *    the run-queue wait its own CPU limit put on it, is read as waiting in every replay
  *    (where the rank's busy time grew: before receives it waited for, and before sends),
- *    so it goes with whatever made the rank wait, and is no cpu cause of its node.
+ *    so it goes with whatever made the rank wait, and is no cpu cause of its node. A
+ *    rendezvous to a rank behind competitors that was busy after its first byte came
+ *    waited for that rank, as long as it was busy: it comes as soon as the rank gets to
+ *    the receive.
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
  *    against the best throughput its rank pair reached (in this run or the baseline); the
  *    counterfactual sends every one at that best, and a sender that waited before a send

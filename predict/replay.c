@@ -440,6 +440,8 @@ struct pass {
 	int64_t t0_ns;			/* the fluid model's time 0: the first send's (its times
 					 * taken from the run's start keep their nanoseconds) */
 	const double *start;		/* per rank: its D at the start (replay_in start_ns), NULL 0 */
+	const uint8_t *rv;		/* per message: a rendezvous that waits for its receiver
+					 * (replay_in rndv), NULL none */
 };
 
 /* Rank i's busy time since its last event (event j's), stretched; returns that busy time. */
@@ -466,19 +468,23 @@ pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 	int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
 	double S = (double)(c->need[x->msg] - arr);	/* the message waited for the rank */
 	double W = c->wait[x->msg];			/* the rank waited for the message */
+	double dm = c->dmsg[x->msg];
 	int i = x->rank;
 
+	/* a rendezvous's last bytes leave once the rank has got to the receive */
+	if (c->rv != NULL && c->rv[x->msg])
+		dm = fmax(dm, c->D[i]);
 	/* the part of the busy time in between that was waiting too (polling) */
 	if (c->pf != NULL && W > 0 && !x->answer)
 		W += c->pf[i] * seg * fmin(c->f[i], 1);
 
 	/* a rank that waited for the message, and still does in the replay, gets the CPU back
 	 * only when its competitors' slices are done */
-	if (W > 0 && c->wk[i] > 0 && c->dmsg[x->msg] - S >= c->D[i] - W) {
-		c->D[i] = c->dmsg[x->msg] - S + c->wk[i];
+	if (W > 0 && c->wk[i] > 0 && dm - S >= c->D[i] - W) {
+		c->D[i] = dm - S + c->wk[i];
 		c->nwoke++;
 	} else {
-		c->D[i] = fmax(c->D[i] - W, c->dmsg[x->msg] - S);
+		c->D[i] = fmax(c->D[i] - W, dm - S);
 	}
 	/* the wake-up the measured run had, taken out: the rank goes on as soon as both it and
 	 * the message are there */
@@ -1378,7 +1384,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 				  or_fill(in->gap_f, nr, 1, &own[2]), t->kind == REPLAY_MEASURED ? in->poll_f : NULL,
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
-				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns };
+				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns, in->rndv };
 
 		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;

@@ -146,6 +146,9 @@ struct replay_in {
 				 * event): a start-up the trace cannot replay made shorter (< 0)
 				 * or, for what the rank's own busy time before its first event
 				 * gives back, not (explain's start-up, docs/explain.md); NULL 0 */
+	const uint8_t *rndv;	/* [nmsgs] nonzero: a rendezvous whose last bytes leave only once
+				 * its receiver has got to the receive; it arrives no sooner than
+				 * that, however much sooner it could leave (msg_dt_ns); NULL none */
 };
 
 struct replay_out {

@@ -6,7 +6,8 @@
  * baseline leaves only the difference; a rank starved so that by run time it reads idle is
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
  * before the first and after the last message, and a start-up the loaded rank stretched
- * (the ranks leave it together) is its node's CPU; a polling rank's wait broken by a stray
+ * (the ranks leave it together) is its node's CPU, and so is a rendezvous's time on the
+ * wire while its loaded receiver was busy; a polling rank's wait broken by a stray
  * busy interval still takes the faster sender's whole gain, and so does a ping-pong
  * finer than the samples inside a busy phase, and a reply sent from inside the busy phase
  * its message came in, however long that phase (polling) had lasted; answers slowed by run-queue
@@ -51,10 +52,16 @@ phase(FILE *f, int rank, const char *kind, long long t0, long long t1, long long
 }
 
 static void
+msg_proto(FILE *f, long long t0, long long t1, int src, int dst, long long bytes, const char *proto)
+{
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\t%s\thandshake\t-\t0\n", t0, t1, src, dst,
+		src, bytes, bytes + 66, proto);
+}
+
+static void
 msg(FILE *f, long long t0, long long t1, int src, int dst, long long bytes)
 {
-	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src, dst,
-		src, bytes, bytes + 66);
+	msg_proto(f, t0, t1, src, dst, bytes, "eager");
 }
 
 static long long halo_wait0;	/* ms of rank 0's work spent on the run queue */
@@ -1295,6 +1302,56 @@ TEST(start_up_behind_a_competitor)
 	attr_result_free(&r);
 }
 
+/* Rank 0 works 10 ms and sends rank 1 1 MB by rendezvous: its last bytes leave only once
+ * rank 1 has got to the receive, then take 10 ms (100 MB/s, the pair's best: in
+ * iteration 0 rank 1 is there first). From iteration 1 rank 1 (ws2) first computes 80 ms,
+ * 40 of them on the run queue; then it works 10 ms on the message and answers. */
+static void
+rndv_wait(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t = FX_BASE_NS;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long at = k == 0 ? 10 : 80;	/* rank 1 at the receive */
+
+		phase(ph, 0, "busy", t, t + 10 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 10 * FX_MS, t + (at + 21) * FX_MS, 0);
+		msg_proto(m, t + 10 * FX_MS, t + (at + 10) * FX_MS, 0, 1, 1000000, "rndv-frag");
+		if (k > 0)
+			phase(ph, 1, "busy", t, t + at * FX_MS, 40 * FX_MS);
+		phase(ph, 1, "idle", t + (k > 0 ? at : 0) * FX_MS, t + (at + 10) * FX_MS, 0);
+		phase(ph, 1, "busy", t + (at + 10) * FX_MS, t + (at + 20) * FX_MS, 0);
+		msg(m, t + (at + 20) * FX_MS, t + (at + 21) * FX_MS, 1, 0, 100);
+		phase(ph, 1, "idle", t + (at + 20) * FX_MS, t + (at + 21) * FX_MS, 0);
+		t += (at + 21) * FX_MS;
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, t - FX_BASE_NS, (ITERS - 1) * 40 * FX_MS);
+}
+
+/* Without the competitor rank 1 gets to the receive 40 ms sooner, and the message, which
+ * waited for it, comes 40 ms sooner too: 360 ms, and its wake-up delays (0.75 ms each).
+ * The replay kept the message's time on the wire as measured (the link's), and rank 1,
+ * sooner at the receive, waited for it: the cause cost only the wake-ups. */
+TEST(rendezvous_waits_for_its_receiver)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	rndv_wait(run_dir("rndv"));
+	CHECK(explain(run_dir("rndv"), NULL, &r) == 0);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(r.c[0].kind == ATTR_CPU);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 360.0 * FX_MS);
+		CHECK(c->cost_ns <= 370.0 * FX_MS);
+	}
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -1322,6 +1379,7 @@ main(void)
 	RUN(polling_read_busy_waits);
 	RUN(reply_after_a_long_wait);
 	RUN(start_up_behind_a_competitor);
+	RUN(rendezvous_waits_for_its_receiver);
 	RUN(queue_behind_a_slow_link);
 	return check_done();
 }
