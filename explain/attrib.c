@@ -25,6 +25,15 @@ struct side {
 	double own_mean;	/* over the ranks with busy time */
 	double work_mean;	/* own work between the first and the last message, mean */
 	double startup, finish;	/* before the first message, after the last */
+	double *busy_start;	/* [nranks] busy time in the start-up (before the first message) */
+	double *st;		/* [nranks] scratch starts (replay_in start_ns, startup_fence) */
+	bool *out;		/* [nranks] its node's cpu cause is out (cpu_out) */
+	double *rdt;		/* [nmsgs] of a rendezvous message, the part of its time on the
+				 * wire that waited for its receiver behind competitors (< 0, as
+				 * a change: rndv_waits), 0; NULL none */
+	double *mdt;		/* [nmsgs] scratch changes of the messages (replay_in msg_dt_ns) */
+	uint8_t *rv;		/* [nmsgs] scratch: those of them that wait for their receiver
+				 * (replay_in rndv) */
 	double *idle_rate;	/* [nranks] in its idle phases, the share of its runnable time
 				 * it ran: run / (run + run-queue wait); 1 unknown */
 	double *cap;		/* [nranks] the CPU it may use: its node's cpu_capacity shared
@@ -130,8 +139,10 @@ times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
 /* Count in n[i] rank i's receives that the replay takes as found waiting (REPLAY_MEASURED:
  * needed on arrival, after idle time) and that came inside one of its busy phases: the
  * phase's first event, in its first REPLAY_GRAIN_NS (the phase is the work the message
- * brought, its interval read busy from the arrival on), or an answer between two sends of
- * the rank closer than that. The rank got the CPU inside the phase, so the samples counted
+ * brought, its interval read busy from the arrival on), or one its rank answered or replied
+ * to, its next send closer than that and still in the phase (predict/replay.c
+ * trace_receive_keys: polling read busy). The rank got the CPU inside the phase, so the
+ * samples counted
  * the message's wake-up delay in the phase's run-queue wait, which the cpu cause takes
  * out with the rest. (An exchange's receive taken after the rank's own half is counted
  * too: a slight undercount of the wait then.) */
@@ -162,8 +173,8 @@ woke_in_busy(const struct side *s, long *n)
 			}
 			for (; r < nr && rv[r] < b->t_end_ns; r++) {
 				j = at_or_after(sd, ns, rv[r]);
-				n[i] += j > 0 && j < ns && rv[r] - sd[j - 1] < REPLAY_GRAIN_NS &&
-					sd[j] - rv[r] < REPLAY_GRAIN_NS;
+				n[i] += j < ns && sd[j] - rv[r] < REPLAY_GRAIN_NS &&
+					((j > 0 && rv[r] - sd[j - 1] < REPLAY_GRAIN_NS) || sd[j] < b->t_end_ns);
 			}
 		}
 	}
@@ -260,6 +271,9 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->throttle_ns = xcalloc((size_t)p->nranks + 1, sizeof *s->throttle_ns);
 	s->pf = xcalloc((size_t)p->nranks + 1, sizeof *s->pf);
 	s->ps = xcalloc((size_t)p->nranks + 1, sizeof *s->ps);
+	s->busy_start = xcalloc((size_t)p->nranks + 1, sizeof *s->busy_start);
+	s->st = xcalloc((size_t)p->nranks + 1, sizeof *s->st);
+	s->out = xcalloc((size_t)p->nranks + 1, sizeof *s->out);
 	s->sp_from = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_from);
 	s->sp_gap = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_gap);
 	s->sp_busy = xmallocarray((size_t)p->nmsgs + 1, sizeof *s->sp_busy);
@@ -314,6 +328,8 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	if (tm0 != INT64_MAX && p->t_phase1_ns > p->t_phase0_ns) {
 		s->startup = fmin(fmax((double)(tm0 - p->t_phase0_ns), 0), s->T);
 		s->finish = fmin(fmax((double)(p->t_phase1_ns - tm1), 0), s->T);
+		for (int i = 0; i < p->nranks; i++)
+			s->busy_start[i] = busy_within(s, i, p->t_phase0_ns, tm0);
 	} else {
 		tm0 = INT64_MIN;
 		tm1 = INT64_MAX;
@@ -344,6 +360,12 @@ side_free(struct side *s)
 	free(s->throttle_ns);
 	free(s->pf);
 	free(s->ps);
+	free(s->busy_start);
+	free(s->st);
+	free(s->out);
+	free(s->rdt);
+	free(s->mdt);
+	free(s->rv);
 	free(s->sp_from);
 	free(s->sp_gap);
 	free(s->sp_busy);
@@ -414,9 +436,78 @@ cpu_out(struct side *s, const struct side *b, int i, bool out)
 {
 	double cut = busy_taken(s, b, i) + (s->wake[i] > 0 ? s->excess_ns[i] : 0);
 
+	s->out[i] = out;
 	s->f[i] = out ? factor(s, i, s->busy[i] - cut) : 1;
 	s->g[i] = out ? idle_factor(s, b, i) : 1;
 	s->w[i] = out ? -s->wake[i] : 0;
+}
+
+/* The start-up's excess: over the baseline's, or without one all of it; never below 0. */
+static double
+startup_excess(const struct side *s, const struct side *b)
+{
+	return fmax(s->startup - (b != NULL ? b->startup : 0), 0);
+}
+
+/* What the cpu causes now in s->f (cpu_out) take off the start-up, and s->st (replay_in
+ * start_ns) for it; returns 0 with s->st untouched when they take nothing. The start-up
+ * lasts until the run's first message, and the ranks meet in it (MPI_Init) through their
+ * launcher, which the trace does not see: the replay moves each rank's first event by its
+ * own busy time alone, and a start-up stretched by a competitor on one node read as a
+ * cause of its own. With a baseline whose start-up was shorter, the ranks are taken to
+ * leave it together, when the slowest is done: each rank's busy time in it shrinks as all
+ * its busy time does (by 1 - f), and the start-up by the most any rank's does, down to the
+ * busy time some rank still needs there (its polling, as poll_shares reads it, needs
+ * none), and by at most its excess. Every rank then starts that much sooner, less what
+ * its own busy time before its first event gives back in the replay. */
+static double
+startup_fence(struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	double most = 0, need = 0, g;
+
+	if (b == NULL)
+		return 0;
+	for (int i = 0; i < p->nranks; i++) {
+		double poll = s->wake[i] <= 0 && s->busy[i] > 0 ? (s->excess_ns[i] + s->throttle_ns[i]) / s->busy[i] : 0;
+
+		most = fmax(most, s->busy_start[i] * (1 - s->f[i]));
+		need = fmax(need, s->busy_start[i] * fmax(s->f[i] - poll, 0));
+	}
+	g = fmin(fmin(most, s->startup - need), startup_excess(s, b));
+	if (!(g > 0))
+		return 0;
+	for (int i = 0; i < p->nranks; i++)
+		s->st[i] = -g + s->busy_start[i] * (1 - s->f[i]);
+	return g;
+}
+
+/* The run time with the cpu causes now in s->f, s->g, s->w taken out (c: those
+ * changes), their start-up included (startup_fence: what they take off it to *gain_ns,
+ * when not NULL), and the rendezvous that waited for their ranks (s->rdt). */
+static double
+cpu_replay(struct side *s, const struct side *b, struct replay_in *c, double *gain_ns)
+{
+	double g = startup_fence(s, b);
+
+	c->start_ns = g > 0 ? s->st : NULL;
+	c->msg_dt_ns = NULL;
+	c->rndv = NULL;
+	if (s->rdt != NULL) {
+		const struct prof *p = s->p;
+
+		for (long k = 0; k < p->nmsgs; k++) {
+			int d = s->rdt[k] < 0 ? side_index(s, p->msgs[k].dst) : -1;
+
+			s->mdt[k] = d >= 0 && s->out[d] ? s->rdt[k] : 0;
+			s->rv[k] = s->mdt[k] < 0;
+		}
+		c->msg_dt_ns = s->mdt;
+		c->rndv = s->rv;
+	}
+	if (gain_ns != NULL)
+		*gain_ns = g;
+	return replay_time(s, c);
 }
 
 /* With a baseline b, each rank's own work (busy less run-queue wait) beyond the same
@@ -627,6 +718,42 @@ link_dt(const struct side *s, const struct side *b)
 	return dt;
 }
 
+/* s->rdt: a rendezvous message (proto rndv-*) leaves its last bytes only once its receiver
+ * has got to the receive and answered; the trace does not see that answer. When the
+ * receiver has competitors (s->wake) and was busy after the first byte came, the message's
+ * time on the wire over the pair's best (dt, link_dt) waited for it, as far as it was busy
+ * then: with its node's cpu cause taken out the receiver gets there sooner, and the
+ * message comes as soon as it does (replay_in rndv: no sooner, its idle time before the
+ * last byte was the transfer). Without it the replay kept the whole time on the wire, and
+ * the receiver, however much sooner it got to the receive, waited for the message as
+ * late as measured. */
+static void
+rndv_waits(struct side *s, const double *dt)
+{
+	const struct prof *p = s->p;
+	long n = 0;
+
+	s->rdt = xcalloc((size_t)p->nmsgs + 1, sizeof *s->rdt);
+	s->mdt = xcalloc((size_t)p->nmsgs + 1, sizeof *s->mdt);
+	s->rv = xcalloc((size_t)p->nmsgs + 1, sizeof *s->rv);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int d = dt[k] < 0 && strncmp(prof_proto_names[m->proto], "rndv", 4) == 0 ? side_index(s, m->dst) : -1;
+
+		if (d < 0 || s->wake[d] <= 0)
+			continue;
+		s->rdt[k] = -fmin(-dt[k], busy_in(s, d, m->t_ns, m->t_last_ns));
+		n += s->rdt[k] < 0;
+	}
+	if (n == 0) {
+		free(s->rdt);
+		free(s->mdt);
+		free(s->rv);
+		s->rdt = s->mdt = NULL;
+		s->rv = NULL;
+	}
+}
+
 static struct attr_cause *
 add(struct attr_result *r, size_t *cap, enum attr_kind kind, double cost_ns)
 {
@@ -726,7 +853,7 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 	for (int h = 0; h < p->nranks; h++) {
 		const char *host = p->ranks[h].host;
 		const struct evid_host *eh;
-		double wait = 0, busy = 0, gmin = 1, most = -1, wake = 0;
+		double wait = 0, busy = 0, gmin = 1, most = -1, wake = 0, gain;
 		int worst = -1, slow = -1;	/* the rank that waited most; the slowest to answer */
 		struct attr_cause *x;
 		size_t len;
@@ -754,7 +881,7 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 		}
 		if (wait <= 0 && gmin >= 0.99)	/* within 1 %: the samples' grain */
 			continue;
-		x = add(r, cap, ATTR_CPU, s->T - replay_time(s, &c));
+		x = add(r, cap, ATTR_CPU, s->T - cpu_replay(s, b, &c, &gain));
 		x->rank = worst;
 		snprintf(x->host, sizeof x->host, "%s", host);
 		snprintf(x->where, sizeof x->where, "%s", host);
@@ -772,6 +899,10 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 		if (wake > 0) {
 			snprintf(x->evidence + len, sizeof x->evidence - len,
 				 "; a message it waited for waited %.2f ms more for the CPU", wake / 1e6);
+			len = strlen(x->evidence);
+		}
+		if (gain > 0) {
+			snprintf(x->evidence + len, sizeof x->evidence - len, "; start-up %.3f s shorter", gain / 1e9);
 			len = strlen(x->evidence);
 		}
 		if (eh != NULL && isfinite(eh->capacity) && eh->capacity < 0.995) {
@@ -991,7 +1122,7 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 				out = (m >> j & 1) && strcmp(p->ranks[i].host, r->c[idx[j]].host) == 0;
 			cpu_out(s, b, i, out);
 		}
-		v[m] = s->T - replay_time(s, &c);
+		v[m] = s->T - cpu_replay(s, b, &c, NULL);
 	}
 	for (int j = 0; j < n; j++) {
 		struct attr_cause *x = &r->c[idx[j]];
@@ -1014,20 +1145,26 @@ cpu_shares(struct attr_result *r, struct side *s, const struct side *b)
 }
 
 /* Start-up or finish: ns here, base_ns in the baseline (NAN without one); the cost is
- * the difference. */
+ * the difference less cpu_ns, what the cpu causes take off it (startup_gain). */
 static void
-fixed_cause(struct attr_result *r, size_t *cap, enum attr_kind kind, double ns, double base_ns, const char *span)
+fixed_cause(struct attr_result *r, size_t *cap, enum attr_kind kind, double ns, double base_ns, double cpu_ns,
+	    const char *span)
 {
 	struct attr_cause *x;
+	size_t len;
 
 	if (ns <= 0)
 		return;
-	x = add(r, cap, kind, ns - (isfinite(base_ns) ? base_ns : 0));
+	x = add(r, cap, kind, ns - (isfinite(base_ns) ? base_ns : 0) - cpu_ns);
 	snprintf(x->where, sizeof x->where, "all ranks");
 	if (isfinite(base_ns))
 		snprintf(x->evidence, sizeof x->evidence, "%.3f s %s; baseline %.3f s", ns / 1e9, span, base_ns / 1e9);
 	else
 		snprintf(x->evidence, sizeof x->evidence, "%.3f s %s", ns / 1e9, span);
+	len = strlen(x->evidence);
+	if (cpu_ns > 0)
+		snprintf(x->evidence + len, sizeof x->evidence - len,
+			 "; %.3f s of it the cpu causes' (their ranks' busy time in it, as the slowest's)", cpu_ns / 1e9);
 }
 
 /* Each rank's time split, for the report's bars: start-up up to its first message, then
@@ -1101,7 +1238,7 @@ group_costs(struct attr_result *r, struct side *s, const struct side *b, const d
 	for (int i = 0; i < p->nranks; i++)
 		cpu_out(s, b, i, true);
 	if (ncpu > 1)
-		r->cpu_all_ns = s->T - replay_time(s, &c);
+		r->cpu_all_ns = s->T - cpu_replay(s, b, &c, NULL);
 	c = (struct replay_in){ .msg_dt_ns = dt, .send_dt_ns = qt };
 	if (nlink > 1)
 		r->link_all_ns = s->T - replay_time(s, &c);
@@ -1181,7 +1318,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	struct side s, b;
 	struct side *bs = NULL;
 	struct replay_in all;
-	double *dt, *qt, startup, finish;
+	double *dt, *qt, startup, finish, gain;
 	size_t cap = 0;
 	int allbusy = 0, unshared, unpicked;
 
@@ -1200,6 +1337,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	r->measured_ns = s.T;
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
+	rndv_waits(&s, dt);
 	qt = xcalloc((size_t)p->nmsgs + 1, sizeof *qt);
 	queue_dt(&s, dt, qt);
 
@@ -1208,10 +1346,13 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	link_causes(r, &cap, &s, bs, dt);
 	imbalance_cause(r, &cap, &s, bs);
 	startup = s.startup - (bs != NULL ? bs->startup : 0);
+	for (int i = 0; i < p->nranks; i++)
+		cpu_out(&s, bs, i, true);
+	gain = startup_fence(&s, bs);
 	finish = s.finish - (bs != NULL ? bs->finish : 0);
-	fixed_cause(r, &cap, ATTR_STARTUP, s.startup, bs != NULL ? bs->startup : NAN,
+	fixed_cause(r, &cap, ATTR_STARTUP, s.startup, bs != NULL ? bs->startup : NAN, gain,
 		    "from the first CPU sample to the first message");
-	fixed_cause(r, &cap, ATTR_FINISH, s.finish, bs != NULL ? bs->finish : NAN,
+	fixed_cause(r, &cap, ATTR_FINISH, s.finish, bs != NULL ? bs->finish : NAN, 0,
 		    "from the last message to the last CPU sample");
 
 	/* everything out at once: no run-queue wait (above the baseline's), own work balanced

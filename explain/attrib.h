@@ -14,7 +14,10 @@
  *    with its node's cause. A rank without competitors was waiting: that busy time, and
  *    the run-queue wait its own CPU limit put on it, is read as waiting in every replay
  *    (where the rank's busy time grew: before receives it waited for, and before sends),
- *    so it goes with whatever made the rank wait, and is no cpu cause of its node.
+ *    so it goes with whatever made the rank wait, and is no cpu cause of its node. A
+ *    rendezvous to a rank behind competitors that was busy after its first byte came
+ *    waited for that rank, as long as it was busy: it comes as soon as the rank gets to
+ *    the receive.
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
  *    against the best throughput its rank pair reached (in this run or the baseline); the
  *    counterfactual sends every one at that best, and a sender that waited before a send
@@ -24,7 +27,9 @@
  *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
  *    baseline the cost is what exceeds the baseline's own imbalance cost).
  *  - startup, finish: time before the first message and after the last (with a baseline:
- *    what exceeds its).
+ *    what exceeds its; less, for the start-up, what the cpu causes take off it: the ranks
+ *    leave it together, as the slowest is done, and a cause shortens it as it shortens
+ *    that rank's busy time in it).
  *
  * A cause's cost is the measured time minus the replay of the trace with that cause alone
  * taken out (predict/replay.h, REPLAY_MEASURED). With every cause taken out the replay gives the ideal

@@ -439,6 +439,9 @@ struct pass {
 	long nchanged;			/* messages on changed links */
 	int64_t t0_ns;			/* the fluid model's time 0: the first send's (its times
 					 * taken from the run's start keep their nanoseconds) */
+	const double *start;		/* per rank: its D at the start (replay_in start_ns), NULL 0 */
+	const uint8_t *rv;		/* per message: a rendezvous that waits for its receiver
+					 * (replay_in rndv), NULL none */
 };
 
 /* Rank i's busy time since its last event (event j's), stretched; returns that busy time. */
@@ -465,19 +468,23 @@ pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 	int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
 	double S = (double)(c->need[x->msg] - arr);	/* the message waited for the rank */
 	double W = c->wait[x->msg];			/* the rank waited for the message */
+	double dm = c->dmsg[x->msg];
 	int i = x->rank;
 
+	/* a rendezvous's last bytes leave once the rank has got to the receive */
+	if (c->rv != NULL && c->rv[x->msg])
+		dm = fmax(dm, c->D[i]);
 	/* the part of the busy time in between that was waiting too (polling) */
 	if (c->pf != NULL && W > 0 && !x->answer)
 		W += c->pf[i] * seg * fmin(c->f[i], 1);
 
 	/* a rank that waited for the message, and still does in the replay, gets the CPU back
 	 * only when its competitors' slices are done */
-	if (W > 0 && c->wk[i] > 0 && c->dmsg[x->msg] - S >= c->D[i] - W) {
-		c->D[i] = c->dmsg[x->msg] - S + c->wk[i];
+	if (W > 0 && c->wk[i] > 0 && dm - S >= c->D[i] - W) {
+		c->D[i] = dm - S + c->wk[i];
 		c->nwoke++;
 	} else {
-		c->D[i] = fmax(c->D[i] - W, c->dmsg[x->msg] - S);
+		c->D[i] = fmax(c->D[i] - W, dm - S);
 	}
 	/* the wake-up the measured run had, taken out: the rank goes on as soon as both it and
 	 * the message are there */
@@ -737,7 +744,7 @@ pass_run(struct pass *c, struct err *e)
 	int rc;
 
 	for (int i = 0; i < p->nranks; i++) {
-		c->D[i] = 0;
+		c->D[i] = c->start != NULL ? c->start[i] : 0;
 		c->busy_prev[i] = 0;
 	}
 	memset(c->known, 0, (size_t)p->nmsgs + 1);
@@ -787,13 +794,15 @@ pass_run(struct pass *c, struct err *e)
 }
 
 /* W for a REPLAY_MEASURED receive needed at t by a rank whose previous event was at from:
- * every idle stretch since then, or 0 when it was busy with earlier work at t. Between two
+ * every idle stretch since then, or 0 when it was busy with earlier work at t (a phase
+ * begun more than the grain before; not when needed on arrival all the same, on_arrival:
+ * the rank replied to it, trace_receive_keys, and was polling). Between two
  * events a rank has nothing else to wait for: the busy stretches in between are work that
  * comes before the message whatever its arrival, the idle ones could all have gone. Demand
  * phases break a long wait into pieces (a polling loop's rare user tick reads as a busy
  * interval), and only the last piece would let a faster sender's gain through. */
 static double
-idle_before(const struct replay_busy *b, int64_t t, int64_t from)
+idle_before(const struct replay_busy *b, int64_t t, int64_t from, bool on_arrival)
 {
 	long i = phase_at(b, t);
 	const struct prof_busy *ph = i >= 0 && t < bph(b, i)->t_end_ns ? bph(b, i) : NULL;
@@ -801,7 +810,7 @@ idle_before(const struct replay_busy *b, int64_t t, int64_t from)
 	double idle;
 
 	if (ph != NULL) {
-		if (ph->t_start_ns < t - REPLAY_GRAIN_NS)
+		if (ph->t_start_ns < t - REPLAY_GRAIN_NS && !on_arrival)
 			return 0;	/* busy with earlier work */
 		at = ph->t_start_ns;
 	}
@@ -896,7 +905,7 @@ trace_wait(struct replay_trace *t, struct waits *w, long x)
 		if (v->recv && v->answer && from != INT64_MIN)
 			W = (double)(at - from);
 		else if (v->recv)
-			W = idle_before(b, at, from);
+			W = idle_before(b, at, from, v->woke);
 		t->gap_ns[x] = from != INT64_MIN ? fmax((double)(at - from) - (busy - w->prev_busy[v->rank]) - W, 0) : 0;
 	} else if (v->recv) {
 		W = dedicated_wait(b, at, from);
@@ -1187,14 +1196,15 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 		int b = di[k];
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
 		const struct prof_busy *ph;
-		int answer = 0;
+		int answer = 0, replied = 0;
 
 		if (!two_ranks(si, di, k))
 			continue;
 		/* a message that came while its receiver was busy was needed when it stopped, or at
 		 * its next send if that is sooner (what it sends may carry what it received);
 		 * unless it came within the phases' grain of the phase's start: then the receiver
-		 * was waiting for it, and the work it started is the message's */
+		 * was waiting for it, and the work it started is the message's; or (REPLAY_MEASURED)
+		 * unless the receiver sent next within that grain: it replied to it */
 		ph = NULL;
 		{
 			long i = phase_near(&bl[b], arr, &hint[b]);
@@ -1208,11 +1218,17 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 
 			/* between a send of the rank and its next, both closer than the samples
 			 * see: it was waiting for this message (a ping-pong in a polling loop
-			 * whose stray user tick made the interval busy) */
+			 * whose stray user tick made the interval busy), an answer, its W all
+			 * the time since the previous send */
 			answer = j > 0 && j < r->n && arr - send_t(r, j - 1) < REPLAY_GRAIN_NS &&
 				 send_t(r, j) - arr < REPLAY_GRAIN_NS;
+			/* its next send that close and still inside the phase: it replied, the
+			 * phase (polling read busy, begun by a stray user tick) is no earlier
+			 * work; its W the idle time since its previous event */
+			replied = answer || (j < r->n && send_t(r, j) - arr < REPLAY_GRAIN_NS &&
+					     send_t(r, j) < ph->t_end_ns);
 		}
-		if (ph != NULL && !answer && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
+		if (ph != NULL && !replied && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
 			int64_t nx = next_send(&sd[b], arr);
 
 			need = nx < ph->t_end_ns ? nx : ph->t_end_ns;
@@ -1368,7 +1384,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 				  or_fill(in->gap_f, nr, 1, &own[2]), t->kind == REPLAY_MEASURED ? in->poll_f : NULL,
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
-				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0 };
+				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns, in->rndv };
 
 		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;

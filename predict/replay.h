@@ -79,8 +79,11 @@ enum replay_kind {
 	REPLAY_MEASURED,	/* explain (docs/explain.md, "Method"): W is every idle stretch since
 				 * the rank's previous event; a message arriving in a busy phase
 				 * between two sends of its receiver, both within REPLAY_GRAIN_NS,
-				 * was waited for; the idle time before a send that is not W is
-				 * the rank's gap, scaled by replay_in gap_f */
+				 * was waited for (W all the time since), and so was one its
+				 * receiver replied to, sending next within REPLAY_GRAIN_NS and
+				 * inside that phase (W its idle time since); the idle time before
+				 * a send that is not W is the rank's gap, scaled by replay_in
+				 * gap_f */
 };
 /* Only predict's reading (REPLAY_DEDICATED) takes an exchange's receive after the rank's
  * own half (the exchange rule above); explain's (REPLAY_MEASURED) chains it, which was
@@ -139,6 +142,13 @@ struct replay_in {
 					 * wait taken out; the message leaves that much sooner */
 	const double *burst_B;	/* [nmsgs] the changed link's token bucket, bytes (0 or NULL: a
 				 * strict rate); it passes at the run's measured bandwidth */
+	const double *start_ns;	/* [nranks] how late the rank starts (its D before its first
+				 * event): a start-up the trace cannot replay made shorter (< 0)
+				 * or, for what the rank's own busy time before its first event
+				 * gives back, not (explain's start-up, docs/explain.md); NULL 0 */
+	const uint8_t *rndv;	/* [nmsgs] nonzero: a rendezvous whose last bytes leave only once
+				 * its receiver has got to the receive; it arrives no sooner than
+				 * that, however much sooner it could leave (msg_dt_ns); NULL none */
 };
 
 struct replay_out {

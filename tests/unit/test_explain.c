@@ -5,9 +5,12 @@
  * messages spent over the pair's best; a rank with twice the others' work is imbalance; a
  * baseline leaves only the difference; a rank starved so that by run time it reads idle is
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
- * before the first and after the last message; a polling rank's wait broken by a stray
+ * before the first and after the last message, and a start-up the loaded rank stretched
+ * (the ranks leave it together) is its node's CPU, and so is a rendezvous's time on the
+ * wire while its loaded receiver was busy; a polling rank's wait broken by a stray
  * busy interval still takes the faster sender's whole gain, and so does a ping-pong
- * finer than the samples inside a busy phase; answers slowed by run-queue
+ * finer than the samples inside a busy phase, and a reply sent from inside the busy phase
+ * its message came in, however long that phase (polling) had lasted; answers slowed by run-queue
  * wait in idle time (system calls) are blamed on the node; a loaded rank's receives that
  * found it waiting come sooner by the wake-up delay (its node's slice); two ranks on one
  * core leave each other the CPU as busy as they were, not half; an exchange whose second
@@ -49,10 +52,16 @@ phase(FILE *f, int rank, const char *kind, long long t0, long long t1, long long
 }
 
 static void
+msg_proto(FILE *f, long long t0, long long t1, int src, int dst, long long bytes, const char *proto)
+{
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\t%s\thandshake\t-\t0\n", t0, t1, src, dst,
+		src, bytes, bytes + 66, proto);
+}
+
+static void
 msg(FILE *f, long long t0, long long t1, int src, int dst, long long bytes)
 {
-	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src, dst,
-		src, bytes, bytes + 66);
+	msg_proto(f, t0, t1, src, dst, bytes, "eager");
 }
 
 static long long halo_wait0;	/* ms of rank 0's work spent on the run queue */
@@ -716,15 +725,14 @@ TEST(imbalance_names_the_late_rank)
 
 /* A halo exchange paced by its slower rank: rank r works w[r] ms, wait[r] of them on the
  * run queue, sends its halo (1 ms on the wire) and goes on once the other's has come: each
- * iteration is max(w) + 2 ms. */
-static void
-halo_paced(const char *dir, const long long *w, const long long *wait)
+ * iteration is max(w) + 2 ms (returned); ITERS of them from t0 into m and ph. */
+static long long
+halo_iters(FILE *m, FILE *ph, long long t0, const long long *w, const long long *wait)
 {
-	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
 	long long per = (w[0] > w[1] ? w[0] : w[1]) + 2;
 
 	for (int k = 0; k < ITERS; k++) {
-		long long t = FX_BASE_NS + k * per * FX_MS;
+		long long t = t0 + k * per * FX_MS;
 
 		for (int r = 0; r < 2; r++) {
 			phase(ph, r, "busy", t, t + w[r] * FX_MS, wait[r] * FX_MS);
@@ -732,6 +740,15 @@ halo_paced(const char *dir, const long long *w, const long long *wait)
 			msg(m, t + w[r] * FX_MS, t + (w[r] + 1) * FX_MS, r, 1 - r, 4000);
 		}
 	}
+	return per;
+}
+
+static void
+halo_paced(const char *dir, const long long *w, const long long *wait)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long per = halo_iters(m, ph, FX_BASE_NS, w, wait);
+
 	fclose(m);
 	fclose(ph);
 	ranks2(dir, ITERS * per * FX_MS, ITERS * wait[1] * FX_MS);
@@ -1187,6 +1204,154 @@ TEST(cpu_causes_of_many_nodes)
 	attr_result_free(&r);
 }
 
+/* Rank 1 (ws2) computes 80 ms, half of it on the run queue, and sends to rank 0; rank 0
+ * waits for it polling, idle but for the stray user ticks that make its interval busy 31 ms
+ * before the message comes (a phase of polling, then 9 ms of work), and replies 1 ms after
+ * it, inside that phase; rank 1 waits for the reply and goes on. 83 ms an iteration. */
+static void
+late_reply(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	phase(ph, 0, "idle", FX_BASE_NS, FX_BASE_NS + 50 * FX_MS, 0);
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 83 * FX_MS;
+
+		phase(ph, 1, "busy", t, t + 80 * FX_MS, 40 * FX_MS);
+		msg(m, t + 80 * FX_MS, t + 81 * FX_MS, 1, 0, 4000);
+		phase(ph, 1, "idle", t + 80 * FX_MS, t + 83 * FX_MS, 0);
+		phase(ph, 0, "busy", t + 50 * FX_MS, t + 90 * FX_MS, 0);
+		msg(m, t + 82 * FX_MS, t + 83 * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "idle", t + 90 * FX_MS, t + (k + 1 < ITERS ? 133 : 90) * FX_MS, 0);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * 83 * FX_MS + 7 * FX_MS, ITERS * 40 * FX_MS);
+}
+
+/* Without the competitor rank 1's message comes 40 ms sooner, and rank 0, which was only
+ * waiting for it, replies 40 ms sooner: 40 ms an iteration but the first (whose wait has
+ * no earlier event to start from), 360 ms, and rank 1's wake-up delays. The message came
+ * 31 ms into a busy phase: taken as earlier work, it was needed at rank 0's next send, the
+ * reply left without it and the cause cost nothing. */
+TEST(reply_after_a_long_wait)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	late_reply(run_dir("reply"));
+	CHECK(explain(run_dir("reply"), NULL, &r) == 0);
+	c = find(&r, ATTR_CPU, "ws2");
+	if (CHECKED(c != NULL)) {
+		CHECK(r.c[0].kind == ATTR_CPU);
+		CHECK(c->cost_ns >= 355.0 * FX_MS);
+		CHECK(c->cost_ns <= 370.0 * FX_MS);
+	}
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* The start-up, then a halo paced by its slower rank (halo_paced): rank 1 is busy s1 ms
+ * before the first message (sw of them on the run queue), rank 0 10 ms, then waits for it
+ * unseen (MPI_Init's exchange goes through the launcher); the first halo leaves when
+ * rank 1 is done. */
+static void
+fenced_start(const char *dir, long long s1, long long sw, const long long *w, const long long *wait)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t0 = FX_BASE_NS + s1 * FX_MS, per;
+
+	phase(ph, 0, "busy", FX_BASE_NS, FX_BASE_NS + 10 * FX_MS, 0);
+	phase(ph, 0, "idle", FX_BASE_NS + 10 * FX_MS, t0, 0);
+	phase(ph, 1, "busy", FX_BASE_NS, t0, sw * FX_MS);
+	per = halo_iters(m, ph, t0, w, wait);
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, (s1 + ITERS * per) * FX_MS, (sw + ITERS * wait[1]) * FX_MS);
+}
+
+/* Against a baseline whose start-up took 50 ms, rank 1 behind a competitor takes 100, half
+ * of it on the run queue, and 80 ms (40 waiting) for each 40 ms of its work after: the
+ * competitor cost 50 + 10 x 40 ms. The replay moves rank 1's first halo by its own busy
+ * time, but rank 0 sends first, at the end of a start-up no message explains: the 50 ms
+ * were a start-up cause of their own, and the cpu cause got 375 ms. The ranks now leave the
+ * start-up together, when rank 1 is done: 425 ms (the first iteration's halo gains less,
+ * as in own_work_above_the_baseline_taken_out). */
+TEST(start_up_behind_a_competitor)
+{
+	static const long long wd[2] = { 40, 40 }, wt0[2] = { 0, 0 }, wl[2] = { 40, 80 }, wt1[2] = { 0, 40 };
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	fenced_start(run_dir("fence-ded"), 50, 0, wd, wt0);
+	fenced_start(run_dir("fence"), 100, 50, wl, wt1);
+	CHECK(explain(run_dir("fence"), run_dir("fence-ded"), &r) == 0);
+	CHECK_NEAR(r.measured_ns - r.baseline_ns, 450.0 * FX_MS, 1);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(r.c[0].kind == ATTR_CPU);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 420.0 * FX_MS);
+		CHECK(c->cost_ns <= 455.0 * FX_MS);
+		CHECK(strstr(c->evidence, "start-up 0.050 s shorter") != NULL);
+	}
+	c = find(&r, ATTR_STARTUP, NULL);
+	if (CHECKED(c != NULL))
+		CHECK(fabs(c->cost_ns) <= 1.0 * FX_MS);
+	CHECK(fabs(r.residual_ns) <= 10.0 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* Rank 0 works 10 ms and sends rank 1 1 MB by rendezvous: its last bytes leave only once
+ * rank 1 has got to the receive, then take 10 ms (100 MB/s, the pair's best: in
+ * iteration 0 rank 1 is there first). From iteration 1 rank 1 (ws2) first computes 80 ms,
+ * 40 of them on the run queue; then it works 10 ms on the message and answers. */
+static void
+rndv_wait(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t = FX_BASE_NS;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long at = k == 0 ? 10 : 80;	/* rank 1 at the receive */
+
+		phase(ph, 0, "busy", t, t + 10 * FX_MS, 0);
+		phase(ph, 0, "idle", t + 10 * FX_MS, t + (at + 21) * FX_MS, 0);
+		msg_proto(m, t + 10 * FX_MS, t + (at + 10) * FX_MS, 0, 1, 1000000, "rndv-frag");
+		if (k > 0)
+			phase(ph, 1, "busy", t, t + at * FX_MS, 40 * FX_MS);
+		phase(ph, 1, "idle", t + (k > 0 ? at : 0) * FX_MS, t + (at + 10) * FX_MS, 0);
+		phase(ph, 1, "busy", t + (at + 10) * FX_MS, t + (at + 20) * FX_MS, 0);
+		msg(m, t + (at + 20) * FX_MS, t + (at + 21) * FX_MS, 1, 0, 100);
+		phase(ph, 1, "idle", t + (at + 20) * FX_MS, t + (at + 21) * FX_MS, 0);
+		t += (at + 21) * FX_MS;
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, t - FX_BASE_NS, (ITERS - 1) * 40 * FX_MS);
+}
+
+/* Without the competitor rank 1 gets to the receive 40 ms sooner, and the message, which
+ * waited for it, comes 40 ms sooner too: 360 ms, and its wake-up delays (0.75 ms each).
+ * The replay kept the message's time on the wire as measured (the link's), and rank 1,
+ * sooner at the receive, waited for it: the cause cost only the wake-ups. */
+TEST(rendezvous_waits_for_its_receiver)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	rndv_wait(run_dir("rndv"));
+	CHECK(explain(run_dir("rndv"), NULL, &r) == 0);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(r.c[0].kind == ATTR_CPU);
+	if (CHECKED(c != NULL)) {
+		CHECK(c->cost_ns >= 360.0 * FX_MS);
+		CHECK(c->cost_ns <= 370.0 * FX_MS);
+	}
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -1212,6 +1377,9 @@ main(void)
 	RUN(shares_within_a_budget);
 	RUN(cpu_causes_of_many_nodes);
 	RUN(polling_read_busy_waits);
+	RUN(reply_after_a_long_wait);
+	RUN(start_up_behind_a_competitor);
+	RUN(rendezvous_waits_for_its_receiver);
 	RUN(queue_behind_a_slow_link);
 	return check_done();
 }
