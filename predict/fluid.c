@@ -327,7 +327,14 @@ struct fsim {
 	double plan_dt;		/* ns to the next flow done or bucket run dry, INFINITY */
 	long plan_first;	/* the active class whose first flow is done then, -1 */
 	long *fin, nfin;	/* the flows done since fluid_sim_done last took them */
+	unsigned char *st;	/* per flow: FS_* */
+	long *succ;		/* per flow: the flow queued after it (fluid_flow after), -1 */
+	long *rdy, nrdy;	/* flows whose `after` is done, to start now */
+	bool driven;		/* fluid_sim_*: a flow's start_ns is when it really started */
 };
+
+enum { FS_WAIT, FS_QUEUED, FS_ACTIVE, FS_DONE };	/* fsim st: not started, behind its
+							 * `after`, in flight, done */
 
 static const struct fluid_flow *class_base;	/* for cmp_res; one sort at a time */
 
@@ -392,6 +399,11 @@ fsim_init(struct fsim *s, struct fluid_flow *f, long n, const double *cap_Bps, c
 	s->lv.pos = xmallocarray((size_t)nres + 1, sizeof *s->lv.pos);
 	s->lv.nf = xcalloc((size_t)nres + 1, sizeof *s->lv.nf);	/* active flows on each */
 	s->fin = xmallocarray((size_t)n + 1, sizeof *s->fin);
+	s->st = xcalloc((size_t)n + 1, sizeof *s->st);	/* FS_WAIT */
+	s->succ = xmallocarray((size_t)n + 1, sizeof *s->succ);
+	s->rdy = xmallocarray((size_t)n + 1, sizeof *s->rdy);
+	for (long i = 0; i < n; i++)
+		s->succ[i] = -1;
 	for (int r = 0; r < nres; r++) {
 		s->tok[r] = bk != NULL ? bk[r].burst_bytes : 0;	/* full: not live */
 		s->lv.pos[r] = -1;
@@ -427,12 +439,28 @@ fsim_free(struct fsim *s)
 	free(s->lv.pos);
 	free(s->lv.nf);
 	free(s->fin);
+	free(s->st);
+	free(s->succ);
+	free(s->rdy);
+}
+
+/* Flow i is done now: the flow queued after it may start. */
+static void
+fsim_done(struct fsim *s, long i)
+{
+	s->f[i].done_ns = s->t;
+	s->fin[s->nfin++] = i;
+	s->st[i] = FS_DONE;
+	if (s->succ[i] >= 0) {
+		s->rdy[s->nrdy++] = s->succ[i];
+		s->succ[i] = -1;
+	}
 }
 
 /* Flow i becomes active in its class now; with nothing to send or no resource it is done
- * at its start. */
+ * at once. */
 static void
-fsim_admit_one(struct fsim *s, long i)
+fsim_activate(struct fsim *s, long i)
 {
 	struct fluid_flow *f = s->f;
 	struct fclass *c = &s->cl[s->cls[i]];
@@ -441,10 +469,10 @@ fsim_admit_one(struct fsim *s, long i)
 	for (int j = 0; j < FLUID_MAX_RES; j++)
 		any |= f[i].res[j] >= 0;
 	if (!any || !(f[i].bytes > 0)) {
-		f[i].done_ns = f[i].start_ns;
-		s->fin[s->nfin++] = i;
+		fsim_done(s, i);
 		return;
 	}
+	s->st[i] = FS_ACTIVE;
 	s->planned = false;
 	for (int j = 0; j < FLUID_MAX_RES; j++)
 		if (f[i].res[j] >= 0) {
@@ -458,6 +486,37 @@ fsim_admit_one(struct fsim *s, long i)
 	}
 	done_push(c, (struct done){ c->P + f[i].bytes, i });
 	s->nact++;
+}
+
+/* The flows whose `after` is done start now (each may end at once and release another). */
+static void
+fsim_start_ready(struct fsim *s)
+{
+	while (s->nrdy > 0) {
+		long w = s->rdy[--s->nrdy];
+
+		if (s->driven)
+			s->f[w].start_ns = s->t;
+		fsim_activate(s, w);
+	}
+}
+
+/* Flow i starts now, or queues behind its `after` when that one is not done: after the
+ * last flow already queued behind it, so that a stream's flows go in order. */
+static void
+fsim_admit_one(struct fsim *s, long i)
+{
+	long p = s->f[i].after - 1;
+
+	if (p >= 0 && p < s->n && p != i && s->st[p] != FS_DONE) {
+		while (s->succ[p] >= 0)
+			p = s->succ[p];
+		s->succ[p] = i;
+		s->st[i] = FS_QUEUED;
+		return;
+	}
+	fsim_activate(s, i);
+	fsim_start_ready(s);
 }
 
 /* The flows that start by now, in start order (fluid_run_bucket). */
@@ -477,8 +536,7 @@ fsim_finish(struct fsim *s, long k)
 	struct fluid_flow *fl = &s->f[done_pop(c).i];
 
 	s->planned = false;
-	fl->done_ns = s->t;
-	s->fin[s->nfin++] = fl - s->f;
+	fsim_done(s, fl - s->f);
 	for (int j = 0; j < FLUID_MAX_RES; j++)
 		if (fl->res[j] >= 0)
 			s->lv.nf[fl->res[j]]--;
@@ -581,6 +639,7 @@ fsim_advance(struct fsim *s, double step, long first)
 			continue;	/* another class took place k */
 		k++;
 	}
+	fsim_start_ready(s);
 }
 
 int
@@ -612,6 +671,7 @@ fluid_run_bucket(struct fluid_flow *f, long n, const double *cap_Bps, const stru
 		if (!isfinite(step)) {	/* no rate: cannot happen with capacities > 0 */
 			while (s.nacls > 0)
 				fsim_finish(&s, s.nacls - 1);
+			fsim_start_ready(&s);
 			live_prune(&s.lv, s.tok, bk);
 			continue;
 		}
@@ -641,6 +701,7 @@ fluid_sim_new(struct fluid_sim **out, struct fluid_flow *f, long n, const double
 		return rc;
 	*out = xcalloc(1, sizeof **out);
 	fsim_init(&(*out)->s, f, n, cap_Bps, bk, nres, false);
+	(*out)->s.driven = true;
 	return 0;
 }
 
@@ -671,6 +732,7 @@ fsim_stall(struct fsim *s)
 {
 	while (s->nacls > 0)
 		fsim_finish(s, s->nacls - 1);
+	fsim_start_ready(s);
 	live_prune(&s->lv, s->tok, s->bk);
 }
 

@@ -9,7 +9,9 @@
  * and so on); the rates change only when a flow starts or ends. A flow alone on its
  * resources moves at the smallest of their capacities; two flows starting together on one
  * resource end together, at twice one's time; a short flow that starts behind a long one is
- * not held up behind it (as it would be in a FIFO queue) but shares the capacity.
+ * not held up behind it (as it would be in a FIFO queue) but shares the capacity, unless
+ * it is the same stream's (a later message of one TCP connection): that one waits for the
+ * flow it comes after (fluid_flow after) and then has the stream's share to itself.
  *
  * A resource may be a token bucket (tc's tbf, a provider's rate limiter): tokens come at its
  * capacity up to burst_bytes, and while the bucket holds tokens the resource passes peak_Bps
@@ -33,6 +35,9 @@ struct fluid_flow {
 	double bytes;		/* its size, >= 0 */
 	int res[FLUID_MAX_RES];	/* resource indexes, -1 for none */
 	double done_ns;		/* out: when its last byte has gone */
+	long after;		/* 1 + the index of an earlier flow of its TCP stream, whose
+				 * bytes go first: it starts no sooner than that one is done
+				 * (0: none) */
 };
 
 /* Run the flows f[0..n) over resources of capacities cap_Bps[0..nres) (bytes/s, > 0) and
@@ -76,7 +81,8 @@ void fluid_sim_run_to(struct fluid_sim *sim, double t_ns);
 void fluid_sim_step(struct fluid_sim *sim);
 
 /* Flow i (of f[0..n)) starts at t_ns, after the simulation has run to it; a t_ns already
- * passed is taken as now. Each flow starts once (twice is a BUG). */
+ * passed is taken as now; a flow whose `after` is not done yet starts when that one is
+ * done (its start_ns then). Each flow starts once (twice is a BUG). */
 void fluid_sim_start(struct fluid_sim *sim, long i, double t_ns);
 
 /* The flows that ended since the last call (their done_ns set), *n of them: borrowed until

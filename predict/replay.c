@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/tsv.h"
+#include "lib/u64map.h"
 #include "lib/xalloc.h"
 #include "predict/coloc.h"
 #include "predict/p000.h"
@@ -523,6 +524,8 @@ links_init(struct links *l, struct pass *c, struct err *e)
 	const struct prof *p = c->p;
 	double *cap;
 	struct fluid_bucket *bk;
+	struct u64map pairs = U64MAP_INIT;
+	long *last, npairs = 0;	/* per rank pair: its last flow so far, -1 */
 
 	*l = (struct links){ 0 };
 	for (long j = 0; c->nbw != NULL && j < c->nev; j++)
@@ -539,17 +542,24 @@ links_init(struct links *l, struct pass *c, struct err *e)
 		cap[r] = INFINITY;
 		bk[r] = (struct fluid_bucket){ INFINITY, c->peak_Bps };
 	}
+	last = xmallocarray((size_t)l->n + 1, sizeof *last);
 	for (long j = 0, n = 0; j < c->nev; j++) {
 		const struct replay_ev *x = &c->ev[j];
 		const struct prof_msg *m = &p->msgs[x->msg];
 		double burst = c->nburst != NULL ? c->nburst[x->msg] : 0;
 		int ha, hb;
+		long pair;
 
 		if (x->recv || !changed(c, x->msg))
 			continue;
 		ha = c->host[x->rank];
 		hb = c->host[prof_rank(p, m->dst) - p->ranks];
-		l->fl[n] = (struct fluid_flow){ 0, (double)m->bytes, { 2 * ha, 2 * hb + 1 }, 0 };
+		/* a rank pair's messages are one TCP stream: each goes after the one before */
+		pair = u64map_put(&pairs, (uint64_t)(uint32_t)m->src << 32 | (uint32_t)m->dst, npairs);
+		if (pair == npairs)
+			last[npairs++] = -1;
+		l->fl[n] = (struct fluid_flow){ 0, (double)m->bytes, { 2 * ha, 2 * hb + 1 }, 0, last[pair] + 1 };
+		last[pair] = n;
 		cap[2 * ha] = fmin(cap[2 * ha], c->nbw[x->msg]);
 		cap[2 * hb + 1] = fmin(cap[2 * hb + 1], c->nbw[x->msg]);
 		bk[2 * ha].burst_bytes = fmin(bk[2 * ha].burst_bytes, burst);
@@ -557,6 +567,8 @@ links_init(struct links *l, struct pass *c, struct err *e)
 		l->flow[x->msg] = (uint32_t)n;
 		l->msg[n++] = x->msg;
 	}
+	free(last);
+	u64map_release(&pairs);
 	for (int r = 0; r < 2 * c->nhosts; r++) {
 		if (!isfinite(cap[r]))
 			cap[r] = 1;	/* carries no flow */

@@ -5,6 +5,7 @@
  * resources, checked against the capacities; and the same simulation driven from outside,
  * flow by flow, against the whole run. */
 #include <math.h>
+#include <string.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -15,7 +16,7 @@
 
 TEST(one_flow_alone)
 {
-	struct fluid_flow f[] = { { 0.5 * S, 1e6, { 0, -1 }, 0 } };
+	struct fluid_flow f[] = { { 0.5 * S, 1e6, { 0, -1 }, 0, 0 } };
 	double cap[] = { 1e6 };
 	struct err e;
 
@@ -25,7 +26,7 @@ TEST(one_flow_alone)
 
 TEST(two_together_end_together)
 {
-	struct fluid_flow f[] = { { 0, 1e6, { 0, -1 }, 0 }, { 0, 1e6, { -1, 0 }, 0 } };
+	struct fluid_flow f[] = { { 0, 1e6, { 0, -1 }, 0, 0 }, { 0, 1e6, { -1, 0 }, 0, 0 } };
 	double cap[] = { 1e6 };
 	struct err e;
 
@@ -39,7 +40,7 @@ TEST(a_short_flow_shares_instead_of_queueing)
 	/* the long one moves 1e5 B alone, then both at 0.5 MB/s for 20 ms (the short one's
 	 * 1e4 B), then the long one's last 8.9e5 B alone: 1.01 s; a FIFO queue would have
 	 * held the short one until 1 s */
-	struct fluid_flow f[] = { { 0, 1e6, { 0, -1 }, 0 }, { 0.1 * S, 1e4, { 0, -1 }, 0 } };
+	struct fluid_flow f[] = { { 0, 1e6, { 0, -1 }, 0, 0 }, { 0.1 * S, 1e4, { 0, -1 }, 0, 0 } };
 	double cap[] = { 1e6 };
 	struct err e;
 
@@ -52,7 +53,7 @@ TEST(max_min_across_two_resources)
 {
 	/* a crosses r0 (1 MB/s) and r1 (3 MB/s), b only r0, c only r1: r0 holds a and b at
 	 * 0.5 MB/s each, c takes what a leaves of r1, 2.5 MB/s */
-	struct fluid_flow f[] = { { 0, 1e6, { 0, 1 }, 0 }, { 0, 1e6, { 0, -1 }, 0 }, { 0, 1e6, { 1, -1 }, 0 } };
+	struct fluid_flow f[] = { { 0, 1e6, { 0, 1 }, 0, 0 }, { 0, 1e6, { 0, -1 }, 0, 0 }, { 0, 1e6, { 1, -1 }, 0, 0 } };
 	double cap[] = { 1e6, 3e6 };
 	struct err e;
 
@@ -64,7 +65,7 @@ TEST(max_min_across_two_resources)
 
 TEST(empty_and_bad_input)
 {
-	struct fluid_flow f[] = { { 3, 0, { 0, -1 }, 0 }, { 4, 100, { -1, -1 }, 0 } };
+	struct fluid_flow f[] = { { 3, 0, { 0, -1 }, 0, 0 }, { 4, 100, { -1, -1 }, 0, 0 } };
 	double cap[] = { 1e6 }, zero[] = { 0 };
 	struct err e;
 
@@ -83,7 +84,7 @@ TEST(a_bucket_passes_bursts_at_the_peak)
 	 * 0.5 ms (a strict 1 MB/s takes 50 ms); 99.5 ms later the bucket is full again, and a
 	 * 200 kB burst takes the bucket's 100 kB and 1 MB/s for the rest, whatever goes at
 	 * the peak while it drains: bucket + 1 MB/s x t = 200 kB, t = 0.1 s */
-	struct fluid_flow f[] = { { 0, 5e4, { 0, -1 }, 0 }, { 0.1 * S, 2e5, { 0, -1 }, 0 } };
+	struct fluid_flow f[] = { { 0, 5e4, { 0, -1 }, 0, 0 }, { 0.1 * S, 2e5, { 0, -1 }, 0, 0 } };
 	double cap[] = { 1e6 };
 	struct fluid_bucket bk[] = { { 1e5, 1e8 } }, none[] = { { 0, 1e8 } }, bad[] = { { 1e5, 1e5 } };
 	struct err e;
@@ -111,8 +112,8 @@ TEST(a_pair_with_thousands_in_flight)
 	bool together = true, chained = true;
 
 	for (int i = 0; i < N; i++) {
-		f[i] = (struct fluid_flow){ 0, 100, { 0, 1 }, 0 };
-		f[N + i] = (struct fluid_flow){ 100.0 * i / 1e6 * 1e9, 100, { 2, 3 }, 0 };
+		f[i] = (struct fluid_flow){ 0, 100, { 0, 1 }, 0, 0 };
+		f[N + i] = (struct fluid_flow){ 100.0 * i / 1e6 * 1e9, 100, { 2, 3 }, 0, 0 };
 	}
 	CHECK(fluid_run(f, 2 * N, cap, 4, &e) == 0);
 	for (int i = 0; i < N; i++) {
@@ -150,7 +151,7 @@ TEST(many_flows_keep_to_the_capacities)
 		f[i].res[1] = 2 * (int)((x >> 4) % (NR / 2)) + 1;
 	}
 	for (int i = NF; i < NF + NL; i++) {
-		f[i] = (struct fluid_flow){ 0, 1000.0 * (i - NF + 1), { NR, -1 }, 0 };
+		f[i] = (struct fluid_flow){ 0, 1000.0 * (i - NF + 1), { NR, -1 }, 0, 0 };
 		lone += f[i].bytes;
 	}
 	CHECK(fluid_run(f, NF + NL, cap, NR + 1, &e) == 0);
@@ -235,6 +236,45 @@ TEST(driven_from_outside_as_in_one_run)
 	fluid_sim_free(NULL);
 }
 
+/* One TCP stream's bytes go in order: a short message that leaves behind a long one of the
+ * same stream (after) waits for it, where another stream's shares the link. At 1 MB/s: A,
+ * 1 MB at 0; B, 10 kB at 0.1 s after A; C, 10 kB at 0.1 s, another stream. C shares with A:
+ * done at 0.12 s; A then has 0.89 MB left alone: 1.01 s; B starts then: 1.02 s. Without
+ * `after` B would share too, done at 0.13 s. The same driven from outside. */
+TEST(a_streams_later_flow_waits_for_the_one_before)
+{
+	struct fluid_flow f[] = { { 0, 1e6, { 0, -1 }, 0, 0 }, { 0.1 * S, 1e4, { 0, -1 }, 0, 1 },
+				  { 0.1 * S, 1e4, { 0, -1 }, 0, 0 } }, g[3];
+	double cap[] = { 1e6 };
+	struct fluid_sim *sim;
+	struct err e;
+	long n, ndone = 0;
+
+	memcpy(g, f, sizeof g);
+	CHECK(fluid_run(f, 3, cap, 1, &e) == 0);
+	CHECK_NEAR(f[2].done_ns, 0.12 * S, 10);
+	CHECK_NEAR(f[0].done_ns, 1.01 * S, 10);
+	CHECK_NEAR(f[1].done_ns, 1.02 * S, 10);
+	if (!CHECKED(fluid_sim_new(&sim, g, 3, cap, NULL, 1, &e) == 0))
+		return;
+	fluid_sim_start(sim, 0, 0);
+	fluid_sim_start(sim, 1, 0.1 * S);
+	fluid_sim_start(sim, 2, 0.1 * S);
+	while (fluid_sim_next_ns(sim) < INFINITY)
+		fluid_sim_step(sim);
+	(void)fluid_sim_done(sim, &n);
+	ndone += n;
+	CHECK(ndone == 3);
+	CHECK_NEAR(g[2].done_ns, 0.12 * S, 10);
+	CHECK_NEAR(g[0].done_ns, 1.01 * S, 10);
+	CHECK_NEAR(g[1].start_ns, 1.01 * S, 10);	/* when it really started */
+	CHECK_NEAR(g[1].done_ns, 1.02 * S, 10);
+	fluid_sim_free(sim);
+	f[1].after = 0;	/* without: B shares with A and C */
+	CHECK(fluid_run(f, 3, cap, 1, &e) == 0);
+	CHECK_NEAR(f[1].done_ns, 0.13 * S, 10);
+}
+
 int
 main(void)
 {
@@ -247,5 +287,6 @@ main(void)
 	RUN(a_pair_with_thousands_in_flight);
 	RUN(many_flows_keep_to_the_capacities);
 	RUN(driven_from_outside_as_in_one_run);
+	RUN(a_streams_later_flow_waits_for_the_one_before);
 	return check_done();
 }
