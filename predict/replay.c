@@ -80,7 +80,11 @@ next_send(const struct sends *sd, int64_t t)
  * its message's t_ns for a send and replay_trace need_ns for a receive, its W is
  * replay_trace wait_ns (per message), its gap replay_trace gap_ns (per event). */
 struct replay_ev {
-	double busy_ns;		/* the rank's busy time before the event (busy_before) */
+	union {
+		double busy_ns;	/* the rank's busy time before the event (busy_before) */
+		int64_t t_ns;	/* while the trace is made (trace_merge to trace_wait): the
+				 * event's time, what ev_t gives, read in order, not looked up */
+	};
 	uint32_t msg;		/* index into prof->msgs (REPLAY_MAX_MSGS) */
 	uint32_t rank : 29;	/* index into prof->ranks (REPLAY_MAX_RANKS) */
 	uint32_t recv : 1;	/* 0 send, 1 receive (sends first at equal times) */
@@ -285,11 +289,10 @@ phase_near(const struct replay_busy *b, int64_t t, long *hint)
 	return *hint = i;
 }
 
-/* Busy time before t. */
+/* Busy time before t, given i = phase_at(b, t). */
 static double
-busy_before(const struct replay_busy *b, int64_t t)
+busy_before_at(const struct replay_busy *b, int64_t t, long i)
 {
-	long i = phase_at(b, t);
 	const struct prof_busy *x;
 
 	if (i < 0)
@@ -298,21 +301,25 @@ busy_before(const struct replay_busy *b, int64_t t)
 	return b->before_ns[i] + (double)((t < x->t_end_ns ? t : x->t_end_ns) - x->t_start_ns);
 }
 
-/* The busy phase t falls in, or NULL. */
-static const struct prof_busy *
-in_busy(const struct replay_busy *b, int64_t t)
+/* Busy time before t. */
+static double
+busy_before(const struct replay_busy *b, int64_t t)
 {
-	long i = phase_at(b, t);
+	return busy_before_at(b, t, phase_at(b, t));
+}
 
+/* The busy phase t falls in, or NULL, given i = phase_at(b, t). */
+static const struct prof_busy *
+in_busy_at(const struct replay_busy *b, int64_t t, long i)
+{
 	return i < 0 || t >= bph(b, i)->t_end_ns ? NULL : bph(b, i);
 }
 
-/* The end of the last busy phase ending at or before t, or INT64_MIN. */
+/* The end of the last busy phase ending at or before t, or INT64_MIN, given i =
+ * phase_at(b, t). */
 static int64_t
-busy_end_before(const struct replay_busy *b, int64_t t)
+busy_end_before_at(const struct replay_busy *b, int64_t t, long i)
 {
-	long i = phase_at(b, t);
-
 	if (i < 0)
 		return INT64_MIN;
 	if (bph(b, i)->t_end_ns <= t)
@@ -791,11 +798,12 @@ pass_run(struct pass *c, struct err *e)
  * events a rank has nothing else to wait for: the busy stretches in between are work that
  * comes before the message whatever its arrival, the idle ones could all have gone. Demand
  * phases break a long wait into pieces (a polling loop's rare user tick reads as a busy
- * interval), and only the last piece would let a faster sender's gain through. */
+ * interval), and only the last piece would let a faster sender's gain through. i:
+ * phase_at(b, t); fi: phase_at(b, from) (from at most t; any value when from is
+ * INT64_MIN). */
 static double
-idle_before(const struct replay_busy *b, int64_t t, int64_t from)
+idle_before(const struct replay_busy *b, int64_t t, int64_t from, long i, long fi)
 {
-	long i = phase_at(b, t);
 	const struct prof_busy *ph = i >= 0 && t < bph(b, i)->t_end_ns ? bph(b, i) : NULL;
 	int64_t at = t, idle_from = from;
 	double idle;
@@ -805,27 +813,32 @@ idle_before(const struct replay_busy *b, int64_t t, int64_t from)
 			return 0;	/* busy with earlier work */
 		at = ph->t_start_ns;
 	}
-	if (idle_from == INT64_MIN)	/* the rank's first event: idle since its last busy phase */
+	if (idle_from == INT64_MIN) {	/* the rank's first event: idle since its last busy phase */
 		idle_from = i >= 0 ? (ph != NULL ? (i > 0 ? bph(b, i - 1)->t_end_ns : INT64_MIN)
 						 : (bph(b, i)->t_end_ns <= at ? bph(b, i)->t_end_ns : INT64_MIN))
 			       : INT64_MIN;
+		fi = idle_from != INT64_MIN ? phase_at(b, idle_from) : -1;
+	}
 	if (idle_from == INT64_MIN || idle_from >= at)
 		return 0;
-	idle = (double)(at - idle_from) - (busy_before(b, at) - busy_before(b, idle_from));
+	/* phase_at(b, at) is i, as in dedicated_wait */
+	idle = (double)(at - idle_from) - (busy_before_at(b, at, i) - busy_before_at(b, idle_from, fi));
 	return idle > 0 ? idle : 0;
 }
 
 /* W for a REPLAY_DEDICATED receive needed at t by a rank whose previous event was at from
  * (INT64_MIN: none): idle (or just starting the work the message brought) when it was
- * needed, the rank had waited since its last event or its last busy phase; else 0. */
+ * needed, the rank had waited since its last event or its last busy phase; else 0. i:
+ * phase_at(b, t). */
 static double
-dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from)
+dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from, long i)
 {
-	const struct prof_busy *ph = in_busy(b, t);
+	const struct prof_busy *ph = in_busy_at(b, t, i);
 	double W = 0;
 
 	if (ph == NULL || ph->t_start_ns >= t - REPLAY_GRAIN_NS) {
-		int64_t idle_from = busy_end_before(b, ph != NULL ? ph->t_start_ns : t);
+		/* phase_at(b, ph->t_start_ns) is i too: the phases after i start after t */
+		int64_t idle_from = busy_end_before_at(b, ph != NULL ? ph->t_start_ns : t, i);
 
 		if (from != INT64_MIN && from > idle_from)
 			idle_from = from;
@@ -873,15 +886,17 @@ ev_t(const struct replay_trace *t, const struct replay_ev *v)
 
 /* Event x's busy time before it, a receive's W and (REPLAY_MEASURED) the event's gap, from
  * the rank's previous event: all the trace fixes, worked out once for every replay. Called
- * for the events in order: a rank's come in time order, so its busy phases are walked with
- * a cursor. */
+ * for the events in order, each holding its time (v->t_ns, trace_merge), which its busy
+ * time replaces: a rank's events come in time order, so its busy phases are walked with a
+ * cursor, which is phase_at at the event's time (and at its previous event's before it
+ * moves), and no phase is searched for. */
 static void
 trace_wait(struct replay_trace *t, struct waits *w, long x)
 {
 	struct replay_ev *v = &t->ev[x];
 	const struct replay_busy *b = &t->bl[v->rank];
-	int64_t from = w->prev[v->rank], at = ev_t(t, v);
-	long *c = &w->cur[v->rank];
+	int64_t from = w->prev[v->rank], at = v->t_ns;
+	long *c = &w->cur[v->rank], fc = *c;	/* phase_at(b, from) */
 	double busy = 0, W = 0;
 
 	while (*c + 1 < b->n && bph(b, *c + 1)->t_start_ns <= at)
@@ -896,10 +911,10 @@ trace_wait(struct replay_trace *t, struct waits *w, long x)
 		if (v->recv && v->answer && from != INT64_MIN)
 			W = (double)(at - from);
 		else if (v->recv)
-			W = idle_before(b, at, from);
+			W = idle_before(b, at, from, *c, fc);
 		t->gap_ns[x] = from != INT64_MIN ? fmax((double)(at - from) - (busy - w->prev_busy[v->rank]) - W, 0) : 0;
 	} else if (v->recv) {
-		W = dedicated_wait(b, at, from);
+		W = dedicated_wait(b, at, from, *c);
 	}
 	if (v->recv)
 		t->wait_ns[v->msg] = W;
@@ -1250,12 +1265,12 @@ trace_merge(struct replay_trace *t, const struct prof *p, const int *si, const i
 		if (o < p->nmsgs && (r == ns || p->msgs[ord[o]].t_ns <= kr.t_ns)) {
 			uint32_t k = ord[o++];
 
-			t->ev[x] = (struct replay_ev){ .msg = k, .rank = (uint32_t)si[k] };
+			t->ev[x] = (struct replay_ev){ .t_ns = p->msgs[k].t_ns, .msg = k, .rank = (uint32_t)si[k] };
 		} else {
 			uint32_t k = (uint32_t)(kr.j >> RECV_PLACE_SHIFT);
 
 			t->need_ns[k] = kr.t_ns;
-			t->ev[x] = (struct replay_ev){ .msg = k, .rank = (uint32_t)di[k], .recv = 1,
+			t->ev[x] = (struct replay_ev){ .t_ns = kr.t_ns, .msg = k, .rank = (uint32_t)di[k], .recv = 1,
 						       .answer = (uint32_t)(kr.j & 1), .woke = (uint32_t)(kr.j >> 1) & 1 };
 			r++;
 		}
