@@ -65,13 +65,19 @@ send_t(const struct sends *sd, long i)
 	return sd->m[sd->k[i]].t_ns;
 }
 
-/* The rank's first send at or after t, or INT64_MAX. */
-static int64_t
-next_send(const struct sends *sd, int64_t t)
+/* send_index(sd, t) given the one found last for the same rank (*hint, updated, 0 at
+ * first): a rank's receives come nearly in time order, so the answer is mostly that index
+ * or the next, and the search runs only when it is neither. */
+static long
+send_near(const struct sends *sd, int64_t t, long *hint)
 {
-	long i = send_index(sd, t);
+	long i = *hint;
 
-	return i < sd->n ? send_t(sd, i) : INT64_MAX;
+	if (i < 0 || i > sd->n || (i > 0 && send_t(sd, i - 1) >= t))
+		i = send_index(sd, t);
+	else if (i < sd->n && send_t(sd, i) < t && (++i < sd->n && send_t(sd, i) < t))
+		i = send_index(sd, t);	/* past the next one too */
+	return *hint = i;
 }
 
 /* One send or receive, 16 bytes (docs/memory.md, "The replay's trace"). Everything that
@@ -1188,6 +1194,8 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 				 * exchange partner (exchanges), LATER_NONE */
 	long *hint = xmallocarray((size_t)p->nranks + 1, sizeof *hint);	/* per rank: the busy
 				 * phase its last receive came in or after */
+	long *shint = xcalloc((size_t)p->nranks + 1, sizeof *shint);	/* per rank: its first
+				 * send at or after its last receive's arrival */
 	long nr = 0;
 
 	if (t->kind == REPLAY_DEDICATED)	/* predict's reading only: docs/explain.md, "Exchanges" */
@@ -1219,7 +1227,7 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 		}
 		if (ph != NULL && t->kind == REPLAY_MEASURED) {
 			const struct sends *r = &sd[b];
-			long j = send_index(r, arr);
+			long j = send_near(r, arr, &shint[b]);
 
 			/* between a send of the rank and its next, both closer than the samples
 			 * see: it was waiting for this message (a ping-pong in a polling loop
@@ -1228,7 +1236,8 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 				 send_t(r, j) - arr < REPLAY_GRAIN_NS;
 		}
 		if (ph != NULL && !answer && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
-			int64_t nx = next_send(&sd[b], arr);
+			long j = send_near(&sd[b], arr, &shint[b]);
+			int64_t nx = j < sd[b].n ? send_t(&sd[b], j) : INT64_MAX;	/* the next send */
 
 			need = nx < ph->t_end_ns ? nx : ph->t_end_ns;
 		}
@@ -1239,6 +1248,7 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 		rk[nr++] = (struct tkey){ need, (int64_t)k << RECV_PLACE_SHIFT | answer | (need == arr) << 1 };
 	}
 	free(hint);
+	free(shint);
 	free(later);
 }
 
