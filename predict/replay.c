@@ -146,30 +146,41 @@ tkey_swap(struct tkey **a, struct tkey **b)
 #define TKEY_DIGIT_BITS 11	/* the radix sort's digit: 2048 counters, in the L1 cache */
 
 /* Sort k[0..n), which comes in index order, by time with a stable radix sort on the time
- * since the earliest, span_ns at most, one digit a pass: linear, whatever the order. tmp:
- * n keys of scratch. */
+ * since the earliest, span_ns at most, one digit a pass: linear, whatever the order. Every
+ * digit's counts come from one read of the keys, before the passes (which do not change
+ * them), and a digit all the keys share takes no pass. tmp: n keys of scratch. */
 static void
 tkey_radix(struct tkey *k, long n, int64_t lo_ns, uint64_t span_ns, struct tkey *tmp)
 {
 	struct tkey *src = k, *dst;
-	long *cnt = xmallocarray((size_t)1 << TKEY_DIGIT_BITS, sizeof *cnt);
 	uint64_t mask = ((uint64_t)1 << TKEY_DIGIT_BITS) - 1;
+	int nd = 0;	/* digits in span_ns */
+	long *cnt;	/* [nd][mask + 1]: each digit's counts, then where its keys go */
 
+	while (nd * TKEY_DIGIT_BITS < 64 && (span_ns >> (nd * TKEY_DIGIT_BITS)) != 0)
+		nd++;
+	cnt = xcalloc((size_t)nd << TKEY_DIGIT_BITS, sizeof *cnt);
+	for (long i = 0; i < n; i++) {
+		uint64_t v = (uint64_t)k[i].t_ns - (uint64_t)lo_ns;
+
+		for (int d = 0; d < nd; d++)
+			cnt[((size_t)d << TKEY_DIGIT_BITS) + ((v >> (d * TKEY_DIGIT_BITS)) & mask)]++;
+	}
 	dst = tmp;
-	for (int sh = 0; sh < 64 && (span_ns >> sh) != 0; sh += TKEY_DIGIT_BITS) {
-		long sum = 0;
+	for (int d = 0; d < nd; d++) {
+		long *c = cnt + ((size_t)d << TKEY_DIGIT_BITS), sum = 0;
+		int sh = d * TKEY_DIGIT_BITS;
 
-		memset(cnt, 0, ((size_t)1 << TKEY_DIGIT_BITS) * sizeof *cnt);
-		for (long i = 0; i < n; i++)
-			cnt[(((uint64_t)src[i].t_ns - (uint64_t)lo_ns) >> sh) & mask]++;
-		for (uint64_t d = 0; d <= mask; d++) {
-			long c = cnt[d];
+		if (c[(((uint64_t)k[0].t_ns - (uint64_t)lo_ns) >> sh) & mask] == n)
+			continue;	/* one value: the pass would copy the keys as they are */
+		for (uint64_t x = 0; x <= mask; x++) {
+			long m = c[x];
 
-			cnt[d] = sum;
-			sum += c;
+			c[x] = sum;
+			sum += m;
 		}
 		for (long i = 0; i < n; i++)
-			dst[cnt[(((uint64_t)src[i].t_ns - (uint64_t)lo_ns) >> sh) & mask]++] = src[i];
+			dst[c[(((uint64_t)src[i].t_ns - (uint64_t)lo_ns) >> sh) & mask]++] = src[i];
 		tkey_swap(&src, &dst);
 	}
 	if (src != k)
