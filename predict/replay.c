@@ -20,19 +20,26 @@
 #define REPLAY_XCHG_NS 10000000LL
 #define REPLAY_XCHG_SHARE 0.25
 
-/* One rank's busy phases, sorted, with the busy time before each. */
+/* A busy phase as the trace's build reads it: what it needs of the profile's row and the
+ * busy time before it, in one place (the build walks every rank's phases at once, so that
+ * each rank's are one stream in memory, not three). */
+struct replay_phase {
+	int64_t t_start_ns;
+	int64_t t_end_ns;
+	double before_ns;	/* busy time of the rank's phases before this one */
+};
+
+/* One rank's busy phases (those with a length), sorted; only while the trace is made. */
 struct replay_busy {
 	long n;
-	const struct prof_busy *all;	/* prof->busy */
-	uint32_t *ph;			/* indices into all, in time order */
-	double *before_ns;		/* busy time of the phases before ph[i] */
+	struct replay_phase *ph;	/* [n] in time order */
 };
 
 /* Phase i of b. */
-static inline const struct prof_busy *
+static inline const struct replay_phase *
 bph(const struct replay_busy *b, long i)
 {
-	return &b->all[b->ph[i]];
+	return &b->ph[i];
 }
 
 /* One rank's sends in departure order, as indices into prof->msgs. */
@@ -178,12 +185,12 @@ phase_near(const struct replay_busy *b, int64_t t, long *hint)
 static double
 busy_before_at(const struct replay_busy *b, int64_t t, long i)
 {
-	const struct prof_busy *x;
+	const struct replay_phase *x;
 
 	if (i < 0)
 		return 0;
 	x = bph(b, i);
-	return b->before_ns[i] + (double)((t < x->t_end_ns ? t : x->t_end_ns) - x->t_start_ns);
+	return x->before_ns + (double)((t < x->t_end_ns ? t : x->t_end_ns) - x->t_start_ns);
 }
 
 /* Busy time before t. */
@@ -194,7 +201,7 @@ busy_before(const struct replay_busy *b, int64_t t)
 }
 
 /* The busy phase t falls in, or NULL, given i = phase_at(b, t). */
-static const struct prof_busy *
+static const struct replay_phase *
 in_busy_at(const struct replay_busy *b, int64_t t, long i)
 {
 	return i < 0 || t >= bph(b, i)->t_end_ns ? NULL : bph(b, i);
@@ -301,7 +308,7 @@ host_index(const char **hosts, int *n, const char *h)
 /* What one replay reads and writes. */
 struct pass {
 	const struct prof *p;
-	const struct replay_busy *bl;
+	const double *busy;		/* per rank: replay_trace busy_ns */
 	const struct replay_ev *ev;
 	long nev;
 	const int64_t *need;		/* per message: replay_trace need_ns */
@@ -670,7 +677,7 @@ pass_run(struct pass *c, struct err *e)
 	for (int i = 0; i < p->nranks; i++) {
 		if (u.at[i] < u.off[i + 1])
 			BUG("replay: rank %d stopped at event %ld of %ld", i, u.at[i] - u.off[i], u.off[i + 1] - u.off[i]);
-		c->D[i] += (busy_before(&c->bl[i], INT64_MAX) - c->busy_prev[i]) * (c->f[i] - 1);
+		c->D[i] += (c->busy[i] - c->busy_prev[i]) * (c->f[i] - 1);
 	}
 	cursor_release(&u);
 	links_release(&l);
@@ -689,7 +696,7 @@ pass_run(struct pass *c, struct err *e)
 static double
 idle_before(const struct replay_busy *b, int64_t t, int64_t from, long i, long fi)
 {
-	const struct prof_busy *ph = i >= 0 && t < bph(b, i)->t_end_ns ? bph(b, i) : NULL;
+	const struct replay_phase *ph = i >= 0 && t < bph(b, i)->t_end_ns ? bph(b, i) : NULL;
 	int64_t at = t, idle_from = from;
 	double idle;
 
@@ -718,7 +725,7 @@ idle_before(const struct replay_busy *b, int64_t t, int64_t from, long i, long f
 static double
 dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from, long i)
 {
-	const struct prof_busy *ph = in_busy_at(b, t, i);
+	const struct replay_phase *ph = in_busy_at(b, t, i);
 	double W = 0;
 
 	if (ph == NULL || ph->t_start_ns >= t - REPLAY_GRAIN_NS) {
@@ -737,14 +744,16 @@ dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from, long i)
 
 /* What trace_wait keeps of each rank from one of its events to the next. */
 struct waits {
+	const struct replay_busy *bl;	/* per rank: its busy phases (trace_busy) */
 	int64_t *prev;		/* its last event's time, INT64_MIN */
 	double *prev_busy;	/* the busy time before it */
 	long *cur;		/* its last busy phase started by then, -1 */
 };
 
 static void
-waits_init(struct waits *w, int nranks)
+waits_init(struct waits *w, const struct replay_busy *bl, int nranks)
 {
+	w->bl = bl;
 	w->prev = xmallocarray((size_t)nranks + 1, sizeof *w->prev);
 	w->prev_busy = xcalloc((size_t)nranks + 1, sizeof *w->prev_busy);
 	w->cur = xmallocarray((size_t)nranks + 1, sizeof *w->cur);
@@ -779,7 +788,7 @@ static void
 trace_wait(struct replay_trace *t, struct waits *w, long x)
 {
 	struct replay_ev *v = &t->ev[x];
-	const struct replay_busy *b = &t->bl[v->rank];
+	const struct replay_busy *b = &w->bl[v->rank];
 	int64_t from = w->prev[v->rank], at = v->t_ns;
 	long *c = &w->cur[v->rank], fc = *c;	/* phase_at(b, from) */
 	double busy = 0, W = 0;
@@ -787,9 +796,9 @@ trace_wait(struct replay_trace *t, struct waits *w, long x)
 	while (*c + 1 < b->n && bph(b, *c + 1)->t_start_ns <= at)
 		(*c)++;
 	if (*c >= 0) {	/* busy_before(b, at) */
-		const struct prof_busy *ph = bph(b, *c);
+		const struct replay_phase *ph = bph(b, *c);
 
-		busy = b->before_ns[*c] + (double)((at < ph->t_end_ns ? at : ph->t_end_ns) - ph->t_start_ns);
+		busy = ph->before_ns + (double)((at < ph->t_end_ns ? at : ph->t_end_ns) - ph->t_start_ns);
 	}
 	v->busy_ns = busy;
 	if (t->kind == REPLAY_MEASURED) {
@@ -924,20 +933,20 @@ exchanges(const struct prof *p, const uint32_t *ord, const int *si, const int *d
 	free(cnt);
 }
 
-/* The busy phases of one rank in time order (the file's order, which is usually it); at
- * equal starts in index order. */
+/* The busy phases of one rank, ix[0..n) (indices into all), in time order (the file's
+ * order, which is usually it); at equal starts in index order. */
 static void
-busy_sort(struct replay_busy *b)
+busy_sort(const struct prof_busy *all, uint32_t *ix, long n)
 {
-	for (long j = 1; j < b->n; j++) {
-		if (bph(b, j)->t_start_ns < bph(b, j - 1)->t_start_ns) {
-			struct bkey *k = xmallocarray((size_t)b->n, sizeof *k);
+	for (long j = 1; j < n; j++) {
+		if (all[ix[j]].t_start_ns < all[ix[j - 1]].t_start_ns) {
+			struct bkey *k = xmallocarray((size_t)n, sizeof *k);
 
-			for (long i = 0; i < b->n; i++)
-				k[i] = (struct bkey){ bph(b, i)->t_start_ns, b->ph[i] };
-			qsort(k, (size_t)b->n, sizeof *k, cmp_bkey);
-			for (long i = 0; i < b->n; i++)
-				b->ph[i] = k[i].i;
+			for (long i = 0; i < n; i++)
+				k[i] = (struct bkey){ all[ix[i]].t_start_ns, ix[i] };
+			qsort(k, (size_t)n, sizeof *k, cmp_bkey);
+			for (long i = 0; i < n; i++)
+				ix[i] = k[i].i;
 			free(k);
 			return;
 		}
@@ -954,9 +963,9 @@ two_ranks(const int *si, const int *di, long k)
 _Static_assert(sizeof(struct tkey) == sizeof(struct replay_ev), "the events' array holds the receives' keys");
 
 /* Memory: the trace keeps 16 bytes an event (replay_ev) and 16 a message (need_ns,
- * wait_ns), 8 more an event for REPLAY_MEASURED (gap_ns), 12 a busy phase; while it is
- * made, at most 4 bytes a message more (si, di and ord, 12 bytes, are freed before wait_ns
- * is made). The
+ * wait_ns), 8 more an event for REPLAY_MEASURED (gap_ns); while it is made, at most 4
+ * bytes a message more (si, di and ord, 12 bytes, are freed before wait_ns is made) and 24
+ * a busy phase (replay_phase, freed at the end; 4 more while trace_busy runs). The
  * receives are sorted in the events' array, the upper half the keys and the lower the
  * sort's scratch, and merged from the front with the sends, which are in order already:
  * the merge writes no event past the keys it has yet to read. */
@@ -996,44 +1005,61 @@ trace_departures(const struct prof *p)
 	return ord;
 }
 
-/* Each rank's busy phases in time order, with the busy time before each (t->bl), and its
- * whole busy time (t->busy_ns). */
-static void
+/* Each rank's busy phases in time order, with the busy time before each (the caller frees
+ * with busy_free), and its whole busy time (t->busy_ns). */
+static struct replay_busy *
 trace_busy(struct replay_trace *t, const struct prof *p)
 {
-	struct replay_busy *bl = t->bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
+	struct replay_busy *bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
+	uint32_t *ix = xmallocarray((size_t)p->nbusy + 1, sizeof *ix);	/* the phases with a
+					 * length, one rank after the other */
+	long *off = xcalloc((size_t)p->nranks + 2, sizeof *off);	/* rank i's in ix[off[i]..] */
 
 	for (long k = 0; k < p->nbusy; k++) {
 		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
 
-		if (rk != NULL)
-			bl[rk - p->ranks].n++;
+		if (rk != NULL && p->busy[k].t_end_ns > p->busy[k].t_start_ns)
+			off[rk - p->ranks + 1]++;
 	}
-	for (int i = 0; i < p->nranks; i++) {
-		bl[i].all = p->busy;
-		bl[i].ph = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].ph);
-		bl[i].before_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].before_ns);
-		bl[i].n = 0;
-	}
+	for (int i = 0; i < p->nranks; i++)
+		off[i + 1] += off[i];
 	for (long k = 0; k < p->nbusy; k++) {
 		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
 
 		if (rk != NULL && p->busy[k].t_end_ns > p->busy[k].t_start_ns) {
 			struct replay_busy *b = &bl[rk - p->ranks];
 
-			b->ph[b->n++] = (uint32_t)k;
+			ix[off[rk - p->ranks] + b->n++] = (uint32_t)k;
 		}
 	}
 	t->busy_ns = xcalloc((size_t)p->nranks + 1, sizeof *t->busy_ns);
 	for (int i = 0; i < p->nranks; i++) {
 		struct replay_busy *b = &bl[i];
+		uint32_t *r = ix + off[i];
 
-		busy_sort(b);
-		for (long j = 1; j < b->n; j++)
-			b->before_ns[j] = b->before_ns[j - 1] +
-					  (double)(bph(b, j - 1)->t_end_ns - bph(b, j - 1)->t_start_ns);
+		busy_sort(p->busy, r, b->n);
+		b->ph = xmallocarray((size_t)b->n + 1, sizeof *b->ph);
+		for (long j = 0; j < b->n; j++) {
+			const struct prof_busy *x = &p->busy[r[j]];
+
+			b->ph[j] = (struct replay_phase){ x->t_start_ns, x->t_end_ns,
+							  j > 0 ? b->ph[j - 1].before_ns +
+								  (double)(b->ph[j - 1].t_end_ns - b->ph[j - 1].t_start_ns)
+								: 0 };
+		}
 		t->busy_ns[i] = busy_before(b, INT64_MAX);
 	}
+	free(ix);
+	free(off);
+	return bl;
+}
+
+static void
+busy_free(struct replay_busy *bl, int nranks)
+{
+	for (int i = 0; bl != NULL && i < nranks; i++)
+		free(bl[i].ph);
+	free(bl);
 }
 
 /* Each rank's sends, in order since the messages are taken by departure; *sk holds them
@@ -1065,10 +1091,9 @@ trace_sends(const struct prof *p, const int *si, const uint32_t *ord, uint32_t *
 /* The receives, every message between two known ranks, as keys (when it was needed, the
  * message, whether it was an answer and whether it was needed on arrival) into rk[]. */
 static void
-trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int *si, const int *di,
-		   const uint32_t *ord, const struct sends *sd, struct tkey *rk)
+trace_receive_keys(const struct replay_trace *t, const struct prof *p, const struct replay_busy *bl,
+		   const int *si, const int *di, const uint32_t *ord, const struct sends *sd, struct tkey *rk)
 {
-	const struct replay_busy *bl = t->bl;
 	uint32_t *later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);	/* per message: its
 				 * exchange partner (exchanges), LATER_NONE */
 	long *hint = xmallocarray((size_t)p->nranks + 1, sizeof *hint);	/* per rank: the busy
@@ -1088,7 +1113,7 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 		const struct prof_msg *m = &p->msgs[k];
 		int b = di[k];
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
-		const struct prof_busy *ph;
+		const struct replay_phase *ph;
 		int answer = 0;
 
 		if (!two_ranks(si, di, k))
@@ -1183,6 +1208,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 {
 	struct sends *sd;
 	uint32_t *sk;		/* every rank's sends (sd), one rank after the other */
+	struct replay_busy *bl;	/* per rank: its busy phases, while the trace is made */
 	const char **hosts;
 	int *si, *di;		/* per message: its sender's and receiver's index in p->ranks, -1 */
 	uint32_t *ord;		/* the messages by departure, then index */
@@ -1197,11 +1223,11 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	di = xmallocarray((size_t)p->nmsgs + 1, sizeof *di);
 	ns = trace_ranks_of(p, si, di);
 	ord = trace_departures(p);
-	trace_busy(t, p);
+	bl = trace_busy(t, p);
 	sd = trace_sends(p, si, ord, &sk);
 	/* the receives' keys in the upper half of the events' array, then the events */
 	t->ev = xmallocarray(2 * (size_t)ns + 1, sizeof *t->ev);
-	trace_receive_keys(t, p, si, di, ord, sd, (struct tkey *)(void *)t->ev + ns);
+	trace_receive_keys(t, p, bl, si, di, ord, sd, (struct tkey *)(void *)t->ev + ns);
 	free(sk);
 	free(sd);
 	trace_merge(t, p, si, di, ord, ns);
@@ -1211,10 +1237,11 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	t->wait_ns = xmallocarray((size_t)p->nmsgs + 1, sizeof *t->wait_ns);
 	if (kind == REPLAY_MEASURED)
 		t->gap_ns = xmallocarray((size_t)t->nev + 1, sizeof *t->gap_ns);
-	waits_init(&w, p->nranks);
+	waits_init(&w, bl, p->nranks);
 	for (long x = 0; x < t->nev; x++)
 		trace_wait(t, &w, x);
 	waits_release(&w);
+	busy_free(bl, p->nranks);
 
 	hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
 	t->host = xcalloc((size_t)p->nranks + 1, sizeof *t->host);
@@ -1228,11 +1255,6 @@ replay_trace_free(struct replay_trace *t)
 {
 	if (t == NULL)
 		return;
-	for (int i = 0; t->bl != NULL && i < t->p->nranks; i++) {
-		free(t->bl[i].ph);
-		free(t->bl[i].before_ns);
-	}
-	free(t->bl);
 	free(t->ev);
 	free(t->need_ns);
 	free(t->wait_ns);
@@ -1278,7 +1300,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	known = xcalloc(nm, sizeof *known);
 	nbw = in->bw_Bps;
 	{
-		struct pass c = { p, t->bl, t->ev, t->nev, t->need_ns, t->wait_ns, t->gap_ns,
+		struct pass c = { p, t->busy_ns, t->ev, t->nev, t->need_ns, t->wait_ns, t->gap_ns,
 				  or_fill(in->busy_f, nr, 1, &own[0]), or_fill(in->wake_ns, nr, 0, &own[1]),
 				  or_fill(in->gap_f, nr, 1, &own[2]), t->kind == REPLAY_MEASURED ? in->poll_f : NULL,
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
