@@ -13,6 +13,7 @@
 #include "predict/p000.h"
 #include "predict/fluid.h"
 #include "predict/p003.h"
+#include "predict/tkey.h"
 
 /* Two ranks exchange when their messages to each other go in pairs, the second leaving
  * within REPLAY_XCHG_NS of the first's arrival, and either rank is the first of a pair at
@@ -20,19 +21,26 @@
 #define REPLAY_XCHG_NS 10000000LL
 #define REPLAY_XCHG_SHARE 0.25
 
-/* One rank's busy phases, sorted, with the busy time before each. */
+/* A busy phase as the trace's build reads it: what it needs of the profile's row and the
+ * busy time before it, in one place (the build walks every rank's phases at once, so that
+ * each rank's are one stream in memory, not three). */
+struct replay_phase {
+	int64_t t_start_ns;
+	int64_t t_end_ns;
+	double before_ns;	/* busy time of the rank's phases before this one */
+};
+
+/* One rank's busy phases (those with a length), sorted; only while the trace is made. */
 struct replay_busy {
 	long n;
-	const struct prof_busy *all;	/* prof->busy */
-	uint32_t *ph;			/* indices into all, in time order */
-	double *before_ns;		/* busy time of the phases before ph[i] */
+	struct replay_phase *ph;	/* [n] in time order */
 };
 
 /* Phase i of b. */
-static inline const struct prof_busy *
+static inline const struct replay_phase *
 bph(const struct replay_busy *b, long i)
 {
-	return &b->all[b->ph[i]];
+	return &b->ph[i];
 }
 
 /* One rank's sends in departure order, as indices into prof->msgs. */
@@ -66,13 +74,19 @@ send_t(const struct sends *sd, long i)
 	return sd->m[sd->k[i]].t_ns;
 }
 
-/* The rank's first send at or after t, or INT64_MAX. */
-static int64_t
-next_send(const struct sends *sd, int64_t t)
+/* send_index(sd, t) given the one found last for the same rank (*hint, updated, 0 at
+ * first): a rank's receives come nearly in time order, so the answer is mostly that index
+ * or the next, and the search runs only when it is neither. */
+static long
+send_near(const struct sends *sd, int64_t t, long *hint)
 {
-	long i = send_index(sd, t);
+	long i = *hint;
 
-	return i < sd->n ? send_t(sd, i) : INT64_MAX;
+	if (i < 0 || i > sd->n || (i > 0 && send_t(sd, i - 1) >= t))
+		i = send_index(sd, t);
+	else if (i < sd->n && send_t(sd, i) < t && (++i < sd->n && send_t(sd, i) < t))
+		i = send_index(sd, t);	/* past the next one too */
+	return *hint = i;
 }
 
 /* One send or receive, 16 bytes (docs/memory.md, "The replay's trace"). Everything that
@@ -81,7 +95,11 @@ next_send(const struct sends *sd, int64_t t)
  * its message's t_ns for a send and replay_trace need_ns for a receive, its W is
  * replay_trace wait_ns (per message), its gap replay_trace gap_ns (per event). */
 struct replay_ev {
-	double busy_ns;		/* the rank's busy time before the event (busy_before) */
+	union {
+		double busy_ns;	/* the rank's busy time before the event (busy_before) */
+		int64_t t_ns;	/* while the trace is made (trace_merge to trace_wait): the
+				 * event's time, what ev_t gives, read in order, not looked up */
+	};
 	uint32_t msg;		/* index into prof->msgs (REPLAY_MAX_MSGS) */
 	uint32_t rank : 29;	/* index into prof->ranks (REPLAY_MAX_RANKS) */
 	uint32_t recv : 1;	/* 0 send, 1 receive (sends first at equal times) */
@@ -111,128 +129,6 @@ replay_fits(const struct prof *p, struct err *e)
 		return err_set(e, E_LIMIT, "the replay takes at most %d ranks, '%s' has %d", REPLAY_MAX_RANKS,
 			       p->run != NULL ? p->run : "", p->nranks);
 	return 0;
-}
-
-/* A time and an index, ordered by both (tkey_sort). */
-struct tkey {
-	int64_t t_ns;
-	int64_t j;
-};
-
-static inline bool
-tkey_lt(const struct tkey *a, const struct tkey *b)
-{
-	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->j < b->j);
-}
-
-static void
-tkey_swap(struct tkey **a, struct tkey **b)
-{
-	struct tkey *x = *a;
-
-	*a = *b;
-	*b = x;
-}
-
-#define TKEY_DIGIT_BITS 11	/* the radix sort's digit: 2048 counters, in the L1 cache */
-
-/* Sort k[0..n), which comes in index order, by time with a stable radix sort on the time
- * since the earliest, span_ns at most, one digit a pass: linear, whatever the order. tmp:
- * n keys of scratch. */
-static void
-tkey_radix(struct tkey *k, long n, int64_t lo_ns, uint64_t span_ns, struct tkey *tmp)
-{
-	struct tkey *src = k, *dst;
-	long *cnt = xmallocarray((size_t)1 << TKEY_DIGIT_BITS, sizeof *cnt);
-	uint64_t mask = ((uint64_t)1 << TKEY_DIGIT_BITS) - 1;
-
-	dst = tmp;
-	for (int sh = 0; sh < 64 && (span_ns >> sh) != 0; sh += TKEY_DIGIT_BITS) {
-		long sum = 0;
-
-		memset(cnt, 0, ((size_t)1 << TKEY_DIGIT_BITS) * sizeof *cnt);
-		for (long i = 0; i < n; i++)
-			cnt[(((uint64_t)src[i].t_ns - (uint64_t)lo_ns) >> sh) & mask]++;
-		for (uint64_t d = 0; d <= mask; d++) {
-			long c = cnt[d];
-
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (long i = 0; i < n; i++)
-			dst[cnt[(((uint64_t)src[i].t_ns - (uint64_t)lo_ns) >> sh) & mask]++] = src[i];
-		tkey_swap(&src, &dst);
-	}
-	if (src != k)
-		memcpy(k, src, (size_t)n * sizeof *k);
-	free(cnt);
-}
-
-/* Sort k[0..n) by time, then index. A bottom-up merge of the runs already in order, so an
- * array made of a few sorted stretches (messages.tsv, a trace's sends) costs a few passes;
- * when there are so many runs that the merge would take more passes than a radix sort on
- * the times, and k is in index order (by_index), the radix sort: linear either way. tmp: n
- * keys of scratch, the caller's (so that it can be memory the caller uses next). */
-static void
-tkey_sort(struct tkey *k, long n, bool by_index, struct tkey *tmp)
-{
-	long *run, nrun = 1;	/* run starts, then n */
-	struct tkey *src = k, *dst;
-	int64_t lo = n > 0 ? k[0].t_ns : 0, hi = lo;
-
-	for (long i = 1; i < n; i++) {
-		nrun += tkey_lt(&k[i], &k[i - 1]);
-		lo = k[i].t_ns < lo ? k[i].t_ns : lo;
-		hi = k[i].t_ns > hi ? k[i].t_ns : hi;
-	}
-	if (nrun <= 1)
-		return;
-	if (by_index) {
-		uint64_t span = (uint64_t)hi - (uint64_t)lo;
-		int digits = 0, merges = 0;
-
-		for (int sh = 0; sh < 64 && (span >> sh) != 0; sh += TKEY_DIGIT_BITS)
-			digits++;
-		for (long r = 1; r < nrun; r *= 2)
-			merges++;
-		if (digits < merges) {
-			tkey_radix(k, n, lo, span, tmp);
-			return;
-		}
-	}
-	run = xmallocarray((size_t)nrun + 1, sizeof *run);
-	nrun = 0;
-	run[nrun++] = 0;
-	for (long i = 1; i < n; i++)
-		if (tkey_lt(&k[i], &k[i - 1]))
-			run[nrun++] = i;
-	run[nrun] = n;
-	dst = tmp;
-	while (nrun > 1) {
-		long m = 0, r;
-
-		for (r = 0; r + 1 < nrun; r += 2) {
-			long a = run[r], am = run[r + 1], b = run[r + 1], bm = run[r + 2], o = run[r];
-
-			while (a < am && b < bm)
-				dst[o++] = tkey_lt(&src[b], &src[a]) ? src[b++] : src[a++];
-			while (a < am)
-				dst[o++] = src[a++];
-			while (b < bm)
-				dst[o++] = src[b++];
-			run[m++] = run[r];
-		}
-		if (r < nrun) {
-			memcpy(dst + run[r], src + run[r], (size_t)(run[r + 1] - run[r]) * sizeof *dst);
-			run[m++] = run[r];
-		}
-		run[m] = n;
-		nrun = m;
-		tkey_swap(&src, &dst);
-	}
-	if (src != k)
-		memcpy(k, src, (size_t)n * sizeof *k);
-	free(run);
 }
 
 /* A phase's start and index, ordered by both (busy_sort). */
@@ -286,34 +182,37 @@ phase_near(const struct replay_busy *b, int64_t t, long *hint)
 	return *hint = i;
 }
 
-/* Busy time before t. */
+/* Busy time before t, given i = phase_at(b, t). */
 static double
-busy_before(const struct replay_busy *b, int64_t t)
+busy_before_at(const struct replay_busy *b, int64_t t, long i)
 {
-	long i = phase_at(b, t);
-	const struct prof_busy *x;
+	const struct replay_phase *x;
 
 	if (i < 0)
 		return 0;
 	x = bph(b, i);
-	return b->before_ns[i] + (double)((t < x->t_end_ns ? t : x->t_end_ns) - x->t_start_ns);
+	return x->before_ns + (double)((t < x->t_end_ns ? t : x->t_end_ns) - x->t_start_ns);
 }
 
-/* The busy phase t falls in, or NULL. */
-static const struct prof_busy *
-in_busy(const struct replay_busy *b, int64_t t)
+/* Busy time before t. */
+static double
+busy_before(const struct replay_busy *b, int64_t t)
 {
-	long i = phase_at(b, t);
+	return busy_before_at(b, t, phase_at(b, t));
+}
 
+/* The busy phase t falls in, or NULL, given i = phase_at(b, t). */
+static const struct replay_phase *
+in_busy_at(const struct replay_busy *b, int64_t t, long i)
+{
 	return i < 0 || t >= bph(b, i)->t_end_ns ? NULL : bph(b, i);
 }
 
-/* The end of the last busy phase ending at or before t, or INT64_MIN. */
+/* The end of the last busy phase ending at or before t, or INT64_MIN, given i =
+ * phase_at(b, t). */
 static int64_t
-busy_end_before(const struct replay_busy *b, int64_t t)
+busy_end_before_at(const struct replay_busy *b, int64_t t, long i)
 {
-	long i = phase_at(b, t);
-
 	if (i < 0)
 		return INT64_MIN;
 	if (bph(b, i)->t_end_ns <= t)
@@ -410,7 +309,7 @@ host_index(const char **hosts, int *n, const char *h)
 /* What one replay reads and writes. */
 struct pass {
 	const struct prof *p;
-	const struct replay_busy *bl;
+	const double *busy;		/* per rank: replay_trace busy_ns */
 	const struct replay_ev *ev;
 	long nev;
 	const int64_t *need;		/* per message: replay_trace need_ns */
@@ -797,7 +696,7 @@ pass_run(struct pass *c, struct err *e)
 	for (int i = 0; i < p->nranks; i++) {
 		if (u.at[i] < u.off[i + 1])
 			BUG("replay: rank %d stopped at event %ld of %ld", i, u.at[i] - u.off[i], u.off[i + 1] - u.off[i]);
-		c->D[i] += (busy_before(&c->bl[i], INT64_MAX) - c->busy_prev[i]) * (c->f[i] - 1);
+		c->D[i] += (c->busy[i] - c->busy_prev[i]) * (c->f[i] - 1);
 	}
 	cursor_release(&u);
 	links_release(&l);
@@ -812,12 +711,13 @@ pass_run(struct pass *c, struct err *e)
  * events a rank has nothing else to wait for: the busy stretches in between are work that
  * comes before the message whatever its arrival, the idle ones could all have gone. Demand
  * phases break a long wait into pieces (a polling loop's rare user tick reads as a busy
- * interval), and only the last piece would let a faster sender's gain through. */
+ * interval), and only the last piece would let a faster sender's gain through. i:
+ * phase_at(b, t); fi: phase_at(b, from) (from at most t; any value when from is
+ * INT64_MIN). */
 static double
-idle_before(const struct replay_busy *b, int64_t t, int64_t from, bool on_arrival)
+idle_before(const struct replay_busy *b, int64_t t, int64_t from, long i, long fi, bool on_arrival)
 {
-	long i = phase_at(b, t);
-	const struct prof_busy *ph = i >= 0 && t < bph(b, i)->t_end_ns ? bph(b, i) : NULL;
+	const struct replay_phase *ph = i >= 0 && t < bph(b, i)->t_end_ns ? bph(b, i) : NULL;
 	int64_t at = t, idle_from = from;
 	double idle;
 
@@ -826,27 +726,32 @@ idle_before(const struct replay_busy *b, int64_t t, int64_t from, bool on_arriva
 			return 0;	/* busy with earlier work */
 		at = ph->t_start_ns;
 	}
-	if (idle_from == INT64_MIN)	/* the rank's first event: idle since its last busy phase */
+	if (idle_from == INT64_MIN) {	/* the rank's first event: idle since its last busy phase */
 		idle_from = i >= 0 ? (ph != NULL ? (i > 0 ? bph(b, i - 1)->t_end_ns : INT64_MIN)
 						 : (bph(b, i)->t_end_ns <= at ? bph(b, i)->t_end_ns : INT64_MIN))
 			       : INT64_MIN;
+		fi = idle_from != INT64_MIN ? phase_at(b, idle_from) : -1;
+	}
 	if (idle_from == INT64_MIN || idle_from >= at)
 		return 0;
-	idle = (double)(at - idle_from) - (busy_before(b, at) - busy_before(b, idle_from));
+	/* phase_at(b, at) is i, as in dedicated_wait */
+	idle = (double)(at - idle_from) - (busy_before_at(b, at, i) - busy_before_at(b, idle_from, fi));
 	return idle > 0 ? idle : 0;
 }
 
 /* W for a REPLAY_DEDICATED receive needed at t by a rank whose previous event was at from
  * (INT64_MIN: none): idle (or just starting the work the message brought) when it was
- * needed, the rank had waited since its last event or its last busy phase; else 0. */
+ * needed, the rank had waited since its last event or its last busy phase; else 0. i:
+ * phase_at(b, t). */
 static double
-dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from)
+dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from, long i)
 {
-	const struct prof_busy *ph = in_busy(b, t);
+	const struct replay_phase *ph = in_busy_at(b, t, i);
 	double W = 0;
 
 	if (ph == NULL || ph->t_start_ns >= t - REPLAY_GRAIN_NS) {
-		int64_t idle_from = busy_end_before(b, ph != NULL ? ph->t_start_ns : t);
+		/* phase_at(b, ph->t_start_ns) is i too: the phases after i start after t */
+		int64_t idle_from = busy_end_before_at(b, ph != NULL ? ph->t_start_ns : t, i);
 
 		if (from != INT64_MIN && from > idle_from)
 			idle_from = from;
@@ -860,14 +765,16 @@ dedicated_wait(const struct replay_busy *b, int64_t t, int64_t from)
 
 /* What trace_wait keeps of each rank from one of its events to the next. */
 struct waits {
+	const struct replay_busy *bl;	/* per rank: its busy phases (trace_busy) */
 	int64_t *prev;		/* its last event's time, INT64_MIN */
 	double *prev_busy;	/* the busy time before it */
 	long *cur;		/* its last busy phase started by then, -1 */
 };
 
 static void
-waits_init(struct waits *w, int nranks)
+waits_init(struct waits *w, const struct replay_busy *bl, int nranks)
 {
+	w->bl = bl;
 	w->prev = xmallocarray((size_t)nranks + 1, sizeof *w->prev);
 	w->prev_busy = xcalloc((size_t)nranks + 1, sizeof *w->prev_busy);
 	w->cur = xmallocarray((size_t)nranks + 1, sizeof *w->cur);
@@ -894,33 +801,35 @@ ev_t(const struct replay_trace *t, const struct replay_ev *v)
 
 /* Event x's busy time before it, a receive's W and (REPLAY_MEASURED) the event's gap, from
  * the rank's previous event: all the trace fixes, worked out once for every replay. Called
- * for the events in order: a rank's come in time order, so its busy phases are walked with
- * a cursor. */
+ * for the events in order, each holding its time (v->t_ns, trace_merge), which its busy
+ * time replaces: a rank's events come in time order, so its busy phases are walked with a
+ * cursor, which is phase_at at the event's time (and at its previous event's before it
+ * moves), and no phase is searched for. */
 static void
 trace_wait(struct replay_trace *t, struct waits *w, long x)
 {
 	struct replay_ev *v = &t->ev[x];
-	const struct replay_busy *b = &t->bl[v->rank];
-	int64_t from = w->prev[v->rank], at = ev_t(t, v);
-	long *c = &w->cur[v->rank];
+	const struct replay_busy *b = &w->bl[v->rank];
+	int64_t from = w->prev[v->rank], at = v->t_ns;
+	long *c = &w->cur[v->rank], fc = *c;	/* phase_at(b, from) */
 	double busy = 0, W = 0;
 
 	while (*c + 1 < b->n && bph(b, *c + 1)->t_start_ns <= at)
 		(*c)++;
 	if (*c >= 0) {	/* busy_before(b, at) */
-		const struct prof_busy *ph = bph(b, *c);
+		const struct replay_phase *ph = bph(b, *c);
 
-		busy = b->before_ns[*c] + (double)((at < ph->t_end_ns ? at : ph->t_end_ns) - ph->t_start_ns);
+		busy = ph->before_ns + (double)((at < ph->t_end_ns ? at : ph->t_end_ns) - ph->t_start_ns);
 	}
 	v->busy_ns = busy;
 	if (t->kind == REPLAY_MEASURED) {
 		if (v->recv && v->answer && from != INT64_MIN)
 			W = (double)(at - from);
 		else if (v->recv)
-			W = idle_before(b, at, from, v->woke);
+			W = idle_before(b, at, from, *c, fc, v->woke);
 		t->gap_ns[x] = from != INT64_MIN ? fmax((double)(at - from) - (busy - w->prev_busy[v->rank]) - W, 0) : 0;
 	} else if (v->recv) {
-		W = dedicated_wait(b, at, from);
+		W = dedicated_wait(b, at, from, *c);
 	}
 	if (v->recv)
 		t->wait_ns[v->msg] = W;
@@ -1045,20 +954,20 @@ exchanges(const struct prof *p, const uint32_t *ord, const int *si, const int *d
 	free(cnt);
 }
 
-/* The busy phases of one rank in time order (the file's order, which is usually it); at
- * equal starts in index order. */
+/* The busy phases of one rank, ix[0..n) (indices into all), in time order (the file's
+ * order, which is usually it); at equal starts in index order. */
 static void
-busy_sort(struct replay_busy *b)
+busy_sort(const struct prof_busy *all, uint32_t *ix, long n)
 {
-	for (long j = 1; j < b->n; j++) {
-		if (bph(b, j)->t_start_ns < bph(b, j - 1)->t_start_ns) {
-			struct bkey *k = xmallocarray((size_t)b->n, sizeof *k);
+	for (long j = 1; j < n; j++) {
+		if (all[ix[j]].t_start_ns < all[ix[j - 1]].t_start_ns) {
+			struct bkey *k = xmallocarray((size_t)n, sizeof *k);
 
-			for (long i = 0; i < b->n; i++)
-				k[i] = (struct bkey){ bph(b, i)->t_start_ns, b->ph[i] };
-			qsort(k, (size_t)b->n, sizeof *k, cmp_bkey);
-			for (long i = 0; i < b->n; i++)
-				b->ph[i] = k[i].i;
+			for (long i = 0; i < n; i++)
+				k[i] = (struct bkey){ all[ix[i]].t_start_ns, ix[i] };
+			qsort(k, (size_t)n, sizeof *k, cmp_bkey);
+			for (long i = 0; i < n; i++)
+				ix[i] = k[i].i;
 			free(k);
 			return;
 		}
@@ -1075,9 +984,9 @@ two_ranks(const int *si, const int *di, long k)
 _Static_assert(sizeof(struct tkey) == sizeof(struct replay_ev), "the events' array holds the receives' keys");
 
 /* Memory: the trace keeps 16 bytes an event (replay_ev) and 16 a message (need_ns,
- * wait_ns), 8 more an event for REPLAY_MEASURED (gap_ns), 12 a busy phase; while it is
- * made, at most 4 bytes a message more (si, di and ord, 12 bytes, are freed before wait_ns
- * is made). The
+ * wait_ns), 8 more an event for REPLAY_MEASURED (gap_ns); while it is made, at most 4
+ * bytes a message more (si, di and ord, 12 bytes, are freed before wait_ns is made) and 24
+ * a busy phase (replay_phase, freed at the end; 4 more while trace_busy runs). The
  * receives are sorted in the events' array, the upper half the keys and the lower the
  * sort's scratch, and merged from the front with the sends, which are in order already:
  * the merge writes no event past the keys it has yet to read. */
@@ -1117,44 +1026,61 @@ trace_departures(const struct prof *p)
 	return ord;
 }
 
-/* Each rank's busy phases in time order, with the busy time before each (t->bl), and its
- * whole busy time (t->busy_ns). */
-static void
+/* Each rank's busy phases in time order, with the busy time before each (the caller frees
+ * with busy_free), and its whole busy time (t->busy_ns). */
+static struct replay_busy *
 trace_busy(struct replay_trace *t, const struct prof *p)
 {
-	struct replay_busy *bl = t->bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
+	struct replay_busy *bl = xcalloc((size_t)p->nranks + 1, sizeof *bl);
+	uint32_t *ix = xmallocarray((size_t)p->nbusy + 1, sizeof *ix);	/* the phases with a
+					 * length, one rank after the other */
+	long *off = xcalloc((size_t)p->nranks + 2, sizeof *off);	/* rank i's in ix[off[i]..] */
 
 	for (long k = 0; k < p->nbusy; k++) {
 		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
 
-		if (rk != NULL)
-			bl[rk - p->ranks].n++;
+		if (rk != NULL && p->busy[k].t_end_ns > p->busy[k].t_start_ns)
+			off[rk - p->ranks + 1]++;
 	}
-	for (int i = 0; i < p->nranks; i++) {
-		bl[i].all = p->busy;
-		bl[i].ph = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].ph);
-		bl[i].before_ns = xcalloc((size_t)bl[i].n + 1, sizeof *bl[i].before_ns);
-		bl[i].n = 0;
-	}
+	for (int i = 0; i < p->nranks; i++)
+		off[i + 1] += off[i];
 	for (long k = 0; k < p->nbusy; k++) {
 		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
 
 		if (rk != NULL && p->busy[k].t_end_ns > p->busy[k].t_start_ns) {
 			struct replay_busy *b = &bl[rk - p->ranks];
 
-			b->ph[b->n++] = (uint32_t)k;
+			ix[off[rk - p->ranks] + b->n++] = (uint32_t)k;
 		}
 	}
 	t->busy_ns = xcalloc((size_t)p->nranks + 1, sizeof *t->busy_ns);
 	for (int i = 0; i < p->nranks; i++) {
 		struct replay_busy *b = &bl[i];
+		uint32_t *r = ix + off[i];
 
-		busy_sort(b);
-		for (long j = 1; j < b->n; j++)
-			b->before_ns[j] = b->before_ns[j - 1] +
-					  (double)(bph(b, j - 1)->t_end_ns - bph(b, j - 1)->t_start_ns);
+		busy_sort(p->busy, r, b->n);
+		b->ph = xmallocarray((size_t)b->n + 1, sizeof *b->ph);
+		for (long j = 0; j < b->n; j++) {
+			const struct prof_busy *x = &p->busy[r[j]];
+
+			b->ph[j] = (struct replay_phase){ x->t_start_ns, x->t_end_ns,
+							  j > 0 ? b->ph[j - 1].before_ns +
+								  (double)(b->ph[j - 1].t_end_ns - b->ph[j - 1].t_start_ns)
+								: 0 };
+		}
 		t->busy_ns[i] = busy_before(b, INT64_MAX);
 	}
+	free(ix);
+	free(off);
+	return bl;
+}
+
+static void
+busy_free(struct replay_busy *bl, int nranks)
+{
+	for (int i = 0; bl != NULL && i < nranks; i++)
+		free(bl[i].ph);
+	free(bl);
 }
 
 /* Each rank's sends, in order since the messages are taken by departure; *sk holds them
@@ -1186,14 +1112,15 @@ trace_sends(const struct prof *p, const int *si, const uint32_t *ord, uint32_t *
 /* The receives, every message between two known ranks, as keys (when it was needed, the
  * message, whether it was an answer and whether it was needed on arrival) into rk[]. */
 static void
-trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int *si, const int *di,
-		   const uint32_t *ord, const struct sends *sd, struct tkey *rk)
+trace_receive_keys(const struct replay_trace *t, const struct prof *p, const struct replay_busy *bl,
+		   const int *si, const int *di, const uint32_t *ord, const struct sends *sd, struct tkey *rk)
 {
-	const struct replay_busy *bl = t->bl;
 	uint32_t *later = xmallocarray((size_t)p->nmsgs + 1, sizeof *later);	/* per message: its
 				 * exchange partner (exchanges), LATER_NONE */
 	long *hint = xmallocarray((size_t)p->nranks + 1, sizeof *hint);	/* per rank: the busy
 				 * phase its last receive came in or after */
+	long *shint = xcalloc((size_t)p->nranks + 1, sizeof *shint);	/* per rank: its first
+				 * send at or after its last receive's arrival */
 	long nr = 0;
 
 	if (t->kind == REPLAY_DEDICATED)	/* predict's reading only: docs/explain.md, "Exchanges" */
@@ -1207,7 +1134,7 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 		const struct prof_msg *m = &p->msgs[k];
 		int b = di[k];
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns, need = arr;
-		const struct prof_busy *ph;
+		const struct replay_phase *ph;
 		int answer = 0, replied = 0;
 
 		if (!two_ranks(si, di, k))
@@ -1226,7 +1153,7 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 		}
 		if (ph != NULL && t->kind == REPLAY_MEASURED) {
 			const struct sends *r = &sd[b];
-			long j = send_index(r, arr);
+			long j = send_near(r, arr, &shint[b]);
 
 			/* between a send of the rank and its next, both closer than the samples
 			 * see: it was waiting for this message (a ping-pong in a polling loop
@@ -1241,7 +1168,8 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 					     send_t(r, j) < ph->t_end_ns);
 		}
 		if (ph != NULL && !replied && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
-			int64_t nx = next_send(&sd[b], arr);
+			long j = send_near(&sd[b], arr, &shint[b]);
+			int64_t nx = j < sd[b].n ? send_t(&sd[b], j) : INT64_MAX;	/* the next send */
 
 			need = nx < ph->t_end_ns ? nx : ph->t_end_ns;
 		}
@@ -1252,8 +1180,11 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const int
 		rk[nr++] = (struct tkey){ need, (int64_t)k << RECV_PLACE_SHIFT | answer | (need == arr) << 1 };
 	}
 	free(hint);
+	free(shint);
 	free(later);
 }
+
+#define TRACE_AHEAD 16	/* messages by departure read ahead in trace_merge */
 
 /* The events: the sends (by departure) merged with the receive keys (sorted in the upper
  * half of t->ev, the lower half as scratch), the sends first at equal times (as sorting
@@ -1273,17 +1204,26 @@ trace_merge(struct replay_trace *t, const struct prof *p, const int *si, const i
 
 		while (o < p->nmsgs && !two_ranks(si, di, ord[o]))
 			o++;
+		/* the messages by departure are read from as many places as messages.tsv has
+		 * sorted stretches: ask for one a few ahead */
+		if (o + TRACE_AHEAD < p->nmsgs) {
+			uint32_t ka = ord[o + TRACE_AHEAD];
+
+			__builtin_prefetch(&p->msgs[ka].t_ns);
+			__builtin_prefetch(&si[ka]);
+			__builtin_prefetch(&di[ka]);
+		}
 		if (r < ns)
 			kr = keys[ns + r];	/* read before ev[x], which may be the same place, is made */
 		if (o < p->nmsgs && (r == ns || p->msgs[ord[o]].t_ns <= kr.t_ns)) {
 			uint32_t k = ord[o++];
 
-			t->ev[x] = (struct replay_ev){ .msg = k, .rank = (uint32_t)si[k] };
+			t->ev[x] = (struct replay_ev){ .t_ns = p->msgs[k].t_ns, .msg = k, .rank = (uint32_t)si[k] };
 		} else {
 			uint32_t k = (uint32_t)(kr.j >> RECV_PLACE_SHIFT);
 
 			t->need_ns[k] = kr.t_ns;
-			t->ev[x] = (struct replay_ev){ .msg = k, .rank = (uint32_t)di[k], .recv = 1,
+			t->ev[x] = (struct replay_ev){ .t_ns = kr.t_ns, .msg = k, .rank = (uint32_t)di[k], .recv = 1,
 						       .answer = (uint32_t)(kr.j & 1), .woke = (uint32_t)(kr.j >> 1) & 1 };
 			r++;
 		}
@@ -1296,6 +1236,7 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 {
 	struct sends *sd;
 	uint32_t *sk;		/* every rank's sends (sd), one rank after the other */
+	struct replay_busy *bl;	/* per rank: its busy phases, while the trace is made */
 	const char **hosts;
 	int *si, *di;		/* per message: its sender's and receiver's index in p->ranks, -1 */
 	uint32_t *ord;		/* the messages by departure, then index */
@@ -1310,11 +1251,11 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	di = xmallocarray((size_t)p->nmsgs + 1, sizeof *di);
 	ns = trace_ranks_of(p, si, di);
 	ord = trace_departures(p);
-	trace_busy(t, p);
+	bl = trace_busy(t, p);
 	sd = trace_sends(p, si, ord, &sk);
 	/* the receives' keys in the upper half of the events' array, then the events */
 	t->ev = xmallocarray(2 * (size_t)ns + 1, sizeof *t->ev);
-	trace_receive_keys(t, p, si, di, ord, sd, (struct tkey *)(void *)t->ev + ns);
+	trace_receive_keys(t, p, bl, si, di, ord, sd, (struct tkey *)(void *)t->ev + ns);
 	free(sk);
 	free(sd);
 	trace_merge(t, p, si, di, ord, ns);
@@ -1324,10 +1265,11 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	t->wait_ns = xmallocarray((size_t)p->nmsgs + 1, sizeof *t->wait_ns);
 	if (kind == REPLAY_MEASURED)
 		t->gap_ns = xmallocarray((size_t)t->nev + 1, sizeof *t->gap_ns);
-	waits_init(&w, p->nranks);
+	waits_init(&w, bl, p->nranks);
 	for (long x = 0; x < t->nev; x++)
 		trace_wait(t, &w, x);
 	waits_release(&w);
+	busy_free(bl, p->nranks);
 
 	hosts = xcalloc((size_t)p->nranks + 1, sizeof *hosts);
 	t->host = xcalloc((size_t)p->nranks + 1, sizeof *t->host);
@@ -1341,11 +1283,6 @@ replay_trace_free(struct replay_trace *t)
 {
 	if (t == NULL)
 		return;
-	for (int i = 0; t->bl != NULL && i < t->p->nranks; i++) {
-		free(t->bl[i].ph);
-		free(t->bl[i].before_ns);
-	}
-	free(t->bl);
 	free(t->ev);
 	free(t->need_ns);
 	free(t->wait_ns);
@@ -1391,7 +1328,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	known = xcalloc(nm, sizeof *known);
 	nbw = in->bw_Bps;
 	{
-		struct pass c = { p, t->bl, t->ev, t->nev, t->need_ns, t->wait_ns, t->gap_ns,
+		struct pass c = { p, t->busy_ns, t->ev, t->nev, t->need_ns, t->wait_ns, t->gap_ns,
 				  or_fill(in->busy_f, nr, 1, &own[0]), or_fill(in->wake_ns, nr, 0, &own[1]),
 				  or_fill(in->gap_f, nr, 1, &own[2]), t->kind == REPLAY_MEASURED ? in->poll_f : NULL,
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,

@@ -89,7 +89,6 @@ enum replay_kind {
  * own half (the exchange rule above); explain's (REPLAY_MEASURED) chains it, which was
  * closer on real programs (docs/explain.md, "Exchanges"). */
 
-struct replay_busy;		/* one rank's busy phases (replay.c) */
 struct replay_ev;		/* one send or receive (replay.c) */
 
 /* The trace's caps: message and busy phase indices are held in 32 bits, a rank's index in
@@ -102,7 +101,6 @@ struct replay_ev;		/* one send or receive (replay.c) */
 struct replay_trace {
 	const struct prof *p;	/* borrowed: must outlive the trace */
 	enum replay_kind kind;
-	struct replay_busy *bl;	/* owned, [p->nranks] */
 	long nev;		/* sends and receives between two known ranks */
 	struct replay_ev *ev;	/* owned, [nev] in replay order */
 	int64_t *need_ns;	/* owned, [p->nmsgs] when each receive was needed (unset for
