@@ -551,6 +551,9 @@ int
 hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const char *scen_class,
 	     const struct model *const *ms, const struct pred_result *rs, int nm, int rule, int *ncmp, bool *own)
 {
+	int nrule = 0, best = rule;
+	double best_mean = INFINITY;
+
 	*ncmp = 0;
 	*own = false;
 	if (t == NULL || rule < 0)
@@ -559,41 +562,36 @@ hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const ch
 	 * another (p000 is within 3 % of GARLI's CPU cells and 24-52 % above LU's) */
 	if (kind < 0)
 		return rule;
-	{
-		int nrule = 0, best = rule;
-		double best_mean = INFINITY;
+	for (int k = 0; k < t->n; k++)
+		nrule += strcmp(t->cells[k].model, ms[rule]->name) == 0 &&
+			 in_scope(&t->cells[k], leave_out, scen_class, kind, kind);
+	if (nrule < HL_PICK_MIN)
+		return rule;
+	for (int i = 0; i < nm; i++) {
+		double sum_i = 0, sum_r = 0;
+		int n = 0, wins = 0;
 
-		for (int k = 0; k < t->n; k++)
-			nrule += strcmp(t->cells[k].model, ms[rule]->name) == 0 &&
-				 in_scope(&t->cells[k], leave_out, scen_class, kind, kind);
-		if (nrule < HL_PICK_MIN)
-			return rule;
-		for (int i = 0; i < nm; i++) {
-			double sum_i = 0, sum_r = 0;
-			int n = 0, wins = 0;
+		if (i == rule || !pickable(ms, rs, i, kind))
+			continue;
+		for (int k = 0; k < t->n; k++) {
+			const struct hl_cell *c = &t->cells[k], *d;
 
-			if (i == rule || !pickable(ms, rs, i, kind))
+			if (strcmp(c->model, ms[rule]->name) != 0 || !in_scope(c, leave_out, scen_class, kind, kind) ||
+			    (d = twin(t, c, ms[i]->name)) == NULL)
 				continue;
-			for (int k = 0; k < t->n; k++) {
-				const struct hl_cell *c = &t->cells[k], *d;
-
-				if (strcmp(c->model, ms[rule]->name) != 0 || !in_scope(c, leave_out, scen_class, kind, kind) ||
-				    (d = twin(t, c, ms[i]->name)) == NULL)
-					continue;
-				sum_r += fabs(log_err(c));
-				sum_i += fabs(log_err(d));
-				wins += fabs(log_err(d)) < fabs(log_err(c));
-				n++;
-			}
-			if (n >= HL_PICK_MIN && wins >= HL_PICK_WIN * n && sum_i < sum_r && sum_i / n < best_mean) {
-				best = i;
-				best_mean = sum_i / n;
-			}
+			sum_r += fabs(log_err(c));
+			sum_i += fabs(log_err(d));
+			wins += fabs(log_err(d)) < fabs(log_err(c));
+			n++;
 		}
-		*ncmp = nrule;
-		*own = true;
-		return best;
+		if (n >= HL_PICK_MIN && wins >= HL_PICK_WIN * n && sum_i < sum_r && sum_i / n < best_mean) {
+			best = i;
+			best_mean = sum_i / n;
+		}
 	}
+	*ncmp = nrule;
+	*own = true;
+	return best;
 }
 
 /* The HL_COVER central quantiles of model's signed errors over the cells in scope, as
