@@ -84,10 +84,14 @@ TEST(small_and_sorted)
 
 	tkey_sort(NULL, 0, true, NULL);
 	tkey_sort(&one, 1, true, tmp);
-	CHECK(one.t_ns == -7 && one.j == 3);
+	CHECK(one.t_ns == -7);
+	CHECK(one.j == 3);
 	CHECK(same_as_qsort(in_order, 4, true));
 	tkey_sort(in_order, 4, false, tmp);
-	CHECK(in_order[0].j == 9 && in_order[1].j == 10 && in_order[2].j == 0 && in_order[3].j == 1);
+	CHECK(in_order[0].j == 9);
+	CHECK(in_order[1].j == 10);
+	CHECK(in_order[2].j == 0);
+	CHECK(in_order[3].j == 1);
 }
 
 /* A few sorted stretches, each over the whole span, with times shared across them (what
