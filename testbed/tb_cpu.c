@@ -89,22 +89,15 @@ tb_cpu_dirs(int instance, int ws, char bufs[2][256], const char *dirs[3])
 int
 tb_cpu_join_launch(int instance, struct err *e)
 {
-	char bufs[2][256], path[600], pid[24];
+	char bufs[2][256];
 	const char *dirs[3];
 
 	tb_cpu_dirs(instance, TB_LAUNCH, bufs, dirs);
-	snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-	for (int k = 0; dirs[k] != NULL; k++) {
-		snprintf(path, sizeof path, "%s/cgroup.procs", dirs[k]);
+	for (int k = 0; dirs[k] != NULL; k++)
 		if (!tb_exists(dirs[k]))
 			return err_set(e, E_UNSUP, "testbed %d has no launchers' cgroup '%s' (made before it "
 				       "existed: run 'up' again)", instance, dirs[k]);
-		if (tb_write_file(path, pid, e) < 0) {
-			err_prefix(e, "cannot join cgroup '%s'", dirs[k]);
-			return -E_IO;
-		}
-	}
-	return 0;
+	return tb_join_cgroups(dirs, e);
 }
 
 /* The CPUs of a cpuset list ("0", "0,2-3"); 0 when it does not parse. */

@@ -339,7 +339,6 @@ int
 tb_enter(const char *netns, const char *const cgroup_dirs[], struct err *e)
 {
 	char path[512];
-	char pid[32];
 	int fd;
 
 	snprintf(path, sizeof path, "/run/netns/%s", netns);
@@ -373,11 +372,19 @@ tb_enter(const char *netns, const char *const cgroup_dirs[], struct err *e)
 		return err_sys(e, E_IO, "cannot create a UTS namespace for '%s'", netns);
 	if (sethostname(netns, strlen(netns)) < 0)
 		return err_sys(e, E_IO, "cannot set the host name '%s'", netns);
+	return tb_join_cgroups(cgroup_dirs, e);
+}
+
+int
+tb_join_cgroups(const char *const dirs[], struct err *e)
+{
+	char path[512], pid[32];
+
 	snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-	for (int k = 0; cgroup_dirs != NULL && cgroup_dirs[k] != NULL; k++) {
-		snprintf(path, sizeof path, "%s/cgroup.procs", cgroup_dirs[k]);
+	for (int k = 0; dirs != NULL && dirs[k] != NULL; k++) {
+		snprintf(path, sizeof path, "%s/cgroup.procs", dirs[k]);
 		if (tb_write_file(path, pid, e) < 0) {
-			err_prefix(e, "cannot join cgroup '%s'", cgroup_dirs[k]);
+			err_prefix(e, "cannot join cgroup '%s'", dirs[k]);
 			return -E_IO;
 		}
 	}

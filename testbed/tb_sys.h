@@ -51,6 +51,9 @@ int tb_proc_stop(pid_t pid, uint64_t ticks, int grace_ms);
  * (NULL-terminated, may be NULL) by writing its pid to <dir>/cgroup.procs. Returns 0 or
  * -E_IO / -E_PERM. */
 int tb_enter(const char *netns, const char *const cgroup_dirs[], struct err *e) WUR;
+/* Move the calling process into each cgroup directory of dirs (NULL-terminated; NULL:
+ * none). Returns 0 or negative with e set. */
+int tb_join_cgroups(const char *const dirs[], struct err *e) WUR;
 
 /* Path of the running executable (readlink /proc/self/exe) into buf. Returns 0 or -E_IO. */
 int tb_self_exe(char *buf, size_t len, struct err *e) WUR;
