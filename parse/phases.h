@@ -66,9 +66,12 @@
 #define PHASES_POLL_USER_SHARE 0.75	/* below it, an interval inside a wait polled */
 #define PHASES_POLL_MIN_TICKS 6		/* ticks the share of a wait's interval is taken over */
 #define PHASES_POLL_WINDOW 4		/* intervals each side it may take them from */
+#define PHASES_ANSWER_NS 20000000LL	/* a send this soon after a rank's last arrival
+					 * answers it (one sample interval) */
 
 /* A stretch the message trace says a rank waited through: from its last send to the
- * arrival of the next message for it, with no other arrival between (CLOCK_REALTIME ns). */
+ * arrival of the next message for it, with no other arrival between, or from an arrival
+ * to the next (phases_waits; CLOCK_REALTIME ns). */
 struct phases_wait {
 	int64_t t0_ns, t1_ns;
 };
@@ -158,7 +161,8 @@ int phases_from_samples_opt(const char *path, const struct phases_opts *o, struc
 
 /* Which gaps of a rank's message trace are waits (contend parse --waits). */
 enum phases_wait_rule {
-	PHASES_WAITS_SEND,	/* from a send to the next arrival, no arrival between */
+	PHASES_WAITS_SEND,	/* from a send to the next arrival, no arrival between; at
+				 * the end of the trace, on to the last arrival */
 	PHASES_WAITS_ANY,	/* also from an arrival to the next, no send between */
 	PHASES_WAITS_AUTO,	/* per rank: SEND under a CPU quota below a core, else ANY
 				 * (parse only; phases_waits takes SEND or ANY) */
@@ -170,8 +174,12 @@ enum phases_wait_rule {
  * and then heard nothing until this message was waiting for it: Open MPI and MPICH poll
  * then, so its samples read busy); with PHASES_WAITS_ANY also from the arrival before it
  * when no send came between (a rank that received and then sent nothing until the next
- * message: it computed on what came, or waited for more; the user share tells). Returns
- * the number of waits; *out is owned by the caller (free), NULL when none. */
+ * message: it computed on what came, or waited for more; the user share tells). With
+ * PHASES_WAITS_SEND, such stretches are waits only at the end of the rank's trace: the
+ * wait that began with its last send before its last arrival runs on through the arrivals
+ * after that send, when after the last one the rank sent nothing but answers (within
+ * PHASES_ANSWER_NS): it was waiting for the rest (a master taking the last results one by
+ * one). Returns the number of waits; *out is owned by the caller (free), NULL when none. */
 size_t phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, enum phases_wait_rule rule,
 		    struct phases_wait **out);
 /* Slack around a rank's run for its sample times (the agent samples from its own start). */

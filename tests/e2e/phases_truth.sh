@@ -79,13 +79,15 @@ check write-phases "[ $rc -eq 0 ] && cmp -s '$T/ph.tsv' '$T/ph.want'" "exit $rc:
 check ivl-rows "[ \"\$(grep -c '^ivl	0	' '$T/outi')\" = 15 ] && grep -q \"^ivl	0	$(ms 40)	$(ms 60)	busy	0.750	11000000	1	1	-1\$\" '$T/outi' &&
 	grep -q \"^ivl	0	$(ms 140)	$(ms 160)	idle	0.500	11000000	1	1	-1\$\" '$T/outi'" "$(grep '^ivl' "$T/outi" | sed -n 3p)"
 # The trace: rank 0 sends at 30 and hears at 150 (a wait 30-150 for parse's polling rule;
-# rank 1's message at 200 comes after another arrival: no wait). Intervals at least half
-# inside it: 20-40 (10 of 20) to 140-160 (10 of 20), 7 of them.
+# rank 1's message at 200 comes after another arrival: no wait, as rank 0 sends again at
+# 260, so its trace does not end there). Intervals at least half inside it: 20-40 (10 of
+# 20) to 140-160 (10 of 20), 7 of them.
 {
 	printf '# contend-messages 1\nt_first_ns\tt_last_ns\tsrc\tdst\tbytes\n'
 	printf '%s\t%s\t0\t1\t8\n' "$(ms 30)" "$(ms 31)"
 	printf '%s\t%s\t1\t0\t8\n' "$(ms 149)" "$(ms 150)"
 	printf '%s\t%s\t1\t0\t8\n' "$(ms 199)" "$(ms 200)"
+	printf '%s\t%s\t0\t1\t8\n' "$(ms 260)" "$(ms 261)"
 	printf '%s\t%s\t-1\t0\t8\n' "$(ms 5)" "$(ms 6)"
 } >"$T/run/profile/messages.tsv"
 "$PT" -i "$T/run" "$T/truth" >"$T/outw" 2>&1

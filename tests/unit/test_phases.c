@@ -709,11 +709,12 @@ TEST(user_alone)
 
 TEST(waits_from_the_trace)
 {
-	int64_t send[] = { 52, 10, 50 }, arr[] = { 70, 30, 60, 40 };
+	int64_t send[] = { 52, 10, 50, 70 + 100 * MS }, arr[] = { 70, 30, 60, 40 };
 	struct phases_wait *w;
-	size_t n = phases_waits(send, 3, arr, 4, PHASES_WAITS_SEND, &w);
+	size_t n = phases_waits(send, 4, arr, 4, PHASES_WAITS_SEND, &w);
 
-	/* 10 -> 30 waited; 40 came after 30 without a send between; 52 (the last send) -> 60 */
+	/* 10 -> 30 waited; 40 came after 30 without a send between; 52 -> 60; 70 came after 60
+	 * without a send between, and the rank went on sending (the trace does not end there) */
 	CHECK(n == 2);
 	if (CHECKED(n == 2)) {
 		CHECK(w[0].t0_ns == 10);
@@ -722,10 +723,109 @@ TEST(waits_from_the_trace)
 		CHECK(w[1].t1_ns == 60);
 	}
 	free(w);
-	if (CHECKED(phases_waits(send, 3, arr, 0, PHASES_WAITS_SEND, &w) == 0))
+	if (CHECKED(phases_waits(send, 4, arr, 0, PHASES_WAITS_SEND, &w) == 0))
 		CHECK(w == NULL);
 	if (CHECKED(phases_waits(send, 0, arr, 4, PHASES_WAITS_SEND, &w) == 0))
 		CHECK(w == NULL);
+}
+
+/* Whether w is the wait from t0_ms to t1_ms. */
+static bool
+wait_ms(const struct phases_wait *w, int64_t t0_ms, int64_t t1_ms)
+{
+	return w->t0_ns == t0_ms * MS && w->t1_ns == t1_ms * MS;
+}
+
+/* GARLI's rank 0 at the end of its run: it handed out the work (sends at 100-102 ms), took
+ * the results as they came (1000, 1200, 1500 ms), sending nothing until the last one, and
+ * then only answered (3 ms later). The wait that began with its last send runs on to the
+ * last arrival; the two arrivals at the start (50, 60 ms) stay a gap of no wait. */
+TEST(waits_at_the_end)
+{
+	int64_t send[] = { 1503 * MS, 100 * MS, 101 * MS, 102 * MS, 1503 * MS, 1503 * MS };
+	int64_t arr[] = { 1500 * MS, 50 * MS, 1000 * MS, 60 * MS, 1200 * MS };
+	int64_t answered[] = { 100 * MS, 1520 * MS }, went_on[] = { 100 * MS, 1520 * MS + 1 };
+	int64_t between[] = { 100 * MS, 1100 * MS, 1503 * MS }, after[] = { 1503 * MS };
+	int64_t last3[] = { 1000 * MS, 1200 * MS, 1500 * MS };
+	struct phases_wait *w;
+	size_t n = phases_waits(send, 6, arr, 5, PHASES_WAITS_SEND, &w);
+
+	CHECK(n == 3);
+	if (CHECKED(n == 3)) {
+		CHECK(wait_ms(&w[0], 102, 1000));
+		CHECK(wait_ms(&w[1], 1000, 1200));
+		CHECK(wait_ms(&w[2], 1200, 1500));
+	}
+	free(w);
+	/* --waits any has them already, once each, with the gap at the start */
+	n = phases_waits(send, 6, arr, 5, PHASES_WAITS_ANY, &w);
+	CHECK(n == 4);
+	if (CHECKED(n == 4)) {
+		CHECK(w[0].t0_ns == 50 * MS);
+		CHECK(w[3].t0_ns == 1200 * MS);
+	}
+	free(w);
+	/* an answer PHASES_ANSWER_NS after the last arrival is one; a send later is not */
+	n = phases_waits(answered, 2, last3, 3, PHASES_WAITS_SEND, &w);
+	CHECK(n == 3);
+	free(w);
+	n = phases_waits(went_on, 2, last3, 3, PHASES_WAITS_SEND, &w);
+	CHECK(n == 1);
+	free(w);
+	/* a send between the arrivals starts the wait that runs on */
+	n = phases_waits(between, 3, last3, 3, PHASES_WAITS_SEND, &w);
+	CHECK(n == 3);
+	if (CHECKED(n == 3)) {
+		CHECK(wait_ms(&w[1], 1100, 1200));
+		CHECK(wait_ms(&w[2], 1200, 1500));
+	}
+	free(w);
+	/* no send before the last arrival: no wait to run on */
+	n = phases_waits(after, 1, last3, 3, PHASES_WAITS_SEND, &w);
+	CHECK(n == 0);
+	CHECK(w == NULL);
+}
+
+/* The same end read from the samples, on a whole core (6 ticks an interval, so that each
+ * interval's share is its own): the rank sends at 10 ms and works to 200 ms, polls to the
+ * first result at 300 ms, works on it to 400 ms, polls to the last at 500 ms, answers at
+ * 502 ms and works to 600 ms. The polling before the last result is idle; the work between
+ * the results stays busy. */
+TEST(polling_at_the_end_is_idle)
+{
+	const char *path = tmp("rank-8.tsv");
+	struct tsv_w w;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	int64_t send[] = { REAL0 + 10 * MS, REAL0 + 502 * MS };
+	int64_t arr[] = { REAL0 + 300 * MS, REAL0 + 400 * MS, REAL0 + 500 * MS };
+	struct phases_wait *waits;
+	size_t nw = phases_waits(send, 2, arr, 3, PHASES_WAITS_SEND, &waits);
+	struct phases_opts o = { .busy_threshold = 0.5, .count_system = true, .waits = waits, .nwaits = nw };
+	uint64_t ut = 0, st = 0;
+
+	CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
+	for (int i = 0; i <= 30; i++) {
+		if (i > 0 && ((i > 10 && i <= 15) || (i > 20 && i <= 25)))
+			st += 6;
+		else if (i > 0)
+			ut += 6;
+		CHECK(tick_row(&w, i, ut, st, (uint64_t)(i * 20 * MS), &e) == 0);
+	}
+	CHECK(tsv_w_close(&w, &e) == 0);
+	CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
+	CHECK(rc.polling == 10);
+	CHECK(rc.busy_ns == 400 * MS);
+	CHECK(rc.idle_ns == 200 * MS);
+	if (CHECKED(rc.nphases == 5)) {
+		CHECK(rc.phases[2].busy);
+		CHECK(rc.phases[2].t_start_ns == REAL0 + 300 * MS);
+		CHECK(!rc.phases[3].busy);
+		CHECK(rc.phases[3].t_start_ns == REAL0 + 400 * MS);
+		CHECK(rc.phases[3].t_end_ns == REAL0 + 500 * MS);
+	}
+	rank_cpu_release(&rc);
+	free(waits);
 }
 
 /* --waits any: an arrival with no send since the one before waits from that one too; the
@@ -950,6 +1050,8 @@ main(void)
 	RUN(user_share);
 	RUN(waits_from_the_trace);
 	RUN(waits_after_an_arrival);
+	RUN(waits_at_the_end);
+	RUN(polling_at_the_end_is_idle);
 	RUN(polling_inside_a_wait_is_idle);
 	RUN(polling_share_over_enough_ticks);
 	RUN(count_wait);
