@@ -403,6 +403,10 @@ enter_section(struct pctx *c, const char *sect)
 		l->competing_flows = -1;
 		l->burst_bytes = -1;
 		l->competing_Bps = NAN;
+		l->mss_bytes = -1;
+		l->overhead_bytes = -1;
+		l->payload_share = 1;
+		l->line_Bps = NAN;
 		c->idx = s->nlinks++;
 		c->kind = SECT_LINK;
 		return 1;
@@ -443,7 +447,8 @@ static const char *const node_keys[] = {
 	"service_mean", "service_p", "service_mean_a", "service_mean_b", "speed", "cost", NULL,
 };
 static const char *const link_keys[] = {
-	"bandwidth", "latency", "competing_flows", "competing_traffic", "burst", NULL,
+	"bandwidth", "latency", "competing_flows", "competing_traffic", "burst", "mss", "frame_overhead",
+	NULL,
 };
 static const char *const policy_keys[] = { "x", "deadline", "budget", "max_procs", NULL };
 static const char *const select_keys[] = { "candidates", "master", NULL };
@@ -562,7 +567,7 @@ set_link(struct pctx *c, const char *key, const char *v)
 
 	if (k < 0)
 		return perr(c, key, "unknown key (known: bandwidth, latency, competing_flows, competing_traffic, "
-			    "burst)");
+			    "burst, mss, frame_overhead)");
 	if (!once(c, k))
 		return perr(c, key, "set twice in one section");
 	switch (k) {
@@ -575,6 +580,12 @@ set_link(struct pctx *c, const char *key, const char *v)
 	case 2: rc = parse_count(v, 100000, &l->competing_flows, &e2); break;
 	case 3: rc = scen_parse_bw_Bps(v, &l->competing_Bps, &e2); break;
 	case 4: rc = scen_parse_bytes(v, &l->burst_bytes, &e2); break;
+	case 5:
+		rc = scen_parse_bytes(v, &l->mss_bytes, &e2);
+		if (rc == 0 && l->mss_bytes <= 0)
+			return perr(c, key, "a segment's payload must be more than 0 bytes");
+		break;
+	case 6: rc = scen_parse_bytes(v, &l->overhead_bytes, &e2); break;
 	default: BUG("link key %d", k);
 	}
 	if (rc < 0)
@@ -770,6 +781,22 @@ reader(char *str, int num_bytes, void *stream)
 }
 
 /* Cross-key checks once the whole file is read. */
+/* Rates and the bucket of l in bytes of TCP payload (struct scen_link): every full segment
+ * of mss bytes takes mss + overhead on the wire. */
+static void
+link_payload(struct scen_link *l)
+{
+	double mss = l->mss_bytes > 0 ? (double)l->mss_bytes : SCEN_MSS;
+	double over = l->overhead_bytes >= 0 ? (double)l->overhead_bytes : SCEN_FRAME_OVERHEAD;
+
+	l->payload_share = mss / (mss + over);
+	l->line_Bps = l->bw_Bps;
+	l->bw_Bps *= l->payload_share;
+	l->competing_Bps *= l->payload_share;
+	if (l->burst_bytes > 0)
+		l->burst_bytes = (int64_t)llround((double)l->burst_bytes * l->payload_share);
+}
+
 static int
 validate(struct scen *s, struct err *e)
 {
@@ -847,6 +874,7 @@ validate(struct scen *s, struct err *e)
 			return err_set(e, E_FORMAT, "'%s' line %d: [link %s-%s] changes nothing (set bandwidth, "
 				       "latency, competing_flows or competing_traffic)", s->path, l->line,
 				       l->a, l->b);
+		link_payload(l);
 	}
 	if (s->measured_ns >= 0 && s->measured_run != NULL)
 		return err_set(e, E_FORMAT, "'%s': give measured_time or measured_run, not both", s->path);

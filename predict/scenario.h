@@ -81,7 +81,23 @@ struct scen_link {
 	double competing_Bps;		/* competing traffic rate, NAN unset */
 	int64_t burst_bytes;		/* a token bucket of this size over bandwidth, -1 unset
 					 * (a strict link) */
+	int64_t mss_bytes;		/* TCP payload of a full segment, -1 unset (SCEN_MSS) */
+	int64_t overhead_bytes;		/* bytes a segment's frame carries beyond its payload, -1
+					 * unset (SCEN_FRAME_OVERHEAD) */
+	/* scen_load gives bw_Bps, competing_Bps and burst_bytes in bytes of TCP payload: the
+	 * file's values (rates on the wire, as tc's tbf and a NIC count them) times
+	 * payload_share = mss / (mss + overhead); the file's bandwidth stays in line_Bps */
+	double payload_share;
+	double line_Bps;		/* the file's bandwidth, NAN unset */
 };
+
+/* A full TCP segment at Ethernet's MTU of 1500 with the timestamps option Linux sends: 1500
+ * less IPv4's 20 and TCP's 32 bytes of header. */
+#define SCEN_MSS 1448
+/* What tc's tbf counts of such a frame beyond its payload: the Ethernet header (14), IPv4
+ * (20), TCP with timestamps (32). A physical port also sends a preamble, the FCS and the
+ * gap between frames (24 more: 90). */
+#define SCEN_FRAME_OVERHEAD 66
 
 struct scen {
 	char *path;			/* the file, owned */

@@ -223,7 +223,7 @@ TEST(select_master_and_slaves)
 	pred_result_free(&r);
 	scen_free(&s);
 	/* a changed link between two candidates: the selection does not model it, and says so */
-	CHECK(scen_load_string(&s, "[link ws1-ws3]\nbandwidth = 1 Mbit/s\n", "l.ini", &e) == 0);
+	CHECK(scen_load_string(&s, "[link ws1-ws3]\nbandwidth = 1 Mbit/s\nframe_overhead = 0 B\n", "l.ini", &e) == 0);
 	pred_result_init(&r);
 	if (CHECKED(run001_select(&p, &s, NULL, &r, &e) == 0))
 		CHECK(r.status == PRED_NA);
@@ -232,7 +232,7 @@ TEST(select_master_and_slaves)
 	pred_result_free(&r);
 	scen_free(&s);
 	/* ... nor with a fixed master on it */
-	CHECK(scen_load_string(&s, "[select]\nmaster = ws1\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\n", "l.ini", &e) == 0);
+	CHECK(scen_load_string(&s, "[select]\nmaster = ws1\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\nframe_overhead = 0 B\n", "l.ini", &e) == 0);
 	pred_result_init(&r);
 	if (CHECKED(run001_select(&p, &s, NULL, &r, &e) == 0))
 		CHECK(r.status == PRED_NA);
@@ -254,14 +254,14 @@ TEST(select_master_and_slaves)
 	pred_result_free(&r);
 	scen_free(&s);
 	/* off every route: one end is no candidate, or the fixed master is elsewhere */
-	CHECK(scen_load_string(&s, "[select]\ncandidates = ws1, ws2, ws4\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\n",
+	CHECK(scen_load_string(&s, "[select]\ncandidates = ws1, ws2, ws4\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\nframe_overhead = 0 B\n",
 			       "l.ini", &e) == 0);
 	pred_result_init(&r);
 	if (CHECKED(run001_select(&p, &s, NULL, &r, &e) == 0))
 		CHECK(r.status == PRED_OK);
 	pred_result_free(&r);
 	scen_free(&s);
-	CHECK(scen_load_string(&s, "[select]\nmaster = ws4\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\n", "l.ini", &e) == 0);
+	CHECK(scen_load_string(&s, "[select]\nmaster = ws4\n[link ws1-ws3]\nbandwidth = 1 Mbit/s\nframe_overhead = 0 B\n", "l.ini", &e) == 0);
 	pred_result_init(&r);
 	if (CHECKED(run001_select(&p, &s, NULL, &r, &e) == 0))
 		CHECK(r.status == PRED_OK);
@@ -494,7 +494,7 @@ TEST(slower_link_moves_tasks)
 	 * of its CPU and 1 ms of the master's */
 	double fixed_ns = 1e9 - 606.2e6 + 50 * 21e6;
 
-	CHECK(load(&p, &s, ms_run, "[link ws1-ws3]\nbandwidth = 800 kbit/s\n") == 0);
+	CHECK(load(&p, &s, ms_run, "[link ws1-ws3]\nbandwidth = 800 kbit/s\nframe_overhead = 0 B\n") == 0);
 	pred_result_init(&r);
 	CHECK(model_run(model_find("p001"), &p, &s, &r, &e) == 0);
 	CHECK(r.status == PRED_OK);	/* a link scenario is no longer refused */
@@ -516,7 +516,7 @@ TEST(slower_link_moves_tasks)
 	prof_free(&p);
 	/* with a competitor on the same slave too (the `both` case): slower still, still below
 	 * fixed work (ws3's tasks of 20 ms CPU, 10 ms link, 1 ms master) */
-	CHECK(load(&p, &s, ms_run, "[node ws3]\ncpu_procs = 1\n[link ws1-ws3]\nbandwidth = 800 kbit/s\n") == 0);
+	CHECK(load(&p, &s, ms_run, "[node ws3]\ncpu_procs = 1\n[link ws1-ws3]\nbandwidth = 800 kbit/s\nframe_overhead = 0 B\n") == 0);
 	pred_result_init(&r);
 	if (CHECKED(model_run(model_find("p001"), &p, &s, &r, &e) == 0))
 		CHECK(r.status == PRED_OK);
@@ -539,7 +539,7 @@ TEST(links_off_the_routes)
 	struct err e;
 	const struct pred_item *it;
 
-	CHECK(load(&p, &s, ms_run, "[link ws2-ws3]\nbandwidth = 800 kbit/s\n") == 0);
+	CHECK(load(&p, &s, ms_run, "[link ws2-ws3]\nbandwidth = 800 kbit/s\nframe_overhead = 0 B\n") == 0);
 	pred_result_init(&r);
 	if (CHECKED(model_run(model_find("p001"), &p, &s, &r, &e) == 0))
 		CHECK(r.status == PRED_OK);

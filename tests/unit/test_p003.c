@@ -413,7 +413,7 @@ TEST(run_level_link_overlap)
 	scen_free(&s);
 
 	/* a bandwidth cut: the same half of Section 2.2 (1000 B at 12.5 -> 1.25 MB/s: +720 us) */
-	CHECK(scen_load_string(&s, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", "t.ini", &e) == 0);
+	CHECK(scen_load_string(&s, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = 0 B\n", "t.ini", &e) == 0);
 	pred_result_init(&r);
 	CHECK(run003_predict(&p, &s, &r, &e) == 0);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 1000 * 720e3, 1e3);
@@ -469,11 +469,11 @@ TEST(link_burst_bucket)
 
 	CHECK(prof_load(&p, make_run_msgs(0), &e) == 0);
 	/* strict: 2000 messages of 1000 B at 1.25 MB/s instead of 12.5: +720 us each, both wait */
-	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 720e3, 1e3);
 	pred_result_free(&r);
 	/* 1 MB bucket, refilled with 12.5 kB per 10 ms round: every message fits */
-	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = 0 B\nburst = 1 MB\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, 35e9, 1e3);
 	if (CHECKED(r.nitems == 1))
@@ -481,7 +481,7 @@ TEST(link_burst_bucket)
 	CHECK_NEAR(r.items[0].added_ns, 0, 1e3);
 	pred_result_free(&r);
 	/* a 500 B bucket: half of each message at the measured rate (+360 us each) */
-	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 500 B\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = 0 B\nburst = 500 B\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 360e3, 1e3);
 	pred_result_free(&r);
 	/* latency alone: the bucket does not act, the result is the strict one (+2 s) */
@@ -491,7 +491,7 @@ TEST(link_burst_bucket)
 	prof_free(&p);
 	/* no messages.tsv: which messages fit is unknown */
 	CHECK(prof_load(&p, make_run(), &e) == 0);
-	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run003_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = 0 B\nburst = 1 MB\n", &r) == 0);
 	CHECK(r.status == PRED_NA);
 	CHECK(strstr(r.why, "messages.tsv") != NULL);
 	CHECK(strstr(r.why, "burst") != NULL);
@@ -509,12 +509,12 @@ TEST(p000_link_burst_bucket)
 
 	CHECK(prof_load(&p, make_run_msgs(0), &e) == 0);
 	/* strict: 2000 messages of 50 us + 80 us, slowed down 10 times: +2.34 s for each rank */
-	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 130e3 * 9, 1e3);
 	pred_result_free(&r);
 	/* every message fits in a 1 MB bucket: only the latency part is slowed down */
-	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = 0 B\nburst = 1 MB\n", &r) == 0);
 	CHECK_NEAR(r.predicted_ns, 35e9 + 2000 * 50e3 * 9, 1e3);
 	if (CHECKED(r.nitems >= 1))
 		CHECK(strstr(r.items[0].detail, "token bucket") != NULL);
@@ -529,7 +529,7 @@ TEST(p000_link_burst_bucket)
 	prof_free(&p);
 	/* no messages.tsv: which messages fit is unknown */
 	CHECK(prof_load(&p, make_run(), &e) == 0);
-	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nburst = 1 MB\n", &r) == 0);
+	CHECK(predict_text(run000_predict, &p, "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = 0 B\nburst = 1 MB\n", &r) == 0);
 	CHECK(r.status == PRED_NA);
 	CHECK(strstr(r.why, "messages.tsv") != NULL);
 	pred_result_free(&r);

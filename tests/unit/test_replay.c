@@ -289,7 +289,7 @@ TEST(unchanged_link_gives_the_dedicated_time)
 	struct pred_result r;
 
 	/* the same bandwidth and latency as measured: every transfer takes what it took */
-	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 12.5 MB/s\n", &r) == 0);
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 12.5 MB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS, 1e3);
 	pred_result_free(&r);
@@ -301,9 +301,22 @@ TEST(halo_on_a_slower_link_pays_one_transfer)
 
 	/* 10x slower: 100 ms instead of 10 ms each way, both ways at once (different hosts'
 	 * queues): +90 ms an iteration, not +180 */
-	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * (100 + 90) * FX_MS, 1e3);
+	pred_result_free(&r);
+}
+
+/* The scenario's bandwidth is the wire's: a full segment of 1448 payload bytes takes 1514
+ * there (tc's tbf counts the Ethernet, IP and TCP headers), so the payload goes 1514 / 1448
+ * slower than the figure: 104.56 ms a transfer, not 100. */
+TEST(a_links_rate_carries_the_frames_headers_too)
+{
+	struct pred_result r;
+
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * (100 + 100.0 * 1514 / 1448 - 10) * FX_MS, 1e3);
 	pred_result_free(&r);
 }
 
@@ -312,7 +325,7 @@ TEST(request_reply_pays_both)
 	struct pred_result r;
 
 	/* each cycle waits for the request and the reply: +2 x 90 ms */
-	CHECK(predict(rr_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(predict(rr_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 180.0 * FX_MS, 1e3);
 	pred_result_free(&r);
@@ -348,7 +361,7 @@ TEST(message_that_came_during_work_waits_for_it)
 	/* 100 ms instead of 10: the message arrives at 150.05 ms instead of 60.05, while rank
 	 * 0 needs it only at 80, when it stops working: 70.05 ms late. Rank 1 goes on sending
 	 * every 100 ms, so the lateness does not add up from one iteration to the next */
-	CHECK(predict(early_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(predict(early_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + 70.0 * FX_MS + LAT, 1e3);
 	pred_result_free(&r);
@@ -420,8 +433,8 @@ TEST(refuses_without_a_change_or_a_trace)
 
 TEST(all_to_all_shares_a_capped_link)
 {
-	static const char ini[] = "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n[link ws1-ws3]\nbandwidth = 1.25 MB/s\n"
-				  "[link ws1-ws4]\nbandwidth = 1.25 MB/s\n";
+	static const char ini[] = "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n[link ws1-ws3]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n"
+				  "[link ws1-ws4]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n";
 	struct pred_result r;
 
 	/* ws1's link at 1.25 MB/s: its three sends share it (and so do its three receives),
@@ -436,7 +449,7 @@ TEST(all_to_all_shares_a_capped_link)
 
 TEST(a_short_message_is_not_queued_behind_a_long_one)
 {
-	static const char ini[] = "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n[link ws1-ws3]\nbandwidth = 1.25 MB/s\n";
+	static const char ini[] = "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n[link ws1-ws3]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n";
 	struct pred_result r;
 
 	/* the long one moves 1250 B alone, then both at 0.625 MB/s until the short one is
@@ -463,14 +476,14 @@ TEST(a_token_bucket_passes_the_bursts_it_holds)
 	 * the testbed caps a link): a 250 kB bucket holds each 125 kB message and refills in
 	 * the 90 ms between them, so every message goes at the line, as measured; a strict
 	 * 1.25 MB/s (the old reading of the same bandwidth) was +90 ms an iteration */
-	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nburst = 250 kB\n", &r) == 0);
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\nburst = 250 kB\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS, 1e4);
 	pred_result_free(&r);
 	/* a 62.5 kB bucket: the bucket and then 1.25 MB/s for the other 62.5 kB, 50 ms a
 	 * message (bucket + rate x t = bytes): +40 ms an iteration; the bucket is full again
 	 * 50 ms after each message, before the next leaves 90 ms after */
-	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nburst = 62.5 kB\n", &r) == 0);
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\nburst = 62.5 kB\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * (100 + 40) * FX_MS, 1e4);
 	pred_result_free(&r);
@@ -504,13 +517,13 @@ TEST(an_exchange_does_not_chain_its_two_directions)
 	 * the first sender takes the second at D + 90. The ranks' D go (88, 90), (176, 180),
 	 * ..., up 90 ms an iteration: 900 ms after 10, one transfer's excess an iteration as
 	 * in the halo */
-	CHECK(predict(xchg_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(predict(xchg_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 110 * FX_MS + ITERS * 90.0 * FX_MS, 1e4);
 	pred_result_free(&r);
 	/* the same timing with rank 0 always first is a request and its reply: the answer
 	 * waits for the question, +180 ms an iteration (rank 0 ends 1800 ms late) */
-	CHECK(predict(pingpong_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(predict(pingpong_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 110 * FX_MS + ITERS * 180.0 * FX_MS, 1e4);
 	pred_result_free(&r);
@@ -518,7 +531,7 @@ TEST(an_exchange_does_not_chain_its_two_directions)
 
 TEST(row_order_changes_nothing)
 {
-	static const char ini[] = "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n[node ws1]\ncpu_procs = 1\n";
+	static const char ini[] = "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n[node ws1]\ncpu_procs = 1\n";
 	struct pred_result a, b;
 
 	CHECK(predict(halo_run, ini, &a) == 0);
@@ -572,7 +585,7 @@ TEST(a_bigger_bucket_is_never_slower)
 		char ini[128];
 		struct pred_result r;
 
-		snprintf(ini, sizeof ini, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nburst = %lld B\n", burst[i]);
+		snprintf(ini, sizeof ini, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\nburst = %lld B\n", burst[i]);
 		CHECK(predict(panel_run, ini, &r) == 0);
 		CHECK(r.status == PRED_OK);
 		CHECK(r.predicted_ns >= (double)(PANEL_ONE_WAY - burst[i]) / 1.25e6 * 1e9);
@@ -609,7 +622,7 @@ TEST(a_result_above_every_delay_added_up_is_refused)
 
 	/* the replay's own result is below it and applies; a result above it does not, one
 	 * at it does */
-	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
+	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK(r.predicted_ns < bound);
 	CHECK(replay_check_bound(&r, bound, bound) == 0);
@@ -624,7 +637,7 @@ TEST(a_result_above_every_delay_added_up_is_refused)
 	 * beside the short one to ws3 (200 ms), then the rest alone (9.899 s): done at 10.110 s,
 	 * 10.09 s late, and rank 1 ends at 10.34 s. The bound counts the same capacity (taken
 	 * from each message's own link it was 0.7 s, and refused the result) */
-	CHECK(predict(hol_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n[link ws1-ws3]\nbandwidth = 12.5 kB/s\n", &r) == 0);
+	CHECK(predict(hol_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n[link ws1-ws3]\nbandwidth = 12.5 kB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (0.011 + 0.2 + 123737.5 / 12500 - 0.02) * 1e9 + 250.0 * FX_MS, 1e4);
 	pred_result_free(&r);
@@ -665,6 +678,7 @@ main(void)
 	fx_build(panel_run, sizeof panel_run, "panel", panel_profile);
 	RUN(unchanged_link_gives_the_dedicated_time);
 	RUN(halo_on_a_slower_link_pays_one_transfer);
+	RUN(a_links_rate_carries_the_frames_headers_too);
 	RUN(request_reply_pays_both);
 	RUN(loaded_node_stretches_busy_time);
 	RUN(message_that_came_during_work_waits_for_it);

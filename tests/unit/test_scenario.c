@@ -99,15 +99,53 @@ TEST(full_file)
 	l = scen_link_for(&s, "ws2", "ws1");
 	if (CHECKED(l != NULL))
 		CHECK(l->lat_ns == 2000000);
-	CHECK_NEAR(l->bw_Bps, 1.25e6, 1e-6);
+	/* in bytes of TCP payload: 1448 of every 1514 on the wire */
+	CHECK_NEAR(l->bw_Bps, 1.25e6 * 1448 / 1514, 1e-6);
+	CHECK_NEAR(l->line_Bps, 1.25e6, 1e-6);
 	if (CHECKED(l != NULL))
-		CHECK(l->burst_bytes == 125000);
+		CHECK(l->burst_bytes == 119551);	/* 125000 * 1448 / 1514 */
 	CHECK(scen_link_for(&s, "node-a", "node-b") != NULL);
 	CHECK(scen_link_for(&s, "node-a", "node-b")->burst_bytes == -1);	/* unset: a strict link */
 	CHECK(s.ncand == 3);
 	CHECK_STR(s.cand[2], "ws3");
 	CHECK_NEAR(s.x, 10, 0);
 	scen_free(&s);
+}
+
+/* A link's rates and bucket are the file's less the frames' headers: mss and
+ * frame_overhead say how much, 0 overhead leaves them as written. */
+TEST(link_payload_share)
+{
+	static const struct {
+		const char *keys;
+		double share;
+	} cases[] = {
+		{ "", 1448.0 / 1514 },
+		{ "frame_overhead = 90 B\n", 1448.0 / 1538 },	/* a physical port */
+		{ "mss = 8948 B\n", 8948.0 / 9014 },		/* jumbo frames */
+		{ "frame_overhead = 0 B\n", 1 },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[256];
+		struct scen s;
+		struct err e;
+		const struct scen_link *l;
+
+		snprintf(text, sizeof text, "[link a-b]\nbandwidth = 100 Mbit/s\ncompeting_traffic = 20 Mbit/s\n"
+			 "burst = 100000 B\n%s", cases[i].keys);
+		if (!CHECKED(scen_load_string(&s, text, "f.ini", &e) == 0))
+			continue;
+		l = scen_link_for(&s, "a", "b");
+		if (CHECKED(l != NULL)) {
+			CHECK_NEAR(l->payload_share, cases[i].share, 1e-12);
+			CHECK_NEAR(l->bw_Bps, 12.5e6 * cases[i].share, 1e-3);
+			CHECK_NEAR(l->competing_Bps, 2.5e6 * cases[i].share, 1e-3);
+			CHECK(l->burst_bytes == llround(100000 * cases[i].share));
+			CHECK_NEAR(l->line_Bps, 12.5e6, 1e-3);
+		}
+		scen_free(&s);
+	}
 }
 
 /* One bad file each: the message names the file, the line and (where there is one) the key. */
@@ -122,6 +160,8 @@ TEST(errors)
 		{ "[link ws1]\nlatency = 1 ms\n", "line 1: section [link ws1]" },
 		{ "[link ws1-ws2]\n", "" },	/* no keys: nothing to complain about */
 		{ "[link ws1-ws2]\ncompeting_traffic = 20 Mbit/s\nbandwidth = 10 Mbit/s\n", "no bandwidth" },
+		{ "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nmss = 0 B\n", "line 3: key 'mss' in [link ws1-ws2]: a segment's payload" },
+		{ "[link ws1-ws2]\nbandwidth = 10 Mbit/s\nframe_overhead = -4 B\n", "line 3: key 'frame_overhead'" },
 		{ "[node ws2]\ncomm_procs = 3\ncomm_fraction = 10%, 20%\n", "comm_fraction lists 2 competitors, comm_procs says 3" },
 		{ "[node ws2]\ncomm_fraction = 60%\ncompute_fraction = 60%\n", "more than all of it" },
 		{ "[node ws2]\ncpu_procs = 1\nload_average = 1\n", "not both" },
@@ -182,7 +222,7 @@ TEST(link_for_many_links)
 		snprintf(h2, sizeof h2, "gn%d", k + 1);
 		snprintf(h3, sizeof h3, "gn%d", k + 2);
 		l = scen_link_for(&s, h1, h2);
-		bad += l == NULL || l != scen_link_for(&s, h2, h1) || l != &s.links[k] || l->bw_Bps != (k + 1) * 125000.0;
+		bad += l == NULL || l != scen_link_for(&s, h2, h1) || l != &s.links[k] || l->line_Bps != (k + 1) * 125000.0;
 		bad += scen_link_for(&s, h1, h3) != NULL || scen_link_for(&s, h1, h1) != NULL;
 	}
 	CHECK(bad == 0);
@@ -206,6 +246,7 @@ main(void)
 {
 	RUN(units);
 	RUN(full_file);
+	RUN(link_payload_share);
 	RUN(errors);
 	RUN(link_for_many_links);
 	return check_done();
