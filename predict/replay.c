@@ -342,6 +342,8 @@ struct pass {
 	const double *start;		/* per rank: its D at the start (replay_in start_ns), NULL 0 */
 	const uint8_t *rv;		/* per message: a rendezvous that waits for its receiver
 					 * (replay_in rndv), NULL none */
+	bool slack;			/* a receive placed after its arrival lets its message be
+					 * that much later for nothing (REPLAY_MEASURED) */
 };
 
 /* Rank i's busy time since its last event (event j's), stretched; returns that busy time. */
@@ -366,7 +368,11 @@ pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 {
 	const struct prof_msg *m = &c->p->msgs[x->msg];
 	int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
-	double S = (double)(c->need[x->msg] - arr);	/* the message waited for the rank */
+	/* the message waited for the rank; in a dedicated run the rank was there when it
+	 * came: a receive placed later (at its next send, the end of its busy phase, its half
+	 * of an exchange) is only the order of its events, as a rank polls inside MPI, which
+	 * reads busy (docs/predict.md, "replay") */
+	double S = c->slack ? (double)(c->need[x->msg] - arr) : 0;
 	double W = c->wait[x->msg];			/* the rank waited for the message */
 	double dm = c->dmsg[x->msg];
 	int i = x->rank;
@@ -1333,7 +1339,8 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 				  or_fill(in->gap_f, nr, 1, &own[2]), t->kind == REPLAY_MEASURED ? in->poll_f : NULL,
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
-				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns, in->rndv };
+				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns, in->rndv,
+				  t->kind == REPLAY_MEASURED };
 
 		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;

@@ -23,11 +23,16 @@
  *    the testbed cap a link) gives each host side a bucket of that many bytes, filled at
  *    newB: what it holds passes at the run's measured bandwidth, only the rest at newB, so
  *    bursts that fit in the bucket cost nothing more (without a burst the link is strict);
- *  - a receive is needed where the rank was when it arrived: at its arrival if the rank was
- *    idle (waiting), at the end of the busy phase it arrived in otherwise; the rank goes on
- *    at the later of its own time and the message's. With W the idle time the rank spent
- *    waiting just before (it would have spent it anyway) and S the time the message waited
- *    for the rank, D[r] = max(D[r] - W, D_msg - S);
+ *  - a receive takes its place among the rank's events where the rank was when it arrived:
+ *    at its arrival if the rank was idle (waiting), at its next send or the end of the
+ *    busy phase it arrived in otherwise; the rank goes on at the later of its own time and
+ *    the message's. With W the idle time the rank spent waiting just before (it would have
+ *    spent it anyway), D[r] = max(D[r] - W, D_msg): a rank polls inside MPI while it waits,
+ *    which the samples read as busy, so a message that came in a busy phase was waited for
+ *    all the same (with the PMPI truth, the receiver was inside a waiting MPI call when
+ *    83-96 % of the messages of six third-party programs arrived), and its lateness is not
+ *    the rank's slack (explain's REPLAY_MEASURED reading keeps S, the time from the arrival
+ *    to the receive's place: D[r] = max(D[r] - W, D_msg - S));
  *  - except in an exchange: two ranks' messages to each other paired (the second leaving
  *    within 10 ms of the first's arrival), each rank first in at least a quarter of the
  *    pairs (a request and its reply start on one side), the second was posted with the
