@@ -29,7 +29,9 @@
  *  - startup, finish: time before the first message and after the last (with a baseline:
  *    what exceeds its; less, for the start-up, what the cpu causes take off it: the ranks
  *    leave it together, as the slowest is done, and a cause shortens it as it shortens
- *    that rank's busy time in it).
+ *    that rank's busy time in it and, for a rank behind competitors, its launch (its first
+ *    CPU sample after the run's first, against the baseline's) and its idle time there,
+ *    at the pace of its gaps).
  *
  * A cause's cost is the measured time minus the replay of the trace with that cause alone
  * taken out (predict/replay.h, REPLAY_MEASURED). With every cause taken out the replay gives the ideal
