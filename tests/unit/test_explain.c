@@ -1335,10 +1335,10 @@ late_idle_start(const char *dir)
 
 /* As start_up_behind_a_competitor, but rank 1 is launched 50 ms late (its first sample),
  * as MPICH's launcher and the observer start a rank on a loaded node, then busy 100 ms, half
- * on the run queue: a 150 ms start-up against 50. Its busy time gave back 50 ms and the
- * other 50, before its first sample, stayed a start-up cause of their own; with its
+ * on the run queue: a start-up 100 ms over the baseline's. Its busy time there (with the
+ * first halo's) gave back 70 ms and 30 stayed a start-up cause of their own; with its
  * node's cause out it is launched as soon as in the baseline: the competitor cost
- * 100 + 10 x 40 ms, less the first iteration's halo gain (as above). */
+ * 100 + 10 x 40 ms, less the first iteration's halo gain (as above): 475 ms, not 445. */
 TEST(start_up_launched_late_behind_a_competitor)
 {
 	static const long long wd[2] = { 40, 40 }, wt0[2] = { 0, 0 }, wl[2] = { 40, 80 }, wt1[2] = { 0, 40 };
