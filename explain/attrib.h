@@ -21,8 +21,8 @@
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
  *    against the best throughput its rank pair reached (in this run or the baseline); the
  *    counterfactual sends every one at that best, and a sender that waited before a send
- *    while its earlier messages on the link were still on the wire (the queue) waits that
- *    much less.
+ *    while its earlier messages on the link were still on the wire (the queue), or right
+ *    after the last of them for the cap's token bucket, waits that much less.
  *  - imbalance: ranks waiting for a rank that was late for its own reasons. Own work is
  *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
  *    baseline the cost is what exceeds the baseline's own imbalance cost).
