@@ -25,7 +25,8 @@
  *    after the last of them for the cap's token bucket, waits that much less.
  *  - imbalance: ranks waiting for a rank that was late for its own reasons. Own work is
  *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
- *    baseline the cost is what exceeds the baseline's own imbalance cost).
+ *    baseline the cost is what exceeds the baseline's own imbalance cost; a cost below 0,
+ *    the ranks balanced replaying slower, is none).
  *  - startup, finish: time before the first message and after the last (with a baseline:
  *    what exceeds its; less, for the start-up, what the cpu causes take off it: the ranks
  *    leave it together, as the slowest is done, and a cause shortens it as it shortens

@@ -1058,6 +1058,49 @@ TEST(token_wait_behind_a_slow_link)
 	check_queued(run_dir("tokens"), 5, 9 * 279.0, "their senders waited 1.701 s behind them");
 }
 
+/* Rank 0 works 400 ms and sends rank 1 1 MB (xfer ms on the wire), then idles to the
+ * end; rank 1 waits for it and works work1 ms to the end. */
+static void
+finish_alone(const char *dir, long long xfer, long long work1)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long got = FX_BASE_NS + (400 + xfer) * FX_MS, end = got + work1 * FX_MS;
+
+	phase(ph, 0, "busy", FX_BASE_NS, FX_BASE_NS + 400 * FX_MS, 0);
+	phase(ph, 0, "idle", FX_BASE_NS + 400 * FX_MS, end, 0);
+	msg(m, FX_BASE_NS + 400 * FX_MS, got, 0, 1, 1000000);
+	phase(ph, 1, "idle", FX_BASE_NS, got, 0);
+	phase(ph, 1, "busy", got, end, 0);
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, end - FX_BASE_NS, 0);
+}
+
+/* In the baseline rank 1 works 599 ms, rank 0 400: balanced at 499.5 ms each it replays
+ * slower, as rank 0's send leaves 99.5 ms later and its end with it while rank 1 only
+ * gets its message later (the replay does not see the ranks end together): an imbalance
+ * cost of -99.5 ms. The run's message takes 100 ms where it took 1 and rank 1 works 400 ms
+ * (in a dedicated MPICH run a polling rank's own work reads so much higher): balanced,
+ * nothing to balance, and the slow link costs 99 ms. The baseline's negative cost was
+ * taken off the run's 0: a 99.5 ms imbalance cause, first. Such a cost is none now. */
+TEST(baseline_imbalance_never_a_gain)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	finish_alone(run_dir("fin-ded"), 1, 599);
+	finish_alone(run_dir("fin"), 100, 400);
+	CHECK(explain(run_dir("fin"), run_dir("fin-ded"), &r) == 0);
+	CHECK(r.c[0].kind == ATTR_LINK);
+	c = find(&r, ATTR_IMBALANCE, NULL);
+	if (CHECKED(c != NULL)) {
+		CHECK_MSG(fabs(c->cost_ns) <= 1.0 * FX_MS, "imbalance %.3f ms, expected 0", c->cost_ns / FX_MS);
+		CHECK(strstr(c->evidence, "its imbalance cost 0.000 s (balanced it replays 0.100 s slower)") != NULL);
+	}
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 TEST(no_messages_one_rank)
 {
 	struct attr_result r;
@@ -1451,6 +1494,7 @@ main(void)
 	RUN(link_round_trip_evidence);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
+	RUN(baseline_imbalance_never_a_gain);
 	RUN(own_work_above_the_baseline_taken_out);
 	RUN(starved_rank_by_demand);
 	RUN(no_messages_one_rank);
