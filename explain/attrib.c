@@ -247,7 +247,7 @@ sends_by_rank(struct side *s)
 
 /* s->late: each rank's first phase (busy or idle: its first CPU sample, as its program
  * started) after the run's first, at most up to the first message tm0. A rank whose node
- * is loaded is launched late: MPICH's launcher and the observer start it 0.17-0.20 s after
+ * is loaded is launched late: MPICH's launcher and the observer start it 0.12-0.20 s after
  * the others under a competitor (Open MPI's 0.05-0.07 s), and the others, done with their
  * own start-up, wait for it in MPI_Init unseen. */
 static void
@@ -677,11 +677,11 @@ busy_in(const struct side *s, int i, int64_t t0, int64_t t1)
  * message at the pair's best (dt) shrinks that: a cap paces the segments of one message
  * and the next alike, so a send right behind the rank's previous one on a slowed path
  * leaves its first byte only when the bucket has refilled for it, after the earlier
- * message's last byte (on LAMMPS under a 20 Mbit/s cap: 0.6 ms, one segment, against 0.02
- * ms dedicated, 1.1 s of the capped rank's gaps before 461 such sends). The stretch from
- * the previous send's last byte counts when nothing of the rank's came between (that byte
- * after cov) and both sends were slowed (dt < 0): its idle time whole and its busy time at
- * the polling share, for no longer than the message's own time on the wire. */
+ * message's last byte (on LAMMPS under a 20 Mbit/s cap: 0.6 ms, one segment, against
+ * 0.02 ms dedicated). The stretch from the previous send's last byte counts when nothing
+ * of the rank's came between (that byte after cov) and both sends were slowed (dt < 0):
+ * its idle time whole and its busy time at the polling share, for no longer than the
+ * message's own time on the wire. */
 static double
 token_wait(const struct side *s, int i, const long *sk, long a, const double *dt, int64_t cov)
 {
@@ -772,7 +772,6 @@ imbalance_cost(struct side *s)
 		s->f[i] = factor(s, i, s->own_mean + s->wait[i] + s->excess_ns[i]);
 	return s->T - replay_time(s, &c);
 }
-
 
 /* The best throughput of the pair, here or in the baseline; 0 none. */
 static double
