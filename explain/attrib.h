@@ -21,15 +21,18 @@
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
  *    against the best throughput its rank pair reached (in this run or the baseline); the
  *    counterfactual sends every one at that best, and a sender that waited before a send
- *    while its earlier messages on the link were still on the wire (the queue) waits that
- *    much less.
+ *    while its earlier messages on the link were still on the wire (the queue), or right
+ *    after the last of them for the cap's token bucket, waits that much less.
  *  - imbalance: ranks waiting for a rank that was late for its own reasons. Own work is
  *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
- *    baseline the cost is what exceeds the baseline's own imbalance cost).
+ *    baseline the cost is what exceeds the baseline's own imbalance cost; a cost below 0,
+ *    the ranks balanced replaying slower, is none).
  *  - startup, finish: time before the first message and after the last (with a baseline:
  *    what exceeds its; less, for the start-up, what the cpu causes take off it: the ranks
  *    leave it together, as the slowest is done, and a cause shortens it as it shortens
- *    that rank's busy time in it).
+ *    that rank's busy time in it and, for a rank behind competitors, its launch (its first
+ *    CPU sample after the run's first, against the baseline's) and its idle time there,
+ *    at the pace of its gaps).
  *
  * A cause's cost is the measured time minus the replay of the trace with that cause alone
  * taken out (predict/replay.h, REPLAY_MEASURED). With every cause taken out the replay gives the ideal
