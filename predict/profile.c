@@ -451,7 +451,7 @@ static int
 read_messages(struct prof *p, const char *path, struct err *e)
 {
 	struct tsv_r t;
-	int it, il, is, id, ib, itag, icid, iname, iproto;
+	int it, il, is, id, ib, iw, itag, icid, iname, iproto;
 	size_t cap = 0;
 	int rc;
 
@@ -466,8 +466,9 @@ read_messages(struct prof *p, const char *path, struct err *e)
 	is = tsv_r_col(&t, "src");
 	id = tsv_r_col(&t, "dst");
 	ib = tsv_r_col(&t, "bytes");
+	iw = tsv_r_col(&t, "wire_bytes");	/* optional */
 	while ((rc = next_row(p, &t, e)) == 1) {
-		int64_t tns, tlast, src, dst, bytes, tag = 0, cid = -1;
+		int64_t tns, tlast, src, dst, bytes, wire, tag = 0, cid = -1;
 		bool have_tag;
 		uint8_t proto;	/* prof_proto_names index */
 		struct err fe;
@@ -491,6 +492,9 @@ read_messages(struct prof *p, const char *path, struct err *e)
 			   tag <= INT32_MAX;
 		if (label_i64(&t, icid, &cid) < 0 || cid < -1 || cid > INT32_MAX)
 			cid = -1;
+		/* the headers: a label too, and never more than 4 GB */
+		if (label_i64(&t, iw, &wire) < 0 || wire < bytes || wire - bytes > UINT32_MAX)
+			wire = bytes;
 		if (p->nmsgs == PROF_MAX_MSGS) {
 			p->capped++;
 			continue;
@@ -504,6 +508,7 @@ read_messages(struct prof *p, const char *path, struct err *e)
 			.ctrl = iproto >= 0 && proto == PROTO_CTRL,
 			.name = iname >= 0 ? name_index(p, tsv_r_str(&t, iname)) : 0,
 			.proto = proto,
+			.hdr = (uint32_t)(wire - bytes),
 		};
 	}
 	tsv_r_close(&t);

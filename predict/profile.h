@@ -80,6 +80,8 @@ struct prof_msg {
 	bool ctrl;		/* proto "ctrl": a protocol record, not a user message */
 	uint8_t name;		/* tag_name as p->names[name - 1], 0 none */
 	uint8_t proto;		/* prof_proto_names index ("unknown" without a proto column) */
+	uint32_t hdr;		/* wire_bytes - bytes: the MPI's own headers in the stream (0
+				 * without a wire_bytes column) */
 };
 
 /* One busy (or idle) row of phases.tsv. */

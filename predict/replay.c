@@ -342,6 +342,8 @@ struct pass {
 	const double *start;		/* per rank: its D at the start (replay_in start_ns), NULL 0 */
 	const uint8_t *rv;		/* per message: a rendezvous that waits for its receiver
 					 * (replay_in rndv), NULL none */
+	const double *size;		/* per message: what its transfer moves (replay_in size_B),
+					 * NULL its bytes */
 	bool slack;			/* a receive placed after its arrival lets its message be
 					 * that much later for nothing (REPLAY_MEASURED) */
 };
@@ -463,7 +465,8 @@ links_init(struct links *l, struct pass *c, struct err *e)
 		pair = u64map_put(&pairs, (uint64_t)(uint32_t)m->src << 32 | (uint32_t)m->dst, npairs);
 		if (pair == npairs)
 			last[npairs++] = -1;
-		l->fl[n] = (struct fluid_flow){ 0, (double)m->bytes, { 2 * ha, 2 * hb + 1 }, 0, last[pair] + 1 };
+		l->fl[n] = (struct fluid_flow){ 0, c->size != NULL ? c->size[x->msg] : (double)m->bytes,
+						{ 2 * ha, 2 * hb + 1 }, 0, last[pair] + 1 };
 		last[pair] = n;
 		cap[2 * ha] = fmin(cap[2 * ha], c->nbw[x->msg]);
 		cap[2 * hb + 1] = fmin(cap[2 * hb + 1], c->nbw[x->msg]);
@@ -1340,7 +1343,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
 				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns, in->rndv,
-				  t->kind == REPLAY_MEASURED };
+				  in->size_B, t->kind == REPLAY_MEASURED };
 
 		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;
@@ -1406,7 +1409,7 @@ replay_bound_ns(const struct replay_trace *t, const struct replay_in *in)
 			double lat = in->lat_ns != NULL && isfinite(in->lat_ns[k]) ? in->lat_ns[k] : 0;
 
 			if (rate > 0)
-				b += 2 * (lat + (double)m->bytes / rate * 1e9);
+				b += 2 * (lat + (in->size_B != NULL ? in->size_B[k] : (double)m->bytes) / rate * 1e9);
 		}
 	}
 	free(cap);
@@ -1427,7 +1430,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 {
 	struct replay_trace t;
 	struct replay_out out = { 0 };
-	double *D, *f, *wk, *nlat, *nbw, *nburst, bound;
+	double *D, *f, *wk, *nlat, *nbw, *nburst, *size, bound;
 	double T = (double)prof_dedicated_ns(p);
 	bool any = false;
 	struct p000_delay curves;
@@ -1471,11 +1474,12 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	}
 	/* each message's changed link, NAN on an unchanged one; without links none (NULL: the
 	 * replay takes every link as unchanged) */
-	nlat = nbw = nburst = NULL;
+	nlat = nbw = nburst = size = NULL;
 	if (s->nlinks > 0) {
 		nlat = xmallocarray((size_t)p->nmsgs + 1, sizeof *nlat);
 		nbw = xmallocarray((size_t)p->nmsgs + 1, sizeof *nbw);
 		nburst = xcalloc((size_t)p->nmsgs + 1, sizeof *nburst);
+		size = xmallocarray((size_t)p->nmsgs + 1, sizeof *size);
 	}
 	for (long k = 0; nbw != NULL && k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
@@ -1489,12 +1493,17 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			nlat[k] = nbw[k] = NAN;
 		if (sl != NULL && sl->burst_bytes > 0)
 			nburst[k] = (double)sl->burst_bytes;
+		/* on a changed link a message moves its frames: its MPI's headers and every TCP
+		 * segment's (QR's 76000 messages of 1 kB on 2x1: 89.79 MB through the cap by tbf's
+		 * count for 78.48 MB of payload; docs/predict.md, "The headers on the wire") */
+		size[k] = sl != NULL ? scen_link_wire_bytes(sl, (double)m->bytes + m->hdr) : (double)m->bytes;
 	}
 	D = xcalloc((size_t)p->nranks + 1, sizeof *D);
 	replay_trace_init(&t, p, REPLAY_DEDICATED);
 	out.late_ns = D;
 	{
-		struct replay_in in = { .busy_f = f, .wake_ns = wk, .lat_ns = nlat, .bw_Bps = nbw, .burst_B = nburst };
+		struct replay_in in = { .busy_f = f, .wake_ns = wk, .lat_ns = nlat, .bw_Bps = nbw, .burst_B = nburst,
+					.size_B = size };
 
 		rc = replay_run(&t, &in, &out, e);
 		bound = rc == 0 ? replay_bound_ns(&t, &in) : INFINITY;
@@ -1526,6 +1535,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(nlat);
 	free(nbw);
 	free(nburst);
+	free(size);
 	return rc;
 }
 void

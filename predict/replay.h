@@ -152,6 +152,9 @@ struct replay_in {
 	const uint8_t *rndv;	/* [nmsgs] nonzero: a rendezvous whose last bytes leave only once
 				 * its receiver has got to the receive; it arrives no sooner than
 				 * that, however much sooner it could leave (msg_dt_ns); NULL none */
+	const double *size_B;	/* [nmsgs] what a changed-link transfer moves, in the bytes of
+				 * bw_Bps (scen_link_wire_bytes: the frames' headers and the
+				 * MPI's); NULL the message's bytes */
 };
 
 struct replay_out {

@@ -797,6 +797,16 @@ link_payload(struct scen_link *l)
 		l->burst_bytes = (int64_t)llround((double)l->burst_bytes * l->payload_share);
 }
 
+double
+scen_link_wire_bytes(const struct scen_link *l, double wire)
+{
+	double mss = l->mss_bytes > 0 ? (double)l->mss_bytes : SCEN_MSS;
+	double over = l->overhead_bytes >= 0 ? (double)l->overhead_bytes : SCEN_FRAME_OVERHEAD;
+	double frames = fmax(1, ceil(wire / mss));
+
+	return (wire + frames * over) * mss / (mss + over);
+}
+
 static int
 validate(struct scen *s, struct err *e)
 {

@@ -91,6 +91,14 @@ struct scen_link {
 	double line_Bps;		/* the file's bandwidth, NAN unset */
 };
 
+/* What a message of wire bytes (its payload and its MPI's headers) takes of l, in the
+ * payload bytes l's bw_Bps is given in: every TCP segment it needs (at least one) carries
+ * frame_overhead bytes more on the wire, so a message of a few hundred bytes takes far more
+ * than its size, one of many full segments mss / (mss + overhead) of it more. Only where
+ * each message goes in segments of its own (a stream with a backlog may pack several in
+ * one); a message of 0 bytes takes one frame. */
+double scen_link_wire_bytes(const struct scen_link *l, double wire);
+
 /* A full TCP segment at Ethernet's MTU of 1500 with the timestamps option Linux sends: 1500
  * less IPv4's 20 and TCP's 32 bytes of header. */
 #define SCEN_MSS 1448

@@ -23,13 +23,21 @@
 #define XFER (LAT + BYTES * 1000000000LL / 12500000LL)	/* L + bytes / B, ns */
 
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
-	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300];
+	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300];
 
+/* A message of bytes, wire bytes in its stream (the MPI's headers besides). */
+static void
+msg_w(FILE *f, long long t0, long long t1, int src, int dst, long long bytes, long long wire)
+{
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src,
+		dst, src, bytes, wire);
+}
+
+/* A message whose stream carries only its bytes: the worked numbers below stay round. */
 static void
 msg(FILE *f, long long t0, long long t1, int src, int dst, long long bytes)
 {
-	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src,
-		dst, src, bytes, bytes + 66);
+	msg_w(f, t0, t1, src, dst, bytes, bytes);
 }
 
 static void
@@ -138,6 +146,27 @@ sink_profile(const char *dir)
 		fx_phase(ph, 0, "busy", t, t + 50 * FX_MS);
 		msg(m, t + 50 * FX_MS, t + 50 * FX_MS + XFER, 0, 1, BYTES);
 		fx_phase(ph, 1, "busy", t + 50 * FX_MS + XFER, t + 80 * FX_MS + XFER);
+	}
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, ITERS * 100 * FX_MS);
+}
+
+/* Rank 0 works 50 ms of every 100 and sends rank 1 100 bytes (124 in the stream with the
+ * MPI's header), which rank 1 waits for and works on for 30 ms. */
+static void
+small_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long xfer = LAT + 100 * 1000000000LL / 12500000LL;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 100 * FX_MS;
+
+		fx_phase(ph, 0, "busy", t, t + 50 * FX_MS);
+		msg_w(m, t + 50 * FX_MS, t + 50 * FX_MS + xfer, 0, 1, 100, 124);
+		fx_phase(ph, 1, "idle", t, t + 50 * FX_MS + xfer);
+		fx_phase(ph, 1, "busy", t + 50 * FX_MS + xfer, t + 80 * FX_MS + xfer);
 	}
 	fclose(m);
 	fclose(ph);
@@ -307,16 +336,33 @@ TEST(halo_on_a_slower_link_pays_one_transfer)
 	pred_result_free(&r);
 }
 
-/* The scenario's bandwidth is the wire's: a full segment of 1448 payload bytes takes 1514
- * there (tc's tbf counts the Ethernet, IP and TCP headers), so the payload goes 1514 / 1448
- * slower than the figure: 104.56 ms a transfer, not 100. */
+/* The scenario's bandwidth is the wire's: the 125000 bytes take 87 TCP segments, each 66
+ * bytes more on a tbf-capped link (Ethernet, IP and TCP headers), so the transfer takes
+ * (125000 + 87 x 66) / 1.25 MB/s = 104.59 ms, not 100. */
 TEST(a_links_rate_carries_the_frames_headers_too)
 {
 	struct pred_result r;
 
 	CHECK(predict(halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
-	CHECK_NEAR(r.predicted_ns, (double)ITERS * (100 + 100.0 * 1514 / 1448 - 10) * FX_MS, 1e3);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * (100 + (125000 + 87 * 66) / 1250.0 - 10) * FX_MS, 1e3);
+	pred_result_free(&r);
+}
+
+/* A small message takes a frame of its own: 124 bytes in the stream and the frame's 66 take
+ * 190 / 12500 s = 15.2 ms at 100 kbit/s, not 100 bytes' 8.4 ms of payload; its dedicated
+ * 58 us (50 us of latency, 8 us at the measured 12.5 MB/s) are no longer spent. Without a
+ * frame overhead the stream's 124 bytes still go: 9.92 ms. */
+TEST(a_small_message_takes_a_frame_of_its_own)
+{
+	struct pred_result r;
+
+	CHECK(predict(small_run, "[link ws1-ws2]\nbandwidth = 100 kbit/s\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + 15.2 * FX_MS - 8e3, 1e3);
+	pred_result_free(&r);
+	CHECK(predict(small_run, "[link ws1-ws2]\nbandwidth = 100 kbit/s\nframe_overhead = 0 B\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + 9.92 * FX_MS - 8e3, 1e3);
 	pred_result_free(&r);
 }
 
@@ -671,6 +717,7 @@ main(void)
 	fx_build(rr_run, sizeof rr_run, "rr", rr_profile);
 	fx_build(early_run, sizeof early_run, "early", early_profile);
 	fx_build(sink_run, sizeof sink_run, "sink", sink_profile);
+	fx_build(small_run, sizeof small_run, "small", small_profile);
 	fx_build(a2a_run, sizeof a2a_run, "a2a", a2a_profile);
 	fx_build(hol_run, sizeof hol_run, "hol", hol_profile);
 	fx_build(init_run, sizeof init_run, "init", init_profile);
@@ -681,6 +728,7 @@ main(void)
 	RUN(unchanged_link_gives_the_dedicated_time);
 	RUN(halo_on_a_slower_link_pays_one_transfer);
 	RUN(a_links_rate_carries_the_frames_headers_too);
+	RUN(a_small_message_takes_a_frame_of_its_own);
 	RUN(request_reply_pays_both);
 	RUN(loaded_node_stretches_busy_time);
 	RUN(message_that_came_in_a_busy_phase_was_waited_for);
