@@ -33,7 +33,7 @@
 #include "predict/scenario.h"
 
 #define HL_MIN_CELLS 3		/* cells of the run's kind below which the kind's own do not count */
-#define HL_COVER 0.8		/* the interval's nominal central share */
+#define HL_COVER 0.9		/* the interval's nominal central share */
 #define HL_SHRINK 4.0		/* cells the wider pool's quantiles are worth against a narrower one's */
 #define HL_PICK_MIN 8		/* shared cells of the run's kind below which the rules stand */
 #define HL_PICK_WIN 0.75	/* share of the shared cells the other model must be closer on */
