@@ -783,12 +783,20 @@ reader(char *str, int num_bytes, void *stream)
 /* Cross-key checks once the whole file is read. */
 /* Rates and the bucket of l in bytes of TCP payload (struct scen_link): every full segment
  * of mss bytes takes mss + overhead on the wire. */
+/* l's segment payload and frame overhead, the defaults where the file gives none. */
+static void
+link_frame(const struct scen_link *l, double *mss, double *over)
+{
+	*mss = l->mss_bytes > 0 ? (double)l->mss_bytes : SCEN_MSS;
+	*over = l->overhead_bytes >= 0 ? (double)l->overhead_bytes : SCEN_FRAME_OVERHEAD;
+}
+
 static void
 link_payload(struct scen_link *l)
 {
-	double mss = l->mss_bytes > 0 ? (double)l->mss_bytes : SCEN_MSS;
-	double over = l->overhead_bytes >= 0 ? (double)l->overhead_bytes : SCEN_FRAME_OVERHEAD;
+	double mss, over;
 
+	link_frame(l, &mss, &over);
 	l->payload_share = mss / (mss + over);
 	l->line_Bps = l->bw_Bps;
 	l->bw_Bps *= l->payload_share;
@@ -800,11 +808,10 @@ link_payload(struct scen_link *l)
 double
 scen_link_wire_bytes(const struct scen_link *l, double wire)
 {
-	double mss = l->mss_bytes > 0 ? (double)l->mss_bytes : SCEN_MSS;
-	double over = l->overhead_bytes >= 0 ? (double)l->overhead_bytes : SCEN_FRAME_OVERHEAD;
-	double frames = fmax(1, ceil(wire / mss));
+	double mss, over;
 
-	return (wire + frames * over) * mss / (mss + over);
+	link_frame(l, &mss, &over);
+	return (wire + fmax(1, ceil(wire / mss)) * over) * mss / (mss + over);
 }
 
 static int
