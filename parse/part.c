@@ -23,7 +23,7 @@
 #define NTCP (sizeof(struct tcpr_stats) / sizeof(uint64_t))
 #define NDEC (sizeof(struct dec_stats) / sizeof(uint64_t))
 #define SEEN_MAX (4u << 20)	/* connections remembered for duplicates, as parse/flows.c */
-#define TWIN_MAX (4u << 20)	/* messages of later copies held at once (24 bytes each) */
+#define TWIN_MAX (4u << 20)	/* messages of a part's twins held at once (24 bytes each) */
 
 _Static_assert(sizeof(struct flows_stats) % sizeof(uint64_t) == 0, "flows_stats: uint64_t only");
 
@@ -390,6 +390,12 @@ struct twin {
 	bool off[2];		/* the copies stopped agreeing: no more times taken */
 };
 
+struct twin_rec {		/* a message of a twin, spilled until its kept part is added */
+	uint32_t twin;		/* index in twins */
+	uint32_t dir;		/* in the kept copy's directions */
+	struct twin_msg msg;
+};
+
 #define SEEN_BUCKETS (1u << 16)
 
 struct part_merge {
@@ -405,6 +411,8 @@ struct part_merge {
 	struct twin *twins;
 	size_t ntwins, twins_cap;
 	size_t twin_msgs;	/* messages held in twins (at most TWIN_MAX) */
+	FILE **spill;		/* by part: the messages of its twins, until it is added */
+	size_t nspill, spill_cap;
 };
 
 static void seen_free(struct seen **tab);
@@ -439,6 +447,7 @@ part_merge_free(struct part_merge *m)
 	seen_free(m->seen);
 	twins_free(m, UINT32_MAX);
 	free(m->twins);
+	free(m->spill);
 	u64map_release(&m->twin_of);
 	free(m);
 }
@@ -768,6 +777,12 @@ twins_free(struct part_merge *m, uint32_t part)
 			w->n[d] = w->cap[d] = 0;
 		}
 	}
+	for (size_t i = 0; i < m->nspill; i++) {
+		if (m->spill[i] != NULL && (part == UINT32_MAX || part == i)) {
+			fclose(m->spill[i]);
+			m->spill[i] = NULL;
+		}
+	}
 }
 
 /* x, of the part being merged and its connection conn: when a later part holds the same
@@ -803,8 +818,24 @@ twin_apply(struct part_merge *m, uint32_t conn, struct msg *x)
 	}
 }
 
+/* The spill file of the twins of part, made on first use; NULL when none can be made. */
+static FILE *
+spill_of(struct part_merge *m, uint32_t part)
+{
+	if (part >= m->nspill) {
+		m->spill = xgrow(m->spill, &m->spill_cap, (size_t)part + 1, sizeof *m->spill);
+		while (m->nspill <= part)
+			m->spill[m->nspill++] = NULL;
+	}
+	if (m->spill[part] == NULL)
+		m->spill[part] = tmpfile();
+	return m->spill[part];
+}
+
 /* The messages of part's later copies (twin index and direction flip by connection, -1
- * none) into their twins. Errors: the merge of the part says them; nothing more is read. */
+ * none) into the spill files of the parts that hold their kept copies: the merge holds
+ * one part's twins at a time. Errors: the merge of the part says them; nothing more is
+ * read. A spill that cannot be written leaves its messages unmatched. */
 static void
 twins_read(struct part_merge *m, const char *path, const long *tw, const bool *flip, size_t nconn)
 {
@@ -820,23 +851,51 @@ twins_read(struct part_merge *m, const char *path, const long *tw, const bool *f
 		for (size_t i = 0; i < n / MSG_REC; i++) {
 			struct msg x;
 			uint32_t conn;
-			struct twin *w;
-			int d;
+			struct twin_rec r;
+			FILE *s;
 
 			if (!msg_rec_read(buf + i * MSG_REC, &x, &conn) || conn >= nconn)
 				goto out;
-			if (tw[conn] < 0 || m->twin_msgs >= TWIN_MAX)
-				continue;	/* past the cap: matching stops where the held ones end */
-			w = &m->twins[tw[conn]];
-			d = x.dir ^ flip[conn];
-			w->v[d] = xgrow(w->v[d], &w->cap[d], w->n[d] + 1, sizeof *w->v[d]);
-			w->v[d][w->n[d]++] = (struct twin_msg){ x.t_first_ns, x.t_last_ns, msg_check(&x) };
-			m->twin_msgs++;
+			if (tw[conn] < 0)
+				continue;
+			r.twin = (uint32_t)tw[conn];
+			r.dir = (uint32_t)(x.dir ^ flip[conn]);
+			r.msg = (struct twin_msg){ x.t_first_ns, x.t_last_ns, msg_check(&x) };
+			if ((s = spill_of(m, m->twins[r.twin].part)) != NULL)
+				(void)fwrite(&r, sizeof r, 1, s);	/* checked when read back */
 		}
 	}
 out:
 	free(buf);
 	fclose(f);
+}
+
+/* The twins of part from its spill file into memory, at most TWIN_MAX messages (matching
+ * stops where the held ones end). */
+static void
+twins_load(struct part_merge *m, uint32_t part)
+{
+	FILE *s = part < m->nspill ? m->spill[part] : NULL;
+	struct twin_rec r;
+
+	if (s == NULL)
+		return;
+	m->spill[part] = NULL;
+	if (fflush(s) != 0 || fseek(s, 0, SEEK_SET) != 0) {
+		fclose(s);
+		return;
+	}
+	while (m->twin_msgs < TWIN_MAX && fread(&r, sizeof r, 1, s) == 1) {
+		struct twin *w;
+
+		if (r.twin >= m->ntwins || r.dir > 1)
+			break;
+		w = &m->twins[r.twin];
+		w->v[r.dir] = xgrow(w->v[r.dir], &w->cap[r.dir], w->n[r.dir] + 1, sizeof *w->v[r.dir]);
+		w->v[r.dir][w->n[r.dir]++] = r.msg;
+		m->twin_msgs++;
+	}
+	fclose(s);
 }
 
 /* The messages of a part, but those of connections in dup, to the merge's callback. */
@@ -959,6 +1018,7 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 	uint64_t ndups = 0;
 	int rc = -1, r;
 
+	twins_load(m, m->nadded);
 	/* the counters first: a part cut short or of another version is not merged at all */
 	if (merge_stats(m, p[2], &s, false, e) < 0)
 		goto out;

@@ -1187,8 +1187,8 @@ cpus_available(void)
 
 /* Start parsing every capture into its part, jobs at once (0: the CPUs available). With one
  * job the parts are all made here, before it returns; with more, jobs threads make them
- * while the caller merges the finished ones (parts_wait), so that the merge, which runs
- * in capture order on one thread, overlaps the parsing. Finish with parts_end. */
+ * while the caller waits for each (parts_wait). The merge starts once all are made: a
+ * connection captured at both ends takes times from a later part. Finish with parts_end. */
 static void
 parts_start(struct jobq *q, char **paths, char **names, size_t n, const char *dir,
 	    const struct flows_config *cfg, struct rankmap *rm, long jobs)
