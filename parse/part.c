@@ -858,11 +858,14 @@ twins_read(struct part_merge *m, const char *path, const long *tw, const bool *f
 				goto out;
 			if (tw[conn] < 0)
 				continue;
+			memset(&r, 0, sizeof r);	/* padding too: the record is written whole */
 			r.twin = (uint32_t)tw[conn];
 			r.dir = (uint32_t)(x.dir ^ flip[conn]);
-			r.msg = (struct twin_msg){ x.t_first_ns, x.t_last_ns, msg_check(&x) };
+			r.msg.t_first_ns = x.t_first_ns;
+			r.msg.t_last_ns = x.t_last_ns;
+			r.msg.check = msg_check(&x);
 			if ((s = spill_of(m, m->twins[r.twin].part)) != NULL)
-				(void)fwrite(&r, sizeof r, 1, s);	/* checked when read back */
+				(void)fwrite(&r, sizeof r, 1, s);	/* ferror checked when read back */
 		}
 	}
 out:
@@ -871,7 +874,7 @@ out:
 }
 
 /* The twins of part from its spill file into memory, at most TWIN_MAX messages (matching
- * stops where the held ones end). */
+ * stops where the held ones end); none when the file could not be written whole. */
 static void
 twins_load(struct part_merge *m, uint32_t part)
 {
@@ -881,7 +884,7 @@ twins_load(struct part_merge *m, uint32_t part)
 	if (s == NULL)
 		return;
 	m->spill[part] = NULL;
-	if (fflush(s) != 0 || fseek(s, 0, SEEK_SET) != 0) {
+	if (fflush(s) != 0 || ferror(s) || fseek(s, 0, SEEK_SET) != 0) {	/* none kept */
 		fclose(s);
 		return;
 	}

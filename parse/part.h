@@ -60,9 +60,9 @@ struct part_merge *part_merge_new(const struct flows_cb *cb, const struct flows_
  * the copy that is merged gets its first byte's time from the sender's capture and its
  * last byte's (the arrival) from the receiver's. The messages of one connection and
  * direction are matched in order while their sizes, tags and protocols agree. The later
- * copies' times go to a temporary file (tmpfile) per part holding kept copies, 24 bytes
+ * copies' times go to a temporary file (tmpfile) per part holding kept copies, 32 bytes
  * a message, and are read back when that part is added: the merge holds one part's at a
- * time, at most 4 Mi messages (past it, or when no temporary file can be written, the
+ * time, 24 bytes a message, at most 4 Mi messages (past it, or when no temporary file can be written, the
  * messages keep one capture's times, counted in twin_unmatched). Without this call every
  * message keeps its own capture's times. Parts that cannot be read are left out
  * (part_merge_add says why). */
