@@ -108,7 +108,9 @@ void flows_tcp(struct flows *f, const struct pkt *p, int64_t t_ns, uint32_t orig
 void flows_frame(struct flows *f, int linktype, const uint8_t *data, uint32_t caplen,
 		 uint32_t origlen, int64_t t_ns);
 /* The end of one capture file: close every open connection (decoders flush), and remember
- * the connections so the same ones in a later capture (the other end's node) are skipped. */
+ * the connections so the same ones in a later capture (the other end's node) are skipped,
+ * times and all. parse itself gives each capture a table of its own and merges them
+ * (parse/part.h), where the skipped copy's message times are used. */
 void flows_end_capture(struct flows *f);
 const struct flows_stats *flows_stats(const struct flows *f);
 /* Add a finished connection's share (its count, decoder or launcher bytes, reassembly and

@@ -14,6 +14,7 @@
 #include "lib/clock.h"
 #include "lib/rd.h"
 #include "lib/tsv.h"
+#include "lib/u64map.h"
 #include "lib/xalloc.h"
 #include "parse/generic.h"
 #include "parse/pcapin.h"
@@ -22,6 +23,7 @@
 #define NTCP (sizeof(struct tcpr_stats) / sizeof(uint64_t))
 #define NDEC (sizeof(struct dec_stats) / sizeof(uint64_t))
 #define SEEN_MAX (4u << 20)	/* connections remembered for duplicates, as parse/flows.c */
+#define TWIN_MAX (4u << 20)	/* messages of a part's twins held at once (24 bytes each) */
 
 _Static_assert(sizeof(struct flows_stats) % sizeof(uint64_t) == 0, "flows_stats: uint64_t only");
 
@@ -370,6 +372,28 @@ struct seen {
 	uint8_t key[38];	/* af, then the two (address, port) ends in byte order */
 	uint32_t isn;
 	bool has_isn;
+	bool lo_init;		/* the key's first end is the connection's initiator */
+	uint32_t part;		/* the part that holds it (part_merge_twins only) */
+	uint32_t conn;		/* its index in that part */
+};
+
+/* The later copy of a kept connection, captured at its other end (part_merge_twins). */
+struct twin_msg {
+	int64_t t_first_ns, t_last_ns;	/* that copy's times of the message */
+	uint32_t check;		/* msg_check of the message */
+};
+
+struct twin {
+	uint32_t part;		/* the part of the kept copy */
+	struct twin_msg *v[2];	/* by the kept copy's direction, in the order rebuilt */
+	size_t n[2], cap[2], next[2];	/* held, allocated, the next to match */
+	bool off[2];		/* the copies stopped agreeing: no more times taken */
+};
+
+struct twin_rec {		/* a message of a twin, spilled until its kept part is added */
+	uint32_t twin;		/* index in twins */
+	uint32_t dir;		/* in the kept copy's directions */
+	struct twin_msg msg;
 };
 
 #define SEEN_BUCKETS (1u << 16)
@@ -382,7 +406,17 @@ struct part_merge {
 	struct seen **seen;	/* SEEN_BUCKETS chains */
 	size_t nseen;
 	int conn_base;		/* connections numbered by the parts before */
+	uint32_t nadded;	/* parts added so far: the index of the next */
+	struct u64map twin_of;	/* (part << 32 | conn) of a kept connection -> twins[] */
+	struct twin *twins;
+	size_t ntwins, twins_cap;
+	size_t twin_msgs;	/* messages held in twins (at most TWIN_MAX) */
+	FILE **spill;		/* by part: the messages of its twins, until it is added */
+	size_t nspill, spill_cap;
 };
+
+static void seen_free(struct seen **tab);
+static void twins_free(struct part_merge *m, uint32_t part);
 
 struct part_merge *
 part_merge_new(const struct flows_cb *cb, const struct flows_config *cfg,
@@ -395,6 +429,7 @@ part_merge_new(const struct flows_cb *cb, const struct flows_config *cfg,
 	m->cb = *cb;
 	m->warn = warn;
 	m->seen = xcalloc(SEEN_BUCKETS, sizeof *m->seen);
+	m->twin_of = (struct u64map)U64MAP_INIT;
 	return m;
 }
 
@@ -409,20 +444,17 @@ part_merge_free(struct part_merge *m)
 {
 	if (m == NULL)
 		return;
-	for (size_t i = 0; i < SEEN_BUCKETS; i++) {
-		struct seen *s, *n;
-
-		for (s = m->seen[i]; s != NULL; s = n) {
-			n = s->next;
-			free(s);
-		}
-	}
-	free(m->seen);
+	seen_free(m->seen);
+	twins_free(m, UINT32_MAX);
+	free(m->twins);
+	free(m->spill);
+	u64map_release(&m->twin_of);
 	free(m);
 }
 
-/* The connection's key with its ends in a fixed order, whichever end opened it. */
-static void
+/* The connection's key with its ends in a fixed order, whichever end opened it; returns
+ * whether the initiator's end came first. */
+static bool
 seen_key(const struct flows_conn *k, uint8_t key[38])
 {
 	uint8_t e[2][18];
@@ -438,51 +470,72 @@ seen_key(const struct flows_conn *k, uint8_t key[38])
 	key[0] = (uint8_t)k->af;
 	memcpy(key + 1, e[lo], 18);
 	memcpy(key + 19, e[!lo], 18);
+	return lo == 0;
 }
 
 static struct seen **
-seen_bucket(struct part_merge *m, const uint8_t key[38])
+seen_bucket(struct seen **tab, const uint8_t key[38])
 {
 	uint64_t h = 1469598103934665603ull;
 
 	for (int i = 0; i < 38; i++)
 		h = (h ^ key[i]) * 1099511628211ull;
-	return &m->seen[h & (SEEN_BUCKETS - 1)];
+	return &tab[h & (SEEN_BUCKETS - 1)];
 }
 
-/* As parse/flows.c's seen_before, for the packet that opened k. */
-static bool
-seen_before(struct part_merge *m, const struct flows_conn *k)
+/* As parse/flows.c's seen_before, for the packet that opened k: the entry of tab, of a
+ * part before before, that k is a copy of, or NULL. */
+static const struct seen *
+seen_find(struct seen **tab, const struct flows_conn *k, uint32_t before)
 {
 	uint8_t key[38];
 	const struct seen *s;
 
 	seen_key(k, key);
-	for (s = *seen_bucket(m, key); s != NULL; s = s->next) {
-		if (memcmp(s->key, key, sizeof key) != 0)
+	for (s = *seen_bucket(tab, key); s != NULL; s = s->next) {
+		if (s->part >= before || memcmp(s->key, key, sizeof key) != 0)
 			continue;
 		if (s->has_isn && k->open_syn && s->isn != k->open_seq)
 			continue;
-		return true;
+		return s;
 	}
-	return false;
+	return NULL;
 }
 
+/* k, of part, into tab (which holds *n entries, at most SEEN_MAX). */
 static void
-remember(struct part_merge *m, const struct flows_conn *k)
+remember(struct seen **tab, size_t *n, const struct flows_conn *k, uint32_t part)
 {
 	struct seen *s, **b;
 
-	if (m->nseen >= SEEN_MAX)
+	if (*n >= SEEN_MAX)
 		return;
 	s = xcalloc(1, sizeof *s);
-	seen_key(k, s->key);
+	s->lo_init = seen_key(k, s->key);
 	s->isn = k->syn_isn;
 	s->has_isn = k->saw_syn;
-	b = seen_bucket(m, s->key);
+	s->part = part;
+	s->conn = (uint32_t)k->conn;
+	b = seen_bucket(tab, s->key);
 	s->next = *b;
 	*b = s;
-	m->nseen++;
+	(*n)++;
+}
+
+static void
+seen_free(struct seen **tab)
+{
+	if (tab == NULL)
+		return;
+	for (size_t i = 0; i < SEEN_BUCKETS; i++) {
+		struct seen *s, *n;
+
+		for (s = tab[i]; s != NULL; s = n) {
+			n = s->next;
+			free(s);
+		}
+	}
+	free(tab);
 }
 
 static int
@@ -564,7 +617,7 @@ read_conn(struct tsv_r *t, const int *col, struct flows_conn *k, struct err *e)
 
 /* The part's counters and warnings (warnings go out as they are read). */
 static int
-merge_stats(struct part_merge *m, const char *path, struct part_sum *s, struct err *e)
+merge_stats(struct part_merge *m, const char *path, struct part_sum *s, bool quiet, struct err *e)
 {
 	struct tsv_r t;
 	bool complete = false, version_ok = false, opts_seen = false;
@@ -594,7 +647,8 @@ merge_stats(struct part_merge *m, const char *path, struct part_sum *s, struct e
 				break;
 			}
 		} else if (strcmp(k, "warning") == 0) {
-			m->warn(m->cb.ctx, v);
+			if (!quiet)
+				m->warn(m->cb.ctx, v);
 		} else if (strcmp(k, "complete") == 0) {
 			complete = strcmp(v, "yes") == 0;
 		} else if (strcmp(k, "pcap_files") == 0) {
@@ -640,27 +694,226 @@ sum_add(struct part_sum *to, const struct part_sum *s)
 		a[i] = i == mc ? (a[i] > b[i] ? a[i] : b[i]) : a[i] + b[i];
 }
 
-/* The messages of a part, but those of connections in dup, to the merge's callback. */
-static int
-merge_msgs(struct part_merge *m, const char *path, uint64_t nmsgs, const bool *dup, size_t ndup,
-	   struct err *e)
+/* One record of a messages file into x (x->conn unset) and the part's connection index
+ * into *conn; false when a value is out of range. */
+static bool
+msg_rec_read(const uint8_t *rec, struct msg *x, uint32_t *conn)
+{
+	struct rd r = rd_make(rec, MSG_REC);
+
+	x->t_first_ns = (int64_t)rd_le64(&r);
+	x->t_last_ns = (int64_t)rd_le64(&r);
+	x->src_world = (int32_t)rd_le32(&r);
+	x->dst_world = (int32_t)rd_le32(&r);
+	x->cid = (int32_t)rd_le32(&r);
+	x->comm_src = (int32_t)rd_le32(&r);
+	x->tag = (int32_t)rd_le32(&r);
+	x->bytes = rd_le64(&r);
+	x->wire_bytes = rd_le64(&r);
+	x->mpi = (enum msg_mpi)rd_u8(&r);
+	x->proto = (enum msg_proto)rd_u8(&r);
+	x->ranksrc = (enum rank_src)rd_u8(&r);
+	x->dir = rd_u8(&r);
+	x->flags = rd_le32(&r);
+	*conn = rd_le32(&r);
+	x->conn = -1;
+	return !r.err && x->mpi <= MSG_MPICH && x->proto <= PROTO_CTRL && x->ranksrc <= RANKSRC_SOCKMAP &&
+	       x->dir <= 1;
+}
+
+/* A part's messages file opened past its header, or NULL with e set. */
+static FILE *
+msgs_open(const char *path, struct err *e)
 {
 	FILE *f = fopen(path, "rb");
-	uint8_t h[16], *buf;
+	uint8_t h[16];
 	struct rd r;
-	uint64_t seen = 0;
 	size_t n;
-	int rc = 0;
 
-	if (f == NULL)
-		return err_sys(e, E_IO, "cannot open '%s'", path);
+	if (f == NULL) {
+		err_sys(e, E_IO, "cannot open '%s'", path);
+		return NULL;
+	}
 	n = fread(h, 1, sizeof h, f);
 	r = rd_make(h + 8, n >= 8 ? n - 8 : 0);
 	if (n != sizeof h || memcmp(h, MSGS_MAGIC, 8) != 0 || rd_le32(&r) != PART_VERSION ||
 	    rd_le32(&r) != MSG_REC) {
 		fclose(f);
-		return err_set(e, E_FORMAT, "'%s': not a part's messages of this version", path);
+		err_set(e, E_FORMAT, "'%s': not a part's messages of this version", path);
+		return NULL;
 	}
+	return f;
+}
+
+/* ---- connections captured at both ends ---- */
+
+/* What must agree between the two copies of one message: its size, tag and protocol (the
+ * times differ, and so may the flags: one capture may end inside it). */
+static uint32_t
+msg_check(const struct msg *x)
+{
+	uint64_t h = 1469598103934665603ull;
+	uint64_t v[5] = { x->bytes, x->wire_bytes, (uint32_t)x->tag, (uint32_t)x->cid,
+			  (uint64_t)x->proto << 8 | (uint64_t)x->mpi };
+
+	for (size_t i = 0; i < 5; i++)
+		h = (h ^ v[i]) * 1099511628211ull;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* Free the twins of the kept copies of part (UINT32_MAX: all). */
+static void
+twins_free(struct part_merge *m, uint32_t part)
+{
+	for (size_t i = 0; i < m->ntwins; i++) {
+		struct twin *w = &m->twins[i];
+
+		if (part != UINT32_MAX && w->part != part)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			m->twin_msgs -= w->n[d];
+			free(w->v[d]);
+			w->v[d] = NULL;
+			w->n[d] = w->cap[d] = 0;
+		}
+	}
+	for (size_t i = 0; i < m->nspill; i++) {
+		if (m->spill[i] != NULL && (part == UINT32_MAX || part == i)) {
+			fclose(m->spill[i]);
+			m->spill[i] = NULL;
+		}
+	}
+}
+
+/* x, of the part being merged and its connection conn: when a later part holds the same
+ * connection captured at its other end, the earlier of the two first-byte times is the
+ * sender's and the later of the two last-byte times the receiver's (a byte is captured
+ * where it leaves before where it arrives, on the clock the captures share). */
+static void
+twin_apply(struct part_merge *m, uint32_t conn, struct msg *x)
+{
+	long t = m->ntwins ? u64map_get(&m->twin_of, (uint64_t)m->nadded << 32 | conn) : -1;
+	struct twin *w;
+	const struct twin_msg *o;
+	int d = x->dir;
+
+	if (t < 0)
+		return;
+	w = &m->twins[t];
+	if (!w->off[d] && (w->next[d] >= w->n[d] || w->v[d][w->next[d]].check != msg_check(x)))
+		w->off[d] = true;	/* the decodes differ from here (a loss, a cap): stop */
+	if (w->off[d]) {
+		m->sum.twin_unmatched++;
+		return;
+	}
+	o = &w->v[d][w->next[d]++];
+	m->sum.twin_msgs++;
+	if (o->t_first_ns < x->t_first_ns) {
+		x->t_first_ns = o->t_first_ns;
+		m->sum.twin_first++;
+	}
+	if (o->t_last_ns > x->t_last_ns) {
+		x->t_last_ns = o->t_last_ns;
+		m->sum.twin_last++;
+	}
+}
+
+/* The spill file of the twins of part, made on first use; NULL when none can be made. */
+static FILE *
+spill_of(struct part_merge *m, uint32_t part)
+{
+	if (part >= m->nspill) {
+		m->spill = xgrow(m->spill, &m->spill_cap, (size_t)part + 1, sizeof *m->spill);
+		while (m->nspill <= part)
+			m->spill[m->nspill++] = NULL;
+	}
+	if (m->spill[part] == NULL)
+		m->spill[part] = tmpfile();
+	return m->spill[part];
+}
+
+/* The messages of part's later copies (twin index and direction flip by connection, -1
+ * none) into the spill files of the parts that hold their kept copies: the merge holds
+ * one part's twins at a time. Errors: the merge of the part says them; nothing more is
+ * read. A spill that cannot be written leaves its messages unmatched. */
+static void
+twins_read(struct part_merge *m, const char *path, const long *tw, const bool *flip, size_t nconn)
+{
+	struct err e;
+	FILE *f = msgs_open(path, &e);
+	uint8_t *buf;
+	size_t n;
+
+	if (f == NULL)
+		return;
+	buf = xmallocarray(MSGS_CHUNK, MSG_REC);
+	while ((n = fread(buf, 1, (size_t)MSGS_CHUNK * MSG_REC, f)) >= MSG_REC) {
+		for (size_t i = 0; i < n / MSG_REC; i++) {
+			struct msg x;
+			uint32_t conn;
+			struct twin_rec r;
+			FILE *s;
+
+			if (!msg_rec_read(buf + i * MSG_REC, &x, &conn) || conn >= nconn)
+				goto out;
+			if (tw[conn] < 0)
+				continue;
+			memset(&r, 0, sizeof r);	/* padding too: the record is written whole */
+			r.twin = (uint32_t)tw[conn];
+			r.dir = (uint32_t)(x.dir ^ flip[conn]);
+			r.msg.t_first_ns = x.t_first_ns;
+			r.msg.t_last_ns = x.t_last_ns;
+			r.msg.check = msg_check(&x);
+			if ((s = spill_of(m, m->twins[r.twin].part)) != NULL)
+				(void)fwrite(&r, sizeof r, 1, s);	/* ferror checked when read back */
+		}
+	}
+out:
+	free(buf);
+	fclose(f);
+}
+
+/* The twins of part from its spill file into memory, at most TWIN_MAX messages (matching
+ * stops where the held ones end); none when the file could not be written whole. */
+static void
+twins_load(struct part_merge *m, uint32_t part)
+{
+	FILE *s = part < m->nspill ? m->spill[part] : NULL;
+	struct twin_rec r;
+
+	if (s == NULL)
+		return;
+	m->spill[part] = NULL;
+	if (fflush(s) != 0 || ferror(s) || fseek(s, 0, SEEK_SET) != 0) {	/* none kept */
+		fclose(s);
+		return;
+	}
+	while (m->twin_msgs < TWIN_MAX && fread(&r, sizeof r, 1, s) == 1) {
+		struct twin *w;
+
+		if (r.twin >= m->ntwins || r.dir > 1)
+			break;
+		w = &m->twins[r.twin];
+		w->v[r.dir] = xgrow(w->v[r.dir], &w->cap[r.dir], w->n[r.dir] + 1, sizeof *w->v[r.dir]);
+		w->v[r.dir][w->n[r.dir]++] = r.msg;
+		m->twin_msgs++;
+	}
+	fclose(s);
+}
+
+/* The messages of a part, but those of connections in dup, to the merge's callback. */
+static int
+merge_msgs(struct part_merge *m, const char *path, uint64_t nmsgs, const bool *dup, size_t ndup,
+	   struct err *e)
+{
+	FILE *f = msgs_open(path, e);
+	uint8_t *buf;
+	uint64_t seen = 0;
+	size_t n;
+	int rc = 0;
+
+	if (f == NULL)
+		return -1;
 	buf = xmallocarray(MSGS_CHUNK, MSG_REC);
 	while (rc == 0 && (n = fread(buf, 1, (size_t)MSGS_CHUNK * MSG_REC, f)) > 0) {
 		if (n % MSG_REC != 0) {
@@ -671,31 +924,15 @@ merge_msgs(struct part_merge *m, const char *path, uint64_t nmsgs, const bool *d
 			struct msg x;
 			uint32_t conn;
 
-			r = rd_make(buf + i * MSG_REC, MSG_REC);
-			x.t_first_ns = (int64_t)rd_le64(&r);
-			x.t_last_ns = (int64_t)rd_le64(&r);
-			x.src_world = (int32_t)rd_le32(&r);
-			x.dst_world = (int32_t)rd_le32(&r);
-			x.cid = (int32_t)rd_le32(&r);
-			x.comm_src = (int32_t)rd_le32(&r);
-			x.tag = (int32_t)rd_le32(&r);
-			x.bytes = rd_le64(&r);
-			x.wire_bytes = rd_le64(&r);
-			x.mpi = (enum msg_mpi)rd_u8(&r);
-			x.proto = (enum msg_proto)rd_u8(&r);
-			x.ranksrc = (enum rank_src)rd_u8(&r);
-			x.dir = rd_u8(&r);
-			x.flags = rd_le32(&r);
-			conn = rd_le32(&r);
 			seen++;
-			if (r.err || conn >= ndup || x.mpi > MSG_MPICH || x.proto > PROTO_CTRL ||
-			    x.ranksrc > RANKSRC_SOCKMAP || x.dir > 1) {
+			if (!msg_rec_read(buf + i * MSG_REC, &x, &conn) || conn >= ndup) {
 				rc = err_set(e, E_FORMAT, "'%s': message %" PRIu64 " has a value out of range",
 					     path, seen);
 				break;
 			}
 			if (dup[conn])
 				continue;
+			twin_apply(m, conn, &x);
 			x.conn = m->conn_base + (int)conn;
 			m->cb.msg(m->cb.ctx, &x);
 		}
@@ -708,6 +945,67 @@ merge_msgs(struct part_merge *m, const char *path, uint64_t nmsgs, const bool *d
 	free(buf);
 	fclose(f);
 	return rc;
+}
+
+void
+part_merge_twins(struct part_merge *m, const char *dir, char *const *names, size_t n)
+{
+	struct seen **tab = xcalloc(SEEN_BUCKETS, sizeof *tab);	/* the kept connections */
+	size_t ntab = 0;
+
+	for (size_t i = 0; i < n && i < UINT32_MAX; i++) {
+		char *p[3] = { part_path(dir, names[i], "msgs.bin"), part_path(dir, names[i], "conns.tsv"),
+			part_path(dir, names[i], "stats.tsv") };
+		int ccol[NCONN + 1], r;
+		struct part_sum s;
+		struct tsv_r t;
+		struct err e;
+		long *tw = NULL;	/* by connection: its twin, -1 none */
+		bool *flip = NULL;	/* by connection: its initiator is the kept copy's acceptor */
+		bool any = false;
+		size_t nconn = 0, j;
+
+		/* parts the merge will refuse are left out here too (it says why) */
+		if (merge_stats(m, p[2], &s, true, &e) < 0 ||
+		    tsv_r_open(&t, p[1], "part-conns", PART_VERSION, conn_cols(), &e) < 0)
+			goto next;
+		cols_of(&t, conn_cols(), ccol);
+		nconn = s.st.conns;
+		tw = xmallocarray(nconn ? nconn : 1, sizeof *tw);
+		flip = xcalloc(nconn ? nconn : 1, sizeof *flip);
+		for (j = 0; j < nconn; j++)
+			tw[j] = -1;
+		while ((r = tsv_r_next(&t, &e)) == 1) {
+			struct flows_conn k;
+			const struct seen *o;
+			uint8_t key[38];
+			long w;
+
+			if (read_conn(&t, ccol, &k, &e) < 0 || (size_t)k.conn >= nconn)
+				break;
+			if ((o = seen_find(tab, &k, (uint32_t)i)) == NULL) {
+				remember(tab, &ntab, &k, (uint32_t)i);
+				continue;
+			}
+			w = u64map_put(&m->twin_of, (uint64_t)o->part << 32 | o->conn, (long)m->ntwins);
+			if ((size_t)w == m->ntwins) {
+				m->twins = xgrow(m->twins, &m->twins_cap, m->ntwins + 1, sizeof *m->twins);
+				m->twins[m->ntwins++] = (struct twin){ .part = o->part };
+			}
+			tw[k.conn] = w;
+			flip[k.conn] = seen_key(&k, key) != o->lo_init;
+			any = true;
+		}
+		tsv_r_close(&t);
+		if (any)
+			twins_read(m, p[0], tw, flip, nconn);
+next:
+		free(tw);
+		free(flip);
+		for (j = 0; j < 3; j++)
+			free(p[j]);
+	}
+	seen_free(tab);
 }
 
 int
@@ -723,8 +1021,9 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 	uint64_t ndups = 0;
 	int rc = -1, r;
 
+	twins_load(m, m->nadded);
 	/* the counters first: a part cut short or of another version is not merged at all */
-	if (merge_stats(m, p[2], &s, e) < 0)
+	if (merge_stats(m, p[2], &s, false, e) < 0)
 		goto out;
 	/* which connections an earlier part already had */
 	if (tsv_r_open(&t, p[1], "part-conns", PART_VERSION, conn_cols(), e) < 0)
@@ -742,7 +1041,7 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 			r = -1;
 			break;
 		}
-		if (seen_before(m, &k)) {
+		if (seen_find(m->seen, &k, m->nadded) != NULL) {
 			dup[k.conn] = true;
 			ndups++;
 			flows_stats_conn(&s.st, &k, true);
@@ -767,7 +1066,7 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 		}
 		if (dup[k.conn])
 			continue;
-		remember(m, &k);
+		remember(m->seen, &m->nseen, &k, m->nadded);
 		k.conn += m->conn_base;
 		if (m->cb.conn != NULL)
 			m->cb.conn(m->cb.ctx, &k);
@@ -779,6 +1078,8 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 	m->conn_base += (int)s.st.conns;
 	rc = 0;
 out:
+	twins_free(m, m->nadded);
+	m->nadded++;
 	free(dup);
 	for (i = 0; i < 3; i++)
 		free(p[i]);

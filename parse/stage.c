@@ -75,6 +75,8 @@ struct ctx {
 	uint64_t ranks_unsampled;	/* ranks left out of ranks.tsv: no CPU samples */
 	uint64_t links_unsampled, links_unsampled_msgs;	/* links left out with them */
 	uint64_t pcap_files, pcap_truncated, pcap_damaged, pcap_unreadable;
+	/* messages of connections captured at both ends (parse/part.h, struct part_sum) */
+	uint64_t twin_msgs, twin_first, twin_last, twin_unmatched;
 	uint64_t samples_files, samples_failed, samples_bad_rows, samples_truncated;
 	uint64_t samples_damaged;	/* files whose gzip data is damaged: rows before it kept */
 	uint64_t samples_rejected;	/* files with too many bad rows to be used */
@@ -704,6 +706,12 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	w_kv_u(&t, "streams_midstream", s->conns_midstream);
 	w_kv_u(&t, "streams_port_reuse", s->conns_port_reuse);
 	w_kv_u(&t, "streams_duplicate", s->conns_dup);
+	if (s->conns_dup > 0) {	/* only then: a run captured on one node reads as before */
+		w_kv_u(&t, "msgs_both_ends", c->twin_msgs);
+		w_kv_u(&t, "msgs_rx_arrival", c->twin_last);
+		w_kv_u(&t, "msgs_tx_first", c->twin_first);
+		w_kv_u(&t, "msgs_both_ends_unmatched", c->twin_unmatched);
+	}
 	w_kv_u(&t, "streams_cap_hits", s->conns_cap_hits);
 	w_kv_u(&t, "orphan_packets", s->orphan_pkts);
 	w_kv_u(&t, "segments", s->tcp.segments);
@@ -1179,8 +1187,8 @@ cpus_available(void)
 
 /* Start parsing every capture into its part, jobs at once (0: the CPUs available). With one
  * job the parts are all made here, before it returns; with more, jobs threads make them
- * while the caller merges the finished ones (parts_wait), so that the merge, which runs
- * in capture order on one thread, overlaps the parsing. Finish with parts_end. */
+ * while the caller waits for each (parts_wait). The merge starts once all are made: a
+ * connection captured at both ends takes times from a later part. Finish with parts_end. */
 static void
 parts_start(struct jobq *q, char **paths, char **names, size_t n, const char *dir,
 	    const struct flows_config *cfg, struct rankmap *rm, long jobs)
@@ -1459,7 +1467,8 @@ merge_parts(struct ctx *c, const struct flows_config *cfg, const struct inputs *
 	struct part_merge *merge;
 	struct jobq q;
 	char **names, *partdir;
-	size_t nnames, i;
+	size_t nnames, nok, i;
+	double t;	/* s */
 	int rc = 0;
 
 	if (o->merge) {
@@ -1482,21 +1491,25 @@ merge_parts(struct ctx *c, const struct flows_config *cfg, const struct inputs *
 		parts_start(&q, in->pcaps, names, nnames, partdir, cfg, c->rm, o->jobs);
 	}
 	merge = part_merge_new(&cb, cfg, say_partial);
-	for (i = 0; i < nnames; i++) {
-		struct err me;
-		double t;
-
-		if (!o->merge && (rc = parts_wait(&q, i, e)) < 0)
+	/* every part first: a connection captured at both ends takes times from both copies */
+	for (nok = 0; nok < nnames && !o->merge; nok++)
+		if ((rc = parts_wait(&q, nok, e)) < 0)
 			break;
-		t = clock_mono_s();
-		tm->wait_s += t - *t_step;
+	if (o->merge)
+		nok = nnames;
+	t = clock_mono_s();
+	tm->wait_s += t - *t_step;
+	part_merge_twins(merge, partdir, names, nok);
+	for (i = 0; i < nok; i++) {
+		struct err me;
+
 		if (part_merge_add(merge, partdir, names[i], &me) < 0)
 			warn_partial(c, me.msg);
-		*t_step = clock_mono_s();
-		tm->merge_s += *t_step - t;
 		if (!o->merge)
 			part_remove(partdir, names[i]);
 	}
+	*t_step = clock_mono_s();
+	tm->merge_s += *t_step - t;
 	if (!o->merge) {
 		parts_end(&q);
 		for (; i < nnames; i++)
@@ -1595,6 +1608,10 @@ parse_run(const struct parse_opts *o, struct parse_summary *s, struct err *e)
 	c.pcap_unreadable = sum->pcap_unreadable;
 	c.pcap_truncated = sum->pcap_truncated;
 	c.pcap_damaged = sum->pcap_damaged;
+	c.twin_msgs = sum->twin_msgs;
+	c.twin_first = sum->twin_first;
+	c.twin_last = sum->twin_last;
+	c.twin_unmatched = sum->twin_unmatched;
 	s->st = sum->st;
 	s->times.merge_s += clock_mono_s() - t_step;
 	t_step = clock_mono_s();

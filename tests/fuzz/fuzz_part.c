@@ -1,6 +1,7 @@
 /* fuzz_part: the merge of a part (parse/part.h) over arbitrary files. The input is split
  * at the first two lines "====" into the part's stats.tsv, conns.tsv and msgs.bin, which are
- * merged twice (the second time every connection is a duplicate of the first's). */
+ * merged twice (the second time every connection is a duplicate of the first's, whose
+ * message times the first merge takes: part_merge_twins). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct flows_cb cb = { on_msg, on_conn, NULL, NULL };
 	struct part_merge *m;
 	struct err e;
+	char *names[2] = { "p", "p" };
 
 	if (!made) {
 		if (mkdtemp(dir) == NULL)
@@ -76,6 +78,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put(dir, "conns.tsv", cut[0] + sizeof sep - 1, (size_t)(cut[1] - cut[0]) - (sizeof sep - 1) + 1);
 	put(dir, "msgs.bin", cut[1] + sizeof sep - 1, (size_t)(end - cut[1]) - (sizeof sep - 1));
 	m = part_merge_new(&cb, NULL, on_warn);
+	part_merge_twins(m, dir, names, 2);
 	(void)part_merge_add(m, dir, "p", &e);
 	(void)part_merge_add(m, dir, "p", &e);
 	part_merge_free(m);
