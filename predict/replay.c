@@ -370,11 +370,12 @@ pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 {
 	const struct prof_msg *m = &c->p->msgs[x->msg];
 	int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
-	/* the message waited for the rank; in a dedicated run the rank was there when it
-	 * came: a receive placed later (at its next send, the end of its busy phase, its half
-	 * of an exchange) is only the order of its events, as a rank polls inside MPI, which
-	 * reads busy (docs/predict.md, "replay") */
-	double S = c->slack ? (double)(c->need[x->msg] - arr) : 0;
+	/* the message waited for the rank; in a dedicated run the rank was there when it came
+	 * (a rank polls inside MPI, which reads busy): a receive placed later (at its next
+	 * send, the end of its busy phase, its half of an exchange) is only the order of its
+	 * events. Not a collective's: its message may come before its receiver enters it,
+	 * which it does at its next send (docs/predict.md, "A receive") */
+	double S = c->slack || m->name != 0 ? (double)(c->need[x->msg] - arr) : 0;
 	double W = c->wait[x->msg];			/* the rank waited for the message */
 	double dm = c->dmsg[x->msg];
 	int i = x->rank;

@@ -31,8 +31,10 @@
  *    which the samples read as busy, so a message that came in a busy phase was waited for
  *    all the same (with the PMPI truth, the receiver was inside a waiting MPI call when
  *    83-96 % of the messages of six third-party programs arrived), and its lateness is not
- *    the rank's slack (explain's REPLAY_MEASURED reading keeps S, the time from the arrival
- *    to the receive's place: D[r] = max(D[r] - W, D_msg - S));
+ *    the rank's slack; but a collective's message may come before its receiver enters the
+ *    collective, at its next send: it keeps S, the time from the arrival to the receive's
+ *    place, D[r] = max(D[r] - W, D_msg - S), as every message does in explain's
+ *    REPLAY_MEASURED reading;
  *  - except in an exchange: two ranks' messages to each other paired (the second leaving
  *    within 10 ms of the first's arrival), each rank first in at least a quarter of the
  *    pairs (a request and its reply start on one side), the second was posted with the

@@ -23,14 +23,22 @@
 #define XFER (LAT + BYTES * 1000000000LL / 12500000LL)	/* L + bytes / B, ns */
 
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
-	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300];
+	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300],
+	early_coll_run[300];
 
-/* A message of bytes, wire bytes in its stream (the MPI's headers besides). */
+/* A message of bytes, wire bytes in its stream (the MPI's headers besides), of the
+ * collective name ("-" none). */
+static void
+msg_nw(FILE *f, long long t0, long long t1, int src, int dst, long long bytes, long long wire, const char *name)
+{
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t%s\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src,
+		dst, src, name, bytes, wire);
+}
+
 static void
 msg_w(FILE *f, long long t0, long long t1, int src, int dst, long long bytes, long long wire)
 {
-	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t-\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src,
-		dst, src, bytes, wire);
+	msg_nw(f, t0, t1, src, dst, bytes, wire, "-");
 }
 
 /* A message whose stream carries only its bytes: the worked numbers below stay round. */
@@ -128,6 +136,25 @@ early_profile(const char *dir)
 		fx_phase(ph, 0, "busy", t, t + 80 * FX_MS);
 		fx_phase(ph, 1, "busy", t, t + 50 * FX_MS);
 		msg(m, t + 50 * FX_MS, t + 50 * FX_MS + XFER, 1, 0, BYTES);
+	}
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, ITERS * 100 * FX_MS);
+}
+
+/* The same, rank 1's message a collective's (an allreduce's): it may come before rank 0
+ * enters the collective. */
+static void
+early_coll_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * 100 * FX_MS;
+
+		fx_phase(ph, 0, "busy", t, t + 80 * FX_MS);
+		fx_phase(ph, 1, "busy", t, t + 50 * FX_MS);
+		msg_nw(m, t + 50 * FX_MS, t + 50 * FX_MS + XFER, 1, 0, BYTES, BYTES, "allreduce");
 	}
 	fclose(m);
 	fclose(ph);
@@ -412,6 +439,18 @@ TEST(message_that_came_in_a_busy_phase_was_waited_for)
 	CHECK(predict(early_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
 	CHECK(r.status == PRED_OK);
 	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + 90.0 * FX_MS, 1e3);
+	pred_result_free(&r);
+}
+
+/* The same message of a collective: rank 0 enters the collective when its busy phase ends
+ * at 80 ms, so the message arriving at 150.05 ms instead of 60.05 is 70.05 ms late for it. */
+TEST(a_collectives_message_waits_for_its_receiver_to_enter)
+{
+	struct pred_result r;
+
+	CHECK(predict(early_coll_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + 70.0 * FX_MS + LAT, 1e3);
 	pred_result_free(&r);
 }
 
@@ -716,6 +755,7 @@ main(void)
 	fx_build(halo_run, sizeof halo_run, "halo", halo_profile);
 	fx_build(rr_run, sizeof rr_run, "rr", rr_profile);
 	fx_build(early_run, sizeof early_run, "early", early_profile);
+	fx_build(early_coll_run, sizeof early_coll_run, "early-coll", early_coll_profile);
 	fx_build(sink_run, sizeof sink_run, "sink", sink_profile);
 	fx_build(small_run, sizeof small_run, "small", small_profile);
 	fx_build(a2a_run, sizeof a2a_run, "a2a", a2a_profile);
@@ -732,6 +772,7 @@ main(void)
 	RUN(request_reply_pays_both);
 	RUN(loaded_node_stretches_busy_time);
 	RUN(message_that_came_in_a_busy_phase_was_waited_for);
+	RUN(a_collectives_message_waits_for_its_receiver_to_enter);
 	RUN(slack_absorbs_a_slower_receiver);
 	RUN(waited_for_receive_waits_for_the_slice);
 	RUN(refuses_without_a_change_or_a_trace);
