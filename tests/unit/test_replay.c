@@ -123,10 +123,10 @@ rr_profile(const char *dir)
 	common(dir, 2, ITERS * 100 * FX_MS);
 }
 
-/* The halo, but rank 1's message reaches rank 0 in the middle of rank 0's busy phase (rank
- * 1 sends 30 ms early). */
+/* The halo, but rank 1's message (of the collective name, "-" none) reaches rank 0 in the
+ * middle of rank 0's busy phase (rank 1 sends 30 ms early). */
 static void
-early_profile(const char *dir)
+early_named(const char *dir, const char *name)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
 
@@ -135,30 +135,24 @@ early_profile(const char *dir)
 
 		fx_phase(ph, 0, "busy", t, t + 80 * FX_MS);
 		fx_phase(ph, 1, "busy", t, t + 50 * FX_MS);
-		msg(m, t + 50 * FX_MS, t + 50 * FX_MS + XFER, 1, 0, BYTES);
+		msg_nw(m, t + 50 * FX_MS, t + 50 * FX_MS + XFER, 1, 0, BYTES, BYTES, name);
 	}
 	fclose(m);
 	fclose(ph);
 	common(dir, 2, ITERS * 100 * FX_MS);
 }
 
-/* The same, rank 1's message a collective's (an allreduce's): it may come before rank 0
- * enters the collective. */
+static void
+early_profile(const char *dir)
+{
+	early_named(dir, "-");
+}
+
+/* The same, rank 1's message an allreduce's: it may come before rank 0 enters it. */
 static void
 early_coll_profile(const char *dir)
 {
-	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
-
-	for (int k = 0; k < ITERS; k++) {
-		long long t = FX_BASE_NS + k * 100 * FX_MS;
-
-		fx_phase(ph, 0, "busy", t, t + 80 * FX_MS);
-		fx_phase(ph, 1, "busy", t, t + 50 * FX_MS);
-		msg_nw(m, t + 50 * FX_MS, t + 50 * FX_MS + XFER, 1, 0, BYTES, BYTES, "allreduce");
-	}
-	fclose(m);
-	fclose(ph);
-	common(dir, 2, ITERS * 100 * FX_MS);
+	early_named(dir, "allreduce");
 }
 
 /* Rank 0 sends every 100 ms; rank 1 waits for each message and works 30 ms on it. */
