@@ -891,7 +891,6 @@ validate(struct scen *s, struct err *e)
 			return err_set(e, E_FORMAT, "'%s' line %d: [link %s-%s] changes nothing (set bandwidth, "
 				       "latency, competing_flows or competing_traffic)", s->path, l->line,
 				       l->a, l->b);
-		link_payload(l);
 	}
 	if (s->measured_ns >= 0 && s->measured_run != NULL)
 		return err_set(e, E_FORMAT, "'%s': give measured_time or measured_run, not both", s->path);
@@ -988,6 +987,8 @@ scen_load_string(struct scen *s, const char *text, const char *name, struct err 
 		scen_free(s);
 		return code ? code : -E_FORMAT;
 	}
+	for (int i = 0; i < s->nlinks; i++)
+		link_payload(&s->links[i]);
 	index_links(s);
 	return 0;
 }
