@@ -19,6 +19,11 @@
  * within REPLAY_XCHG_NS of the first's arrival, and either rank is the first of a pair at
  * least REPLAY_XCHG_SHARE of the time (a request and its reply always start on one side). */
 #define REPLAY_XCHG_NS 10000000LL
+
+/* A rank that sends within REPLAY_REPLY_NS of a message's arrival, in the busy phase the
+ * message came in, was waiting for it (polling, read busy) and replied (docs/predict.md,
+ * "A receive"): ScaLAPACK's LU answers a pivot row 7-150 us after it came (PMPI truth). */
+#define REPLAY_REPLY_NS 1000000LL
 #define REPLAY_XCHG_SHARE 0.25
 
 /* A busy phase as the trace's build reads it: what it needs of the profile's row and the
@@ -1152,8 +1157,9 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 		/* a message that came while its receiver was busy was needed when it stopped, or at
 		 * its next send if that is sooner (what it sends may carry what it received);
 		 * unless it came within the phases' grain of the phase's start: then the receiver
-		 * was waiting for it, and the work it started is the message's; or (REPLAY_MEASURED)
-		 * unless the receiver sent next within that grain: it replied to it */
+		 * was waiting for it, and the work it started is the message's; or unless the
+		 * receiver sent next within that grain: it replied to it (docs/predict.md, "A
+		 * receive") */
 		ph = NULL;
 		{
 			long i = phase_near(&bl[b], arr, &hint[b]);
@@ -1161,21 +1167,24 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 			if (i >= 0 && arr < bph(&bl[b], i)->t_end_ns)
 				ph = bph(&bl[b], i);	/* in_busy(&bl[b], arr) */
 		}
-		if (ph != NULL && t->kind == REPLAY_MEASURED) {
+		if (ph != NULL) {
 			const struct sends *r = &sd[b];
 			long j = send_near(r, arr, &shint[b]);
 
-			/* between a send of the rank and its next, both closer than the samples
-			 * see: it was waiting for this message (a ping-pong in a polling loop
-			 * whose stray user tick made the interval busy), an answer, its W all
-			 * the time since the previous send */
-			answer = j > 0 && j < r->n && arr - send_t(r, j - 1) < REPLAY_GRAIN_NS &&
-				 send_t(r, j) - arr < REPLAY_GRAIN_NS;
+			/* (REPLAY_MEASURED) between a send of the rank and its next, both closer
+			 * than the samples see: it was waiting for this message (a ping-pong in a
+			 * polling loop whose stray user tick made the interval busy), an answer,
+			 * its W all the time since the previous send */
+			answer = t->kind == REPLAY_MEASURED && j > 0 && j < r->n &&
+				 arr - send_t(r, j - 1) < REPLAY_GRAIN_NS && send_t(r, j) - arr < REPLAY_GRAIN_NS;
 			/* its next send that close and still inside the phase: it replied, the
 			 * phase (polling read busy, begun by a stray user tick) is no earlier
-			 * work; its W the idle time since its previous event */
-			replied = answer || (j < r->n && send_t(r, j) - arr < REPLAY_GRAIN_NS &&
-					     send_t(r, j) < ph->t_end_ns);
+			 * work; its W the idle time since its previous event. Predict's reading
+			 * takes a reply only within REPLAY_REPLY_NS: a rank on a CPU quota,
+			 * throttled, often sends next within the grain of a message it did not
+			 * wait for */
+			replied = answer || (j < r->n && send_t(r, j) < ph->t_end_ns &&
+					     send_t(r, j) - arr < (t->kind == REPLAY_MEASURED ? REPLAY_GRAIN_NS : REPLAY_REPLY_NS));
 		}
 		if (ph != NULL && !replied && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
 			long j = send_near(&sd[b], arr, &shint[b]);
