@@ -679,7 +679,8 @@ busy_in(const struct side *s, int i, int64_t t0, int64_t t1)
  * leaves its first byte only when the bucket has refilled for it, after the earlier
  * message's last byte (on LAMMPS under a 20 Mbit/s cap: 0.6 ms, one segment, against
  * 0.02 ms dedicated). The stretch from the previous send's last byte counts when nothing
- * of the rank's came between (that byte after cov) and both sends were slowed (dt < 0):
+ * of the rank's came between (that byte after cov) and both sends were large and slowed
+ * (dt < 0):
  * its idle time whole and its busy time at the polling share, for no longer than the
  * message's own time on the wire. */
 static double
@@ -689,9 +690,11 @@ token_wait(const struct side *s, int i, const long *sk, long a, const double *dt
 	int64_t lo, hi = m->t_ns;
 	double busy, xfer = (double)(m->t_last_ns - m->t_ns);
 
-	if (a == 0 || dt[sk[a]] >= 0 || dt[sk[a - 1]] >= 0 || !(xfer > 0))
+	if (a == 0 || dt[sk[a]] >= 0 || dt[sk[a - 1]] >= 0 || !(xfer > 0) || m->bytes < EVID_MIN_BYTES)
 		return 0;
 	prev = &s->p->msgs[sk[a - 1]];
+	if (prev->bytes < EVID_MIN_BYTES)
+		return 0;
 	lo = prev->t_last_ns;
 	if (lo < cov || hi <= lo || (double)(hi - lo) > xfer)
 		return 0;
@@ -705,7 +708,9 @@ token_wait(const struct side *s, int i, const long *sk, long a, const double *dt
  * are still on the wire to a slower link waits behind them: Open MPI hands the next
  * message to the socket as those drain. Each stretch of that wait under an earlier
  * message on the wire (each instant counted once, for the earliest) shrinks as that
- * message's time on the wire does (-dt of it). */
+ * message's time on the wire does (-dt of it). Only large messages hold their sender so:
+ * a smaller one late on the way (queued_dt) was in a queue past the sender's socket, which
+ * had let it go. */
 static void
 queue_dt(const struct side *s, const double *dt, double *q)
 {
@@ -734,7 +739,8 @@ queue_dt(const struct side *s, const double *dt, double *q)
 				int64_t lo = m->t_ns > cov ? m->t_ns : cov, hi = m->t_last_ns < at ? m->t_last_ns : at;
 				double busy;
 
-				if (dt[sk[z]] >= 0 || m->t_ns >= at || hi <= lo || m->t_last_ns <= m->t_ns)
+				if (dt[sk[z]] >= 0 || m->bytes < EVID_MIN_BYTES || m->t_ns >= at || hi <= lo ||
+				    m->t_last_ns <= m->t_ns)
 					continue;
 				busy = busy_in(s, i, lo, hi);
 				cut += ((double)(hi - lo) - busy + s->ps[i] * busy) * -dt[sk[z]] /
@@ -783,7 +789,39 @@ best_Bps(const struct side *s, const struct side *b, int src, int dst)
 	return fmax(q != NULL ? q->best_Bps : 0, qb != NULL ? qb->best_Bps : 0);
 }
 
-/* Each message's time on the wire minus its time at the pair's best (<= 0). */
+/* The fastest of the pair's messages under EVID_MIN_BYTES, here or in the baseline;
+ * INFINITY none. */
+static double
+best_lat(const struct side *s, const struct side *b, int src, int dst)
+{
+	const struct evid_pair *q = evid_pair(s->v, src, dst);
+	const struct evid_pair *qb = b != NULL ? evid_pair(b->v, src, dst) : NULL;
+
+	return fmin(q != NULL ? q->lat_ns : INFINITY, qb != NULL ? qb->lat_ns : INFINITY);
+}
+
+/* A message under EVID_MIN_BYTES: its time on the wire minus what it would take with
+ * nothing ahead of it (the pair's fastest such message, plus its bytes at the pair's best
+ * throughput when the pair has one), when that is over EVID_QUEUED_NS and over the
+ * fastest time itself (it waited in a queue: on a capped link, behind the bytes the cap
+ * holds); 0 otherwise. Its own time is latency, not bandwidth, and jitter of a few tens
+ * of microseconds is no cause. With both ends captured its last byte is the receiver's
+ * arrival (docs/parse.md, "A connection captured at both ends"): LU's and QR's messages
+ * into a host behind a 20 Mbit/s cap waited there up to 28 ms, behind the large ones. */
+static double
+queued_dt(const struct side *s, const struct side *b, const struct prof_msg *m, double ns)
+{
+	double lat = best_lat(s, b, m->src, m->dst), bw = best_Bps(s, b, m->src, m->dst);
+	double ref = lat + (bw > 0 ? (double)m->bytes / bw * 1e9 : 0);
+
+	if (!isfinite(lat) || ns - ref <= fmax(EVID_QUEUED_NS, lat))
+		return 0;
+	return ref - ns;
+}
+
+/* Each message's time on the wire minus its time at the pair's best (<= 0): a large
+ * message's at the pair's best throughput, a smaller one's without the queue it waited in
+ * (queued_dt). */
 static double *
 link_dt(const struct side *s, const struct side *b)
 {
@@ -796,8 +834,12 @@ link_dt(const struct side *s, const struct side *b)
 		const struct prof_rank *d = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
 		double ns = (double)(m->t_last_ns - m->t_ns), best;
 
-		if (a == NULL || d == NULL || strcmp(a->host, d->host) == 0 || m->bytes < EVID_MIN_BYTES || ns <= 0)
+		if (a == NULL || d == NULL || strcmp(a->host, d->host) == 0 || ns <= 0)
 			continue;
+		if (m->bytes < EVID_MIN_BYTES) {
+			dt[k] = queued_dt(s, b, m, ns);
+			continue;
+		}
 		best = best_Bps(s, b, m->src, m->dst);
 		if (best > 0)
 			dt[k] = fmin((double)m->bytes / best * 1e9 - ns, 0);
@@ -1027,8 +1069,10 @@ struct hpair {
 	int id;			/* index before sorting (what pair_of holds) */
 	int a, b;		/* host ids, a < b */
 	double save_ns;		/* the messages' time over the best, summed */
-	double bytes, xfer_ns, best_Bps;
+	double bytes, xfer_ns, best_Bps;	/* of its messages >= EVID_MIN_BYTES */
 	long n;
+	long nq;		/* smaller messages that waited in a queue (queued_dt) */
+	double q_ns;		/* ... how long, summed */
 };
 
 static int
@@ -1101,6 +1145,11 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 		}
 		pair_of[k] = j;
 		hp[j].save_ns -= dt[k];
+		if (m->bytes < EVID_MIN_BYTES) {
+			hp[j].nq++;
+			hp[j].q_ns -= dt[k];
+			continue;
+		}
 		hp[j].n++;
 		hp[j].bytes += (double)m->bytes;
 		hp[j].xfer_ns += (double)(m->t_last_ns - m->t_ns);
@@ -1111,7 +1160,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 	for (int j = 0; j < np && j < ATTR_MAX_LINKS; j++) {
 		const struct hpair *q = &hp[j];
 		struct attr_cause *x;
-
+		char big[160], small[80] = "";
 		double queued = 0;
 
 		for (long k = 0; k < p->nmsgs; k++)
@@ -1123,12 +1172,18 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 		snprintf(x->host, sizeof x->host, "%s", hosts[q->a]);
 		snprintf(x->host2, sizeof x->host2, "%s", hosts[q->b]);
 		snprintf(x->where, sizeof x->where, "%s-%s", hosts[q->a], hosts[q->b]);
+		if (q->n > 0)
+			snprintf(big, sizeof big, "%ld messages >= %d KiB at %.3g MB/s, best %.3g MB/s%s", q->n,
+				 EVID_MIN_BYTES / 1024, q->bytes / q->xfer_ns * 1e3, q->best_Bps / 1e6,
+				 b != NULL ? " (this run or the baseline)" : "");
+		else
+			snprintf(big, sizeof big, "no messages >= %d KiB slowed", EVID_MIN_BYTES / 1024);
+		if (q->nq > 0)
+			snprintf(small, sizeof small, "; %ld smaller ones queued %.3f s on the way", q->nq, q->q_ns / 1e9);
 		snprintf(x->evidence, sizeof x->evidence,
-			 "%ld messages >= %d KiB at %.3g MB/s, best %.3g MB/s%s; %.3f s on the wire over the best; "
+			 "%s%s; %.3f s on the wire over the best; "
 			 "their senders waited %.3f s behind them; retransmissions %lld of %lld segments (whole run)",
-			 q->n, EVID_MIN_BYTES / 1024, q->bytes / q->xfer_ns * 1e3, q->best_Bps / 1e6,
-			 b != NULL ? " (this run or the baseline)" : "", q->save_ns / 1e9, queued / 1e9,
-			 (long long)s->v->retrans, (long long)s->v->segments);
+			 big, small, q->save_ns / 1e9, queued / 1e9, (long long)s->v->retrans, (long long)s->v->segments);
 		rtt_evidence(x, s, b);
 	}
 	free(hosts);

@@ -352,14 +352,19 @@ evid_pairs(struct evid *v, const struct prof *p)
 		struct evid_pair *q;
 		long j;
 
-		if (a == NULL || b == NULL || strcmp(a->host, b->host) == 0 || m->bytes < EVID_MIN_BYTES || ns <= 0)
+		if (a == NULL || b == NULL || strcmp(a->host, b->host) == 0 || ns <= 0)
 			continue;
 		j = u64map_put(&at, (uint64_t)(uint32_t)m->src << 32 | (uint32_t)m->dst, v->npairs);
 		if (j == v->npairs) {
 			v->pair = xgrow(v->pair, &cap, (size_t)v->npairs + 1, sizeof *v->pair);
-			v->pair[v->npairs++] = (struct evid_pair){ .src = m->src, .dst = m->dst };
+			v->pair[v->npairs++] = (struct evid_pair){ .src = m->src, .dst = m->dst, .lat_ns = INFINITY };
 		}
 		q = &v->pair[j];
+		if (m->bytes < EVID_MIN_BYTES) {
+			q->nsmall++;
+			q->lat_ns = fmin(q->lat_ns, ns);
+			continue;
+		}
 		q->nbig++;
 		q->bytes += (double)m->bytes;
 		q->xfer_ns += ns;

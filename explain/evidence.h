@@ -2,7 +2,8 @@
  * inside its busy phases (phases.tsv wait_ns, which prof_load does not keep), the CPU the
  * node's other processes used (RUN/samples/node-HOST.tsv.gz against the ranks' own run
  * time), TCP retransmissions (profile/stats.tsv), and the throughput each rank pair
- * achieved on its large messages (from the profile's messages).
+ * achieved on its large messages and the fastest of its smaller ones (from the profile's
+ * messages).
  *
  * Everything here is optional: a missing file leaves its have_* flag false, a damaged row
  * is counted in damaged and skipped, a file that is there but cannot be read as its
@@ -24,6 +25,13 @@
 #define EVID_MIN_BYTES 16384	/* a message this large gives a throughput (smaller ones
 				 * are latency, not bandwidth); LAMMPS's halos are 20-32 KiB
 				 * and a 64 KiB floor hid a capped link from it entirely */
+#define EVID_QUEUED_NS 100000	/* a smaller message later than its pair's fastest (and its
+				 * bytes at the pair's best throughput) by more than this, and
+				 * by more than that fastest time, waited in a queue on the
+				 * way: in the testbed's LU and QR runs (Open MPI, 4 ranks, 4367
+				 * and 12113 such messages) 0-26 do when dedicated or under a CPU
+				 * competitor (at most 4 ms in all), 5-99 under a 20 Mbit/s cap
+				 * (18-123 ms) */
 
 struct evid_rank {
 	double busy_wait_ns;	/* run-queue wait inside its busy phases (the demand phases
@@ -34,13 +42,17 @@ struct evid_rank {
 	double idle_run_ns;	/* its run time inside them */
 };
 
-/* A directed rank pair on two hosts with large messages. */
+/* A directed rank pair on two hosts with messages that took time on the wire. */
 struct evid_pair {
 	int src, dst;		/* world ranks */
 	long nbig;		/* messages >= EVID_MIN_BYTES that took time on the wire */
 	double bytes;		/* their bytes */
 	double xfer_ns;		/* their time on the wire, first to last byte */
-	double best_Bps;	/* the fastest one's throughput */
+	double best_Bps;	/* the fastest one's throughput, 0 none */
+	long nsmall;		/* smaller messages that took time on the wire (with both ends
+				 * captured, parse takes the arrival from the receiver's
+				 * capture: their latency, and a queue on the way) */
+	double lat_ns;		/* the fastest of them, first to last byte; INFINITY none */
 };
 
 /* Round trips between two hosts: the TCP handshakes of the ranks' connections (conns.tsv

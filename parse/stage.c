@@ -92,6 +92,8 @@ struct ctx {
 	char launcher[16];		/* RUN/meta/run.tsv's launcher, "" unknown */
 	uint64_t ucx_ompi_like;		/* MPICH-read UCX messages with context id 65535 */
 	int64_t run_last_msg_ns;	/* the run's last message's last byte, INT64_MIN none */
+	int64_t run_gap_ns;		/* the run's longest gap between message times when a
+					 * rank did not end on its own (parse/tail.h), 0 */
 	uint64_t tail_hung, tail_cut;	/* ranks whose end hung (parse/tail.h); of them cut */
 	char tail_list[256];		/* "R=SECONDS,..." of the hung ranks, for stats.tsv */
 	struct cov_stats cov;		/* which rank pairs the capture could see */
@@ -488,6 +490,8 @@ tail_check(struct ctx *c, struct sample_job *j, int32_t rank)
 	if (!tail_hung(&tr, NULL))	/* the gap is worked out for the few ranks that ended oddly */
 		return;
 	tr.longest_gap_ns = tail_longest_gap(rt->send_ns, rt->nsend, rt->arr_ns, rt->narr);
+	tr.send_gap_ns = tail_longest_send_gap(rt->send_ns, rt->nsend, rt->arr_ns, rt->narr);
+	tr.run_gap_ns = c->run_gap_ns;
 	if (!tail_hung(&tr, &tail_ns))
 		return;
 	c->tail_hung++;
@@ -502,8 +506,10 @@ tail_check(struct ctx *c, struct sample_job *j, int32_t rank)
 		snprintf(how, sizeof how, "was ended by %s", sig ? sig : "a signal");
 	fflush(stdout);
 	warnx_("parse: rank %d %s %.1f s after the run's last message (its longest gap between "
-	       "messages: %.1f s), as when an MPI library hangs in MPI_Finalize: %s", (int)rank, how,
-	       (double)tail_ns / 1e9, (double)tr.longest_gap_ns / 1e9,
+	       "messages: %.2f s, before a send of its own %.2f s; the run's %.3f s), as when an MPI "
+	       "library hangs in MPI_Finalize: %s", (int)rank, how,
+	       (double)tail_ns / 1e9, (double)tr.longest_gap_ns / 1e9, (double)tr.send_gap_ns / 1e9,
+	       (double)c->run_gap_ns / 1e9,
 	       c->o->keep_tail ? "kept (--keep-tail), its exec time holds the hang" :
 	       "its exec time is cut at that message (--keep-tail keeps it)");
 	if (c->o->keep_tail)
@@ -584,6 +590,38 @@ out:
 	free(j);
 }
 
+/* c->run_gap_ns: the run's longest gap between two message times of any ranks, for the
+ * tail rule (parse/tail.h), when some rank did not end on its own (otherwise no rank's
+ * end is cut and the copy of every time is not made). Before the sample threads, which
+ * sort each rank's times in place. */
+static void
+run_gap(struct ctx *c)
+{
+	size_t n = 0, k = 0;
+	int64_t *all;		/* every rank's send and arrival times */
+	bool odd = false;
+
+	for (size_t r = 0; r < c->ntimes && !odd && c->rm != NULL; r++)
+		odd = tail_ended_oddly(rankmap_how_ended(c->rm, (int32_t)r, NULL));
+	if (!odd)
+		return;
+	for (size_t r = 0; r < c->ntimes; r++)
+		n += c->times[r].nsend + c->times[r].narr;
+	all = xmallocarray(n + 1, sizeof *all);
+	for (size_t r = 0; r < c->ntimes; r++) {
+		const struct rank_times *rt = &c->times[r];
+
+		if (rt->nsend > 0)
+			memcpy(all + k, rt->send_ns, rt->nsend * sizeof *all);
+		k += rt->nsend;
+		if (rt->narr > 0)
+			memcpy(all + k, rt->arr_ns, rt->narr * sizeof *all);
+		k += rt->narr;
+	}
+	c->run_gap_ns = tail_longest_gap(all, n, NULL, 0);
+	free(all);
+}
+
 /* CPU phases of every samples file: into the rollup and phases.tsv. The files are read on
  * threads threads (0: here), a rank each, and their results taken in file order. */
 static void
@@ -599,6 +637,7 @@ do_samples(struct ctx *c, char **files, size_t n, const char *outdir, size_t thr
 		warn_partial(c, e.msg);
 		return;
 	}
+	run_gap(c);
 	q = ordq_new(threads, SAMPLE_JOBS, sample_run);
 	taken = xcalloc(c->ntimes ? c->ntimes : 1, sizeof *taken);
 	for (i = 0; i < n; i++) {

@@ -1058,6 +1058,91 @@ TEST(token_wait_behind_a_slow_link)
 	check_queued(run_dir("tokens"), 5, 9 * 279.0, "their senders waited 1.701 s behind them");
 }
 
+/* Rank 0 works 20 ms and sends rank 1 bytes (under 16 KiB), wire_us on the wire and
+ * late_us more from iteration 1 (held in a queue on the way: with both ends captured the
+ * arrival is the receiver's); rank 1 waits for it, works 20 ms and answers with 100 bytes
+ * (50 us). Then, with tail, rank 0 sends rank 1 100 bytes (50 us: the pair's fastest) and,
+ * with bulk too, 1 MB at 100 MB/s (the pair's best throughput). */
+static void
+queued_small(const char *dir, long long bytes, long long wire_us, long long late_us, bool tail, bool bulk)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t = FX_BASE_NS, us = FX_MS / 1000;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long at = t + 20 * FX_MS + (wire_us + (k == 0 ? 0 : late_us)) * us, back = at + 20 * FX_MS;
+
+		phase(ph, 0, "busy", t, t + 20 * FX_MS, 0);
+		msg(m, t + 20 * FX_MS, at, 0, 1, bytes);
+		phase(ph, 0, "idle", t + 20 * FX_MS, back + 50 * us, 0);
+		phase(ph, 1, "idle", t, at, 0);
+		phase(ph, 1, "busy", at, back, 0);
+		msg(m, back, back + 50 * us, 1, 0, 100);
+		phase(ph, 1, "idle", back, back + 50 * us, 0);
+		t = back + 50 * us;
+	}
+	if (tail) {
+		long long end = t + 50 * us + (bulk ? 10 * FX_MS : 0);
+
+		msg(m, t, t + 50 * us, 0, 1, 100);
+		if (bulk)
+			msg(m, t + 50 * us, end, 0, 1, 1000000);
+		phase(ph, 0, "idle", t, end, 0);
+		phase(ph, 1, "idle", t, end, 0);
+		t = end;
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, t - FX_BASE_NS, 0);
+}
+
+/* Messages under 16 KiB held 20 ms in a queue on the way, each waited for: the link is
+ * named with the 9 x 20 ms they waited (before, messages under 16 KiB were latency and
+ * never the link's: no link cause at all). 60 us more than the pair's fastest is jitter. */
+TEST(small_messages_queued_on_a_link)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	queued_small(run_dir("smallq"), 4000, 50, 20000, false, false);
+	CHECK(explain(run_dir("smallq"), NULL, &r) == 0);
+	c = find(&r, ATTR_LINK, NULL);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_LINK);
+	if (CHECKED(c != NULL)) {
+		CHECK_STR(c->where, "ws1-ws2");
+		CHECK(fabs(c->cost_ns - 9 * 20.0 * FX_MS) <= 0.1 * FX_MS);
+		CHECK(strstr(c->evidence, "no messages >= 16 KiB slowed; 9 smaller ones queued 0.180 s on the way") !=
+		      NULL);
+	}
+	check_sums(&r);
+	attr_result_free(&r);
+	queued_small(run_dir("jitter"), 4000, 50, 60, false, false);
+	CHECK(explain(run_dir("jitter"), NULL, &r) == 0);
+	CHECK(find(&r, ATTR_LINK, NULL) == NULL);
+	attr_result_free(&r);
+}
+
+/* A 12 000-byte message 170 us on the wire, 120 us over the pair's fastest (100 bytes in
+ * 50 us), is queued unless the pair moves its bytes no faster: at its best 100 MB/s
+ * they take 120 us, and nothing waited. */
+TEST(small_message_at_the_pairs_throughput)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	queued_small(run_dir("smallbw"), 12000, 170, 0, true, false);
+	CHECK(explain(run_dir("smallbw"), NULL, &r) == 0);
+	c = find(&r, ATTR_LINK, NULL);
+	if (CHECKED(c != NULL))
+		CHECK(strstr(c->evidence, "10 smaller ones queued 0.001 s") != NULL);
+	attr_result_free(&r);
+	queued_small(run_dir("smallbw2"), 12000, 170, 0, true, true);
+	CHECK(explain(run_dir("smallbw2"), NULL, &r) == 0);
+	CHECK(find(&r, ATTR_LINK, NULL) == NULL);
+	attr_result_free(&r);
+}
+
 /* Rank 0 works 400 ms and sends rank 1 1 MB (xfer ms on the wire), then idles to the
  * end; rank 1 waits for it and works work1 ms to the end. */
 static void
@@ -1512,5 +1597,7 @@ main(void)
 	RUN(rendezvous_waits_for_its_receiver);
 	RUN(queue_behind_a_slow_link);
 	RUN(token_wait_behind_a_slow_link);
+	RUN(small_messages_queued_on_a_link);
+	RUN(small_message_at_the_pairs_throughput);
 	return check_done();
 }

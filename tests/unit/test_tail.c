@@ -1,6 +1,7 @@
 /* test_tail: the rule for a rank whose end hung after the run's last message
  * (parse/tail.h): a long signaled tail is found, a long final computation of a rank that
- * exited is not, nor a job killed in the middle of its work. */
+ * exited is not, nor a job killed in the middle of its work; a rank that once waited long
+ * while the run went on is found by the run's gap and its own work. */
 #include "parse/tail.h"
 
 #include <stdint.h>
@@ -76,6 +77,36 @@ TEST(no_messages_or_no_tail)
 	CHECK(!tail_hung(&r, NULL));
 }
 
+/* MPICH's LU under a CPU competitor, hung in MPI_Finalize 5.13 s (bench/explain, 2026-11-26):
+ * ranks 0 and 2 had waited up to 1.36 s for the loaded rank, over a quarter of the tail,
+ * while the other ranks went on (the run never went 0.8 s without a message) and their own
+ * work before a send never took 0.3 s. The run's gap and its own work count then, not its
+ * longest wait; a rank whose long pause was its own work before a send is not cut. */
+TEST(a_wait_while_the_run_went_on)
+{
+	struct tail_rank r = rank_with("signaled", 5.13);
+
+	r.longest_gap_ns = 1360 * S / 1000;
+	r.send_gap_ns = 263 * S / 1000;
+	CHECK(!tail_hung(&r, NULL));	/* the run's gap unknown: its own longest counts */
+	r.run_gap_ns = 8 * S / 10;
+	CHECK(tail_hung(&r, NULL));
+	r.send_gap_ns = 1360 * S / 1000;	/* its long pause was its own work */
+	CHECK(!tail_hung(&r, NULL));
+	r.send_gap_ns = 263 * S / 1000;
+	r.run_gap_ns = 13 * S / 10;	/* the whole run once paused 1.3 s */
+	CHECK(!tail_hung(&r, NULL));
+	/* never stricter than its own longest gap */
+	r = rank_with("signaled", 30);
+	r.longest_gap_ns = 7 * S;
+	r.send_gap_ns = 7 * S;
+	r.run_gap_ns = 9 * S;	/* outside the rank's own span (it joined late) */
+	CHECK(tail_hung(&r, NULL));
+	r = rank_with("exited", 30);	/* ended on its own: never */
+	r.run_gap_ns = S / 10;
+	CHECK(!tail_hung(&r, NULL));
+}
+
 TEST(longest_gap)
 {
 	int64_t send[] = { 50, 10, 30 }, arr[] = { 200, 20 }, one[] = { 5 };
@@ -90,6 +121,18 @@ TEST(longest_gap)
 	CHECK(tail_longest_gap(NULL, 0, NULL, 0) == 0);
 }
 
+TEST(longest_send_gap)
+{
+	int64_t send[] = { 50, 10, 230 }, arr[] = { 200, 20 };
+
+	/* 10 s, 20 a, 50 s, 200 a, 230 s: to a send 20 -> 50 and 200 -> 230; 50 -> 200 ends in
+	 * an arrival */
+	CHECK(tail_longest_send_gap(send, 3, arr, 2) == 30);
+	CHECK(tail_longest_gap(send, 3, arr, 2) == 150);
+	CHECK(tail_longest_send_gap(NULL, 0, arr, 2) == 0);
+	CHECK(tail_longest_send_gap(send, 3, NULL, 0) == 180);
+}
+
 int
 main(void)
 {
@@ -97,6 +140,8 @@ main(void)
 	RUN(exited_long_final_computation_is_not);
 	RUN(thresholds);
 	RUN(no_messages_or_no_tail);
+	RUN(a_wait_while_the_run_went_on);
 	RUN(longest_gap);
+	RUN(longest_send_gap);
 	return check_done();
 }
