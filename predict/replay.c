@@ -19,12 +19,12 @@
  * within REPLAY_XCHG_NS of the first's arrival, and either rank is the first of a pair at
  * least REPLAY_XCHG_SHARE of the time (a request and its reply always start on one side). */
 #define REPLAY_XCHG_NS 10000000LL
+#define REPLAY_XCHG_SHARE 0.25
 
 /* A rank that sends within REPLAY_REPLY_NS of a message's arrival, in the busy phase the
  * message came in, was waiting for it (polling, read busy) and replied (docs/predict.md,
  * "A receive"): ScaLAPACK's LU answers a pivot row 7-150 us after it came (PMPI truth). */
 #define REPLAY_REPLY_NS 1000000LL
-#define REPLAY_XCHG_SHARE 0.25
 
 /* A busy phase as the trace's build reads it: what it needs of the profile's row and the
  * busy time before it, in one place (the build walks every rank's phases at once, so that
@@ -1158,8 +1158,8 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 		 * its next send if that is sooner (what it sends may carry what it received);
 		 * unless it came within the phases' grain of the phase's start: then the receiver
 		 * was waiting for it, and the work it started is the message's; or unless the
-		 * receiver sent next within that grain: it replied to it (docs/predict.md, "A
-		 * receive") */
+		 * receiver sent next within that grain (predict's reading: REPLAY_REPLY_NS) inside
+		 * the phase: it replied to it (docs/predict.md, "A receive") */
 		ph = NULL;
 		{
 			long i = phase_near(&bl[b], arr, &hint[b]);
