@@ -1096,6 +1096,17 @@ queued_small(const char *dir, long long bytes, long long wire_us, long long late
 	ranks2(dir, t - FX_BASE_NS, 0);
 }
 
+/* explain of the run in dir, without a baseline, names no link. */
+static void
+check_no_link(const char *dir)
+{
+	struct attr_result r;
+
+	CHECK(explain(dir, NULL, &r) == 0);
+	CHECK(find(&r, ATTR_LINK, NULL) == NULL);
+	attr_result_free(&r);
+}
+
 /* Messages under 16 KiB held 20 ms in a queue on the way, each waited for: the link is
  * named with the 9 x 20 ms they waited (before, messages under 16 KiB were latency and
  * never the link's: no link cause at all). 60 us more than the pair's fastest is jitter. */
@@ -1118,9 +1129,7 @@ TEST(small_messages_queued_on_a_link)
 	check_sums(&r);
 	attr_result_free(&r);
 	queued_small(run_dir("jitter"), 4000, 50, 60, false, false);
-	CHECK(explain(run_dir("jitter"), NULL, &r) == 0);
-	CHECK(find(&r, ATTR_LINK, NULL) == NULL);
-	attr_result_free(&r);
+	check_no_link(run_dir("jitter"));
 }
 
 /* A 12 000-byte message 170 us on the wire, 120 us over the pair's fastest (100 bytes in
@@ -1138,9 +1147,7 @@ TEST(small_message_at_the_pairs_throughput)
 		CHECK(strstr(c->evidence, "10 smaller ones queued 0.001 s") != NULL);
 	attr_result_free(&r);
 	queued_small(run_dir("smallbw2"), 12000, 170, 0, true, true);
-	CHECK(explain(run_dir("smallbw2"), NULL, &r) == 0);
-	CHECK(find(&r, ATTR_LINK, NULL) == NULL);
-	attr_result_free(&r);
+	check_no_link(run_dir("smallbw2"));
 }
 
 /* Rank 0 works 400 ms and sends rank 1 1 MB (xfer ms on the wire), then idles to the
