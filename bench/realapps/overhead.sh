@@ -1,9 +1,11 @@
 #!/bin/sh
 # bench/realapps/overhead.sh: what `contend collect` costs third-party MPI programs. For
 # each program, N rounds, each round every variant once in turn (alternated, so that drift
-# and other jobs on the machine hit all alike): the bare program, `contend collect` with
-# its defaults, and the collect variants of VARIANTS (bench/lib.sh's collect_opts names:
-# snap256, full, gzip1, ...). Then one more run of every collect variant with the PMPI
+# and other jobs on the machine hit all alike; every other round in reverse order): the
+# bare program, `contend collect` with its defaults, and the collect variants of VARIANTS
+# (bench/lib.sh's collect_opts names: snap256, full, gzip1, ...; and `tcpdump`: the bare
+# program with a plain `tcpdump -s 128` in every workstation, the least that capturing
+# every packet's headers costs). Then one more run of every collect variant with the PMPI
 # truth (tests/pmpi/pmpi_log.c), parsed and compared with tests/pmpi/compare.sh.
 #
 # Prints per program and variant: runs, the median time (the program's own timer where it
@@ -21,7 +23,7 @@
 #            one round, VARIANTS=full (the default framed capture and a full-payload one,
 #            both checked against the truth)
 #   -o TSV   also write the table as TSV (format "realapps-overhead" v1, README.md)
-# Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUT (4x1 or 4x2, default
+# Environment: PROGS (default "lammps lu qr mpb fel garli"), LAYOUT (4x1, 4x2, 4x4 or 2x1, default
 # 4x1), MPI (ompi or mpich, default ompi; MPICH runs only lu and qr), VARIANTS (extra
 # collect variants, default none), INSTANCE (testbed instance, default 15), KEEP=1 (leave
 # the testbed up), BUILD, PCT as for run.sh.
@@ -62,6 +64,7 @@ else
 	SMALLOPT=""
 fi
 for v in $VARIANTS; do
+	[ "$v" = tcpdump ] && continue
 	collect_opts "$v" >/dev/null || { echo "overhead: unknown collect variant '$v'" >&2; exit 2; }
 done
 ALL="bare collect $VARIANTS"
@@ -85,6 +88,9 @@ one() {	# prog mpi variant truth
 	rm -rf "$T/run" "$T/truth"
 	if [ "$3" = bare ]; then
 		line=$(sh "$RUNSH" "$1" "$LAYOUT" "$2" $5 2>"$T/err")
+	elif [ "$3" = tcpdump ]; then
+		[ "$4" = 1 ] && return 0
+		line=$(sh "$RUNSH" "$1" "$LAYOUT" "$2" $5 --tcpdump "-s 128" 2>"$T/err")
 	else
 		opts=$(collect_opts "$3")
 		if [ "$4" = 1 ]; then
@@ -101,6 +107,10 @@ one() {	# prog mpi variant truth
 	fi
 	[ "$4" = 1 ] || field "$(timer "$1")_s" "$line" >>"$f.t"
 	[ "$3" = bare ] && return 0
+	if [ "$3" = tcpdump ]; then
+		field tcpdump_drops "$line" >>"$f.drop"
+		return 0
+	fi
 	# exit 1 is a partial result: an MPICH job ended after its last line leaves sample
 	# files that end early, which parse says; only a missing result is a failure here
 	timeout 600 "$CONTEND" parse -q "$T/run" >"$T/parse.out" 2>&1
@@ -145,7 +155,10 @@ for set in $SETS; do
 	rm -f "$T/skip"
 	i=0 skipped=0
 	while [ $i -lt "$N" ] && [ $skipped -eq 0 ]; do
-		for v in $ALL; do
+		# every other round in reverse order, so that no variant always follows another
+		order=$ALL
+		[ $((i % 2)) -eq 1 ] && order=$(echo "$ALL" | tr ' ' '\n' | sed '1!G;h;$!d' | tr '\n' ' ')
+		for v in $order; do
 			one "$prog" "$mpi" "$v" 0
 			case $? in 77) skipped=1; break ;; 0) ;; *) rc=1 ;; esac
 		done

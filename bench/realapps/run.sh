@@ -19,6 +19,10 @@
 #                      strict: the link cap with a bucket of STRICT_BURST (default 3000 B,
 #                      two full frames), as a NIC of that speed passes no burst
 #   --run DIR          the collect run directory (default: a new one under the work dir)
+#   --tcpdump 'OPTS'   run the program bare with a plain `tcpdump -i eth0 -B 32768 OPTS` in
+#                      every workstation of the layout (the least a capture of every
+#                      packet costs, for bench/realapps/overhead.sh); the line gains
+#                      tcpdump_drops=N
 #   --small            the short inputs of the make check form
 #   --ucx              Open MPI over UCX (pml ucx) on UCX's TCP transport, not ob1
 #   --keep             keep the testbed up and the work directory
@@ -64,11 +68,12 @@ EOF
 [ $# -ge 3 ] || usage
 PROG=$1 LAYOUT=$2 MPI=$3
 shift 3
-COLLECT="" USECOLLECT=0 PMPI="" SCEN=none RUN="" SMALL=0 KEEP=0 LOPT="" INPUTS=""
+COLLECT="" USECOLLECT=0 TCPD="" USETCPD=0 PMPI="" SCEN=none RUN="" SMALL=0 KEEP=0 LOPT="" INPUTS=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--collect) [ $# -ge 2 ] || usage; COLLECT=$2; USECOLLECT=1; shift ;;
 	--pmpi) [ $# -ge 2 ] || usage; PMPI=$2; shift ;;
+	--tcpdump) [ $# -ge 2 ] || usage; TCPD=$2; USETCPD=1; shift ;;
 	--scenario) [ $# -ge 2 ] || usage; SCEN=$2; shift ;;
 	--run) [ $# -ge 2 ] || usage; RUN=$2; shift ;;
 	--small) SMALL=1 ;;
@@ -91,6 +96,7 @@ case $MPI in ompi) MPIOPT="" ;; mpich) MPIOPT=--mpich ;; *) echo "realapps: unkn
 [ "$MPI" = mpich ] && [ $NP -eq $NWS ] && MPIOPT="--mpich --tcp"
 [ -z "$LOPT" ] || [ "$MPI" = ompi ] || { echo "realapps: --ucx is for Open MPI (MPICH runs over UCX always)" >&2; exit 2; }
 case $SCEN in none | cpu1 | cpu2 | link | both | agg | strict) ;; *) echo "realapps: unknown scenario '$SCEN'" >&2; exit 2 ;; esac
+[ $USECOLLECT -eq 1 ] && [ $USETCPD -eq 1 ] && { echo "realapps: --tcpdump is for a bare run, not with --collect" >&2; exit 2; }
 [ "$SCEN" = agg ] && [ $NWS -lt 4 ] && { echo "realapps: agg needs 4 workstations (layout $LAYOUT has $NWS)" >&2; exit 2; }
 [ "$LOADED" -ge 1 ] && [ "$LOADED" -le $NWS ] 2>/dev/null || { echo "realapps: LOADED=$LOADED is not a workstation of layout $LAYOUT" >&2; exit 2; }
 skip() { echo "skipped: $*"; [ -n "${W:-}" ] && rm -rf "$W"; exit 77; }
@@ -137,9 +143,10 @@ esac
 [ -z "$PMPI" ] || [ -f "$B/pmpi/$MPI.so" ] || { echo "realapps: no $B/pmpi/$MPI.so (make workloads)" >&2; exit 1; }
 [ -n "$INPUTS" ] || $TB check >/dev/null 2>&1 || skip "no testbed here: $($TB check 2>&1 | tail -n 1)"
 
-PID=""
+PID="" TCPD_PIDS=""
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null
+	for p in $TCPD_PIDS; do kill -INT "$p" 2>/dev/null; done
 	if [ "$SCEN" != none ]; then
 		$TB unload >/dev/null 2>&1
 		$TB link "ws$LOADED" off >/dev/null 2>&1
@@ -234,6 +241,20 @@ else
 fi
 
 now() { date +%s.%N; }
+# --tcpdump: a plain capture in each workstation, started before the job (each one
+# capturing before it starts) and stopped by its PID after it.
+if [ $USETCPD -eq 1 ]; then
+	for i in $(seq 1 $NWS); do
+		# shellcheck disable=SC2086
+		$TB exec "$(ws "$i")" -- tcpdump -i eth0 -B 32768 $TCPD -w "$W/ws$i.pcap" 2>"$W/ws$i.tcpd" &
+		TCPD_PIDS="$TCPD_PIDS $!"
+	done
+	for i in $(seq 1 $NWS); do
+		k=0
+		while ! grep -q 'listening on' "$W/ws$i.tcpd" 2>/dev/null && [ $k -lt 50 ]; do sleep 0.1; k=$((k + 1)); done
+		grep -q 'listening on' "$W/ws$i.tcpd" || { echo "realapps: tcpdump in $(ws "$i"): $(tail -n 1 "$W/ws$i.tcpd")" >&2; exit 1; }
+	done
+fi
 # What disturbed the run, for people reading its line: each workstation's time throttled
 # by its CPU quota (cgroup v1 cpu.stat throttled_time), and how many other testbed
 # instances had tasks on the same cores, at the same priority, at its start or end.
@@ -264,6 +285,14 @@ st=$?
 PID=""
 t2=$(now)
 [ -n "$rc" ] || rc=$st
+tdrops=""
+if [ $USETCPD -eq 1 ]; then
+	for p in $TCPD_PIDS; do kill -INT "$p" 2>/dev/null; done
+	for p in $TCPD_PIDS; do wait "$p" 2>/dev/null; done
+	TCPD_PIDS=""
+	tdrops=$(cat "$W"/ws*.tcpd | awk '/dropped by kernel/ { s += $1 } END { print s + 0 }')
+	rm -f "$W"/ws*.pcap
+fi
 # MPICH's wall time ends at the program's last line; Open MPI's when mpirun returns.
 if [ "$MPI" = mpich ] && [ -n "$t1" ]; then t2=$t1; fi
 wall=$(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')
@@ -287,6 +316,7 @@ case $rc in 0 | ended) ok=1 ;; *) ok=0 ;; esac
 line="prog=$PROG layout=$LAYOUT mpi=$MPI scenario=$SCEN own_s=$own wall_s=$wall exit=$rc throttled_ms=$thr rivals=$riv"
 [ $USECOLLECT -eq 1 ] && line="$line run=$RUN"
 [ -n "$PMPI" ] && line="$line truth=$PMPI"
+[ -n "$tdrops" ] && line="$line tcpdump_drops=$tdrops"
 echo "$line"
 if [ $ok -eq 0 ]; then
 	echo "realapps: $PROG failed (exit $rc); its last lines:" >&2
