@@ -711,6 +711,15 @@ hl_answer(const struct hl_table *t, const char *leave_out, int kind, const char 
 	}
 }
 
+void
+hl_race(struct hl_answer *a, double race_ns)
+{
+	if (a->pick < 0 || !(race_ns > 0) || !(a->pred_ns > 0))
+		return;
+	a->race = race_ns / a->pred_ns;
+	a->hi_ns = fmax(a->hi_ns, a->pred_ns + race_ns);
+}
+
 int
 hl_score(const struct hl_table *t, FILE *out)
 {

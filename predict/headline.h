@@ -124,6 +124,7 @@ struct hl_answer {
 	int nded;		/* dedicated runs it came from */
 	double dis_lo, dis_hi;	/* the disagreement terms, fractions >= 0 */
 	int nother;		/* other models that gave a number */
+	double race;		/* the rendezvous race (hl_race), fraction of pred_ns, 0 none */
 };
 
 /* The headline for a run of kind `kind` under a scenario of class scen_class: the pick among
@@ -132,6 +133,12 @@ struct hl_answer {
 void hl_answer(const struct hl_table *t, const char *leave_out, int kind, const char *scen_class,
 	       const struct model *const *ms, const struct pred_result *rs, int nm, const double *ded_ns, int nded,
 	       struct hl_answer *a);
+
+/* Widen a's interval for the rendezvous race (replay_race_ns): what the run would take if
+ * every rendezvous pair on a changed link went one after the other instead of side by side,
+ * race_ns more; no model decides it, so the interval reaches at least that far up. The
+ * prediction stays. */
+void hl_race(struct hl_answer *a, double race_ns);
 
 /* Score the headline on t itself, leave one program out: for every (workload, scenario) of
  * t, in the order of their names, the models' predictions from its rows, the pick and the

@@ -248,6 +248,10 @@ print_headline(const struct predict_result *r)
 		printf("the spread of %d dedicated runs %s\n", a->nded, h->spread_terms);
 	else
 		printf("one dedicated run, no spread (--dedicated adds more)\n");
+	if (a->race > 0)
+		printf("  rendezvous race: up to +%.1f %% if every rendezvous exchange on a changed link went one "
+		       "way after the other (the interval reaches it; no model tells which way they go)\n",
+		       100 * a->race);
 	printf("  errors from: %s\n", h->source);
 	printf("  kind: %s (%s)\n", kind, h->why);
 }

@@ -1595,3 +1595,92 @@ replay_send_spans(const struct replay_trace *t, int64_t *from_ns, double *gap_ns
 	free(prev);
 	free(prev_busy);
 }
+
+/* ---- the rendezvous race ---- */
+
+#define RACE_LOOKBACK 256	/* earlier messages searched for a message's other half */
+#define RACE_MAX_LINKS 64	/* changed links summed apart */
+
+static int
+race_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct prof_msg *m = ctx;
+	long a = *(const long *)x, b = *(const long *)y;
+
+	if (m[a].t_ns != m[b].t_ns)
+		return m[a].t_ns < m[b].t_ns ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+double
+replay_race_ns(const struct prof *p, const struct scen *s)
+{
+	struct race_link {
+		const struct scen_link *l;
+		double sum;
+	} acc[RACE_MAX_LINKS];
+	const struct scen_link **sl;
+	double *t_ns, best = 0;
+	long *idx, n = 0;
+	bool *paired;
+	int nacc = 0;
+
+	if (s->nlinks == 0 || p->nmsgs == 0)
+		return 0;
+	/* by message: its changed link and its time there; idx the rendezvous ones */
+	idx = xmallocarray((size_t)p->nmsgs, sizeof *idx);
+	t_ns = xmallocarray((size_t)p->nmsgs, sizeof *t_ns);
+	sl = xcalloc((size_t)p->nmsgs, sizeof *sl);
+	paired = xcalloc((size_t)p->nmsgs, sizeof *paired);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		const char *pn = prof_proto_names[m->proto];
+		const struct prof_rank *a, *b;
+		const struct scen_link *l;
+		double nlat, nbw, wire;
+
+		if (m->ctrl || (strcmp(pn, "rndv-put") != 0 && strcmp(pn, "rndv-frag") != 0) || m->src < 0 ||
+		    m->dst < 0)
+			continue;
+		a = prof_rank(p, m->src);
+		b = prof_rank(p, m->dst);
+		if (a == NULL || b == NULL || strcmp(a->host, b->host) == 0 ||
+		    (l = scen_link_for(s, a->host, b->host)) == NULL ||
+		    p003_link_new(l, (double)p->lat_ns, p->bw_Bps, &nlat, &nbw) != 0 || !(nbw > 0))
+			continue;
+		wire = scen_link_wire_bytes(l, (double)m->bytes + m->hdr);
+		sl[k] = l;
+		t_ns[k] = fmax(0, wire - (l->burst_bytes > 0 ? (double)l->burst_bytes : 0)) / nbw * 1e9;
+		idx[n++] = k;
+	}
+	qsort_r(idx, (size_t)n, sizeof *idx, race_cmp, p->msgs);
+	for (long i = 0; i < n; i++) {
+		long kx = idx[i];
+		const struct prof_msg *x = &p->msgs[kx];
+
+		for (long j = i - 1; j >= 0 && i - j <= RACE_LOOKBACK; j--) {
+			long ky = idx[j];
+			const struct prof_msg *y = &p->msgs[ky];
+			int c;
+
+			/* the other way, still in flight when x began */
+			if (paired[ky] || y->src != x->dst || y->dst != x->src || y->t_last_ns < x->t_ns)
+				continue;
+			paired[kx] = paired[ky] = true;
+			for (c = 0; c < nacc && acc[c].l != sl[kx]; c++)
+				;
+			if (c == nacc && nacc < RACE_MAX_LINKS)
+				acc[nacc++] = (struct race_link){ sl[kx], 0 };
+			if (c < nacc)
+				acc[c].sum += fmin(t_ns[kx], t_ns[ky]);
+			break;
+		}
+	}
+	for (int c = 0; c < nacc; c++)
+		best = fmax(best, acc[c].sum);
+	free(paired);
+	free(idx);
+	free(t_ns);
+	free(sl);
+	return best;
+}

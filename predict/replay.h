@@ -205,6 +205,21 @@ void replay_send_spans(const struct replay_trace *t, int64_t *from_ns, double *g
  * holds an event twice, so a result above it is the replay's fault, not a slow run. */
 double replay_bound_ns(const struct replay_trace *t, const struct replay_in *in);
 
+/* What the order of rendezvous exchanges could add on the scenario's changed links. A
+ * rendezvous message's data leave only once its receiver has answered, and over TCP that
+ * answer travels in the receiver's own stream, behind what that stream is sending: when two
+ * ranks exchange rendezvous messages both ways at once, a rank that pushes its own data
+ * before it answers the other's request makes the pair go one after the other instead of
+ * side by side, and which it does depends on which control record it handles first
+ * (docs/validation.md, "MPB under the cap"), which the samples do not show. The replay takes
+ * every pair side by side; this is what it would cost if every pair went one after the
+ * other: over the pairs of rendezvous messages (messages.tsv proto rndv-put or rndv-frag)
+ * between two hosts whose link the scenario changes, each message paired with one of the
+ * other way that was still in flight when it began in the run, the shorter one's time on
+ * the changed link (its frames beyond the link's bucket at the new bandwidth), summed per
+ * changed link; the largest sum, in ns (0 when there is none). */
+double replay_race_ns(const struct prof *p, const struct scen *s);
+
 /* The guard on a result: 0 with r untouched when run_ns is at most bound_ns
  * (replay_bound_ns); above it, r says the replay does not apply, with both numbers, and
  * the return is pred_na's. */

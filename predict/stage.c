@@ -12,6 +12,7 @@
 #include "lib/err.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "predict/replay.h"
 
 /* The headline rows of the TSV: the pick's prediction, the interval's ends (or "none"). */
 static int
@@ -318,6 +319,7 @@ headline(struct predict_result *r, const char *errors_path, const char *const *d
 	snprintf(h->source, sizeof h->source, "%s", t.source);
 	h->kind = hl_classify(&r->p, h->why, sizeof h->why);
 	hl_answer(&t, NULL, h->kind, h->cls, r->ms, r->rs, r->nm, ded, n, a);
+	hl_race(a, replay_race_ns(&r->p, &r->s));
 	hl_table_free(&t);
 	if (a->pick < 0) {
 		snprintf(h->detail, sizeof h->detail, "no model gives a number");
@@ -336,6 +338,12 @@ headline(struct predict_result *r, const char *errors_path, const char *const *d
 		snprintf(h->detail, sizeof h->detail, "%s program, %s scenario; no measured error; "
 			 "spread %s of %d runs, disagreement %s of %d models", hl_kind_name(h->kind),
 			 h->cls, e2, n, e3, a->nother);
+	if (a->race > 0) {
+		size_t k = strlen(h->detail);
+
+		snprintf(h->detail + k, sizeof h->detail - k, "; rendezvous race up to +%.1f %%",
+			 100 * a->race);
+	}
 	return 0;
 }
 

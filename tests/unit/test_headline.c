@@ -542,6 +542,25 @@ same_cell(const struct hl_cell *x, const struct hl_cell *y)
 	       x->pred_ns == y->pred_ns && x->min_ns == y->min_ns && x->max_ns == y->max_ns;
 }
 
+/* The rendezvous race widens the interval up to the prediction plus the race, never
+ * narrows it, and leaves the prediction where it was. */
+TEST(the_rendezvous_race_reaches_up)
+{
+	struct hl_answer a = { .pick = 0, .pred_ns = 50e9, .lo_ns = 45e9, .hi_ns = 60e9 };
+
+	hl_race(&a, 40e9);
+	CHECK_NEAR(a.hi_ns, 90e9, 1);
+	CHECK_NEAR(a.lo_ns, 45e9, 1);
+	CHECK_NEAR(a.pred_ns, 50e9, 1);
+	CHECK_NEAR(a.race, 0.8, 1e-9);
+	hl_race(&a, 1e9);	/* inside already: unchanged */
+	CHECK_NEAR(a.hi_ns, 90e9, 1);
+	a.pick = -1;
+	a.hi_ns = 60e9;
+	hl_race(&a, 40e9);	/* no answer: nothing to widen */
+	CHECK_NEAR(a.hi_ns, 60e9, 1);
+}
+
 TEST(built_in_errors_match_bench_results)
 {
 	struct hl_table f, b;
@@ -617,5 +636,6 @@ main(void)
 	RUN(the_interval_is_the_shrunk_quantiles_of_the_measured_errors);
 	RUN(the_quantiles_are_the_conformal_ranks);
 	RUN(built_in_errors_match_bench_results);
+	RUN(the_rendezvous_race_reaches_up);
 	return check_done();
 }

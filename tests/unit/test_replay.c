@@ -24,15 +24,16 @@
 
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
 	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300],
-	early_coll_run[300], polled_run[300];
+	early_coll_run[300], polled_run[300], rndv_halo_run[300], rndv_rr_run[300];
+static const char *proto = "eager";	/* messages.tsv proto of the messages msg_nw writes */
 
 /* A message of bytes, wire bytes in its stream (the MPI's headers besides), of the
  * collective name ("-" none). */
 static void
 msg_nw(FILE *f, long long t0, long long t1, int src, int dst, long long bytes, long long wire, const char *name)
 {
-	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t%s\t%lld\t%lld\tompi\teager\thandshake\t-\t0\n", t0, t1, src,
-		dst, src, name, bytes, wire);
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t%s\t%lld\t%lld\tompi\t%s\thandshake\t-\t0\n", t0, t1, src,
+		dst, src, name, bytes, wire, proto);
 }
 
 static void
@@ -100,6 +101,25 @@ halo_rev_profile(const char *dir)
 	fclose(m);
 	fclose(ph);
 	common(dir, 2, ITERS * 100 * FX_MS);
+}
+
+/* The halo and the request/reply with every message a rendezvous (Open MPI's PUT). */
+static void
+rndv_halo_profile(const char *dir)
+{
+	proto = "rndv-put";
+	halo_profile(dir);
+	proto = "eager";
+}
+
+static void rr_profile(const char *dir);
+
+static void
+rndv_rr_profile(const char *dir)
+{
+	proto = "rndv-put";
+	rr_profile(dir);
+	proto = "eager";
 }
 
 /* Request/reply: rank 0 asks (idle until the answer), rank 1 works 40 ms on it, answers. */
@@ -341,6 +361,42 @@ static int
 predict(const char *run, const char *ini, struct pred_result *r)
 {
 	return fx_predict(run, ini, r, replay_predict);
+}
+
+static int
+race_as_prediction(const struct prof *p, const struct scen *s, struct pred_result *r, struct err *e)
+{
+	(void)e;
+	r->status = PRED_OK;
+	r->predicted_ns = replay_race_ns(p, s);
+	return 0;
+}
+
+/* The rendezvous race: a halo of rendezvous both ways at once could take, at 1.25 MB/s,
+ * 100 ms more an iteration if each pair went one way after the other (10 pairs: 1 s); with
+ * a 25000-byte bucket the first 25000 bytes pass at once (0.8 s). Eager messages, a
+ * rendezvous request and reply that are never in flight together, and an unchanged link
+ * give nothing. */
+TEST(rendezvous_both_ways_may_go_one_after_the_other)
+{
+	static const struct {
+		const char *run, *ini;
+		double race_ns;
+	} c[] = {
+		{ rndv_halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", 1e9 },
+		{ rndv_halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\nburst = 25000 B\n", 0.8e9 },
+		{ halo_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", 0 },
+		{ rndv_rr_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", 0 },
+		{ rndv_halo_run, "[node ws2]\ncpu_procs = 1\n", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		struct pred_result r;
+
+		CHECK(fx_predict(c[i].run, c[i].ini, &r, race_as_prediction) == 0);
+		CHECK_NEAR(r.predicted_ns, c[i].race_ns, 1e3);
+		pred_result_free(&r);
+	}
 }
 
 TEST(unchanged_link_gives_the_dedicated_time)
@@ -782,6 +838,8 @@ main(void)
 	fx_build(polled_run, sizeof polled_run, "polled", polled_profile);
 	fx_build(rev_run, sizeof rev_run, "rev", halo_rev_profile);
 	fx_build(panel_run, sizeof panel_run, "panel", panel_profile);
+	fx_build(rndv_halo_run, sizeof rndv_halo_run, "rndv-halo", rndv_halo_profile);
+	fx_build(rndv_rr_run, sizeof rndv_rr_run, "rndv-rr", rndv_rr_profile);
 	RUN(unchanged_link_gives_the_dedicated_time);
 	RUN(halo_on_a_slower_link_pays_one_transfer);
 	RUN(a_links_rate_carries_the_frames_headers_too);
@@ -802,5 +860,6 @@ main(void)
 	RUN(a_bigger_bucket_is_never_slower);
 	RUN(a_result_above_every_delay_added_up_is_refused);
 	RUN(caps_of_the_trace_are_checked);
+	RUN(rendezvous_both_ways_may_go_one_after_the_other);
 	return check_done();
 }
