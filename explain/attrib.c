@@ -1174,7 +1174,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 	for (int j = 0; j < np && j < ATTR_MAX_LINKS; j++) {
 		const struct hpair *q = &hp[j];
 		struct attr_cause *x;
-		char big[160], small[80] = "", out[2][80] = { "", "" };
+		char big[160], small[80] = "", out[136] = "";	/* out: both ends' outgoing queues */
 		double queued = 0;
 
 		for (long k = 0; k < p->nmsgs; k++)
@@ -1194,14 +1194,17 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 			snprintf(big, sizeof big, "no messages >= %d KiB slowed", EVID_MIN_BYTES / 1024);
 		if (q->nq > 0)
 			snprintf(small, sizeof small, "; %ld smaller ones queued %.3f s on the way", q->nq, q->q_ns / 1e9);
-		for (int e = 0; e < 2; e++)
+		for (int e = 0; e < 2; e++) {
+			size_t len = strlen(out);
+
 			if (q->nout[e] > 0)
-				snprintf(out[e], sizeof out[e], "; %ld waited %.3f s in %s's outgoing queue",
+				snprintf(out + len, sizeof out - len, "; %ld waited %.3f s in %s's outgoing queue",
 					 q->nout[e], q->out_ns[e] / 1e9, hosts[e == 0 ? q->a : q->b]);
+		}
 		snprintf(x->evidence, sizeof x->evidence,
-			 "%s%s%s%s; %.3f s on the wire over the best; "
+			 "%s%s%s; %.3f s on the wire over the best; "
 			 "their senders waited %.3f s behind them; retransmissions %lld of %lld segments (whole run)",
-			 big, small, out[0], out[1], (q->save_ns - q->out_ns[0] - q->out_ns[1]) / 1e9, queued / 1e9,
+			 big, small, out, (q->save_ns - q->out_ns[0] - q->out_ns[1]) / 1e9, queued / 1e9,
 			 (long long)s->v->retrans, (long long)s->v->segments);
 		rtt_evidence(x, s, b);
 	}
