@@ -28,6 +28,7 @@ enum cstate {
 struct pend {			/* bytes (or a gap) received before the decoder was chosen */
 	struct pend *next;
 	int dir;
+	int64_t ts;			/* the TCP timestamp of the segment (conn_info.ts_now) */
 	bool gap;
 	bool cut;			/* the gap is a cut made by the capture on purpose */
 	uint64_t n;
@@ -64,6 +65,8 @@ struct conn {
 	bool closed;
 	int64_t t_syn_ns, t_synack_ns, t_closed_ns;
 	uint32_t syn_isn;		/* initiator's ISN when its SYN was seen */
+	struct flows_ts ts[2];		/* each direction's TCP timestamps */
+	int64_t ts_now[2];		/* conn_info.ts_now: the segment being delivered's */
 };
 
 struct seen {			/* a connection parsed from an earlier capture */
@@ -230,6 +233,7 @@ choose(struct flows *f, struct conn *c, bool force)
 	ci.saw_syn = c->info.saw_syn;
 	ci.rank[0] = c->info.rank[0];
 	ci.rank[1] = c->info.rank[1];
+	ci.ts_now = c->ts_now;
 	c->dec = best;
 	c->dec_idx = decoder_index(best);
 	f->st.dec_conns[c->dec_idx]++;
@@ -237,6 +241,7 @@ choose(struct flows *f, struct conn *c, bool force)
 	c->ds = best->open(&ci, &sink, &c->info.dec);
 	c->state = CS_DECODING;
 	for (p = c->pend; p != NULL; p = p->next) {
+		c->ts_now[p->dir] = p->ts;
 		if (p->gap) {
 			dec_missing(c, p->dir, p->cut, p->n, p->t_ns);
 		} else {
@@ -258,6 +263,7 @@ pend_add(struct conn *c, int dir, bool gap, bool cut, const uint8_t *p, uint64_t
 	e->cut = cut;
 	e->n = n;
 	e->t_ns = t_ns;
+	e->ts = c->td[dir].tag_out;
 	if (!gap) {
 		memcpy(e->data, p, (size_t)n);
 		c->pend_bytes += (size_t)n;
@@ -273,6 +279,7 @@ side_data(void *ctx, const uint8_t *p, size_t n, int64_t t_ns)
 	struct conn *c = s->c;
 	struct flows *f = c->f;
 
+	c->ts_now[s->dir] = c->td[s->dir].tag_out;
 	switch (c->state) {
 	case CS_DECODING:
 		c->info.bytes += n;
@@ -314,6 +321,7 @@ side_missing(struct side *s, bool cut, uint64_t n, int64_t t_ns)
 
 	if (!cut)
 		c->info.gap_bytes[s->dir] += n;
+	c->ts_now[s->dir] = c->td[s->dir].tag_out;
 	switch (c->state) {
 	case CS_DECODING:
 		dec_missing(c, s->dir, cut, n, t_ns);
@@ -341,6 +349,59 @@ static void
 side_cut(void *ctx, uint64_t n, int64_t t_ns)
 {
 	side_missing(ctx, true, n, t_ns);
+}
+
+/* ---- TCP timestamps ---- */
+
+#define TS_MS_NS 1000000
+#define TS_US_NS 1000
+#define TS_SPREAD_MIN_NS (200 * NS_PER_MS)	/* a queue wait nobody would believe above */
+
+int64_t
+flows_ts_add(struct flows_ts *ts, uint32_t tsval, int64_t t_ns)
+{
+	static const int64_t tick[2] = { TS_MS_NS, TS_US_NS };
+
+	if (ts->n == 0) {
+		ts->ext = (int64_t)tsval + ((int64_t)1 << 32);
+		ts->t0_ns = t_ns;
+	} else {
+		/* a step of the clock either way, taken the short way round 2^32 */
+		ts->ext += (int32_t)(tsval - ts->last);
+	}
+	ts->last = tsval;
+	ts->t1_ns = t_ns;
+	for (int u = 0; u < 2; u++) {
+		int64_t off = t_ns - ts->ext * tick[u];
+
+		if (ts->n == 0 || off < ts->min_off[u])
+			ts->min_off[u] = off;
+		if (ts->n == 0 || off > ts->max_off[u])
+			ts->max_off[u] = off;
+	}
+	ts->n++;
+	return ts->ext;
+}
+
+int64_t
+flows_ts_unit(const struct flows_ts *ts, int64_t *zero_ns)
+{
+	int64_t spread_ms, spread_us, span, limit;
+	int u;
+
+	*zero_ns = 0;
+	if (ts->n == 0)
+		return 0;
+	/* a ms clock read as us drifts by the span, a us clock read as ms by 999 times it */
+	spread_ms = ts->max_off[0] - ts->min_off[0];
+	spread_us = ts->max_off[1] - ts->min_off[1];
+	u = spread_ms <= spread_us ? 0 : 1;
+	span = ts->t1_ns - ts->t0_ns;
+	limit = span / 2 > TS_SPREAD_MIN_NS ? span / 2 : TS_SPREAD_MIN_NS;
+	if ((u == 0 ? spread_ms : spread_us) > limit)
+		return 0;
+	*zero_ns = ts->min_off[u];
+	return u == 0 ? TS_MS_NS : TS_US_NS;
 }
 
 /* ---- the table ---- */
@@ -420,8 +481,10 @@ conn_close(struct flows *f, struct conn *c, int64_t t_ns)
 		c->info.kind = "duplicate";
 	}
 	free_pending(c);
-	for (d = 0; d < 2; d++)
+	for (d = 0; d < 2; d++) {
 		tcpr_dir_release(&c->td[d]);
+		c->info.ts_unit_ns[d] = flows_ts_unit(&c->ts[d], &c->info.ts_zero_ns[d]);
+	}
 	c->closed = true;
 	c->t_closed_ns = t_ns;
 	f->nopen--;
@@ -640,6 +703,7 @@ flows_tcp(struct flows *f, const struct pkt *p, int64_t t_ns, uint32_t origlen)
 	}
 	if (c->closed || c->state == CS_IGNORED)
 		return;
+	c->td[dir].tag_in = p->has_ts ? flows_ts_add(&c->ts[dir], p->tsval, t_ns) : -1;
 	tcpr_dir_segment(&c->td[dir], p->seq, p->flags, p->payload, p->payload_len, p->payload_wire,
 			 t_ns, &c->out[dir], &c->info.tcp);
 	if ((p->flags & PKT_TCP_ACK) && c->td[!dir].head != NULL)

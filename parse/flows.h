@@ -58,6 +58,11 @@ struct flows_conn {
 	int dec_idx;		/* enum msg_mpi of its decoder, -1 none */
 	int launch;		/* enum launch_kind of launcher traffic, -1 none */
 	uint64_t bytes;		/* stream bytes given to its decoder or counted as launcher's */
+	/* Each end's TCP timestamp clock, by direction (the sender's): ns a TSval tick is
+	 * (1000000 or 1000, flows_ts_unit), 0 when not known (no option, or a clock of
+	 * another rate); and the smallest capture time less TSval in ns over the direction's
+	 * segments, the time of one that did not wait between TCP and the capture. */
+	int64_t ts_unit_ns[2], ts_zero_ns[2];
 	struct tcpr_stats tcp;	/* its share of flows_stats.tcp */
 	struct dec_stats dec;	/* its share of flows_stats.dec[dec_idx] */
 };
@@ -97,6 +102,23 @@ struct flows_stats {
 	struct dec_stats dec[FLOWS_NDEC];	/* per decoder */
 	struct tcpr_stats tcp;
 };
+
+/* One direction's TCP timestamps as the capture saw them (for flows_conn.ts_*). */
+struct flows_ts {
+	uint64_t n;		/* segments with the option */
+	uint32_t last;		/* the last TSval seen */
+	int64_t ext;		/* it unwrapped past 2^32 (it starts at TSval + 2^32) */
+	int64_t t0_ns, t1_ns;	/* capture times of the first and the last */
+	int64_t min_off[2], max_off[2];	/* capture ns - ext * tick, for a ms and a us tick */
+};
+
+/* Add a segment with TSval tsval captured at t_ns to ts; returns the unwrapped TSval. */
+int64_t flows_ts_add(struct flows_ts *ts, uint32_t tsval, int64_t t_ns);
+/* The clock's tick in ns and its zero (the smallest capture ns less TSval in ns): the tick
+ * of a millisecond or a microsecond clock, the one whose offsets spread least (a wrong
+ * one drifts by the capture's span); 0 when there is no segment, or when even that one
+ * spreads over half the span and 200 ms (a clock of another rate). */
+int64_t flows_ts_unit(const struct flows_ts *ts, int64_t *zero_ns);
 
 struct flows;
 

@@ -100,6 +100,8 @@ frame_pend_emit(struct frame *f, int d, int i, unsigned extra)
 	memset(&m, 0, sizeof m);
 	m.t_first_ns = pm->t_first_ns;
 	m.t_last_ns = pm->t_last_ns;
+	m.tsval = pm->tsval;
+	m.queued_ns = -1;
 	m.cid = pm->cid;
 	m.comm_src = pm->comm_src;
 	m.tag = pm->tag;
@@ -151,6 +153,7 @@ frame_pend_new(struct frame *f, int d, uint64_t len_bytes, uint64_t len_max)
 	}
 	pm->proto = PROTO_UNKNOWN;
 	pm->t_first_ns = pm->t_last_ns = fd->t_rec_ns;
+	pm->tsval = fd->ts_rec;
 	pm->wire_bytes = fd->rec_bytes;
 	pm->flags = fd->next_flags;
 	fd->next_flags = 0;
@@ -223,6 +226,8 @@ frame_eager(struct frame *f, int d)
 
 	memset(&fd->now, 0, sizeof fd->now);
 	fd->now.t_first_ns = fd->t_rec_ns;
+	fd->now.tsval = fd->ts_rec;
+	fd->now.queued_ns = -1;
 	fd->now.wire_bytes = fd->rec_bytes;
 	fd->now.proto = PROTO_EAGER;
 	fd->now.flags = fd->next_flags;
@@ -238,6 +243,7 @@ dir_init(const struct frame_proto *pr, struct frame_dir *fd, int d, bool start)
 	memset(fd, 0, sizeof *fd);
 	fd->st = !start ? FS_SCAN : pr->pre_len[d] > 0 ? FS_PRE : FS_HDR;
 	fd->cur = -1;
+	fd->ts_rec = -1;
 	if (!start)
 		fd->next_flags = MSG_F_RESYNC;
 }
@@ -475,8 +481,10 @@ consume(struct frame *f, int d, const uint8_t *src, size_t avail, size_t need, i
 		fd->hlen += k;
 		break;
 	case FS_HDR:
-		if (fd->hlen == 0)
+		if (fd->hlen == 0) {
 			fd->t_rec_ns = t_ns;
+			fd->ts_rec = f->ci.ts_now != NULL ? f->ci.ts_now[d] : -1;
+		}
 		k = need - fd->hlen < avail ? need - fd->hlen : avail;
 		memcpy(fd->hdr + fd->hlen, src, k);
 		fd->hlen += k;

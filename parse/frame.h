@@ -56,6 +56,7 @@ struct frame_msg {		/* a message in flight over several records */
 	bool sync_if_whole;	/* all data came with the first record: PROTO_SYNC */
 	bool put_data, frag_data;	/* data came by PUT / by data records */
 	int64_t t_first_ns, t_last_ns;
+	int64_t tsval;		/* struct msg.tsval */
 	uint64_t wire_bytes;
 	unsigned flags;		/* MSG_F_* */
 };
@@ -67,6 +68,7 @@ struct frame_dir {
 	uint64_t body_left;	/* bytes of the current record still to come */
 	uint64_t rec_bytes;	/* wire bytes of the current record */
 	int64_t t_rec_ns;	/* capture time of the current record's first byte */
+	int64_t ts_rec;		/* its segment's TCP timestamp (conn_info.ts_now), -1 none */
 	int cur;		/* message the body feeds, -1 none */
 	bool eager;		/* the record is the whole message now: emit it at the end */
 	struct msg now;		/* that message */

@@ -17,6 +17,7 @@ struct generic {
 	int64_t idle_gap_ns;
 	int32_t rank[2];	/* from conn_info (socket map), -1 unknown */
 	int open_dir;		/* direction of the open run, -1 none */
+	const int64_t *ts_now;	/* conn_info.ts_now */
 	struct msg m;		/* the open run */
 };
 
@@ -52,6 +53,7 @@ generic_open(const struct conn_info *ci, const struct msg_sink *sink, struct dec
 	g->rank[1] = ci->rank[1];
 	g->idle_gap_ns = idle_gap_ns;
 	g->open_dir = -1;
+	g->ts_now = ci->ts_now;
 	return g;
 }
 
@@ -72,6 +74,8 @@ start(struct generic *g, int dir, int64_t t_ns)
 
 	m->t_first_ns = t_ns;
 	m->t_last_ns = t_ns;
+	m->tsval = g->ts_now != NULL ? g->ts_now[dir] : -1;
+	m->queued_ns = -1;
 	m->src_world = g->rank[dir];
 	m->dst_world = g->rank[!dir];
 	m->cid = -1;

@@ -55,6 +55,11 @@ struct msg {
 	unsigned flags;		/* MSG_F_* */
 	int conn;		/* connection index (parse assigns), for joins with links */
 	int dir;		/* 0: connection initiator to acceptor, 1: the other way */
+	int64_t tsval;		/* the sender's TCP timestamp (TSval, unwrapped: conn_info.ts_now)
+				 * of the segment that carried the first byte, -1 none */
+	int64_t queued_ns;	/* how long that segment waited in the queue between the
+				 * sender's TCP and the capture (parse's merge sets it from tsval:
+				 * parse/part.h), 0 none, -1 unknown */
 };
 
 /* Where decoders put messages. */
@@ -71,6 +76,11 @@ struct conn_info {
 	uint16_t port[2];	/* ports, host order: [0] initiator's, [1] acceptor's */
 	bool saw_syn;		/* the connection's start was captured (else mid-stream) */
 	int32_t rank[2];	/* world rank of each end if already known (sockmap), else -1 */
+	/* Per direction, while data(), gap() or skip() runs: the sender's TCP timestamp of the
+	 * segment that carried those bytes (TSval unwrapped past 2^32, so it only grows), -1
+	 * when it had none; a message takes its first byte's (struct msg.tsval). Borrowed
+	 * until close; NULL when nobody tracks it (the decoder then sets tsval -1). */
+	const int64_t *ts_now;
 };
 
 /* Per-decoder statistics, summed by parse into RUN/profile/stats.tsv. */

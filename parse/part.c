@@ -30,20 +30,22 @@ _Static_assert(sizeof(struct flows_stats) % sizeof(uint64_t) == 0, "flows_stats:
 /* The messages file is binary, for speed (a part holds every message of its capture):
  * a header of MSGS_MAGIC, the version and the record size (little-endian u32), then one
  * record per message, little-endian: t_first_ns, t_last_ns (i64), src, dst, cid, comm_src,
- * tag (i32), bytes, wire_bytes (u64), mpi, proto, ranksrc, dir (u8), flags, conn (u32). */
+ * tag (i32), bytes, wire_bytes (u64), mpi, proto, ranksrc, dir (u8), flags, conn (u32),
+ * tsval (i64). */
 #define MSGS_MAGIC "ctdpartm"
-#define MSG_REC 64		/* bytes per record */
+#define MSG_REC 72		/* bytes per record */
+#define TSVAL_MAX ((int64_t)1 << 40)	/* an unwrapped TSval past this is damage */
 #define MSGS_CHUNK 4096		/* records read at once */
 
 /* Connection columns: these, then tcp_0.. (struct tcpr_stats) and dec_0.. (struct
  * dec_stats), in struct order. A constant table: parts are written from several threads. */
-#define NCONN0 33
+#define NCONN0 37
 #define NCONN (NCONN0 + NTCP + NDEC)
 static const char *const conn_cols_[] = { "conn", "kind", "af", "ip0", "port0", "ip1", "port1",
 	"rank0", "rank1", "ranksrc", "saw_syn", "pkts0", "frame_bytes0", "payload_bytes0", "gap_bytes0",
 	"pkts1", "frame_bytes1", "payload_bytes1", "gap_bytes1", "t_first_ns", "t_last_ns", "rtt_ns",
 	"ttl0", "ttl1", "mac0", "mac1", "vlan", "open_syn", "open_seq", "syn_isn", "dec", "launch",
-	"bytes", "tcp_0", "tcp_1", "tcp_2", "tcp_3", "tcp_4", "tcp_5", "tcp_6", "tcp_7", "tcp_8",
+	"bytes", "ts_unit0", "ts_zero0", "ts_unit1", "ts_zero1", "tcp_0", "tcp_1", "tcp_2", "tcp_3", "tcp_4", "tcp_5", "tcp_6", "tcp_7", "tcp_8",
 	"tcp_9", "tcp_10", "tcp_11", "tcp_12", "tcp_13", "dec_0", "dec_1", "dec_2", "dec_3", "dec_4",
 	"dec_5", NULL };
 
@@ -126,6 +128,7 @@ pw_msg(void *ctx, const struct msg *m)
 	p = put_le(p, (uint64_t)m->dir, 1);
 	p = put_le(p, m->flags, 4);
 	p = put_le(p, (uint32_t)m->conn, 4);
+	p = put_le(p, (uint64_t)m->tsval, 8);
 	assert(p == r + MSG_REC);
 	if (fwrite(r, MSG_REC, 1, w->msgs) != 1) {
 		w->failed = true;
@@ -183,6 +186,10 @@ pw_conn(void *ctx, const struct flows_conn *k)
 	tsv_w_i64(t, k->dec_idx);
 	tsv_w_i64(t, k->launch);
 	tsv_w_u64(t, k->bytes);
+	for (d = 0; d < 2; d++) {
+		tsv_w_i64(t, k->ts_unit_ns[d]);
+		tsv_w_i64(t, k->ts_zero_ns[d]);
+	}
 	for (i = 0; i < NTCP; i++)
 		tsv_w_u64(t, ((const uint64_t *)&k->tcp)[i]);
 	for (i = 0; i < NDEC; i++)
@@ -380,6 +387,7 @@ struct seen {
 /* The later copy of a kept connection, captured at its other end (part_merge_twins). */
 struct twin_msg {
 	int64_t t_first_ns, t_last_ns;	/* that copy's times of the message */
+	int64_t queued_ns;	/* that copy's queue wait (queued_of) */
 	uint32_t check;		/* msg_check of the message */
 };
 
@@ -607,6 +615,12 @@ read_conn(struct tsv_r *t, const int *col, struct flows_conn *k, struct err *e)
 	k->dec_idx = (int)v[30];
 	k->launch = (int)v[31];
 	k->bytes = u[2];
+	for (d = 0; d < 2; d++) {
+		k->ts_unit_ns[d] = v[33 + 2 * d];
+		k->ts_zero_ns[d] = v[34 + 2 * d];
+		if (k->ts_unit_ns[d] != 1000000 && k->ts_unit_ns[d] != 1000)
+			k->ts_unit_ns[d] = 0;	/* none, or damage: no queue times */
+	}
 	if (k->dec_idx < -1 || k->dec_idx >= FLOWS_NDEC || k->launch < -1 || k->launch >= LAUNCH_NKINDS ||
 	    k->ranksrc < RANKSRC_NONE || k->ranksrc > RANKSRC_SOCKMAP || k->conn < 0)
 		return err_set(e, E_FORMAT, "'%s' line %ld: a value out of range", t->path, t->line_no);
@@ -716,9 +730,46 @@ msg_rec_read(const uint8_t *rec, struct msg *x, uint32_t *conn)
 	x->dir = rd_u8(&r);
 	x->flags = rd_le32(&r);
 	*conn = rd_le32(&r);
+	x->tsval = (int64_t)rd_le64(&r);
+	if (x->tsval < 0 || x->tsval > TSVAL_MAX)
+		x->tsval = -1;
+	x->queued_ns = -1;
 	x->conn = -1;
 	return !r.err && x->mpi <= MSG_MPICH && x->proto <= PROTO_CTRL && x->ranksrc <= RANKSRC_SOCKMAP &&
 	       x->dir <= 1;
+}
+
+/* A connection's TCP timestamp clocks in a part (struct flows_conn.ts_*), by direction. */
+struct conn_ts {
+	int64_t unit_ns[2], zero_ns[2];
+};
+
+/* How long x's first segment waited between its sender's TCP, which stamped it, and the
+ * capture: its capture time less its TSval, less the smallest such difference of its
+ * direction (c). Under 1.5 ticks of the clock (its grain) is none (0); -1 unknown. */
+static int64_t
+queued_of(const struct msg *x, const struct conn_ts *c)
+{
+	int64_t unit = c->unit_ns[x->dir & 1], q;
+
+	if (x->tsval < 0 || unit == 0)
+		return -1;
+	if (__builtin_sub_overflow(x->t_first_ns, x->tsval * unit, &q) ||
+	    __builtin_sub_overflow(q, c->zero_ns[x->dir & 1], &q) || q < 0)
+		return -1;	/* not that direction's clock: damage */
+	return q < unit * 3 / 2 ? 0 : q;
+}
+
+/* k's clocks into cts[0..n) at its index. */
+static void
+conn_ts_set(struct conn_ts *cts, size_t n, const struct flows_conn *k)
+{
+	if (k->conn < 0 || (size_t)k->conn >= n)
+		return;
+	for (int d = 0; d < 2; d++) {
+		cts[k->conn].unit_ns[d] = k->ts_unit_ns[d];
+		cts[k->conn].zero_ns[d] = k->ts_zero_ns[d];
+	}
 }
 
 /* A part's messages file opened past its header, or NULL with e set. */
@@ -810,6 +861,7 @@ twin_apply(struct part_merge *m, uint32_t conn, struct msg *x)
 	m->sum.twin_msgs++;
 	if (o->t_first_ns < x->t_first_ns) {
 		x->t_first_ns = o->t_first_ns;
+		x->queued_ns = o->queued_ns;	/* measured where the send was seen */
 		m->sum.twin_first++;
 	}
 	if (o->t_last_ns > x->t_last_ns) {
@@ -837,7 +889,8 @@ spill_of(struct part_merge *m, uint32_t part)
  * one part's twins at a time. Errors: the merge of the part says them; nothing more is
  * read. A spill that cannot be written leaves its messages unmatched. */
 static void
-twins_read(struct part_merge *m, const char *path, const long *tw, const bool *flip, size_t nconn)
+twins_read(struct part_merge *m, const char *path, const long *tw, const bool *flip,
+	   const struct conn_ts *cts, size_t nconn)
 {
 	struct err e;
 	FILE *f = msgs_open(path, &e);
@@ -863,6 +916,7 @@ twins_read(struct part_merge *m, const char *path, const long *tw, const bool *f
 			r.dir = (uint32_t)(x.dir ^ flip[conn]);
 			r.msg.t_first_ns = x.t_first_ns;
 			r.msg.t_last_ns = x.t_last_ns;
+			r.msg.queued_ns = queued_of(&x, &cts[conn]);
 			r.msg.check = msg_check(&x);
 			if ((s = spill_of(m, m->twins[r.twin].part)) != NULL)
 				(void)fwrite(&r, sizeof r, 1, s);	/* ferror checked when read back */
@@ -903,8 +957,8 @@ twins_load(struct part_merge *m, uint32_t part)
 
 /* The messages of a part, but those of connections in dup, to the merge's callback. */
 static int
-merge_msgs(struct part_merge *m, const char *path, uint64_t nmsgs, const bool *dup, size_t ndup,
-	   struct err *e)
+merge_msgs(struct part_merge *m, const char *path, uint64_t nmsgs, const bool *dup,
+	   const struct conn_ts *cts, size_t ndup, struct err *e)
 {
 	FILE *f = msgs_open(path, e);
 	uint8_t *buf;
@@ -932,6 +986,7 @@ merge_msgs(struct part_merge *m, const char *path, uint64_t nmsgs, const bool *d
 			}
 			if (dup[conn])
 				continue;
+			x.queued_ns = queued_of(&x, &cts[conn]);
 			twin_apply(m, conn, &x);
 			x.conn = m->conn_base + (int)conn;
 			m->cb.msg(m->cb.ctx, &x);
@@ -962,6 +1017,7 @@ part_merge_twins(struct part_merge *m, const char *dir, char *const *names, size
 		struct err e;
 		long *tw = NULL;	/* by connection: its twin, -1 none */
 		bool *flip = NULL;	/* by connection: its initiator is the kept copy's acceptor */
+		struct conn_ts *cts = NULL;	/* by connection: its clocks */
 		bool any = false;
 		size_t nconn = 0, j;
 
@@ -973,6 +1029,7 @@ part_merge_twins(struct part_merge *m, const char *dir, char *const *names, size
 		nconn = s.st.conns;
 		tw = xmallocarray(nconn ? nconn : 1, sizeof *tw);
 		flip = xcalloc(nconn ? nconn : 1, sizeof *flip);
+		cts = xcalloc(nconn ? nconn : 1, sizeof *cts);
 		for (j = 0; j < nconn; j++)
 			tw[j] = -1;
 		while ((r = tsv_r_next(&t, &e)) == 1) {
@@ -983,6 +1040,7 @@ part_merge_twins(struct part_merge *m, const char *dir, char *const *names, size
 
 			if (read_conn(&t, ccol, &k, &e) < 0 || (size_t)k.conn >= nconn)
 				break;
+			conn_ts_set(cts, nconn, &k);
 			if ((o = seen_find(tab, &k, (uint32_t)i)) == NULL) {
 				remember(tab, &ntab, &k, (uint32_t)i);
 				continue;
@@ -998,10 +1056,11 @@ part_merge_twins(struct part_merge *m, const char *dir, char *const *names, size
 		}
 		tsv_r_close(&t);
 		if (any)
-			twins_read(m, p[0], tw, flip, nconn);
+			twins_read(m, p[0], tw, flip, cts, nconn);
 next:
 		free(tw);
 		free(flip);
+		free(cts);
 		for (j = 0; j < 3; j++)
 			free(p[j]);
 	}
@@ -1017,6 +1076,7 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 	struct tsv_r t;
 	int ccol[NCONN + 1];
 	bool *dup = NULL;	/* by the part's connection index: parsed from an earlier part */
+	struct conn_ts *cts = NULL;	/* by the part's connection index: its clocks */
 	size_t ndup = 0, i;
 	uint64_t ndups = 0;
 	int rc = -1, r;
@@ -1031,6 +1091,7 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 	cols_of(&t, conn_cols(), ccol);
 	ndup = s.st.conns;
 	dup = xcalloc(ndup ? ndup : 1, sizeof *dup);
+	cts = xcalloc(ndup ? ndup : 1, sizeof *cts);
 	while ((r = tsv_r_next(&t, e)) == 1) {
 		struct flows_conn k;
 
@@ -1041,6 +1102,7 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 			r = -1;
 			break;
 		}
+		conn_ts_set(cts, ndup, &k);
 		if (seen_find(m->seen, &k, m->nadded) != NULL) {
 			dup[k.conn] = true;
 			ndups++;
@@ -1052,7 +1114,7 @@ part_merge_add(struct part_merge *m, const char *dir, const char *name, struct e
 		goto out;
 	s.st.conns_dup += ndups;
 	/* the messages, in the order they were rebuilt */
-	if (merge_msgs(m, p[0], s.nmsgs, dup, ndup, e) < 0)
+	if (merge_msgs(m, p[0], s.nmsgs, dup, cts, ndup, e) < 0)
 		goto out;
 	/* the connections, in the order they were finished; then remembered for later parts */
 	if (tsv_r_open(&t, p[1], "part-conns", PART_VERSION, conn_cols(), e) < 0)
@@ -1081,6 +1143,7 @@ out:
 	twins_free(m, m->nadded);
 	m->nadded++;
 	free(dup);
+	free(cts);
 	for (i = 0; i < 3; i++)
 		free(p[i]);
 	return rc;

@@ -58,6 +58,8 @@ decode_tcp(struct rd *rp, size_t wire_left, struct pkt *o)
 		return PKT_SHORT;
 	o->mss = 0;
 	o->wscale = 0xff;
+	o->has_ts = false;
+	o->tsval = o->tsecr = 0;
 	while (rd_left(&opt) > 0) {
 		uint8_t kind = rd_u8(&opt), len;
 
@@ -72,7 +74,15 @@ decode_tcp(struct rd *rp, size_t wire_left, struct pkt *o)
 			o->mss = rd_be16(&opt);
 		else if (kind == 3 && len == 3)
 			o->wscale = rd_u8(&opt);
-		else
+		else if (kind == 8 && len == 10) {
+			uint32_t val = rd_be32(&opt), ecr = rd_be32(&opt);
+
+			if (opt.err)
+				break;	/* cut inside the option: not taken */
+			o->has_ts = true;
+			o->tsval = val;
+			o->tsecr = ecr;
+		} else
 			rd_skip(&opt, len - 2u);
 	}
 	o->payload_len = (uint32_t)rd_left(r);

@@ -3,7 +3,7 @@
  * skipped), TCP with options. Every byte is read through lib/rd.h.
  *
  * References: IEEE 802.3/802.1Q; tcpdump.org LINKTYPE_LINUX_SLL/SLL2/NULL pages; RFC 791,
- * RFC 8200 (IPv6 and its extension headers), RFC 9293 (TCP). */
+ * RFC 8200 (IPv6 and its extension headers), RFC 9293 (TCP), RFC 7323 (timestamps). */
 #ifndef PARSE_PKT_H
 #define PARSE_PKT_H
 
@@ -41,6 +41,9 @@ struct pkt {
 	uint16_t win;		/* raw window field */
 	uint16_t mss;		/* MSS option on SYN, 0 if absent */
 	uint8_t wscale;		/* window-scale option, 0xff if absent */
+	bool has_ts;		/* the timestamp option (kind 8, RFC 7323) was there, whole */
+	uint32_t tsval, tsecr;	/* its sender's clock when TCP sent the segment (Linux: ms,
+				 * before the qdisc) and the peer's value echoed; 0 if absent */
 	const uint8_t *payload;	/* captured payload bytes */
 	uint32_t payload_len;	/* captured payload length */
 	uint32_t payload_wire;	/* payload length on the wire (from the IP length); > payload_len

@@ -77,6 +77,8 @@ struct ctx {
 	uint64_t pcap_files, pcap_truncated, pcap_damaged, pcap_unreadable;
 	/* messages of connections captured at both ends (parse/part.h, struct part_sum) */
 	uint64_t twin_msgs, twin_first, twin_last, twin_unmatched;
+	/* messages whose first segment waited in its sender's outgoing queue (msg.queued_ns) */
+	uint64_t msgs_queued, queued_ns, msgs_queue_unknown;
 	uint64_t samples_files, samples_failed, samples_bad_rows, samples_truncated;
 	uint64_t samples_damaged;	/* files whose gzip data is damaged: rows before it kept */
 	uint64_t samples_rejected;	/* files with too many bad rows to be used */
@@ -101,7 +103,8 @@ struct ctx {
 };
 
 static const char *const msg_cols[] = { "t_first_ns", "t_last_ns", "src", "dst", "cid", "comm_src",
-	"tag", "tag_name", "bytes", "wire_bytes", "mpi", "proto", "ranksrc", "flags", "conn", NULL };
+	"tag", "tag_name", "bytes", "wire_bytes", "mpi", "proto", "ranksrc", "flags", "conn", "queued_ns",
+	NULL };
 static const char *const conn_cols[] = { "conn", "kind", "ip0", "port0", "ip1", "port1", "rank0",
 	"rank1", "ranksrc", "saw_syn", "pkts0", "frame_bytes0", "payload_bytes0", "gap_bytes0", "pkts1",
 	"frame_bytes1", "payload_bytes1", "gap_bytes1", "t_first_ns", "t_last_ns", "rtt_ns", "ttl0",
@@ -214,6 +217,10 @@ msg_row(struct tsv_w *t, const struct msg *m)
 	flags_str(m->flags, fl, sizeof fl);
 	tsv_w_str(t, fl);
 	tsv_w_i64(t, m->conn);
+	if (m->queued_ns < 0)
+		tsv_w_str(t, NULL);
+	else
+		tsv_w_i64(t, m->queued_ns);
 }
 
 /* A batch's rows, made on a row thread. */
@@ -287,6 +294,12 @@ on_msg(void *vc, const struct msg *m)
 		c->run_last_msg_ns = m->t_last_ns;
 	if (m->mpi == MSG_MPICH && m->cid == 0xffff)	/* see warn_ompi_ucx */
 		c->ucx_ompi_like++;
+	if (m->queued_ns < 0) {
+		c->msgs_queue_unknown++;
+	} else if (m->queued_ns > 0) {
+		c->msgs_queued++;
+		c->queued_ns += (uint64_t)m->queued_ns;
+	}
 	if (c->write_failed)
 		return;
 	if (c->batch == NULL) {
@@ -751,6 +764,9 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 		w_kv_u(&t, "msgs_tx_first", c->twin_first);
 		w_kv_u(&t, "msgs_both_ends_unmatched", c->twin_unmatched);
 	}
+	w_kv_u(&t, "msgs_queued", c->msgs_queued);
+	w_kv_u(&t, "queued_ns", c->queued_ns);
+	w_kv_u(&t, "msgs_queue_unknown", c->msgs_queue_unknown);
 	w_kv_u(&t, "streams_cap_hits", s->conns_cap_hits);
 	w_kv_u(&t, "orphan_packets", s->orphan_pkts);
 	w_kv_u(&t, "segments", s->tcp.segments);

@@ -16,6 +16,7 @@ struct tcpr_seg {
 	uint64_t off;		/* stream offset of data[0] */
 	size_t len;		/* bytes */
 	int64_t t_ns;		/* capture time of the packet that carried it */
+	int64_t tag;		/* tcpr_dir.tag_in when it was handed in */
 	bool missing;		/* bytes known to exist but not captured (snaplen cut) */
 	uint8_t data[];		/* len bytes unless missing */
 };
@@ -26,6 +27,7 @@ tcpr_dir_init(struct tcpr_dir *d, size_t max_buf_bytes, size_t max_segs)
 	memset(d, 0, sizeof *d);
 	d->max_buf_bytes = max_buf_bytes ? max_buf_bytes : TCPR_DEFAULT_MAX_BUF;
 	d->max_segs = max_segs ? max_segs : TCPR_DEFAULT_MAX_SEGS;
+	d->tag_in = d->tag_out = -1;
 }
 
 int64_t
@@ -87,17 +89,20 @@ static void
 drain(struct tcpr_dir *d, const struct tcpr_out *out, struct tcpr_stats *st)
 {
 	struct tcpr_seg *s;
+	int64_t tag = d->tag_out;	/* the segment being handed in, if any */
 
 	while ((s = d->head) != NULL && s->off == d->next) {
 		d->head = s->next;
 		d->held_bytes -= s->len;
 		d->held_segs--;
+		d->tag_out = s->tag;
 		if (s->missing)
 			emit_cut(d, s->len, s->t_ns, out, st);
 		else
 			emit_data(d, s->data, s->len, s->t_ns, out, st);
 		free(s);
 	}
+	d->tag_out = tag;
 }
 
 /* Give up waiting for the first hole: deliver it as a gap, then what follows it. */
@@ -119,6 +124,7 @@ hold(struct tcpr_seg **pp, struct tcpr_dir *d, uint64_t off, const uint8_t *p, s
 	s->off = off;
 	s->len = n;
 	s->t_ns = t_ns;
+	s->tag = d->tag_in;
 	s->missing = missing;
 	if (!missing)
 		memcpy(s->data, p, n);
@@ -195,6 +201,7 @@ tcpr_dir_segment(struct tcpr_dir *d, uint32_t seq, uint8_t flags, const uint8_t 
 
 	if (d->closed)
 		return;
+	d->tag_out = d->tag_in;
 	if (caplen > wirelen)
 		caplen = wirelen;
 	if (!d->started) {

@@ -64,6 +64,11 @@ struct tcpr_dir {
 	size_t held_segs;	/* segments held */
 	size_t max_buf_bytes;	/* cap on held_bytes */
 	size_t max_segs;	/* cap on held_segs */
+	/* A value of the caller's carried with each segment (parse: its TCP timestamp):
+	 * tag_in is the next segment's, set before tcpr_dir_segment (held segments keep it);
+	 * while out's callbacks run, tag_out is that of the segment whose bytes they are
+	 * given. -1 after tcpr_dir_init. */
+	int64_t tag_in, tag_out;
 };
 
 #define TCPR_DEFAULT_MAX_BUF (4u << 20)

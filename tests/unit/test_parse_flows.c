@@ -296,6 +296,50 @@ TEST(ucx_layout_chosen_per_run)
 	CHECK(strcmp(conns[0].kind, "mpich") == 0);
 }
 
+/* n segments of one direction, one every step_us, the clock ticking tick_us per TSval unit
+ * from tsval0; segment late_i (if any) captured late_us after it was stamped. Returns
+ * flows_ts_unit's tick and its zero in *zero. */
+static int64_t
+ts_run(uint32_t tsval0, int64_t tick_us, int64_t step_us, int n, int late_i, int64_t late_us,
+       int64_t *zero, bool *grows)
+{
+	struct flows_ts ts;
+	int64_t prev = -1;
+
+	memset(&ts, 0, sizeof ts);
+	*grows = true;
+	for (int i = 0; i < n; i++) {
+		int64_t t_us = 1000 + (int64_t)i * step_us;
+		uint32_t v = tsval0 + (uint32_t)(t_us / tick_us);
+		int64_t x = flows_ts_add(&ts, v, (t_us + (i == late_i ? late_us : 0)) * 1000);
+
+		if (x < prev)
+			*grows = false;
+		prev = x;
+	}
+	return flows_ts_unit(&ts, zero);
+}
+
+TEST(tcp_timestamp_clock)
+{
+	int64_t zero;
+	bool grows;
+
+	/* a millisecond clock wrapping past 2^32, one segment 7 ms late */
+	CHECK(ts_run(0xfffffff0u, 1000, 1000, 1000, 500, 7000, &zero, &grows) == 1000000);
+	CHECK(grows);
+	/* zero: capture ns less TSval ns, at a segment that did not wait */
+	CHECK(zero == 1000 * 1000 - (int64_t)(0xfffffff0u + 1 + ((int64_t)1 << 32)) * 1000000);
+	/* a microsecond clock (Linux >= 6.7 with tcp_usec_ts on the route) */
+	CHECK(ts_run(12345, 1, 1000, 1000, 500, 7000, &zero, &grows) == 1000);
+	/* a 10 ms clock over 10 s: neither, so no queue times */
+	CHECK(ts_run(5, 10000, 10000, 1000, -1, 0, &zero, &grows) == 0);
+	/* two segments 1 ms apart cannot tell much: a millisecond clock fits */
+	CHECK(ts_run(77, 1000, 1000, 2, -1, 0, &zero, &grows) == 1000000);
+	/* none */
+	CHECK(ts_run(77, 1000, 1000, 0, -1, 0, &zero, &grows) == 0);
+}
+
 int
 main(void)
 {
@@ -308,5 +352,6 @@ main(void)
 	RUN(duplicate_connection_in_a_later_capture);
 	RUN(connection_cap);
 	RUN(reordered_and_lost_bytes_reach_the_decoder_as_gaps);
+	RUN(tcp_timestamp_clock);
 	return check_done();
 }

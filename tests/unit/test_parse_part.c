@@ -40,14 +40,16 @@ cap_start(struct cap *c)
 	le32(c, 1);		/* Ethernet */
 }
 
+static int64_t next_tsval = -1;	/* the TCP timestamp the next frame carries, -1 none */
+
 /* An Ethernet/IPv4/TCP frame from 10.0.0.<from>:<sport> to 10.0.0.<to>:<dport>, n bytes of
- * payload (all 'x'), captured at t_us. */
+ * payload (all 'x'), captured at t_us; with the timestamp option when next_tsval >= 0. */
 static void
 frame(struct cap *c, int from, uint16_t sport, int to, uint16_t dport, uint32_t seq, uint32_t ack,
       uint8_t flags, size_t n, int64_t t_us)
 {
 	uint8_t f[1600];
-	size_t len = 14 + 20 + 20 + n;
+	size_t th = next_tsval >= 0 ? 32 : 20, len = 14 + 20 + th + n;
 	int64_t t_ns = 1700000000LL * 1000000000 + t_us * 1000;
 
 	memset(f, 0, sizeof f);
@@ -67,10 +69,15 @@ frame(struct cap *c, int from, uint16_t sport, int to, uint16_t dport, uint32_t 
 		f[38 + i] = (uint8_t)(seq >> (24 - 8 * i));
 		f[42 + i] = (uint8_t)(ack >> (24 - 8 * i));
 	}
-	f[46] = 0x50;		/* header of 20 bytes */
+	f[46] = (uint8_t)(th / 4 << 4);
 	f[47] = flags;
 	f[48] = 0xff;		/* window */
-	memset(f + 54, 'x', n);
+	if (next_tsval >= 0) {	/* NOP, NOP, kind 8 length 10, TSval, TSecr 0 */
+		f[54] = f[55] = 1, f[56] = 8, f[57] = 10;
+		for (int i = 0; i < 4; i++)
+			f[58 + i] = (uint8_t)((uint64_t)next_tsval >> (24 - 8 * i));
+	}
+	memset(f + 34 + th, 'x', n);
 	le32(c, (uint32_t)(t_ns / 1000000000));
 	le32(c, (uint32_t)(t_ns % 1000000000));
 	le32(c, (uint32_t)len);
@@ -271,6 +278,89 @@ TEST(copies_that_differ_keep_one_captures_times)
 	CHECK(s.twin_unmatched == 1);
 }
 
+/* Node 1 (10.0.0.1:40000) opens a connection to node 2 (10.0.0.2:5000); node 2 sends three
+ * messages of 100 bytes, stamped (TSval, a ms clock) at 10, 20 and 40 ms. Node 2's
+ * capture sees them leave at 10, 25 (5 ms in its outgoing queue) and 40.5 ms; node 1's
+ * sees them arrive 50 us later, the second 3 ms later still (a queue on the way in).
+ * With ts false no segment carries the option. */
+static void
+ts_captures(const char *dir, bool ts)
+{
+	static struct cap c;
+	const int64_t sent_ms[3] = { 10, 20, 40 }, left_us[3] = { 10000, 25000, 40500 };
+	const uint16_t p1 = 40000, p2 = 5000;
+
+	for (int node = 1; node <= 2; node++) {
+		int64_t in = node == 1 ? 50 : 0;	/* node 2's segments reach node 1 50 us later */
+		int64_t out = node == 2 ? 50 : 0;	/* and node 1's node 2 */
+		uint32_t s2 = 901;
+
+		cap_start(&c);
+		next_tsval = ts ? 3000000 : -1;
+		frame(&c, 1, p1, 2, p2, 100, 0, PKT_TCP_SYN, 0, 10 + out);
+		next_tsval = ts ? 7000000 : -1;
+		frame(&c, 2, p2, 1, p1, 900, 101, PKT_TCP_SYN | ACK, 0, 60 + in);
+		next_tsval = ts ? 3000000 : -1;
+		frame(&c, 1, p1, 2, p2, 101, 901, ACK, 0, 120 + out);
+		for (int i = 0; i < 3; i++) {
+			next_tsval = ts ? 7000000 + sent_ms[i] : -1;
+			frame(&c, 2, p2, 1, p1, s2, 101, ACK, 100,
+			      left_us[i] + in + (node == 1 && i == 1 ? 3000 : 0));
+			s2 += 100;
+		}
+		next_tsval = ts ? 7000050 : -1;
+		frame(&c, 2, p2, 1, p1, s2, 101, PKT_TCP_FIN | ACK, 0, 50000 + in);
+		next_tsval = ts ? 3000050 : -1;
+		frame(&c, 1, p1, 2, p2, 101, s2 + 1, PKT_TCP_FIN | ACK, 0, 50100 + out);
+		cap_write(&c, dir, node == 1 ? "n1.pcap" : "n2.pcap");
+	}
+	next_tsval = -1;
+}
+
+TEST(outgoing_queue_from_the_senders_capture)
+{
+	struct part_sum s;
+
+	ts_captures(check_tmpdir(), true);
+	CHECK(parse_two(check_tmpdir(), true, &s) == 0);
+	if (!CHECKED(ngot == 3))
+		return;
+	CHECK(got[0].dir == 1);
+	CHECK(got[0].queued_ns == 0);
+	CHECK(got[1].t_first_ns == T0 + 25000000);	/* left node 2 */
+	CHECK(got[1].queued_ns == 5000000);	/* stamped at 20 ms: 5 ms in node 2's queue */
+	CHECK(got[1].t_last_ns == T0 + 28050000);	/* reached node 1 */
+	CHECK(got[2].queued_ns == 0);	/* 0.5 ms: under the clock's grain */
+	CHECK(s.twin_first == 3);
+}
+
+TEST(outgoing_queue_from_one_capture_is_its_own)
+{
+	struct part_sum s;
+
+	/* without the sender's copy, node 1's capture: the wait from the sender's TCP to
+	 * node 1 less the least such, with its own first-byte time */
+	ts_captures(check_tmpdir(), true);
+	CHECK(parse_two(check_tmpdir(), false, &s) == 0);
+	if (!CHECKED(ngot == 3))
+		return;
+	CHECK(got[1].t_first_ns == T0 + 28050000);
+	CHECK(got[1].queued_ns == 8000000);
+	CHECK(got[0].queued_ns == 0);
+}
+
+TEST(outgoing_queue_unknown_without_the_option)
+{
+	struct part_sum s;
+
+	ts_captures(check_tmpdir(), false);
+	CHECK(parse_two(check_tmpdir(), true, &s) == 0);
+	if (!CHECKED(ngot == 3))
+		return;
+	for (int i = 0; i < 3; i++)
+		CHECK(got[i].queued_ns == -1);
+}
+
 int
 main(void)
 {
@@ -279,5 +369,8 @@ main(void)
 	RUN(without_twins_each_capture_keeps_its_times);
 	RUN(the_other_end_seen_from_midstream_and_turned_round);
 	RUN(copies_that_differ_keep_one_captures_times);
+	RUN(outgoing_queue_from_the_senders_capture);
+	RUN(outgoing_queue_from_one_capture_is_its_own);
+	RUN(outgoing_queue_unknown_without_the_option);
 	return check_done();
 }

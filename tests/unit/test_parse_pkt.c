@@ -286,6 +286,76 @@ TEST(snaplen_cut_and_short_frames)
 	CHECK(pkt_decode(DLT_EN10MB, f, n, n, &k) == PKT_NOT_IP);
 }
 
+/* Ethernet, IPv4 and a TCP header carrying the options opt[0..nopt) (padded with zeros to
+ * a multiple of 4) and payload at f; returns the frame length. */
+static size_t
+frame_opts(uint8_t *f, const uint8_t *opt, size_t nopt, const char *payload)
+{
+	size_t n = eth(f, 0x0800), h = 20 + (nopt + 3) / 4 * 4, pl = strlen(payload);
+	uint8_t *t = f + n + 20;
+
+	tcp(t, 40000, 1024, 1000, PKT_TCP_ACK | PKT_TCP_PSH, 0, "");
+	memset(t + 20, 0, h - 20);
+	memcpy(t + 20, opt, nopt);
+	t[12] = (uint8_t)((h / 4) << 4);
+	memcpy(t + h, payload, pl);
+	ipv4(f + n, "10.0.0.1", "10.0.0.2", 6, 0, h + pl);
+	return n + 20 + h + pl;
+}
+
+TEST(timestamp_option)
+{
+	static const uint8_t ts[] = { 1, 1, 8, 10, 0x12, 0x34, 0x56, 0x78, 0, 0, 0, 9 };
+	static const uint8_t ts_short[] = { 1, 1, 8, 10, 0x12, 0x34, 0x56, 0x78 };	/* 2 bytes of 10 */
+	static const uint8_t ts_len0[] = { 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t ts_len12[] = { 8, 12, 0x12, 0x34, 0x56, 0x78, 0, 0, 0, 9, 0, 0 };
+	static const uint8_t ts_past[] = { 2, 40, 5, 180, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0 };
+	static const uint8_t after_mss[] = { 2, 4, 5, 180, 1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2 };
+	uint8_t f[256];
+	struct pkt k;
+	size_t n, i;
+
+	n = frame_opts(f, ts, sizeof ts, "hello");
+	CHECK(pkt_decode(DLT_EN10MB, f, n, n, &k) == PKT_TCP);
+	CHECK(k.has_ts);
+	CHECK(k.tsval == 0x12345678);
+	CHECK(k.tsecr == 9);
+	check_v4(&k, "hello");
+	/* a capture cut inside the options never reads past it */
+	for (i = 14 + 20 + 20; i < 14 + 20 + 32; i++)
+		CHECK(pkt_decode(DLT_EN10MB, f, i, n, &k) == PKT_SHORT);
+	/* absent */
+	n = eth(f, 0x0800);
+	n += v4tcp(f + n, "hello");
+	CHECK(pkt_decode(DLT_EN10MB, f, n, n, &k) == PKT_TCP);
+	CHECK(!k.has_ts);
+	CHECK(k.tsval == 0);
+	/* the header ends inside the option: not taken, the segment kept */
+	n = frame_opts(f, ts_short, sizeof ts_short, "hello");
+	CHECK(pkt_decode(DLT_EN10MB, f, n, n, &k) == PKT_TCP);
+	CHECK(!k.has_ts);
+	check_v4(&k, "hello");
+	/* bad lengths: 0, 12 (RFC 7323 says 10), one that runs past the header */
+	n = frame_opts(f, ts_len0, sizeof ts_len0, "hello");
+	CHECK(pkt_decode(DLT_EN10MB, f, n, n, &k) == PKT_TCP);
+	CHECK(!k.has_ts);
+	n = frame_opts(f, ts_len12, sizeof ts_len12, "hello");
+	CHECK(pkt_decode(DLT_EN10MB, f, n, n, &k) == PKT_TCP);
+	CHECK(!k.has_ts);
+	n = frame_opts(f, ts_past, sizeof ts_past, "hello");
+	CHECK(pkt_decode(DLT_EN10MB, f, n, n, &k) == PKT_TCP);
+	CHECK(!k.has_ts);
+	CHECK(k.mss == 0);
+	check_v4(&k, "hello");
+	/* after other options */
+	n = frame_opts(f, after_mss, sizeof after_mss, "hi");
+	CHECK(pkt_decode(DLT_EN10MB, f, n, n, &k) == PKT_TCP);
+	CHECK(k.mss == 1460);
+	CHECK(k.has_ts);
+	CHECK(k.tsval == 1);
+	CHECK(k.tsecr == 2);
+}
+
 int
 main(void)
 {
@@ -297,5 +367,6 @@ main(void)
 	RUN(ipv6_extension_headers);
 	RUN(ipv4_fragment_and_options);
 	RUN(snaplen_cut_and_short_frames);
+	RUN(timestamp_option);
 	return check_done();
 }

@@ -13,7 +13,10 @@ struct got {
 	int ndata, ngaps;
 	uint64_t gap_bytes;
 	int64_t last_t;
+	int64_t tag[8];		/* the direction's tag_out at each data call (with tag_dir) */
 };
+
+static const struct tcpr_dir *tag_dir;	/* whose tag_out g_data records, or NULL */
 
 static void
 g_data(void *ctx, const uint8_t *p, size_t n, int64_t t_ns)
@@ -24,6 +27,8 @@ g_data(void *ctx, const uint8_t *p, size_t n, int64_t t_ns)
 		memcpy(g->buf + g->len, p, n);
 		g->len += n;
 	}
+	if (tag_dir != NULL && g->ndata < 8)
+		g->tag[g->ndata] = tag_dir->tag_out;
 	g->ndata++;
 	g->last_t = t_ns;
 }
@@ -286,6 +291,32 @@ TEST(far_ahead_is_ignored)
 	tcpr_dir_release(&d);
 }
 
+/* Each piece comes with the tag of the segment that carried it, held ones too. */
+TEST(tags_follow_their_segments)
+{
+	struct tcpr_dir d;
+
+	reset(&d, 0, 0);
+	tag_dir = &d;
+	CHECK(d.tag_in == -1);
+	seg(&d, 100, PKT_TCP_SYN, "", 1);
+	d.tag_in = 11;
+	seg(&d, 101, 0, "aaa", 2);
+	d.tag_in = 33;
+	seg(&d, 107, 0, "ccc", 3);	/* held */
+	d.tag_in = 22;
+	seg(&d, 104, 0, "bbb", 4);	/* fills the hole: bbb, then ccc */
+	CHECK(got_is("aaabbbccc"));
+	if (CHECKED(G.ndata == 3)) {
+		CHECK(G.tag[0] == 11);
+		CHECK(G.tag[1] == 22);
+		CHECK(G.tag[2] == 33);
+	}
+	CHECK(d.tag_out == 22);	/* back to the segment handed in */
+	tag_dir = NULL;
+	tcpr_dir_release(&d);
+}
+
 int
 main(void)
 {
@@ -301,5 +332,6 @@ main(void)
 	RUN(segment_cap);
 	RUN(ack_past_a_hole_gives_it_up);
 	RUN(far_ahead_is_ignored);
+	RUN(tags_follow_their_segments);
 	return check_done();
 }
