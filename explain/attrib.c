@@ -819,10 +819,9 @@ queued_dt(const struct side *s, const struct side *b, const struct prof_msg *m, 
 	return ref - ns;
 }
 
-/* Each message's time from its send to its arrival minus its time at the pair's best
- * (<= 0): a large message's at the pair's best throughput, a smaller one's without the
- * queue it waited in on the way (queued_dt); either one's without its wait in its sender's
- * outgoing queue before its first byte (prof_msg queued_ns: t_ns is its send). */
+/* Each message's time on the wire minus its time at the pair's best (<= 0): a large
+ * message's at the pair's best throughput, a smaller one's without the queue it waited in
+ * (queued_dt). */
 static double *
 link_dt(const struct side *s, const struct side *b)
 {
@@ -838,9 +837,7 @@ link_dt(const struct side *s, const struct side *b)
 		if (a == NULL || d == NULL || strcmp(a->host, d->host) == 0 || ns <= 0)
 			continue;
 		if (m->bytes < EVID_MIN_BYTES) {
-			/* the wait in its sender's outgoing queue is measured (no jitter to
-			 * keep out), the queue on the way is judged from the wire time */
-			dt[k] = queued_dt(s, b, m, ns - (double)m->queued_ns) - (double)m->queued_ns;
+			dt[k] = queued_dt(s, b, m, ns);
 			continue;
 		}
 		best = best_Bps(s, b, m->src, m->dst);
@@ -1074,10 +1071,8 @@ struct hpair {
 	double save_ns;		/* the messages' time over the best, summed */
 	double bytes, xfer_ns, best_Bps;	/* of its messages >= EVID_MIN_BYTES */
 	long n;
-	long nq;		/* smaller messages that waited in a queue on the way (queued_dt) */
+	long nq;		/* smaller messages that waited in a queue (queued_dt) */
 	double q_ns;		/* ... how long, summed */
-	long nout[2];		/* messages that waited in host a's, b's outgoing queue */
-	double out_ns[2];	/* ... how long, summed (prof_msg queued_ns) */
 };
 
 static int
@@ -1130,8 +1125,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 		met[h] = -1;
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
-		int ha, hb, t, j, from_b = 0;	/* the sender is host b */
-		double way;		/* dt less the wait in the outgoing queue (<= 0) */
+		int ha, hb, t, j;
 
 		pair_of[k] = -1;
 		if (dt[k] >= 0)
@@ -1142,7 +1136,6 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 			t = ha;
 			ha = hb;
 			hb = t;
-			from_b = 1;
 		}
 		j = (int)u64map_put(&at, (uint64_t)ha << 32 | (uint64_t)hb, np);
 		if (j == np) {
@@ -1152,21 +1145,14 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 		}
 		pair_of[k] = j;
 		hp[j].save_ns -= dt[k];
-		/* a message's dt holds its wait in the outgoing queue (t_ns is its send, before
-		 * that queue: prof_msg), said apart */
-		way = fmin(dt[k] + (double)m->queued_ns, 0);
-		if (m->queued_ns > 0) {
-			hp[j].nout[from_b]++;
-			hp[j].out_ns[from_b] -= dt[k] - way;
-		}
 		if (m->bytes < EVID_MIN_BYTES) {
-			hp[j].nq += way < 0;
-			hp[j].q_ns -= way;
+			hp[j].nq++;
+			hp[j].q_ns -= dt[k];
 			continue;
 		}
 		hp[j].n++;
 		hp[j].bytes += (double)m->bytes;
-		hp[j].xfer_ns += (double)(m->t_last_ns - m->t_ns - m->queued_ns);
+		hp[j].xfer_ns += (double)(m->t_last_ns - m->t_ns);
 		hp[j].best_Bps = fmax(hp[j].best_Bps, best_Bps(s, b, m->src, m->dst));
 	}
 	if (np > 1)
@@ -1174,7 +1160,7 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 	for (int j = 0; j < np && j < ATTR_MAX_LINKS; j++) {
 		const struct hpair *q = &hp[j];
 		struct attr_cause *x;
-		char big[160], small[80] = "", out[136] = "";	/* out: both ends' outgoing queues */
+		char big[160], small[80] = "";
 		double queued = 0;
 
 		for (long k = 0; k < p->nmsgs; k++)
@@ -1194,18 +1180,10 @@ link_causes(struct attr_result *r, size_t *cap, struct side *s, const struct sid
 			snprintf(big, sizeof big, "no messages >= %d KiB slowed", EVID_MIN_BYTES / 1024);
 		if (q->nq > 0)
 			snprintf(small, sizeof small, "; %ld smaller ones queued %.3f s on the way", q->nq, q->q_ns / 1e9);
-		for (int e = 0; e < 2; e++) {
-			size_t len = strlen(out);
-
-			if (q->nout[e] > 0)
-				snprintf(out + len, sizeof out - len, "; %ld waited %.3f s in %s's outgoing queue",
-					 q->nout[e], q->out_ns[e] / 1e9, hosts[e == 0 ? q->a : q->b]);
-		}
 		snprintf(x->evidence, sizeof x->evidence,
-			 "%s%s%s; %.3f s on the wire over the best; "
+			 "%s%s; %.3f s on the wire over the best; "
 			 "their senders waited %.3f s behind them; retransmissions %lld of %lld segments (whole run)",
-			 big, small, out, (q->save_ns - q->out_ns[0] - q->out_ns[1]) / 1e9, queued / 1e9,
-			 (long long)s->v->retrans, (long long)s->v->segments);
+			 big, small, q->save_ns / 1e9, queued / 1e9, (long long)s->v->retrans, (long long)s->v->segments);
 		rtt_evidence(x, s, b);
 	}
 	free(hosts);

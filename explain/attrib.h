@@ -26,8 +26,6 @@
  *    message that took over EVID_QUEUED_NS (and its pair's fastest time) longer than the
  *    pair's fastest plus its bytes at the best throughput waited in a queue on the way
  *    (with both ends captured its arrival is the receiver's): it comes that much sooner.
- *    A message's time is from its send, before the wait in its sender's outgoing queue
- *    that parse measured (prof_msg queued_ns): at the pair's best it has no such wait.
  *  - imbalance: ranks waiting for a rank that was late for its own reasons. Own work is
  *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
  *    baseline the cost is what exceeds the baseline's own imbalance cost; a cost below 0,
@@ -82,7 +80,7 @@ struct attr_cause {
 				 * them and ATTR_SHAPLEY_EVENTS replayed); NAN */
 	bool uncertain;		/* the trace is partial where the cause lies: hidden rank pairs
 				 * on its node, gaps in the capture (said in evidence) */
-	char evidence[512];	/* what was measured, for people */
+	char evidence[400];	/* what was measured, for people */
 };
 
 /* One rank's time split (for the report): start-up (up to its first message), then own

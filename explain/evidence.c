@@ -348,9 +348,7 @@ evid_pairs(struct evid *v, const struct prof *p)
 		const struct prof_msg *m = &p->msgs[k];
 		const struct prof_rank *a = m->src >= 0 ? prof_rank(p, m->src) : NULL;
 		const struct prof_rank *b = m->dst >= 0 ? prof_rank(p, m->dst) : NULL;
-		/* on the wire: from its first byte, after its wait in the sender's outgoing queue
-		 * (t_ns is its send: prof_msg) */
-		double ns = (double)(m->t_last_ns - m->t_ns - m->queued_ns);
+		double ns = (double)(m->t_last_ns - m->t_ns);
 		struct evid_pair *q;
 		long j;
 

@@ -451,7 +451,7 @@ static int
 read_messages(struct prof *p, const char *path, struct err *e)
 {
 	struct tsv_r t;
-	int it, il, is, id, ib, iw, itag, icid, iname, iproto, iq;
+	int it, il, is, id, ib, iw, itag, icid, iname, iproto;
 	size_t cap = 0;
 	int rc;
 
@@ -467,9 +467,8 @@ read_messages(struct prof *p, const char *path, struct err *e)
 	id = tsv_r_col(&t, "dst");
 	ib = tsv_r_col(&t, "bytes");
 	iw = tsv_r_col(&t, "wire_bytes");	/* optional */
-	iq = tsv_r_col(&t, "queued_ns");	/* optional */
 	while ((rc = next_row(p, &t, e)) == 1) {
-		int64_t tns, tlast, src, dst, bytes, wire, tag = 0, cid = -1, queued;
+		int64_t tns, tlast, src, dst, bytes, wire, tag = 0, cid = -1;
 		bool have_tag;
 		uint8_t proto;	/* prof_proto_names index */
 		struct err fe;
@@ -496,11 +495,6 @@ read_messages(struct prof *p, const char *path, struct err *e)
 		/* the headers: a label too, and never more than 4 GB */
 		if (label_i64(&t, iw, &wire) < 0 || wire < bytes || wire - bytes > UINT32_MAX)
 			wire = bytes;
-		/* the wait before its first byte: a label too ("-" unknown), never before the
-		 * epoch nor past PROF_MAX_QUEUED_NS */
-		if (label_i64(&t, iq, &queued) < 0 || queued < 0 || queued > tns ||
-		    queued > PROF_MAX_QUEUED_NS)
-			queued = 0;
 		if (p->nmsgs == PROF_MAX_MSGS) {
 			p->capped++;
 			continue;
@@ -508,14 +502,13 @@ read_messages(struct prof *p, const char *path, struct err *e)
 		proto = iproto >= 0 ? proto_index(tsv_r_str(&t, iproto)) : PROF_NPROTO - 2;
 		p->msgs = xgrow(p->msgs, &cap, (size_t)p->nmsgs + 1, sizeof *p->msgs);
 		p->msgs[p->nmsgs++] = (struct prof_msg){
-			.t_ns = tns - queued, .t_last_ns = tlast, .src = (int32_t)src, .dst = (int32_t)dst,
+			.t_ns = tns, .t_last_ns = tlast, .src = (int32_t)src, .dst = (int32_t)dst,
 			.bytes = bytes, .tag = have_tag ? (int32_t)tag : 0, .cid = (int32_t)cid,
 			.have_tag = have_tag,
 			.ctrl = iproto >= 0 && proto == PROTO_CTRL,
 			.name = iname >= 0 ? name_index(p, tsv_r_str(&t, iname)) : 0,
 			.proto = proto,
 			.hdr = (uint32_t)(wire - bytes),
-			.queued_ns = queued,
 		};
 	}
 	tsv_r_close(&t);

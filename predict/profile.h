@@ -21,7 +21,6 @@
 #define PROF_MAX_TOPO 65536	/* rows in topology.tsv */
 #define PROF_HOST_MAX 128	/* bytes in a host name */
 #define PROF_MAX_MSGS (1L << 24)	/* rows of messages.tsv kept */
-#define PROF_MAX_QUEUED_NS (60 * INT64_C(1000000000))	/* a longer queue wait is damage */
 #define PROF_MAX_BUSY (1L << 24)	/* busy rows of phases.tsv kept, and idle rows */
 
 /* One row of ranks.tsv: paper 003's Figure 3 for one rank. */
@@ -70,8 +69,7 @@ extern const char *const prof_proto_names[PROF_NPROTO];
 
 /* One row of messages.tsv, the fields the models and export use. */
 struct prof_msg {
-	int64_t t_ns;		/* its send: t_first_ns (the capture time of its first byte)
-				 * less queued_ns */
+	int64_t t_ns;		/* t_first_ns: capture time of its first byte */
 	int64_t t_last_ns;	/* capture time of its last byte (t_ns when the file has no
 				 * t_last_ns column or the value is bad) */
 	int32_t src, dst;	/* world ranks, -1 unknown */
@@ -84,10 +82,6 @@ struct prof_msg {
 	uint8_t proto;		/* prof_proto_names index ("unknown" without a proto column) */
 	uint32_t hdr;		/* wire_bytes - bytes: the MPI's own headers in the stream (0
 				 * without a wire_bytes column) */
-	int64_t queued_ns;	/* how long its first segment waited in the sender's outgoing
-				 * queue (messages.tsv queued_ns; 0 none or unknown): a capture
-				 * sees an outgoing packet past the qdisc, so its first byte was
-				 * captured this long after the send */
 };
 
 /* One busy (or idle) row of phases.tsv. */

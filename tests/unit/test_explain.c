@@ -1572,67 +1572,6 @@ TEST(rendezvous_waits_for_its_receiver)
 	attr_result_free(&r);
 }
 
-/* Rank 0 works 20 ms and sends rank 1 100 bytes (50 us); rank 1 works 20 ms and answers
- * with 100 bytes that wait queue_ms in ws2's outgoing queue (messages.tsv queued_ns: its
- * capture sees them leave past the queue) and then take 50 us. */
-static void
-queued_out(const char *dir, long long queue_ms)
-{
-	FILE *m = fx_open(dir, "messages.tsv", "# contend-messages 1\nt_first_ns\tt_last_ns\tsrc\tdst\tcid\t"
-			  "comm_src\ttag\ttag_name\tbytes\twire_bytes\tmpi\tproto\tranksrc\tflags\tconn\t"
-			  "queued_ns\n");
-	FILE *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
-	long long t = FX_BASE_NS, us = FX_MS / 1000;
-
-	for (int k = 0; k < ITERS; k++) {
-		long long at = t + 20 * FX_MS + 50 * us, back = at + 20 * FX_MS;
-		long long left = back + queue_ms * FX_MS, got = left + 50 * us;
-
-		phase(ph, 0, "busy", t, t + 20 * FX_MS, 0);
-		fprintf(m, "%lld\t%lld\t0\t1\t0\t0\t1\t-\t100\t166\tompi\teager\thandshake\t-\t0\t0\n",
-			t + 20 * FX_MS, at);
-		phase(ph, 0, "idle", t + 20 * FX_MS, got, 0);
-		phase(ph, 1, "idle", t, at, 0);
-		phase(ph, 1, "busy", at, back, 0);
-		fprintf(m, "%lld\t%lld\t1\t0\t0\t1\t1\t-\t100\t166\tompi\teager\thandshake\t-\t0\t%lld\n",
-			left, got, queue_ms * FX_MS);
-		phase(ph, 1, "idle", back, got, 0);
-		t = got;
-	}
-	fclose(m);
-	fclose(ph);
-	ranks2(dir, t - FX_BASE_NS, 0);
-}
-
-/* The answers' wait in ws2's outgoing queue is the link's: from its send (t_first_ns less
- * queued_ns) an answer takes 20 ms more than the pair's fastest, though on the wire it is
- * as fast; it used to read as rank 1 sending late, and no link was named. Without the
- * wait, no link. */
-TEST(outgoing_queue_is_the_links)
-{
-	struct attr_result r;
-	const struct attr_cause *c;
-
-	queued_out(run_dir("outq"), 20);
-	CHECK(explain(run_dir("outq"), NULL, &r) == 0);
-	c = find(&r, ATTR_LINK, NULL);
-	if (CHECKED(r.n > 0))
-		CHECK(r.c[0].kind == ATTR_LINK);
-	if (CHECKED(c != NULL)) {
-		CHECK_STR(c->where, "ws2-ws1");
-		/* the last answer's wait stays in rank 1's tail (the fixture ends it at the
-		 * run's end, after its last event) */
-		CHECK(fabs(c->cost_ns - (ITERS - 1) * 20.0 * FX_MS) <= 0.1 * FX_MS);
-		CHECK(strstr(c->evidence, "; 10 waited 0.200 s in ws2's outgoing queue;") != NULL);
-		CHECK(strstr(c->evidence, "smaller ones queued") == NULL);
-		CHECK(strstr(c->evidence, "0.000 s on the wire over the best") != NULL);
-	}
-	check_sums(&r);
-	attr_result_free(&r);
-	queued_out(run_dir("outq0"), 0);
-	check_no_link(run_dir("outq0"));
-}
-
 int
 main(void)
 {
@@ -1667,6 +1606,5 @@ main(void)
 	RUN(token_wait_behind_a_slow_link);
 	RUN(small_messages_queued_on_a_link);
 	RUN(small_message_at_the_pairs_throughput);
-	RUN(outgoing_queue_is_the_links);
 	return check_done();
 }
