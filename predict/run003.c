@@ -550,9 +550,11 @@ run003_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		snprintf(ovl, sizeof ovl, "; link time counted once where a rank's sends and receives "
 			 "overlap (rank %d: %.3f s of %.3f s)", p->ranks[worst_link].rank,
 			 st.added[worst_link] / 1e9, naive_max / 1e9);
-	snprintf(r->note, sizeof r->note, "run = slowest rank; each rank: link change first, then CPU "
-		 "sharing on its new busy/idle pattern%s%s", nloaded > 1 ? " (several loaded nodes: "
-		 "beyond the paper, which loads one)" : "", ovl);
+	/* a note for people: cut to its buffer when both asides are there */
+	if (snprintf(r->note, sizeof r->note, "run = slowest rank; each rank: link change first, then CPU "
+		     "sharing on its new busy/idle pattern%s%s", nloaded > 1 ? " (several loaded nodes: "
+		     "beyond the paper, which loads one)" : "", ovl) >= (int)sizeof r->note)
+		r->note[sizeof r->note - 1] = '\0';
 	r3_free(&st);
 	return 0;
 }
