@@ -154,8 +154,16 @@ tb load ws1 --comm ws3 --duty 0.5 --period 2s >/dev/null &&
 tb load ws1 --comm ws4 --duty 0.5 --period 3s >/dev/null &&
 tb load ws1 --comm ws2 --duty 0.1 --period 2s >/dev/null || fail routed/load "cannot start the transfers"
 record "$T/bulk" 8
-tb unload >/dev/null
 "$CONTEND" infer -q "$T/bulk" >"$T/bulk.out" 2>&1
+# the periods' phases and the socket buffers' drain decide how long each transfer ran
+# alone; when no test behind the cap got its 200 ms of each, record once more (as the farm)
+if [ "$(decided_behind_cap "$T/bulk")" -eq 0 ]; then
+	echo "note: routed/bulk: the transfers to ws3 and ws4 never ran alone long enough for a decision: recording once more"
+	mv "$T/bulk" "$T/bulk-1"
+	record "$T/bulk" 8
+	"$CONTEND" infer -q "$T/bulk" >"$T/bulk.out" 2>&1
+fi
+tb unload >/dev/null
 echo "note: routed/bulk: tests: $(tests_seen "$T/bulk")"
 check routed/bulk/runs "[ -s '$T/bulk/topology.tsv' ]" "$(tail -n 1 "$T/bulk.log") $(tail -n 1 "$T/bulk.out")"
 routed_checks routed/bulk "$T/bulk"
