@@ -8,10 +8,13 @@
 # --dedicated), and every model's number and the headline answer are set against the
 # measured median. The headline's pick and interval are scored leave-one-program-out: the
 # error table they come from holds the other programs' cells only (docs/validation.md);
-# bench/realapps/score.sh scores them again from the written accuracy-raw.tsv.
+# bench/realapps/score.sh scores them again from the written accuracy-raw.tsv. Every cell is
+# also scored paired by round (each round's dedicated run predicted against the same round's
+# scenario run, the median over rounds), which takes out the machine's drift between rounds.
 #
 # Writes into RESULTS: accuracy.md (the tables, the summary, machine and commands),
-# accuracy-raw.tsv (one row per cell and model, with the headline's interval), runs.tsv
+# accuracy-raw.tsv (one row per cell and model, with the headline's interval),
+# accuracy-paired.tsv (one row per cell and model, paired by round), runs.tsv
 # (every timed run), accuracy.tsv (the contend-accuracy error table `contend predict` loads
 # from bench/results/realapps/, with a kind column), fig3.tsv, scenario-*.ini and the Figure
 # 4-style chart accuracy.pdf and summary.tsv from `contend report --accuracy`.
@@ -463,6 +466,57 @@ awk -v hlf="$HL" 'FILENAME == hlf { p[$1 " " $2] = $5; next }
 	mv "$PRED.2" "$PRED"
 acc_table >"$ACC"
 
+# Paired by round: the machine drifts over minutes (a round of a long program can run
+# 40 % slower than the one before, every condition alike), which the medians above do not
+# cancel: the dedicated run predicted from and the measured scenario median may come from
+# rounds of different speed. So every round's dedicated run is also predicted on its own
+# (the other dedicated runs widening, the same leave-one-out table) and set against the
+# same round's scenario run, its wall offset the same round's bare run less its ranks'
+# time; a cell's paired error is the median over rounds. Both are reported.
+PAIRED=$W/paired.txt	# tag scen round model pred_wall meas_wall lo_wall hi_wall
+: >"$PAIRED"
+awk '{ print $1, $2, $4, $5 }' "$DED" | while read -r tag rd ex run; do
+	prog=${tag%%-*}
+	[ -f "$W/lopo-$prog.tsv" ] || continue
+	bw=$(awk -F'\t' -v t="$tag" -v r="$rd" '$1 == t && $2 == r && $4 == "bare" { printf "%.0f", $5 * 1e9 }' "$RUNS")
+	[ -n "$bw" ] || continue
+	off=$((bw - ex))
+	others=$(awk -v t="$tag" -v b="$run" '$1 == t && $5 != b { print $5 }' "$DED")
+	for sc in $SCENARIOS; do
+		mw=$(awk -F'\t' -v t="$tag" -v r="$rd" -v s="$sc" '$1 == t && $2 == r && $4 == s { printf "%.0f", $5 * 1e9 }' "$RUNS")
+		[ -n "$mw" ] && [ -f "$W/$tag-$sc.ini" ] || continue
+		# shellcheck disable=SC2086
+		tsv=$(predict_cell "$run" "$W/$tag-$sc.ini" "$W/lopo-$prog.tsv" $others)
+		[ -n "$tsv" ] || { echo "realapps-accuracy: predict $tag $sc from round $rd failed" >&2; fail=1; continue; }
+		awk -F'\t' -v t="$tag" -v s="$sc" -v r="$rd" -v off="$off" -v mw="$mw" '
+			NR <= 2 || /^#/ || $1 == "-" { next }
+			$3 == "total" && $4 == "total" && $5 + 0 > 0 { printf "%s %s %s %s %.0f %s - -\n", t, s, r, $1, $5 + off, mw }
+			$3 == "headline" && $5 + 0 > 0 { v[$4] = $5 + off }
+			END { if (("lo" in v) && ("hi" in v) && ("predicted" in v))
+				printf "%s %s %s contend %.0f %s %.0f %.0f\n", t, s, r, v["predicted"], mw, v["lo"], v["hi"] }' \
+			"$tsv" >>"$PAIRED"
+	done
+done
+# One row per cell and model: the median over rounds of the round's error, the rounds'
+# errors, and for the headline how many rounds fell inside that round's interval.
+PRAW=$RES/accuracy-paired.tsv
+{
+	printf '# contend-realapps-paired 1\n'
+	printf 'prog\tlayout\tmpi\tscenario\tmodel\trounds\terror_pct\tround_errors_pct\tinside\n'
+	sort -k1,1 -k2,2 -k4,4 -k3,3n "$PAIRED" | awk -v OFS='\t' '
+		function flush(   i, j, t, v, m) { if (!n) return
+			for (i = 1; i <= n; i++) v[i] = e[i]
+			for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+			m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			split(key, a, " "); split(a[1], b, "-")
+			print b[1], b[2], b[3], a[2], a[3], n, sprintf("%+.2f", m), list, a[3] == "contend" ? ins "/" n : "-"
+			n = 0; list = ""; ins = 0 }
+		{ k = $1 " " $2 " " $4; if (k != key) { flush(); key = k }
+		  e[++n] = 100 * ($5 - $6) / $6; list = list (n > 1 ? "," : "") sprintf("%+.1f", e[n])
+		  if ($4 == "contend") ins += ($7 <= $6 && $6 <= $8) }
+		END { flush() }'
+} >"$PRAW"
+
 # The raw table: one row per cell and model (the headline as "contend", with its interval).
 RAW=$RES/accuracy-raw.tsv
 {
@@ -521,6 +575,37 @@ summary() {
 				for (i = 1; i <= nm; i++) printf " %s |", cnt[s, M[i]] ? sprintf("%.1f %% (%d)", sum[s, M[i]] / cnt[s, M[i]], cnt[s, M[i]]) : "-"
 				printf " %s | %d of %d (%.0f %%) | %.1f %% |\n", bigc[s], cov[s], ncov[s], ncov[s] ? 100 * cov[s] / ncov[s] : 0, med(w, s, ncov[s]) }
 			if (nall) printf "\nall cells: the measured median inside the headline interval in %d of %d (%.0f %%), median width %.1f %% of the prediction\n", allcov, nall, 100 * allcov / nall, med(aw, "", nall) }' "$RAW"
+}
+
+# The paired summary: per scenario, each model's average |paired error| and the headline's
+# largest cell and rounds inside their own interval.
+paired_summary() {
+	awk -F'\t' -v models="$MODELS" -v scens="$SCENARIOS" '
+		BEGIN { ns = split(scens, order, " ") }
+		NR <= 2 { next }
+		{ s = $4; m = $5; e = $7 + 0; if (e < 0) e = -e
+		  sum[s, m] += e; cnt[s, m]++
+		  if (m == "contend") { if (e >= big[s]) { big[s] = e; bigc[s] = $1 " " $2 " " $3 " " $7 "%" }
+			split($9, a, "/"); cin[s] += a[1]; cn[s] += a[2] } }
+		END { nm = split(models, M, " ")
+			printf "| scenario |"; for (i = 1; i <= nm; i++) printf " %s |", M[i]
+			printf " largest headline cell | rounds inside their interval |\n|---|"
+			for (i = 1; i <= nm + 2; i++) printf "---|"; printf "\n"
+			for (k = 1; k <= ns; k++) { s = order[k]; printf "| %s |", s
+				for (i = 1; i <= nm; i++) printf " %s |", cnt[s, M[i]] ? sprintf("%.1f %% (%d)", sum[s, M[i]] / cnt[s, M[i]], cnt[s, M[i]]) : "-"
+				printf " %s | %d of %d |\n", bigc[s], cin[s], cn[s] } }' "$PRAW"
+}
+# The paired headline per cell: one line per program, set and scenario.
+paired_table() {
+	awk -F'\t' -v scens="$SCENARIOS" 'BEGIN { ns = split(scens, sc, " ") }
+		NR <= 2 || $5 != "contend" { next }
+		{ c = $1 " | " $2 " | " $3; if (!(c in seen)) { seen[c] = 1; order[++n] = c }
+		  v[c, $4] = $7 "% (" $8 ")" }
+		END { printf "| program | layout | MPI |"; for (i = 1; i <= ns; i++) printf " %s |", sc[i]
+			printf "\n|---|---|---|"; for (i = 1; i <= ns; i++) printf "---|"; printf "\n"
+			for (k = 1; k <= n; k++) { printf "| %s |", order[k]
+				for (i = 1; i <= ns; i++) printf " %s |", ((order[k] SUBSEP sc[i]) in v) ? v[order[k], sc[i]] : "-"
+				printf "\n" } }' "$PRAW"
 }
 
 # One table per scenario: measured median (spread), every model's error, the headline with
@@ -598,6 +683,18 @@ scen_table() {	# scenario
 	echo
 	summary
 	echo
+	echo "## Paired by round"
+	echo
+	echo "The machine drifts over minutes, every condition of a round alike (the dedicated"
+	echo "runs' spread above). Here every round's dedicated run is predicted on its own and set"
+	echo "against the same round's scenario run (its wall offset: the same round's bare run less"
+	echo "its ranks' time); a cell's error is the median over rounds, the rounds' own errors in"
+	echo "brackets. Raw: [accuracy-paired.tsv](accuracy-paired.tsv)."
+	echo
+	paired_summary
+	echo
+	paired_table
+	echo
 	echo "## Machine and commands"
 	echo
 	echo '```'
@@ -626,6 +723,8 @@ scen_table() {	# scenario
 if [ $QUIET -eq 0 ] || [ $fail -eq 0 ]; then
 	for sc in $SCENARIOS; do echo "$sc:"; scen_table "$sc"; done
 	summary
+	echo "paired by round:"
+	paired_summary
 fi
 # --from without -o: the results' directory is new, so it is said even with -q
 if [ -n "$FROM" ] && [ "$RES" = "$W/results" ]; then

@@ -59,6 +59,21 @@ for sc in cpu1 link; do
 	n=$(awk -F'\t' -v s="$sc" 'NR > 2 && $5 == s && $6 == "replay" && $8 != "n/a"' "$RAW" | wc -l)
 	check "$sc-replay" "[ $n -eq 1 ]" "no replay number for $sc"
 done
+# paired by round: every round's dedicated run predicted against the same round's run
+PR=$T/res/accuracy-paired.tsv
+for sc in cpu1 link; do
+	row=$(awk -F'\t' -v s="$sc" 'NR > 2 && $1 == "lu" && $4 == s && $5 == "contend"' "$PR" 2>/dev/null)
+	check "$sc-paired-row" "[ -n \"\$row\" ]" "no paired headline row for lu $sc"
+	[ -n "$row" ] || continue
+	bad=$(echo "$row" | awk -F'\t' -v re="$num" '{ n = split($8, e, ",")
+		if ($6 != 2) print "rounds " $6
+		if (n != 2) print "round errors " $8
+		for (i = 1; i <= n; i++) if (e[i] !~ re) print "round error " e[i]
+		if ($7 !~ re) print "error " $7
+		else if ($7 + 0 < e[1] + 0 && $7 + 0 < e[2] + 0 || $7 + 0 > e[1] + 0 && $7 + 0 > e[2] + 0) print "median " $7 " outside " $8
+		if ($9 !~ /^[0-2]\/2$/) print "inside " $9 }' | tr '\n' ' ')
+	check "$sc-paired-finite" "[ -z \"\$bad\" ]" "$bad"
+done
 md=$T/res/accuracy.md
 check summary "grep -q 'inside the headline interval in [0-9]* of 2 ([0-9]* %), median width [0-9.]* %' \"$md\"" \
 	"no coverage line in accuracy.md"
@@ -93,7 +108,7 @@ CONTEND=$CONTEND INSTANCE=999 timeout -k 10 120 \
 	sh "$TOP/bench/realapps/accuracy.sh" --from "$T/keep" -q -o "$T/rep" >"$T/rep.out" 2>"$T/rep.err"
 rc=$?
 check from-exit "[ $rc -eq 0 ]" "accuracy.sh --from exit $rc: $(tail -n 3 "$T/rep.err" | tr '\n' ' ')"
-for f in accuracy-raw.tsv accuracy.tsv fig3.tsv runs.tsv summary.tsv scenario-lu-4x1-ompi-cpu1.ini; do
+for f in accuracy-raw.tsv accuracy-paired.tsv accuracy.tsv fig3.tsv runs.tsv summary.tsv scenario-lu-4x1-ompi-cpu1.ini; do
 	check "from-same-$f" "cmp -s \"$T/res/$f\" \"$T/rep/$f\"" "--from's $f differs: $(diff "$T/res/$f" "$T/rep/$f" 2>&1 | head -n 4 | tr '\n' ' ')"
 done
 tables() { sed -n '/^## The dedicated runs/,/^## Machine and commands/p' "$1"; }
