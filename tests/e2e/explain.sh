@@ -2,7 +2,8 @@
 # explain names an injected cause on the testbed: a stencil is recorded dedicated and with a
 # CPU-bound competitor inside ws2; explain must put "cpu" on ws2 first for the loaded run
 # (also against the dedicated run as baseline), and for the dedicated run no cpu, link or
-# imbalance cause may cost 5 % of the run or more. Instance TESTBED_E2E_INSTANCE (default
+# imbalance cause may cost 5 % of the run or more; the loaded run parsed again with the
+# generic decoder must still have cpu on ws2 first. Instance TESTBED_E2E_INSTANCE (default
 # 15); the testbed is always brought down. EXPLAIN_E2E_KEEP=DIR keeps the runs in DIR.
 #
 # Setup as e2e/predict_testbed: two workstations, each with its own core at 100 % (no quota
@@ -81,4 +82,21 @@ if "$CONTEND" explain "$T/cpu1" --baseline "$T/ded" >"$T/base.explain" 2>&1; the
 			c / 1e9, (m - ded) / 1e9, m / 1e9, ded / 1e9 }' "$T/cpu1/explain.tsv"
 else
 	fail baseline-explain "$(tail -n 2 "$T/base.explain")"
+fi
+
+# the same loaded run through the generic decoder (paper 003's byte runs, no MPI headers):
+# explain still names the competitor
+cp -a "$T/cpu1" "$T/gen" && rm -rf "$T/gen/profile" "$T/gen/explain.tsv"
+if "$CONTEND" parse -q --force --mpi generic "$T/gen" >"$T/gen.parse" 2>&1; then
+	dec=$(awk -F'\t' 'NR > 2 && $1 !~ /^#/ { n[$11 == "generic" ? "generic" : "other"]++ }
+		END { printf "%d %d", n["generic"], n["other"] }' "$T/gen/profile/messages.tsv" 2>/dev/null)
+	check generic-decoded '[ "${dec#* }" = 0 ] && [ "${dec% *}" -gt 0 ]' "messages generic/other: ${dec:-none}"
+	if "$CONTEND" explain "$T/gen" >"$T/gen.explain" 2>&1; then
+		top=$(first_cause "$T/gen/explain.tsv")
+		check generic-cpu-ws2-first '[ "${top% *}" = "cpu $ws2" ]' "first cause: ${top:-none}"
+	else
+		fail generic-explain "$(tail -n 2 "$T/gen.explain")"
+	fi
+else
+	fail generic-parse "$(tail -n 2 "$T/gen.parse")"
 fi
