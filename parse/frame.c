@@ -210,6 +210,7 @@ frame_feeds(struct frame *f, int d, int i)
 {
 	f->d[d].cur = i;
 	f->d[d].pend[i].wire_bytes += f->d[d].rec_bytes;
+	f->d[d].t_data_ns = f->d[d].t_rec_ns;
 }
 
 void

@@ -55,6 +55,7 @@ struct frame_msg {		/* a message in flight over several records */
 	enum msg_proto proto;	/* reported when no data record said more */
 	bool sync_if_whole;	/* all data came with the first record: PROTO_SYNC */
 	bool put_data, frag_data;	/* data came by PUT / by data records */
+	bool answered;		/* the receiver's first answer (ACK, PUT control) was seen */
 	int64_t t_first_ns, t_last_ns;
 	int64_t tsval;		/* struct msg.tsval */
 	uint64_t wire_bytes;
@@ -83,6 +84,8 @@ struct frame_dir {
 	int32_t world;
 	enum rank_src world_src;
 	int64_t t_last_ns;
+	int64_t t_data_ns;	/* capture time of the last record fed to a message in flight
+				 * (frame_feeds), 0 none */
 };
 
 struct frame;

@@ -37,6 +37,14 @@ enum rank_src {		/* how the world ranks of a message's ends were learned */
 #define MSG_F_GAP 0x1		/* a capture gap touched this message: size/time are bounds */
 #define MSG_F_TRUNC 0x2		/* the stream ended (FIN/RST/end of capture) inside it */
 #define MSG_F_RESYNC 0x4	/* the decoder lost framing before it and resynchronised */
+#define MSG_F_BEHIND 0x8	/* a rendezvous whose receiver answered it (ob1's ACK or PUT
+				 * control) behind data of its own to the sender that went
+				 * after the request came: over a slower link its data wait
+				 * for those (docs/parse.md, "An answer behind data") */
+#define MSG_F_AFTER_ANSWER 0x10	/* a rendezvous request its sender made after answering one
+				 * of its receiver's that was still to come: the receiver
+				 * sends those data first, and over a slower link answers
+				 * this one behind them (the same section) */
 
 /* One rebuilt message. */
 struct msg {

@@ -101,6 +101,29 @@ ompi_detect(const uint8_t *p, size_t n, int dir)
 	return 0;
 }
 
+/* The receiver's first answer to message pm (of direction 1 - d), now in direction d: when
+ * data of the receiver's own messages went out in d after pm's request came, the answer was
+ * queued behind them in the connection's one stream, and pm's data waited for them. */
+static void
+answered(struct frame *f, int d, struct frame_msg *pm)
+{
+	if (pm->answered)
+		return;
+	pm->answered = true;
+	if (f->d[d].t_data_ns > pm->t_first_ns)
+		pm->flags |= MSG_F_BEHIND;
+}
+
+/* Whether a message of direction fd was answered and has data still to come. */
+static bool
+answer_open(const struct frame_dir *fd)
+{
+	for (size_t i = 0; i < fd->npend; i++)
+		if (fd->pend[i].used && fd->pend[i].answered && fd->pend[i].got_bytes < fd->pend[i].len_bytes)
+			return true;
+	return false;
+}
+
 /* Control headers travel against the data: they update messages of direction 1 - d. */
 static void
 on_ack(struct frame *f, int d, struct rd *r)
@@ -116,8 +139,10 @@ on_ack(struct frame *f, int d, struct rd *r)
 	if (r->err)
 		return;
 	i = frame_pend_by_key(peer, KEY_SRC_REQ, src_req);
-	if (i >= 0)
+	if (i >= 0) {
 		peer->pend[i].key[KEY_DST_REQ] = dst_req;
+		answered(f, d, &peer->pend[i]);
+	}
 }
 
 static void
@@ -137,8 +162,10 @@ on_put_ctl(struct frame *f, int d, struct rd *r)
 	if (r->err)
 		return;
 	i = frame_pend_by_key(peer, KEY_SRC_REQ, req);
-	if (i >= 0)
+	if (i >= 0) {
 		frame_win_add(&peer->pend[i], ptr, size, off);
+		answered(f, d, &peer->pend[i]);
+	}
 }
 
 /* The header of the current frame of direction d is complete: act on it. */
@@ -201,6 +228,8 @@ ompi_start(struct frame *f, int d)
 		pm->key[KEY_SRC_REQ] = rd_le64(&pr);
 		pm->keyed = 1u << KEY_SRC_REQ;
 		pm->sync_if_whole = true;	/* all data inline with the RNDV: MPI_Ssend */
+		if (answer_open(&f->d[1 - d]))
+			pm->flags |= MSG_F_AFTER_ANSWER;
 		break;
 	}
 	case OB1_FRAG: {

@@ -79,6 +79,9 @@ struct ctx {
 	uint64_t twin_msgs, twin_first, twin_last, twin_unmatched;
 	/* messages whose first segment waited in its sender's outgoing queue (msg.queued_ns) */
 	uint64_t msgs_queued, queued_ns, msgs_queue_unknown;
+	/* rendezvous messages answered behind their receiver's own data (MSG_F_BEHIND), asked
+	 * after answering the receiver (MSG_F_AFTER_ANSWER) */
+	uint64_t msgs_behind, msgs_after_answer;
 	uint64_t samples_files, samples_failed, samples_bad_rows, samples_truncated;
 	uint64_t samples_damaged;	/* files whose gzip data is damaged: rows before it kept */
 	uint64_t samples_rejected;	/* files with too many bad rows to be used */
@@ -133,8 +136,9 @@ say_partial(void *c, const char *msg)
 static void
 flags_str(unsigned f, char *out, size_t len)
 {
-	snprintf(out, len, "%s%s%s%s", f & MSG_F_GAP ? "gap," : "", f & MSG_F_TRUNC ? "trunc," : "",
-		 f & MSG_F_RESYNC ? "resync," : "", f ? "" : "-");
+	snprintf(out, len, "%s%s%s%s%s%s", f & MSG_F_GAP ? "gap," : "", f & MSG_F_TRUNC ? "trunc," : "",
+		 f & MSG_F_RESYNC ? "resync," : "", f & MSG_F_BEHIND ? "behind," : "",
+		 f & MSG_F_AFTER_ANSWER ? "after-answer," : "", f ? "" : "-");
 	if (f && strlen(out) > 0)
 		out[strlen(out) - 1] = '\0';
 }
@@ -294,6 +298,8 @@ on_msg(void *vc, const struct msg *m)
 		c->run_last_msg_ns = m->t_last_ns;
 	if (m->mpi == MSG_MPICH && m->cid == 0xffff)	/* see warn_ompi_ucx */
 		c->ucx_ompi_like++;
+	c->msgs_behind += (m->flags & MSG_F_BEHIND) != 0;
+	c->msgs_after_answer += (m->flags & MSG_F_AFTER_ANSWER) != 0;
 	if (m->queued_ns < 0) {
 		c->msgs_queue_unknown++;
 	} else if (m->queued_ns > 0) {
@@ -767,6 +773,8 @@ write_stats(struct ctx *c, const struct flows_stats *s, const char *outdir)
 	w_kv_u(&t, "msgs_queued", c->msgs_queued);
 	w_kv_u(&t, "queued_ns", c->queued_ns);
 	w_kv_u(&t, "msgs_queue_unknown", c->msgs_queue_unknown);
+	w_kv_u(&t, "msgs_behind", c->msgs_behind);
+	w_kv_u(&t, "msgs_after_answer", c->msgs_after_answer);
 	w_kv_u(&t, "streams_cap_hits", s->conns_cap_hits);
 	w_kv_u(&t, "orphan_packets", s->orphan_pkts);
 	w_kv_u(&t, "segments", s->tcp.segments);

@@ -269,6 +269,70 @@ TEST(interleaved_frags)
 	free(g.m);
 }
 
+/* Feed record w to direction d at t, and empty w. */
+static void
+feed(void *s, int d, struct wbuf *w, int64_t t)
+{
+	dec_ompi.data(s, d, w->b, w->n, t);
+	w->n = 0;
+}
+
+/* Two ranks exchange rendezvous messages both ways; rank 5 is late. When it answers rank
+ * 2's request before it makes its own (its receive was posted first), its request is
+ * after-answer, and rank 2, sending its data first, answers it behind them: behind. When
+ * it asks first, rank 2 answers at once: neither. */
+TEST(answer_before_request_and_behind_data)
+{
+	for (int asked_first = 0; asked_first <= 1; asked_first++) {
+		struct wbuf w = { .n = 0 };
+		struct got g = { 0 };
+		struct dec_stats st;
+		void *s = open_conn(&g, &st, true);
+		unsigned fa = 0, fb = 0;
+
+		hs(&w, 2);
+		feed(s, 0, &w, 1);
+		hs(&w, 5);
+		feed(s, 1, &w, 1);
+		rndv(&w, 21, 300, 0xa, 100);	/* rank 2 asks */
+		feed(s, 0, &w, 10);
+		if (asked_first) {
+			rndv(&w, 22, 300, 0xb, 100);
+			feed(s, 1, &w, 11);
+			ack(&w, 0xa, 100);
+			feed(s, 1, &w, 12);
+			ack(&w, 0xb, 100);	/* rank 2 answers before its data go */
+			feed(s, 0, &w, 13);
+			frag(&w, 100, 0xa, 200);
+			feed(s, 0, &w, 14);
+		} else {
+			ack(&w, 0xa, 100);	/* rank 5 answers, then asks */
+			feed(s, 1, &w, 11);
+			rndv(&w, 22, 300, 0xb, 100);
+			feed(s, 1, &w, 12);
+			frag(&w, 100, 0xa, 200);	/* rank 2's data first */
+			feed(s, 0, &w, 13);
+			ack(&w, 0xb, 100);	/* its answer behind them */
+			feed(s, 0, &w, 14);
+		}
+		frag(&w, 100, 0xb, 200);
+		feed(s, 1, &w, 15);
+		dec_ompi.close(s, 16);
+		CHECK(g.n == 2);
+		for (size_t i = 0; i < g.n; i++) {
+			if (g.m[i].tag == 21)
+				fa = g.m[i].flags;
+			else
+				fb = g.m[i].flags;
+		}
+		CHECK(fa == 0);
+		CHECK(((fb & MSG_F_AFTER_ANSWER) != 0) == !asked_first);
+		CHECK(((fb & MSG_F_BEHIND) != 0) == !asked_first);
+		CHECK(st.bad == 0);
+		free(g.m);
+	}
+}
+
 TEST(truncated_put_at_close)
 {
 	struct strm s;
@@ -570,6 +634,7 @@ main(void)
 	RUN(detect);
 	RUN(tag_names);
 	RUN(interleaved_frags);
+	RUN(answer_before_request_and_behind_data);
 	RUN(truncated_put_at_close);
 	RUN(gap_inside_data);
 	RUN(garbage_resync);
