@@ -451,7 +451,7 @@ static int
 read_messages(struct prof *p, const char *path, struct err *e)
 {
 	struct tsv_r t;
-	int it, il, is, id, ib, iw, itag, icid, iname, iproto;
+	int it, il, is, id, ib, iw, itag, icid, iname, iproto, iflags;
 	size_t cap = 0;
 	int rc;
 
@@ -467,6 +467,7 @@ read_messages(struct prof *p, const char *path, struct err *e)
 	id = tsv_r_col(&t, "dst");
 	ib = tsv_r_col(&t, "bytes");
 	iw = tsv_r_col(&t, "wire_bytes");	/* optional */
+	iflags = tsv_r_col(&t, "flags");	/* optional */
 	while ((rc = next_row(p, &t, e)) == 1) {
 		int64_t tns, tlast, src, dst, bytes, wire, tag = 0, cid = -1;
 		bool have_tag;
@@ -509,6 +510,7 @@ read_messages(struct prof *p, const char *path, struct err *e)
 			.name = iname >= 0 ? name_index(p, tsv_r_str(&t, iname)) : 0,
 			.proto = proto,
 			.hdr = (uint32_t)(wire - bytes),
+			.after_answer = iflags >= 0 && strstr(tsv_r_str(&t, iflags), "after-answer") != NULL,
 		};
 	}
 	tsv_r_close(&t);

@@ -82,6 +82,8 @@ struct prof_msg {
 	uint8_t proto;		/* prof_proto_names index ("unknown" without a proto column) */
 	uint32_t hdr;		/* wire_bytes - bytes: the MPI's own headers in the stream (0
 				 * without a wire_bytes column) */
+	bool after_answer;	/* flags after-answer: a rendezvous request its sender made
+				 * after answering one of its receiver's (docs/parse.md) */
 };
 
 /* One busy (or idle) row of phases.tsv. */

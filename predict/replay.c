@@ -408,6 +408,67 @@ pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 	}
 }
 
+/* Whether m is a rendezvous request: its data leave once its receiver has answered
+ * (messages.tsv proto rndv-put or rndv-frag). */
+static bool
+rndv_request(const struct prof_msg *m)
+{
+	const char *pn = prof_proto_names[m->proto];
+
+	return !m->ctrl && (strcmp(pn, "rndv-put") == 0 || strcmp(pn, "rndv-frag") == 0);
+}
+
+#define PAIR_LOOKBACK 256	/* earlier messages searched for a message's other half */
+
+/* qsort_r's order of message indices (ctx: the messages): by first byte, then index. */
+static int
+t_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct prof_msg *m = ctx;
+	long a = *(const long *)x, b = *(const long *)y;
+
+	if (m[a].t_ns != m[b].t_ns)
+		return m[a].t_ns < m[b].t_ns ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Per rank (index in p->ranks), how long before its own rendezvous request it may post the
+ * receive of one coming the other way: the longest such lead the run shows. A rank that
+ * makes a request while one of its peer's is in flight to it answers that one first when
+ * the peer's came before the rank posted its receive (parse flags it after-answer: over a
+ * slower link the two then go one after the other), else asks first (side by side). Of
+ * the crossing requests it made without answering first, the longest time between the
+ * peer's request reaching it (t_ns + latency) and its own is a time its receive was already
+ * posted; 0 without such requests. */
+static void
+answer_lead_ns(const struct prof *p, double *lead)
+{
+	long *idx = xmallocarray((size_t)p->nmsgs + 1, sizeof *idx), n = 0;
+
+	for (int i = 0; i < p->nranks; i++)
+		lead[i] = 0;
+	for (long k = 0; k < p->nmsgs; k++)
+		if (rndv_request(&p->msgs[k]) && p->msgs[k].src >= 0 && p->msgs[k].dst >= 0)
+			idx[n++] = k;
+	qsort_r(idx, (size_t)n, sizeof *idx, t_cmp, p->msgs);
+	for (long i = 0; i < n; i++) {
+		const struct prof_msg *x = &p->msgs[idx[i]];
+		const struct prof_rank *r;
+
+		if (x->after_answer || (r = prof_rank(p, x->src)) == NULL)
+			continue;
+		for (long j = i - 1; j >= 0 && i - j <= PAIR_LOOKBACK; j--) {
+			const struct prof_msg *y = &p->msgs[idx[j]];
+
+			if (y->src != x->dst || y->dst != x->src || y->t_last_ns < x->t_ns)
+				continue;
+			lead[r - p->ranks] = fmax(lead[r - p->ranks], (double)(x->t_ns - y->t_ns) - (double)p->lat_ns);
+			break;
+		}
+	}
+	free(idx);
+}
+
 /* Whether message k goes over a changed link. */
 static bool
 changed(const struct pass *c, uint32_t k)
@@ -424,6 +485,12 @@ struct links {
 	struct fluid_flow *fl;		/* [n] the flows */
 	uint32_t *flow, *msg;		/* per message its flow, per flow its message */
 	long n;
+	long *pair;			/* per flow: its rank pair (sender, receiver), 0.. */
+	int *from;			/* per flow: its sender's rank index */
+	double *lead;			/* per rank: answer_lead_ns */
+	long *rev;			/* per pair: the pair the other way, -1 none */
+	uint8_t *rv;			/* per flow: a rendezvous request (its data wait for an
+					 * answer, answer_behind) */
 	double *cap;			/* per host side: its capacity, B/s */
 	struct fluid_bucket *bk;	/* per host side: its bucket */
 };
@@ -451,6 +518,11 @@ links_init(struct links *l, struct pass *c, struct err *e)
 	l->fl = xmallocarray((size_t)l->n, sizeof *l->fl);
 	l->msg = xmallocarray((size_t)l->n, sizeof *l->msg);
 	l->flow = xmallocarray((size_t)p->nmsgs + 1, sizeof *l->flow);
+	l->pair = xmallocarray((size_t)l->n, sizeof *l->pair);
+	l->from = xmallocarray((size_t)l->n, sizeof *l->from);
+	l->lead = xmallocarray((size_t)p->nranks + 1, sizeof *l->lead);
+	answer_lead_ns(p, l->lead);
+	l->rv = xmallocarray((size_t)l->n, sizeof *l->rv);
 	for (int r = 0; r < 2 * c->nhosts; r++) {
 		cap[r] = INFINITY;
 		bk[r] = (struct fluid_bucket){ INFINITY, c->peak_Bps };
@@ -474,6 +546,9 @@ links_init(struct links *l, struct pass *c, struct err *e)
 		l->fl[n] = (struct fluid_flow){ 0, c->size != NULL ? c->size[x->msg] : (double)m->bytes,
 						{ 2 * ha, 2 * hb + 1 }, 0, last[pair] + 1 };
 		last[pair] = n;
+		l->pair[n] = pair;
+		l->from[n] = x->rank;
+		l->rv[n] = rndv_request(m);
 		cap[2 * ha] = fmin(cap[2 * ha], c->nbw[x->msg]);
 		cap[2 * hb + 1] = fmin(cap[2 * hb + 1], c->nbw[x->msg]);
 		bk[2 * ha].burst_bytes = fmin(bk[2 * ha].burst_bytes, burst);
@@ -482,6 +557,12 @@ links_init(struct links *l, struct pass *c, struct err *e)
 		l->msg[n++] = x->msg;
 	}
 	free(last);
+	l->rev = xmallocarray((size_t)npairs + 1, sizeof *l->rev);
+	for (long k = 0; k < l->n; k++) {
+		const struct prof_msg *m = &p->msgs[l->msg[k]];
+
+		l->rev[l->pair[k]] = u64map_get(&pairs, (uint64_t)(uint32_t)m->dst << 32 | (uint32_t)m->src);
+	}
 	u64map_release(&pairs);
 	for (int r = 0; r < 2 * c->nhosts; r++) {
 		if (!isfinite(cap[r]))
@@ -499,6 +580,11 @@ links_release(struct links *l)
 	free(l->fl);
 	free(l->flow);
 	free(l->msg);
+	free(l->pair);
+	free(l->from);
+	free(l->lead);
+	free(l->rev);
+	free(l->rv);
 	free(l->cap);
 	free(l->bk);
 }
@@ -654,6 +740,67 @@ pass_rank(struct pass *c, struct cursor *u, struct links *l, struct departures *
 	}
 }
 
+/* The answers behind data (docs/predict.md, "An answer behind data"). Over TCP a rank pair's
+ * messages both ways share one connection, so a rendezvous request's answer goes into its
+ * receiver's stream to the requester behind whatever that stream still has to send. A rank
+ * whose peer's rendezvous request reached it before it posted the receive answers that
+ * first and asks after (answer_lead_ns tells how long before its own request it posts the
+ * receive): the peer, its answer in hand, sends its data, and answers the rank's request
+ * behind them. Such a request is held here (on the flow it waits for: head, next) until
+ * that flow is done, then starts; one made while the receive was posted goes side by
+ * side. */
+struct behind {
+	long *last;		/* per pair: the last flow started, -1 */
+	double *t;		/* per flow: when it started */
+	uint8_t *done;		/* per flow: done */
+	long *head, *next;	/* per flow: the first request waiting for it, the next, -1 */
+	uint8_t *held;		/* per flow: was held once (it is not held again) */
+};
+
+static void
+behind_init(struct behind *b, const struct links *l, long npairs)
+{
+	b->last = xmallocarray((size_t)npairs + 1, sizeof *b->last);
+	b->t = xmallocarray((size_t)l->n + 1, sizeof *b->t);
+	b->done = xcalloc((size_t)l->n + 1, sizeof *b->done);
+	b->head = xmallocarray((size_t)l->n + 1, sizeof *b->head);
+	b->next = xmallocarray((size_t)l->n + 1, sizeof *b->next);
+	b->held = xcalloc((size_t)l->n + 1, sizeof *b->held);
+	for (long k = 0; k < npairs; k++)
+		b->last[k] = -1;
+	for (long k = 0; k < l->n; k++)
+		b->head[k] = b->next[k] = -1;
+}
+
+static void
+behind_release(struct behind *b)
+{
+	free(b->last);
+	free(b->t);
+	free(b->done);
+	free(b->head);
+	free(b->next);
+	free(b->held);
+}
+
+/* Departure d (of flow f, at t) is a request answered behind the other way's data: hold it
+ * on that flow and return true; else false. lat_ns: the changed link's latency. */
+static bool
+behind_hold(struct behind *b, const struct links *l, long f, double t, double lat_ns)
+{
+	long r = l->rev[l->pair[f]], w;
+
+	if (!l->rv[f] || b->held[f] || r < 0 || (w = b->last[r]) < 0 || b->done[w] || !l->rv[w])
+		return false;
+	/* the peer's request reached the rank while its receive was posted: it asked first */
+	if (t - (b->t[w] + fmax(lat_ns, 0)) <= l->lead[l->from[f]])
+		return false;
+	b->held[f] = 1;
+	b->next[f] = b->head[w];
+	b->head[w] = f;
+	return true;
+}
+
 /* Replay the events: every rank as far as it can go; then, of the next departure on a
  * changed link and the next change in the fluid model (a transfer done, a bucket dry), the
  * earlier: the departure starts its flow, or the model runs to the change and the
@@ -667,6 +814,8 @@ pass_run(struct pass *c, struct err *e)
 	struct cursor u;
 	struct links l;
 	struct departures q = { 0 };
+	struct behind bh;
+	long npairs = 0;
 	int rc;
 
 	for (int i = 0; i < p->nranks; i++) {
@@ -681,6 +830,9 @@ pass_run(struct pass *c, struct err *e)
 		return rc;
 	}
 	q.h = xmallocarray((size_t)l.n + 1, sizeof *q.h);
+	for (long k = 0; k < l.n; k++)
+		npairs = l.pair[k] + 1 > npairs ? l.pair[k] + 1 : npairs;
+	behind_init(&bh, &l, npairs);
 	cursor_init(&u, c);
 	for (;;) {
 		double next;
@@ -693,6 +845,10 @@ pass_run(struct pass *c, struct err *e)
 		if (q.n > 0 && !(q.h[0].t_ns > next)) {
 			struct departure d = departures_pop(&q);
 
+			if (behind_hold(&bh, &l, d.flow, d.t_ns, c->nlat[l.msg[d.flow]]))
+				continue;
+			bh.last[l.pair[d.flow]] = d.flow;
+			bh.t[d.flow] = d.t_ns;
 			fluid_sim_start(l.sim, d.flow, d.t_ns);
 		} else if (isfinite(next)) {
 			fluid_sim_step(l.sim);
@@ -704,6 +860,11 @@ pass_run(struct pass *c, struct err *e)
 			uint32_t m = l.msg[done[k]];
 			const struct prof_msg *pm = &p->msgs[m];
 
+			/* the requests answered behind it start now */
+			bh.done[done[k]] = 1;
+			for (long w = bh.head[done[k]]; w >= 0; w = bh.next[w])
+				departures_push(&q, (struct departure){ l.fl[done[k]].done_ns, (uint32_t)w });
+
 			pass_known(c, &u, m, l.fl[done[k]].done_ns + c->nlat[m] -
 						     (double)((pm->t_last_ns > pm->t_ns ? pm->t_last_ns : pm->t_ns) - c->t0_ns));
 		}
@@ -714,6 +875,7 @@ pass_run(struct pass *c, struct err *e)
 		c->D[i] += (c->busy[i] - c->busy_prev[i]) * (c->f[i] - 1);
 	}
 	cursor_release(&u);
+	behind_release(&bh);
 	links_release(&l);
 	free(q.h);
 	return 0;
@@ -1598,19 +1760,7 @@ replay_send_spans(const struct replay_trace *t, int64_t *from_ns, double *gap_ns
 
 /* ---- the rendezvous race ---- */
 
-#define RACE_LOOKBACK 256	/* earlier messages searched for a message's other half */
 #define RACE_MAX_LINKS 64	/* changed links summed apart */
-
-static int
-race_cmp(const void *x, const void *y, void *ctx)
-{
-	const struct prof_msg *m = ctx;
-	long a = *(const long *)x, b = *(const long *)y;
-
-	if (m[a].t_ns != m[b].t_ns)
-		return m[a].t_ns < m[b].t_ns ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
 
 double
 replay_race_ns(const struct prof *p, const struct scen *s)
@@ -1634,13 +1784,11 @@ replay_race_ns(const struct prof *p, const struct scen *s)
 	paired = xcalloc((size_t)p->nmsgs, sizeof *paired);
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
-		const char *pn = prof_proto_names[m->proto];
 		const struct prof_rank *a, *b;
 		const struct scen_link *l;
 		double nlat, nbw, wire;
 
-		if (m->ctrl || (strcmp(pn, "rndv-put") != 0 && strcmp(pn, "rndv-frag") != 0) || m->src < 0 ||
-		    m->dst < 0)
+		if (!rndv_request(m) || m->src < 0 || m->dst < 0)
 			continue;
 		a = prof_rank(p, m->src);
 		b = prof_rank(p, m->dst);
@@ -1653,12 +1801,12 @@ replay_race_ns(const struct prof *p, const struct scen *s)
 		t_ns[k] = fmax(0, wire - (l->burst_bytes > 0 ? (double)l->burst_bytes : 0)) / nbw * 1e9;
 		idx[n++] = k;
 	}
-	qsort_r(idx, (size_t)n, sizeof *idx, race_cmp, p->msgs);
+	qsort_r(idx, (size_t)n, sizeof *idx, t_cmp, p->msgs);
 	for (long i = 0; i < n; i++) {
 		long kx = idx[i];
 		const struct prof_msg *x = &p->msgs[kx];
 
-		for (long j = i - 1; j >= 0 && i - j <= RACE_LOOKBACK; j--) {
+		for (long j = i - 1; j >= 0 && i - j <= PAIR_LOOKBACK; j--) {
 			long ky = idx[j];
 			const struct prof_msg *y = &p->msgs[ky];
 			int c;

@@ -24,16 +24,18 @@
 
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
 	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300],
-	early_coll_run[300], polled_run[300], rndv_halo_run[300], rndv_rr_run[300];
+	early_coll_run[300], polled_run[300], rndv_halo_run[300], rndv_rr_run[300], late_run[300],
+	late_answered_run[300];
 static const char *proto = "eager";	/* messages.tsv proto of the messages msg_nw writes */
+static const char *flags1 = "-";	/* messages.tsv flags of rank 1's messages */
 
 /* A message of bytes, wire bytes in its stream (the MPI's headers besides), of the
  * collective name ("-" none). */
 static void
 msg_nw(FILE *f, long long t0, long long t1, int src, int dst, long long bytes, long long wire, const char *name)
 {
-	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t%s\t%lld\t%lld\tompi\t%s\thandshake\t-\t0\n", t0, t1, src,
-		dst, src, name, bytes, wire, proto);
+	fprintf(f, "%lld\t%lld\t%d\t%d\t0\t%d\t1\t%s\t%lld\t%lld\tompi\t%s\thandshake\t%s\t0\n", t0, t1, src,
+		dst, src, name, bytes, wire, proto, src == 1 ? flags1 : "-");
 }
 
 static void
@@ -110,6 +112,38 @@ rndv_halo_profile(const char *dir)
 	proto = "rndv-put";
 	halo_profile(dir);
 	proto = "eager";
+}
+
+/* One exchange of rendezvous messages (each 10 ms at the run's bandwidth) where rank 1 asks
+ * 2 ms after rank 0, while rank 0's request is in flight to it; as late_profile writes it,
+ * rank 1 had its receive posted when rank 0's request came (it asked first), and as
+ * late_answered_profile does, it answered rank 0's request before it asked (flags
+ * after-answer). */
+static void
+late_profile(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+
+	proto = "rndv-put";
+	for (int r = 0; r < 2; r++) {
+		long long s = FX_BASE_NS + (78 + 2 * r) * FX_MS;
+
+		fx_phase(ph, r, "busy", FX_BASE_NS, s);
+		fx_phase(ph, r, "idle", s, FX_BASE_NS + 100 * FX_MS);
+		msg(m, s, s + XFER, r, 1 - r, BYTES);
+	}
+	proto = "eager";
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, 100 * FX_MS);
+}
+
+static void
+late_answered_profile(const char *dir)
+{
+	flags1 = "after-answer";
+	late_profile(dir);
+	flags1 = "-";
 }
 
 static void rr_profile(const char *dir);
@@ -397,6 +431,26 @@ TEST(rendezvous_both_ways_may_go_one_after_the_other)
 		CHECK_NEAR(r.predicted_ns, c[i].race_ns, 1e3);
 		pred_result_free(&r);
 	}
+}
+
+/* Over a link 10x slower each transfer takes 100 ms. A late rank whose receive was posted
+ * when its peer's request came asks first: both go side by side, the run 90 ms longer (its
+ * 100 ms end at 180 and 180.05 ms, 90 ms after the measured 88.05 and 90.05). One that
+ * answered first (after-answer) has its peer send first and answer it behind those data:
+ * its own go from 178 to 278 ms, arriving 98 ms later than side by side. */
+TEST(a_request_answered_behind_data_goes_after_them)
+{
+	const char *ini = "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n";
+	struct pred_result side, after;
+
+	CHECK(predict(late_run, ini, &side) == 0);
+	CHECK(predict(late_answered_run, ini, &after) == 0);
+	CHECK(side.status == PRED_OK);
+	CHECK(after.status == PRED_OK);
+	CHECK_NEAR(side.predicted_ns, 190 * FX_MS, 0.1 * FX_MS);
+	CHECK_NEAR(after.predicted_ns - side.predicted_ns, 98 * FX_MS, 0.1 * FX_MS);
+	pred_result_free(&side);
+	pred_result_free(&after);
 }
 
 TEST(unchanged_link_gives_the_dedicated_time)
@@ -825,6 +879,8 @@ int
 main(void)
 {
 	fx_build(halo_run, sizeof halo_run, "halo", halo_profile);
+	fx_build(late_run, sizeof late_run, "late", late_profile);
+	fx_build(late_answered_run, sizeof late_answered_run, "late-answered", late_answered_profile);
 	fx_build(rr_run, sizeof rr_run, "rr", rr_profile);
 	fx_build(early_run, sizeof early_run, "early", early_profile);
 	fx_build(early_coll_run, sizeof early_coll_run, "early-coll", early_coll_profile);
@@ -861,5 +917,6 @@ main(void)
 	RUN(a_result_above_every_delay_added_up_is_refused);
 	RUN(caps_of_the_trace_are_checked);
 	RUN(rendezvous_both_ways_may_go_one_after_the_other);
+	RUN(a_request_answered_behind_data_goes_after_them);
 	return check_done();
 }
