@@ -109,3 +109,13 @@ calibrate_delay_comm() {
 uncapped_Bps() {
 	sed -n 's/^uncapped: one transfer reached \([0-9.]*\) MB\/s.*/\1/p' "$1" | awk '{ printf "%.0f", $1 * 1e6 }'
 }
+
+# calib_uncapped_Bps TSV: the same rate for a delay_comm calibration file: its largest k_max
+# (format delaycomm v2) in B/s, else the log written beside it (TSV's name with .log),
+# else nothing.
+calib_uncapped_Bps() {
+	_r=$(awk -F'\t' 'FNR == 2 { for (c = 1; c <= NF; c++) { if ($c == "k_max") m = c; if ($c == "k_unit_Bps") u = c } next }
+		/^#/ || !m || !u { next } $m * $u > r { r = $m * $u } END { if (r > 0) printf "%.0f", r }' "$1" 2>/dev/null)
+	[ -n "$_r" ] || _r=$(uncapped_Bps "${1%.tsv}.log" 2>/dev/null)
+	echo "$_r"
+}

@@ -310,12 +310,15 @@ calib_fit(const struct calib_point *pts, int npts, const char *source, struct p0
 	for (int i = 1; i <= CALIB_MAX_I && d->n < P000_MAX_CURVES; i++) {
 		double k[CALIB_MAX_POINTS], y[CALIB_MAX_POINTS];
 		int n = 0, distinct = 0;
+		double k_max = 0;
 
 		for (int j = 0; j < npts; j++) {
 			if (pts[j].i != i)
 				continue;
 			k[n] = pts[j].bw_Bps / CALIB_K_UNIT_BPS;
 			y[n] = pts[j].delay;
+			if (k[n] > k_max)
+				k_max = k[n];
 			n++;
 		}
 		if (n == 0)
@@ -334,6 +337,8 @@ calib_fit(const struct calib_point *pts, int npts, const char *source, struct p0
 		if (p000_fit_two_piece(n, k, y, &d->c[d->n]) < 0)
 			return err_set(e, E_USAGE, "delay_comm for %d competitors: too few points", i);
 		d->c[d->n].i = i;
+		/* the uncapped pass's own rate, or the largest cap: the line holds up to there */
+		d->c[d->n].k_max = k_max;
 		d->n++;
 	}
 	if (d->n == 0)

@@ -66,8 +66,9 @@ int calib_measure(struct calib_opts *o, struct calib_point *pts, int *npts,
 		  calib_progress_fn fn, void *arg, struct err *e) WUR;
 
 /* Fit one two-piece curve per i from the points (i = 0 rows ignored) into d, k in
- * CALIB_K_UNIT_BPS units; d->source says where from. Returns 0, or -E_USAGE when some i has
- * fewer than 4 distinct caps. */
+ * CALIB_K_UNIT_BPS units, each curve's k_max its largest k (the uncapped transfer's rate
+ * when measured); d->source says where from. Returns 0, or -E_USAGE when some i has fewer
+ * than 4 distinct caps. */
 int calib_fit(const struct calib_point *pts, int npts, const char *source, struct p000_delay *d,
 	      struct err *e) WUR;
 

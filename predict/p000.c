@@ -55,8 +55,8 @@ p000_delay_alphafarm(struct p000_delay *d)
 	/* Section 4, the four formulas under Fig. 2 (DEC Alpha Farm, linear regression):
 	 * i = 1: k < 2.37: -0.20 + 0.49 k; k >= 2.37: 1.38 - 0.06 k
 	 * i = 2: k < 1.74: -0.50 + 1.37 k; k >= 1.74: 2.48 */
-	d->c[0] = (struct p000_curve){ 1, 2.37, -0.20, 0.49, 1.38, -0.06 };
-	d->c[1] = (struct p000_curve){ 2, 1.74, -0.50, 1.37, 2.48, 0 };
+	d->c[0] = (struct p000_curve){ 1, 2.37, -0.20, 0.49, 1.38, -0.06, 0 };
+	d->c[1] = (struct p000_curve){ 2, 1.74, -0.50, 1.37, 2.48, 0, 0 };
 	d->n = 2;
 	d->k_unit_Bps = 8e6;	/* 1 Mword/s with 8-byte words */
 	snprintf(d->source, sizeof d->source, "paper 000 Sec. 4, DEC Alpha Farm (Fig. 2)");
@@ -66,7 +66,7 @@ void
 p000_delay_constant(struct p000_delay *d, double value)
 {
 	memset(d, 0, sizeof *d);
-	d->c[0] = (struct p000_curve){ 1, 0, value, 0, value, 0 };
+	d->c[0] = (struct p000_curve){ 1, 0, value, 0, value, 0, 0 };
 	d->n = 1;
 	d->k_unit_Bps = 1e6;
 	snprintf(d->source, sizeof d->source, "constant %g", value);
@@ -91,12 +91,17 @@ p000_delay_comm(const struct p000_delay *d, int i, double k_Bps, bool *extrapola
 			*extrapolated = true;
 	}
 	k = isnan(k_Bps) ? 0 : k_Bps / d->k_unit_Bps;
+	if (c->k_max > 0 && k > c->k_max)
+		k = c->k_max;	/* no faster than its uncapped transfer went */
 	v = k < c->k_break ? c->lo_a + c->lo_b * k : c->hi_a + c->hi_b * k;
 	return v > 0 ? v : 0;
 }
 
-static const char *const delay_cols[] = {
+static const char *const delay_cols[] = {	/* v1's columns, all required */
 	"i", "k_break", "lo_a", "lo_b", "hi_a", "hi_b", "k_unit_Bps", NULL,
+};
+static const char *const delay_cols2[] = {	/* v2 adds k_max */
+	"i", "k_break", "lo_a", "lo_b", "hi_a", "hi_b", "k_unit_Bps", "k_max", NULL,
 };
 
 int
@@ -105,7 +110,7 @@ p000_delay_save(const struct p000_delay *d, const char *path, struct err *e)
 	struct tsv_w t;
 	int rc;
 
-	if ((rc = tsv_w_open(&t, path, "delaycomm", 1, delay_cols, false, true, e)) < 0)
+	if ((rc = tsv_w_open(&t, path, "delaycomm", 2, delay_cols2, false, true, e)) < 0)
 		return rc;
 	rc = tsv_w_comment(&t, e, "%s", d->source);
 	for (int j = 0; rc == 0 && j < d->n; j++) {
@@ -116,6 +121,7 @@ p000_delay_save(const struct p000_delay *d, const char *path, struct err *e)
 		tsv_w_f64(&t, d->c[j].hi_a);
 		tsv_w_f64(&t, d->c[j].hi_b);
 		tsv_w_f64(&t, d->k_unit_Bps);
+		tsv_w_f64(&t, d->c[j].k_max);
 		rc = tsv_w_end(&t, e);
 	}
 	if (rc < 0) {
@@ -129,16 +135,16 @@ int
 p000_delay_load(struct p000_delay *d, const char *path, struct err *e)
 {
 	struct tsv_r t;
-	int idx[7];
+	int idx[8];
 	int rc;
 
 	memset(d, 0, sizeof *d);
-	if ((rc = tsv_r_open(&t, path, "delaycomm", 1, delay_cols, e)) < 0)
+	if ((rc = tsv_r_open(&t, path, "delaycomm", 2, delay_cols, e)) < 0)
 		return rc;
-	for (int j = 0; j < 7; j++)
-		idx[j] = tsv_r_col(&t, delay_cols[j]);
+	for (int j = 0; j < 8; j++)
+		idx[j] = tsv_r_col(&t, delay_cols2[j]);	/* k_max: -1 in a v1 file */
 	while ((rc = tsv_r_next(&t, e)) == 1) {
-		struct p000_curve c;
+		struct p000_curve c = { .k_max = 0 };
 		int64_t i;
 		double unit;
 
@@ -149,13 +155,14 @@ p000_delay_load(struct p000_delay *d, const char *path, struct err *e)
 		if ((rc = tsv_r_i64(&t, idx[0], &i, e)) < 0 || (rc = tsv_r_f64(&t, idx[1], &c.k_break, e)) < 0 ||
 		    (rc = tsv_r_f64(&t, idx[2], &c.lo_a, e)) < 0 || (rc = tsv_r_f64(&t, idx[3], &c.lo_b, e)) < 0 ||
 		    (rc = tsv_r_f64(&t, idx[4], &c.hi_a, e)) < 0 || (rc = tsv_r_f64(&t, idx[5], &c.hi_b, e)) < 0 ||
-		    (rc = tsv_r_f64(&t, idx[6], &unit, e)) < 0)
+		    (rc = tsv_r_f64(&t, idx[6], &unit, e)) < 0 ||
+		    (idx[7] >= 0 && (rc = tsv_r_f64(&t, idx[7], &c.k_max, e)) < 0))
 			break;
 		if (i < 1 || i > 1000 || (d->n > 0 && i <= d->c[d->n - 1].i) || !isfinite(c.k_break) ||
 		    !isfinite(c.lo_a) || !isfinite(c.lo_b) || !isfinite(c.hi_a) || !isfinite(c.hi_b) ||
-		    !(unit > 0) || !isfinite(unit) || (d->n > 0 && unit != d->k_unit_Bps)) {
+		    !(c.k_max >= 0) || !isfinite(c.k_max) || !(unit > 0) || !isfinite(unit) || (d->n > 0 && unit != d->k_unit_Bps)) {
 			rc = err_set(e, E_FORMAT, "'%s' line %ld: not a delay_comm curve (i rising from 1, "
-				     "finite numbers, one k_unit_Bps)", path, t.line_no);
+				     "finite numbers, k_max >= 0, one k_unit_Bps)", path, t.line_no);
 			break;
 		}
 		c.i = (int)i;
@@ -252,7 +259,7 @@ p000_fit_two_piece(int n, const double *k, const double *delay, struct p000_curv
 		double a, b;
 
 		line_fit(n, k, delay, &a, &b);
-		*out = (struct p000_curve){ out->i, k[0], a, 0, a, 0 };
+		*out = (struct p000_curve){ out->i, k[0], a, 0, a, 0, out->k_max };
 	}
 	return 0;
 }

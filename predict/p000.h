@@ -29,12 +29,15 @@ int p000_pp_pm(int p, const double *comp, const double *comm, double *pp, double
 double p000_local_sd(int p, const double *pp, const double *pm, const double *delay);
 
 /* One two-piece linear delay_comm curve for i communicating competitors (Section 4, Fig. 2):
- * for k < k_break: lo_a + lo_b * k, else hi_a + hi_b * k, with k in units of k_unit_Bps. */
+ * for k < k_break: lo_a + lo_b * k, else hi_a + hi_b * k, with k in units of k_unit_Bps.
+ * A measured curve holds up to the largest k it was measured at: past it, its value there. */
 struct p000_curve {
 	int i;			/* communicating competitors */
 	double k_break;		/* break point, in k units */
 	double lo_a, lo_b;	/* intercept and slope below it */
 	double hi_a, hi_b;	/* intercept and slope from it on */
+	double k_max;		/* the largest k measured, in k units (a calibration's uncapped
+				 * transfer: its own rate); 0: no limit (the paper's formulas) */
 };
 struct p000_delay {
 	int n;					/* curves, sorted by i */
@@ -48,10 +51,13 @@ void p000_delay_alphafarm(struct p000_delay *d);
 /* One value for every i and k (Section 4.2: 0.25 on the nondedicated-network cluster). */
 void p000_delay_constant(struct p000_delay *d, double value);
 /* delay_comm^{i,k} for k_Bps bytes/s: the curve for i, or for the largest i calibrated when i
- * is larger (*extrapolated set when non-NULL). Clamped at 0: a competitor cannot speed the
+ * is larger (*extrapolated set when non-NULL). k past the curve's k_max counts as k_max: a
+ * transfer runs no faster than it did on an uncapped link, where its CPU was the limit, and
+ * a fitted line says nothing beyond its points. Clamped at 0: a competitor cannot speed the
  * application up (the Alpha Farm's i = 1 line is negative below 0.41 Mwords/s). */
 double p000_delay_comm(const struct p000_delay *d, int i, double k_Bps, bool *extrapolated);
-/* Read and write calibration files (format "delaycomm" v1, docs/formats.md). */
+/* Read and write calibration files (format "delaycomm" v2, docs/formats.md; v1, without
+ * k_max, is read with no limit). */
 int p000_delay_load(struct p000_delay *d, const char *path, struct err *e) WUR;
 int p000_delay_save(const struct p000_delay *d, const char *path, struct err *e) WUR;
 

@@ -162,8 +162,9 @@ calibrate(struct calib_opts *o, const char *out)
 		printf("uncapped: one transfer reached %.1f MB/s (%.1f Mbit/s), the k of the uncapped points\n",
 		       o->uncapped_Bps / 1e6, o->uncapped_Bps * 8 / 1e6);
 	for (int j = 0; j < d.n; j++)
-		printf("i = %d: k < %.1f: %.3f %+.5f k, else %.3f %+.5f k  (k in Mbit/s)\n", d.c[j].i,
-		       d.c[j].k_break, d.c[j].lo_a, d.c[j].lo_b, d.c[j].hi_a, d.c[j].hi_b);
+		printf("i = %d: k < %.1f: %.3f %+.5f k, else %.3f %+.5f k, up to k = %.1f  (k in Mbit/s)\n",
+		       d.c[j].i, d.c[j].k_break, d.c[j].lo_a, d.c[j].lo_b, d.c[j].hi_a, d.c[j].hi_b,
+		       d.c[j].k_max);
 	printf("wrote '%s'\n", out);
 	return 0;
 }

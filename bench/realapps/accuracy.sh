@@ -42,7 +42,8 @@
 # "cpu1 cpu2 link both agg strict"), INSTANCE (testbed instance, default 15), BUILD, PCT, LINK,
 # BURST, STRICT_BURST, LOADED, TIMEOUT as for run.sh, DELAYCOMM (a delay_comm calibration for
 # p000 and the replay, from `contend predict --calibrate-delay-comm`; default: measured on the
-# testbed before the runs when agg is among the scenarios). With --from the programs,
+# testbed before the runs when agg is among the scenarios; agg's comm_bandwidth is its
+# uncapped transfer's rate, and --from writes agg's scenario files again with it). With --from the programs,
 # layouts, MPIs, scenarios and rounds are runs.txt's and PCT, LINK, BURST, STRICT_BURST and
 # LOADED settings.txt's (the environment's when DIR has none); DELAYCOMM is the
 # environment's when given, else settings.txt's. PARSEOPTS: options for `contend parse` of
@@ -202,6 +203,16 @@ if [ -z "$FROM" ] && [ -z "${DELAYCOMM:-}" ]; then
 		fi ;;
 	esac
 fi
+# agg's parallel competitor sends over an uncapped link, as fast as its CPU lets it: the
+# bandwidth its delay_comm is read at is the rate the calibration's uncapped transfer
+# reached (bench/accuracy does the same). The dedicated run's own bandwidth estimate, used
+# until 2026-11-26, is a number about the program's messages, not the competitor's link: it
+# came out 22 MB/s to 1.66 GB/s on the same link, and with it delay_comm 0 to 3.77.
+AGG_BW=""
+[ -z "${DELAYCOMM:-}" ] || AGG_BW=$(calib_uncapped_Bps "$DELAYCOMM")
+[ -n "$AGG_BW" ] || case " $SCENARIOS " in *" agg "*)
+	echo "realapps-accuracy: no uncapped rate in the delay_comm calibration: agg's comm_bandwidth is each run's bandwidth estimate" >&2 ;;
+esac
 if [ -z "$FROM" ]; then
 	: >"$RUNS"
 	{
@@ -403,11 +414,12 @@ for set in $SETS; do
 		mstat=$(awk -F'\t' -v t="$tag" -v s="$sc" '$1 == t && $4 == s { printf "%.0f\n", $5 * 1e9 }' "$RUNS" | stats)
 		[ -n "$mstat" ] || { echo "realapps-accuracy: $tag $sc: no measured run" >&2; fail=1; continue; }
 		ini=$W/$tag-$sc.ini
-		# --from: the scenario file the runs were predicted with
-		if [ -n "$FROM" ] && [ -f "$K/$tag-$sc.ini" ]; then
+		# --from: the scenario file the runs were predicted with; agg's written again when
+		# the calibration has its uncapped rate (a kept one may hold the run's estimate)
+		if [ -n "$FROM" ] && [ -f "$K/$tag-$sc.ini" ] && ! { [ "$sc" = agg ] && [ -n "$AGG_BW" ]; }; then
 			cp "$K/$tag-$sc.ini" "$ini"
 		else
-			scenario_ini "$sc" "${bw:-125000000}" >"$ini"
+			scenario_ini "$sc" "${AGG_BW:-${bw:-125000000}}" >"$ini"
 		fi
 		cp "$ini" "$RES/scenario-$tag-$sc.ini"
 		# shellcheck disable=SC2086
@@ -715,7 +727,7 @@ scen_table() {	# scenario
 	else echo "parse: contend parse -q DIR (defaults)"; fi
 	echo "predict: contend predict MEDIAN_DEDICATED --scenario scenario-SET-S.ini --dedicated OTHER... --errors TABLE"
 	echo "  numbers: TABLE empty; intervals: TABLE = these cells without the program's own (leave one out)"
-	echo "  p000's and the replay's delay_comm: ${DELAYCOMM:-the paper's curves (no calibration)}${DC_KEPT:+ (given to --from; the kept runs': $DC_KEPT)}; agg's comm_bandwidth: the run's netparams bw_Bps"
+	echo "  p000's and the replay's delay_comm: ${DELAYCOMM:-the paper's curves (no calibration)}${DC_KEPT:+ (given to --from; the kept runs': $DC_KEPT)}; agg's comm_bandwidth: $(if [ -n "$AGG_BW" ]; then echo "the calibration's uncapped rate, $AGG_BW B/s"; else echo "the run's netparams bw_Bps (no uncapped rate calibrated)"; fi)"
 	echo "report: contend report --accuracy $RES"
 	echo '```'
 } >"$RES/accuracy.md"

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "predict/calib.h"
 #include "tests/unit/check.h"
@@ -77,11 +78,50 @@ TEST(rates_and_probe)
 	CHECK(t >= 19000000);
 }
 
+/* A measured curve holds up to the largest k it was measured at, the uncapped transfer's own
+ * rate: the points of testbed 17's calibration (caps 8 to 512 Mbit/s and a transfer that
+ * reached 3854.5 Mbit/s uncapped) gave i = 1 a line of slope 0.00029 per Mbit/s above 320,
+ * and a scenario's 1.66 GB/s (13286 Mbit/s) read 3.77 off it, as if one transfer took 3.77
+ * CPU-bound processes' worth. Past k_max the curve is its value there, also once saved. */
+TEST(curve_ends_at_largest_k)
+{
+	static const double mbit[] = { 8, 32, 128, 512, 3854.5 };
+	static const double d1[] = { 0.013, -0.002, -0.003, 0.025, 1.004 };
+	static const double d2[] = { 0.019, 0.002, 0.009, 0.035, 1.935 };
+	struct calib_point pts[16];
+	struct p000_delay d, back;
+	struct err e;
+	char path[300];
+	double at_max;
+	int n = 0;
+
+	for (int j = 0; j < 5; j++) {
+		pts[n++] = (struct calib_point){ .i = 1, .bw_Bps = mbit[j] * 125000, .delay = d1[j] };
+		pts[n++] = (struct calib_point){ .i = 2, .bw_Bps = mbit[j] * 125000, .delay = d2[j] };
+	}
+	CHECK(calib_fit(pts, n, "testbed 17", &d, &e) == 0);
+	CHECK_NEAR(d.c[0].k_max, 3854.5, 1e-9);
+	CHECK_NEAR(d.c[1].k_max, 3854.5, 1e-9);
+	at_max = p000_delay_comm(&d, 1, 3854.5 * 125000, NULL);
+	CHECK_NEAR(at_max, 1.004, 0.01);
+	CHECK_NEAR(p000_delay_comm(&d, 1, 1660801000, NULL), at_max, 1e-12);
+	CHECK_NEAR(p000_delay_comm(&d, 2, 1660801000, NULL), p000_delay_comm(&d, 2, 3854.5 * 125000, NULL), 1e-12);
+	/* below k_max the line is unchanged */
+	CHECK_NEAR(p000_delay_comm(&d, 1, 2000 * 125000, NULL), d.c[0].hi_a + d.c[0].hi_b * 2000, 1e-12);
+	snprintf(path, sizeof path, "%s/dc-kmax.tsv", check_tmpdir());
+	CHECK(p000_delay_save(&d, path, &e) == 0);
+	CHECK(p000_delay_load(&back, path, &e) == 0);
+	CHECK_NEAR(back.c[0].k_max, 3854.5, 1e-6);
+	CHECK_NEAR(p000_delay_comm(&back, 1, 1660801000, NULL), at_max, 1e-6);
+	unlink(path);
+}
+
 int
 main(void)
 {
 	RUN(fit_recovers_curves);
 	RUN(fit_needs_four_bandwidths);
 	RUN(rates_and_probe);
+	RUN(curve_ends_at_largest_k);
 	return check_done();
 }

@@ -275,7 +275,7 @@ TEST(two_piece_fit)
 {
 	struct p000_delay d;
 	double k[20], y[20];
-	struct p000_curve c = { 1, 0, 0, 0, 0, 0 };
+	struct p000_curve c = { 1, 0, 0, 0, 0, 0, 0 };
 
 	p000_delay_alphafarm(&d);
 	for (int j = 0; j < 20; j++) {
@@ -328,6 +328,27 @@ TEST(delay_file_roundtrip)
 	fclose(f);
 	CHECK(p000_delay_load(&b, path, &e) < 0);
 	CHECK(strstr(e.msg, "line") != NULL);
+	/* a v1 file (no k_max) is read with no limit: its line goes on past its points */
+	f = fopen(path, "w");
+	fputs("# contend-delaycomm 1\ni\tk_break\tlo_a\tlo_b\thi_a\thi_b\tk_unit_Bps\n1\t10\t0\t0\t0\t0.01\t1e6\n", f);
+	fclose(f);
+	CHECK(p000_delay_load(&b, path, &e) == 0);
+	CHECK_NEAR(b.c[0].k_max, 0, 0);
+	CHECK_NEAR(p000_delay_comm(&b, 1, 500e6, NULL), 5, 1e-12);
+	/* v2: the same line ends at k_max = 100 */
+	f = fopen(path, "w");
+	fputs("# contend-delaycomm 2\ni\tk_break\tlo_a\tlo_b\thi_a\thi_b\tk_unit_Bps\tk_max\n"
+	      "1\t10\t0\t0\t0\t0.01\t1e6\t100\n", f);
+	fclose(f);
+	CHECK(p000_delay_load(&b, path, &e) == 0);
+	CHECK_NEAR(p000_delay_comm(&b, 1, 500e6, NULL), 1, 1e-12);
+	CHECK_NEAR(p000_delay_comm(&b, 1, 50e6, NULL), 0.5, 1e-12);
+	/* a negative k_max is refused */
+	f = fopen(path, "w");
+	fputs("# contend-delaycomm 2\ni\tk_break\tlo_a\tlo_b\thi_a\thi_b\tk_unit_Bps\tk_max\n"
+	      "1\t10\t0\t0\t0\t0.01\t1e6\t-1\n", f);
+	fclose(f);
+	CHECK(p000_delay_load(&b, path, &e) < 0);
 	unlink(path);
 	rmdir(dir);
 }
