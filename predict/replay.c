@@ -490,7 +490,7 @@ struct links {
 	double *lead;			/* per rank: answer_lead_ns */
 	long *rev;			/* per pair: the pair the other way, -1 none */
 	uint8_t *rv;			/* per flow: a rendezvous request (its data wait for an
-					 * answer, answer_behind) */
+					 * answer: behind_hold) */
 	double *cap;			/* per host side: its capacity, B/s */
 	struct fluid_bucket *bk;	/* per host side: its bucket */
 };
