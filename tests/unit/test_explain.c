@@ -173,11 +173,15 @@ starved(const char *dir)
 	samples(dir, 1, run1, wait1, 5 * ITERS);
 }
 
+static long long stray_second_us;	/* > 0: rank 0 answers with two messages, that many
+					 * us apart */
+
 /* Rank 1 (ws2) computes 80 ms, half of it on the run queue, and sends; rank 0 waits for
  * it polling: idle but for one stray 20 ms busy interval (a user tick in its polling loop)
- * 30 ms in; it works 10 ms on the message and answers. 92 ms an iteration. With late > 0
- * rank 1 gets the CPU late ms after each answer arrives, idle by demand until then (its
- * wake-up delay outside the phase), and an iteration takes 92 + late ms. */
+ * 30 ms in; it works 10 ms on the message and answers (twice, stray_second_us apart, when
+ * that is set). 92 ms an iteration. With late > 0 rank 1 gets the CPU late ms after each
+ * answer arrives, idle by demand until then (its wake-up delay outside the phase), and an
+ * iteration takes 92 + late ms. */
 static void
 stray_tick(const char *dir, long long late)
 {
@@ -197,6 +201,9 @@ stray_tick(const char *dir, long long late)
 		phase(ph, 0, "idle", t + 50 * FX_MS, t1 + 81 * FX_MS, 0);
 		phase(ph, 0, "busy", t1 + 81 * FX_MS, t1 + 91 * FX_MS, 0);
 		msg(m, t1 + 91 * FX_MS, t1 + 92 * FX_MS, 0, 1, 4000);
+		if (stray_second_us > 0)
+			msg(m, t1 + 91 * FX_MS + stray_second_us * 1000, t1 + 92 * FX_MS + stray_second_us * 1000, 0, 1,
+			    100);
 		phase(ph, 0, "idle", t1 + 91 * FX_MS, t1 + 92 * FX_MS, 0);
 	}
 	fclose(m);
@@ -611,6 +618,34 @@ TEST(wake_up_taken_out)
 	if (CHECKED(r.n > 0))
 		CHECK(r.c[0].kind == ATTR_CPU);
 	CHECK_NEAR(r.c[0].cost_ns, (33.0 + 42.0 * (ITERS - 1)) * FX_MS, 1e3);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* One wake-up for messages that come together: the wake-up run above, rank 0 answering
+ * with two messages 20 us apart (the pieces of a collective). Rank 1 waited for the CPU
+ * once, when the first came, and found the second there: its phases' run-queue wait holds
+ * one 2 ms delay an iteration, and without the competitor the work takes 40 ms from the
+ * arrival, 40 ms saved an iteration, as with one message (31 + 9 x 40 = 391 ms). The delay
+ * was taken out at the first receive and kept out of the phases (1.8 ms each, the first
+ * phase keeping its tenth), and the second, needed on arrival with no idle time since the
+ * first, took it back: 374.7 ms. Now the first gives no delay back (its rank's next event
+ * receives a message that came within the delay), the phases keep none of it: 390.9 ms
+ * (the second holds back the shortening of the 20 us before it, 0.01 ms an iteration). */
+TEST(wake_up_once_for_messages_together)
+{
+	struct attr_result r;
+
+	stray_second_us = 20;
+	stray_tick(run_dir("wake_pair"), 0);
+	stray_second_us = 0;
+	fx_meta(run_dir("wake_pair"), "node-ws2.tsv", "sched_slice_ns", "8000000");
+	CHECK(explain(run_dir("wake_pair"), NULL, &r) == 0);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1)) * FX_MS, 0.1 * FX_MS);
+	CHECK(strstr(r.c[0].evidence, "waited 2.00 ms more for the CPU") != NULL);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -1583,6 +1618,7 @@ main(void)
 	RUN(partial_trace_said);
 	RUN(ping_pong_in_a_busy_phase);
 	RUN(wake_up_taken_out);
+	RUN(wake_up_once_for_messages_together);
 	RUN(co_located_ranks_share_the_cpu);
 	RUN(slow_link_named);
 	RUN(link_round_trip_evidence);
