@@ -13,7 +13,8 @@
  * finer than the samples inside a busy phase, and a reply sent from inside the busy phase
  * its message came in, however long that phase (polling) had lasted; answers slowed by run-queue
  * wait in idle time (system calls) are blamed on the node; a loaded rank's receives that
- * found it waiting come sooner by the wake-up delay (its node's slice); two ranks on one
+ * found it waiting come sooner by the wake-up delay (its node's slice), once for messages
+ * that came within that delay of each other; two ranks on one
  * core leave each other the CPU as busy as they were, not half; an exchange whose second
  * half leaves just after the first arrived costs, under a CPU competitor and under a slow
  * link, what the same simulated program saves without the cause; and costs + interaction +
