@@ -389,8 +389,10 @@ pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 	/* a rendezvous's last bytes leave once the rank has got to the receive */
 	if (c->rv != NULL && c->rv[x->msg])
 		dm = fmax(dm, c->D[i]);
-	/* the part of the busy time in between that was waiting too (polling) */
-	if (c->pf != NULL && W > 0 && !x->answer)
+	/* the part of the busy time in between that was waiting too (polling); also before a
+	 * message needed on arrival whose rank read busy since its previous event (W 0): it
+	 * replied to it, and the busy time before was its polling loop, not earlier work */
+	if (c->pf != NULL && (W > 0 || x->woke) && !x->answer)
 		W += c->pf[i] * seg * fmin(c->f[i], 1);
 
 	/* a rank that waited for the message, and still does in the replay, gets the CPU back
@@ -1596,7 +1598,7 @@ replay_busy_split(const struct replay_trace *t, double *busy_ns)
 		const struct replay_ev *v = &t->ev[x];
 		double seg = v->busy_ns - prev[v->rank];
 		int c = !v->recv ? REPLAY_SPLIT_SEND : v->answer ? REPLAY_SPLIT_ANSWER
-			: t->wait_ns[v->msg] > 0 ? REPLAY_SPLIT_WAITED : REPLAY_SPLIT_BUSY;
+			: t->wait_ns[v->msg] > 0 || v->woke ? REPLAY_SPLIT_WAITED : REPLAY_SPLIT_BUSY;
 
 		busy_ns[(long)v->rank * REPLAY_SPLIT_N + c] += seg;
 		prev[v->rank] = v->busy_ns;

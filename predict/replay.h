@@ -141,7 +141,8 @@ struct replay_in {
 	const double *gap_f;	/* [nranks] factor on the rank's gaps (REPLAY_MEASURED) */
 	const double *poll_f;	/* [nranks] REPLAY_MEASURED: the share of the busy time between
 				 * the rank's previous event and a receive that found it waiting
-				 * (W > 0, not an answer) that was waiting too (a polling loop
+				 * (W > 0, or needed on arrival with no idle time since that
+				 * event; not an answer) that was waiting too (a polling loop
 				 * read busy, REPLAY_SPLIT_WAITED): it joins W, so it goes when
 				 * the message comes sooner; NULL none */
 	const double *lat_ns;	/* [nmsgs] the changed link's latency, NAN on an unchanged one */
@@ -189,10 +190,11 @@ int replay_run(const struct replay_trace *t, const struct replay_in *in, struct 
 /* Where a rank's busy time lies: between its previous event and (busy_ns[rank index *
  * REPLAY_SPLIT_N + one of these], the caller's array) ... */
 enum {
-	REPLAY_SPLIT_WAITED,	/* a receive that found it waiting (W > 0, not an answer):
-				 * where replay_in poll_f applies */
+	REPLAY_SPLIT_WAITED,	/* a receive that found it waiting (W > 0, or needed on
+				 * arrival; not an answer): where replay_in poll_f applies */
 	REPLAY_SPLIT_ANSWER,	/* an answer (REPLAY_MEASURED: its W holds that busy time) */
-	REPLAY_SPLIT_BUSY,	/* a receive that found it busy with earlier work (W 0) */
+	REPLAY_SPLIT_BUSY,	/* a receive that found it busy with earlier work (W 0, needed
+				 * at its next send or the phase's end) */
 	REPLAY_SPLIT_SEND,	/* a send */
 	REPLAY_SPLIT_N
 };
