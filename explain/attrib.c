@@ -67,23 +67,6 @@ struct side {
 	long *off;			/* ph[off[i]..off[i + 1]) (coloc_phases_by_rank) */
 };
 
-/* t[0..n) sorted: the index of the first at or after x (n when none). */
-static long
-at_or_after(const int64_t *t, long n, int64_t x)
-{
-	long lo = 0, hi = n;
-
-	while (lo < hi) {
-		long mid = lo + (hi - lo) / 2;
-
-		if (t[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Per rank (index in p->ranks) its sends (recv 0) or receives (recv 1), as indices into
  * p->msgs in the file's order: rank i's are (*k)[off[i]..off[i + 1]). The caller frees
  * both. */
@@ -118,73 +101,38 @@ msgs_by_rank(const struct prof *p, int recv, long **k, long **off)
 	*off = o;
 }
 
-/* Per rank (index in p->ranks) the times of its sends (recv 0) or of its messages'
- * arrivals (recv 1), sorted: rank i's are (*t)[off[i]..off[i + 1]). The caller frees both. */
+static int side_index(const struct side *s, int r);
+static double busy_in(const struct side *s, int i, int64_t t0, int64_t t1);
+
+/* s->woke_busy: per rank, its receives whose wake-up delay the cpu cause takes out at the
+ * receive (replay_in wake_ns: found waiting, needed on arrival, once a wake-up, replay_trace
+ * next_ns) and that came inside one of its busy phases: the phase's first event (the work
+ * the message brought, its interval read busy from the arrival on), or one its rank answered
+ * or replied to (predict/replay.c trace_receive_keys: polling read busy). The rank got the
+ * CPU inside the phase, so the samples counted the message's wake-up delay in the phase's
+ * run-queue wait, which the cpu cause takes out with the rest. Counted from the trace, as
+ * the replay reads it, so that each delay is taken out once: a receive the replay gives
+ * no delay back (a message that came within the delay of the one before, which its rank
+ * found there on waking) keeps its share of the wait in the phase. Needs s->wake
+ * (wake_delays). */
 static void
-times_by_rank(const struct prof *p, int recv, int64_t **t, long **off)
-{
-	long *k;
-	int64_t *a;
-
-	msgs_by_rank(p, recv, &k, off);
-	a = xmallocarray((size_t)p->nmsgs + 1, sizeof *a);
-	for (long j = 0; j < (*off)[p->nranks]; j++) {
-		const struct prof_msg *m = &p->msgs[k[j]];
-
-		a[j] = recv && m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
-	}
-	for (int i = 0; i < p->nranks; i++)
-		qsort(a + (*off)[i], (size_t)((*off)[i + 1] - (*off)[i]), sizeof *a, sortnum_cmp_i64);
-	free(k);
-	*t = a;
-}
-
-/* Count in n[i] rank i's receives that the replay takes as found waiting (REPLAY_MEASURED:
- * needed on arrival, after idle time) and that came inside one of its busy phases: the
- * phase's first event, in its first REPLAY_GRAIN_NS (the phase is the work the message
- * brought, its interval read busy from the arrival on), or one its rank answered or replied
- * to, its next send closer than that and still in the phase (predict/replay.c
- * trace_receive_keys: polling read busy). The rank got the CPU inside the phase, so the
- * samples counted
- * the message's wake-up delay in the phase's run-queue wait, which the cpu cause takes
- * out with the rest. (An exchange's receive taken after the rank's own half is counted
- * too: a slight undercount of the wait then.) */
-static void
-woke_in_busy(const struct side *s, long *n)
+woke_in_busy(struct side *s)
 {
 	const struct prof *p = s->p;
-	int64_t *st, *rt;
-	long *so, *ro;
 
-	times_by_rank(p, 0, &st, &so);
-	times_by_rank(p, 1, &rt, &ro);
-	for (int i = 0; i < p->nranks; i++) {
-		const int64_t *sd = st + so[i], *rv = rt + ro[i];
-		long ns = so[i + 1] - so[i], nr = ro[i + 1] - ro[i];
+	for (int i = 0; i < p->nranks; i++)
+		s->woke_busy[i] = 0;
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
+		int d = m->src >= 0 && m->dst >= 0 && m->src != m->dst && prof_rank(p, m->src) != NULL ?
+			side_index(s, m->dst) : -1;
 
-		n[i] = 0;
-		for (long k = s->off[i]; k < s->off[i + 1]; k++) {
-			const struct prof_busy *b = s->ph[k];
-			long j = at_or_after(sd, ns, b->t_start_ns), r = at_or_after(rv, nr, b->t_start_ns);
-
-			/* the first event is a receive (sends go first at equal times), after
-			 * earlier idle time: an event or a phase before this one */
-			if (r < nr && rv[r] < b->t_end_ns && rv[r] - b->t_start_ns < REPLAY_GRAIN_NS &&
-			    (j == ns || rv[r] < sd[j]) && (k > s->off[i] || j > 0 || r > 0)) {
-				n[i]++;
-				r++;
-			}
-			for (; r < nr && rv[r] < b->t_end_ns; r++) {
-				j = at_or_after(sd, ns, rv[r]);
-				n[i] += j < ns && sd[j] - rv[r] < REPLAY_GRAIN_NS &&
-					((j > 0 && rv[r] - sd[j - 1] < REPLAY_GRAIN_NS) || sd[j] < b->t_end_ns);
-			}
-		}
+		if (d < 0 || s->wake[d] <= 0 || s->x.need_ns[k] != arr || !(s->x.wait_ns[k] > 0) ||
+		    s->x.next_ns[k] < s->wake[d])
+			continue;
+		s->woke_busy[d] += busy_in(s, d, arr, arr + 1) > 0;
 	}
-	free(st);
-	free(so);
-	free(rt);
-	free(ro);
 }
 
 /* The run time with in's changes; s->T (nothing changed) should the replay fail, which
@@ -309,7 +257,6 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	replay_send_spans(&s->x, s->sp_from, s->sp_gap, s->sp_busy);
 	sends_by_rank(s);
 	coloc_phases_by_rank(p, &s->ph, &s->off);
-	woke_in_busy(s, s->woke_busy);
 	cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
 	coloc_read(p, cl);
 	for (int i = 0; i < p->nranks; i++) {
@@ -1486,6 +1433,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		r->baseline_ns = b.T;
 	}
 	wake_delays(&s, bs);	/* k from the own work measured, the excess included */
+	woke_in_busy(&s);
 	own_excess(&s, bs);
 	poll_shares(&s, bs);
 	r->measured_ns = s.T;

@@ -115,6 +115,10 @@ struct replay_trace {
 	double *wait_ns;	/* owned, [p->nmsgs] each receive's W (replay.c) */
 	double *gap_ns;		/* owned, [nev] REPLAY_MEASURED: each event's gap; NULL for
 				 * REPLAY_DEDICATED */
+	double *next_ns;	/* owned, [p->nmsgs] REPLAY_MEASURED: for a receive whose
+				 * rank's next event is a receive too, how long after its
+				 * arrival that message came, else INFINITY (replay_in wake_ns:
+				 * one wake-up for both); NULL for REPLAY_DEDICATED */
 	int *host;		/* owned, [p->nranks] index of the rank's host */
 	int nhosts;
 	double *busy_ns;	/* owned, [p->nranks] each rank's busy time */
@@ -130,11 +134,15 @@ struct replay_in {
 	const double *wake_ns;	/* [nranks] > 0: the delay of a receive the rank waited for and
 				 * still waits for in the replay (replay_wake_ns); < 0: the delay
 				 * the measured run had, taken out of every receive that found
-				 * the rank waiting (REPLAY_MEASURED) */
+				 * the rank waiting (REPLAY_MEASURED), once a wake-up: not of one
+				 * whose rank's next event receives a message that came within
+				 * that delay of it (replay_trace next_ns; the rank, woken for
+				 * the first, found the second there) */
 	const double *gap_f;	/* [nranks] factor on the rank's gaps (REPLAY_MEASURED) */
 	const double *poll_f;	/* [nranks] REPLAY_MEASURED: the share of the busy time between
 				 * the rank's previous event and a receive that found it waiting
-				 * (W > 0, not an answer) that was waiting too (a polling loop
+				 * (W > 0, or needed on arrival with no idle time since that
+				 * event; not an answer) that was waiting too (a polling loop
 				 * read busy, REPLAY_SPLIT_WAITED): it joins W, so it goes when
 				 * the message comes sooner; NULL none */
 	const double *lat_ns;	/* [nmsgs] the changed link's latency, NAN on an unchanged one */
@@ -182,10 +190,11 @@ int replay_run(const struct replay_trace *t, const struct replay_in *in, struct 
 /* Where a rank's busy time lies: between its previous event and (busy_ns[rank index *
  * REPLAY_SPLIT_N + one of these], the caller's array) ... */
 enum {
-	REPLAY_SPLIT_WAITED,	/* a receive that found it waiting (W > 0, not an answer):
-				 * where replay_in poll_f applies */
+	REPLAY_SPLIT_WAITED,	/* a receive that found it waiting (W > 0, or needed on
+				 * arrival; not an answer): where replay_in poll_f applies */
 	REPLAY_SPLIT_ANSWER,	/* an answer (REPLAY_MEASURED: its W holds that busy time) */
-	REPLAY_SPLIT_BUSY,	/* a receive that found it busy with earlier work (W 0) */
+	REPLAY_SPLIT_BUSY,	/* a receive that found it busy with earlier work (W 0, needed
+				 * at its next send or the phase's end) */
 	REPLAY_SPLIT_SEND,	/* a send */
 	REPLAY_SPLIT_N
 };

@@ -13,7 +13,8 @@
  * finer than the samples inside a busy phase, and a reply sent from inside the busy phase
  * its message came in, however long that phase (polling) had lasted; answers slowed by run-queue
  * wait in idle time (system calls) are blamed on the node; a loaded rank's receives that
- * found it waiting come sooner by the wake-up delay (its node's slice); two ranks on one
+ * found it waiting come sooner by the wake-up delay (its node's slice), once for messages
+ * that came within that delay of each other; two ranks on one
  * core leave each other the CPU as busy as they were, not half; an exchange whose second
  * half leaves just after the first arrived costs, under a CPU competitor and under a slow
  * link, what the same simulated program saves without the cause; and costs + interaction +
@@ -173,11 +174,15 @@ starved(const char *dir)
 	samples(dir, 1, run1, wait1, 5 * ITERS);
 }
 
+static long long stray_second_us;	/* > 0: rank 0 answers with two messages, that many
+					 * us apart */
+
 /* Rank 1 (ws2) computes 80 ms, half of it on the run queue, and sends; rank 0 waits for
  * it polling: idle but for one stray 20 ms busy interval (a user tick in its polling loop)
- * 30 ms in; it works 10 ms on the message and answers. 92 ms an iteration. With late > 0
- * rank 1 gets the CPU late ms after each answer arrives, idle by demand until then (its
- * wake-up delay outside the phase), and an iteration takes 92 + late ms. */
+ * 30 ms in; it works 10 ms on the message and answers (twice, stray_second_us apart, when
+ * that is set). 92 ms an iteration. With late > 0 rank 1 gets the CPU late ms after each
+ * answer arrives, idle by demand until then (its wake-up delay outside the phase), and an
+ * iteration takes 92 + late ms. */
 static void
 stray_tick(const char *dir, long long late)
 {
@@ -197,6 +202,9 @@ stray_tick(const char *dir, long long late)
 		phase(ph, 0, "idle", t + 50 * FX_MS, t1 + 81 * FX_MS, 0);
 		phase(ph, 0, "busy", t1 + 81 * FX_MS, t1 + 91 * FX_MS, 0);
 		msg(m, t1 + 91 * FX_MS, t1 + 92 * FX_MS, 0, 1, 4000);
+		if (stray_second_us > 0)
+			msg(m, t1 + 91 * FX_MS + stray_second_us * 1000, t1 + 92 * FX_MS + stray_second_us * 1000, 0, 1,
+			    100);
 		phase(ph, 0, "idle", t1 + 91 * FX_MS, t1 + 92 * FX_MS, 0);
 	}
 	fclose(m);
@@ -615,6 +623,34 @@ TEST(wake_up_taken_out)
 	attr_result_free(&r);
 }
 
+/* One wake-up for messages that come together: the wake-up run above, rank 0 answering
+ * with two messages 20 us apart (the pieces of a collective). Rank 1 waited for the CPU
+ * once, when the first came, and found the second there: its phases' run-queue wait holds
+ * one 2 ms delay an iteration, and without the competitor the work takes 40 ms from the
+ * arrival, 40 ms saved an iteration, as with one message (31 + 9 x 40 = 391 ms). The delay
+ * was taken out at the first receive and kept out of the phases (1.8 ms each, the first
+ * phase keeping its tenth), and the second, needed on arrival with no idle time since the
+ * first, took it back: 374.7 ms. Now the first gives no delay back (its rank's next event
+ * receives a message that came within the delay), the phases keep none of it: 390.9 ms
+ * (the second holds back the shortening of the 20 us before it, 0.01 ms an iteration). */
+TEST(wake_up_once_for_messages_together)
+{
+	struct attr_result r;
+
+	stray_second_us = 20;
+	stray_tick(run_dir("wake_pair"), 0);
+	stray_second_us = 0;
+	fx_meta(run_dir("wake_pair"), "node-ws2.tsv", "sched_slice_ns", "8000000");
+	CHECK(explain(run_dir("wake_pair"), NULL, &r) == 0);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_CPU);
+	CHECK_STR(r.c[0].host, "ws2");
+	CHECK_NEAR(r.c[0].cost_ns, (31.0 + 40.0 * (ITERS - 1)) * FX_MS, 0.1 * FX_MS);
+	CHECK(strstr(r.c[0].evidence, "waited 2.00 ms more for the CPU") != NULL);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 /* Co-located ranks: the halo exchange with both ranks on ws1, one CPU (cpu_capacity 1).
  * Rank 1 waited 40 ms of its 80 ms busy phases; rank 0 was busy half of that time, so
  * sharing the CPU with it accounts for 40 x (1.5 - 1) = 20 ms of the wait, and 20 ms an
@@ -936,13 +972,15 @@ TEST(exchange_under_a_slow_link_chained)
 }
 
 /* Rank 1 (ws2) works 40 ms (with a competitor: 80 ms, 40 on the run queue) and sends to
- * rank 0, which works 40 ms on it and answers. Loaded, rank 0 polls while it waits and
- * 70 ms of its 82 ms wait read busy, 12 idle; in the baseline it waits idle. */
+ * rank 0, which works work ms on it and answers. Loaded, rank 0 polls while it waits: with
+ * work 40, 70 ms of its 82 ms wait read busy, 12 idle; with work 10 (a reply), it reads
+ * busy from its last answer to the next, no idle time between its events. In the baseline
+ * it waits idle. */
 static void
-poll_wait(const char *dir, bool loaded)
+poll_wait(const char *dir, bool loaded, long long work)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
-	long long w1 = loaded ? 80 : 40, per = w1 + 42;
+	long long w1 = loaded ? 80 : 40, per = w1 + work + 2;
 
 	for (int k = 0; k < ITERS; k++) {
 		long long t = FX_BASE_NS + k * per * FX_MS;
@@ -950,6 +988,11 @@ poll_wait(const char *dir, bool loaded)
 		phase(ph, 1, "busy", t, t + w1 * FX_MS, (w1 - 40) * FX_MS);
 		phase(ph, 1, "idle", t + w1 * FX_MS, t + per * FX_MS, 0);
 		msg(m, t + w1 * FX_MS, t + (w1 + 1) * FX_MS, 1, 0, 4000);
+		msg(m, t + (w1 + work + 1) * FX_MS, t + per * FX_MS, 0, 1, 4000);
+		if (loaded && work < 20) {
+			phase(ph, 0, "busy", t, t + per * FX_MS, 0);
+			continue;
+		}
 		if (loaded) {
 			phase(ph, 0, "idle", t, t + 3 * FX_MS, 0);
 			phase(ph, 0, "busy", t + 3 * FX_MS, t + 73 * FX_MS, 0);
@@ -957,13 +1000,34 @@ poll_wait(const char *dir, bool loaded)
 		} else {
 			phase(ph, 0, "idle", t, t + (w1 + 1) * FX_MS, 0);
 		}
-		phase(ph, 0, "busy", t + (w1 + 1) * FX_MS, t + (w1 + 41) * FX_MS, 0);
-		phase(ph, 0, "idle", t + (w1 + 41) * FX_MS, t + per * FX_MS, 0);
-		msg(m, t + (w1 + 41) * FX_MS, t + per * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "busy", t + (w1 + 1) * FX_MS, t + (w1 + work + 1) * FX_MS, 0);
+		phase(ph, 0, "idle", t + (w1 + work + 1) * FX_MS, t + per * FX_MS, 0);
 	}
 	fclose(m);
 	fclose(ph);
 	ranks2(dir, ITERS * per * FX_MS, ITERS * (w1 - 40) * FX_MS);
+}
+
+/* poll_wait's runs, loaded against the baseline: the cpu cause on ws2 costs want_ms, and
+ * rank 0's polling is no cpu cause of its own node, and no cost of nothing. */
+static void
+check_poll_wait(long long work, double want_ms, double tol_ms)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	poll_wait(run_dir("poll"), true, work);
+	poll_wait(run_dir("poll0"), false, work);
+	CHECK(explain(run_dir("poll"), run_dir("poll0"), &r) == 0);
+	c = find(&r, ATTR_CPU, "ws2");
+	CHECK(r.c[0].kind == ATTR_CPU);
+	if (CHECKED(c != NULL))
+		CHECK_NEAR(c->cost_ns, want_ms * FX_MS, tol_ms * FX_MS);
+	c = find(&r, ATTR_CPU, "ws1");
+	CHECK_MSG(c == NULL || c->cost_ns <= 5.0 * FX_MS, "a cpu cause on ws1 of %.3f ms, expected none or at most 5 ms",
+		  c != NULL ? c->cost_ns / FX_MS : 0.0);
+	check_sums(&r);
+	attr_result_free(&r);
 }
 
 /* The competitor costs 40 ms an iteration (122 against 82), 400 ms. Without it rank 1's
@@ -972,24 +1036,19 @@ poll_wait(const char *dir, bool loaded)
  * Read as work, only the 12 idle ms of each wait could go (about 130 ms in all). */
 TEST(polling_read_busy_waits)
 {
-	struct attr_result r;
-	const struct attr_cause *c;
+	check_poll_wait(40, 400, 20);
+}
 
-	poll_wait(run_dir("poll"), true);
-	poll_wait(run_dir("poll0"), false);
-	CHECK(explain(run_dir("poll"), run_dir("poll0"), &r) == 0);
-	c = find(&r, ATTR_CPU, "ws2");
-	CHECK(r.c[0].kind == ATTR_CPU);
-	if (CHECKED(c != NULL)) {
-		CHECK(c->cost_ns >= 380.0 * FX_MS);
-		CHECK(c->cost_ns <= 420.0 * FX_MS);
-	}
-	/* rank 0's polling is no cpu cause of its own node, and no cost of nothing */
-	c = find(&r, ATTR_CPU, "ws1");
-	CHECK_MSG(c == NULL || c->cost_ns <= 5.0 * FX_MS, "a cpu cause on ws1 of %.3f ms, expected none or at most 5 ms",
-		  c != NULL ? c->cost_ns / FX_MS : 0.0);
-	check_sums(&r);
-	attr_result_free(&r);
+/* The competitor costs 40 ms an iteration (92 against 52), 400 ms. Rank 0 replied to each
+ * message inside the phase it came in, needed on arrival, but with no idle time since its
+ * previous event its W was 0: its 81 ms of polling before the message read as work (in
+ * the split by what follows, busy with earlier work, where no share of the polling went),
+ * and the faster rank 1's gain stopped there: 39.3 ms, its wake-up delays. A receive
+ * needed on arrival now takes the polling share whatever its idle time, as one that found
+ * the rank waiting after idle time does (REPLAY_SPLIT_WAITED, replay_in poll_f): 400 ms. */
+TEST(polling_before_a_reply_waits)
+{
+	check_poll_wait(10, 400, 1);
 }
 
 /* Rank 0 works 20 ms and sends three 1 MB messages to rank 1, one after another: 10 ms
@@ -1583,6 +1642,8 @@ main(void)
 	RUN(partial_trace_said);
 	RUN(ping_pong_in_a_busy_phase);
 	RUN(wake_up_taken_out);
+	RUN(wake_up_once_for_messages_together);
+	RUN(polling_before_a_reply_waits);
 	RUN(co_located_ranks_share_the_cpu);
 	RUN(slow_link_named);
 	RUN(link_round_trip_evidence);
