@@ -199,7 +199,7 @@ ncols(const char *const *cols)
 static void
 msg_row(struct tsv_w *t, const struct msg *m)
 {
-	char fl[32];
+	char fl[64];
 	const char *tn = m->tag == INT32_MIN ? NULL : msg_tag_name_cid(m->mpi, m->cid, m->tag);
 
 	tsv_w_i64(t, m->t_first_ns);
