@@ -352,6 +352,7 @@ struct pass {
 	bool slack;			/* a receive placed after its arrival lets its message be
 					 * that much later for nothing (REPLAY_MEASURED) */
 	const double *next;		/* per message: replay_trace next_ns, NULL */
+	const double *lead;		/* per rank: replay_trace lead_ns */
 };
 
 /* Rank i's busy time since its last event (event j's), stretched; returns that busy time. */
@@ -437,6 +438,24 @@ t_cmp(const void *x, const void *y, void *ctx)
 	return a < b ? -1 : a > b;
 }
 
+/* Of the messages idx[0..i) (in time order), the latest that goes the other way from
+ * idx[i] and was still in flight when it began, at most PAIR_LOOKBACK back and none that
+ * skip (per message, NULL none) marks: its position in idx, or -1. */
+static long
+crossing(const struct prof *p, const long *idx, long i, const bool *skip)
+{
+	const struct prof_msg *x = &p->msgs[idx[i]];
+
+	for (long j = i - 1; j >= 0 && i - j <= PAIR_LOOKBACK; j--) {
+		const struct prof_msg *y = &p->msgs[idx[j]];
+
+		if ((skip == NULL || !skip[idx[j]]) && y->src == x->dst && y->dst == x->src &&
+		    y->t_last_ns >= x->t_ns)
+			return j;
+	}
+	return -1;
+}
+
 /* Per rank (index in p->ranks), how long before its own rendezvous request it may post the
  * receive of one coming the other way: the longest such lead the run shows. A rank that
  * makes a request while one of its peer's is in flight to it answers that one first when
@@ -459,17 +478,12 @@ answer_lead_ns(const struct prof *p, double *lead)
 	for (long i = 0; i < n; i++) {
 		const struct prof_msg *x = &p->msgs[idx[i]];
 		const struct prof_rank *r;
+		long j;
 
-		if (x->after_answer || (r = prof_rank(p, x->src)) == NULL)
+		if (x->after_answer || (r = prof_rank(p, x->src)) == NULL || (j = crossing(p, idx, i, NULL)) < 0)
 			continue;
-		for (long j = i - 1; j >= 0 && i - j <= PAIR_LOOKBACK; j--) {
-			const struct prof_msg *y = &p->msgs[idx[j]];
-
-			if (y->src != x->dst || y->dst != x->src || y->t_last_ns < x->t_ns)
-				continue;
-			lead[r - p->ranks] = fmax(lead[r - p->ranks], (double)(x->t_ns - y->t_ns) - (double)p->lat_ns);
-			break;
-		}
+		lead[r - p->ranks] = fmax(lead[r - p->ranks],
+					  (double)(x->t_ns - p->msgs[idx[j]].t_ns) - (double)p->lat_ns);
 	}
 	free(idx);
 }
@@ -492,7 +506,8 @@ struct links {
 	long n;
 	long *pair;			/* per flow: its rank pair (sender, receiver), 0.. */
 	int *from;			/* per flow: its sender's rank index */
-	double *lead;			/* per rank: answer_lead_ns */
+	const double *lead;		/* per rank: pass lead (borrowed) */
+	long npairs;			/* rank pairs with a flow */
 	long *rev;			/* per pair: the pair the other way, -1 none */
 	uint8_t *rv;			/* per flow: a rendezvous request (its data wait for an
 					 * answer: behind_hold) */
@@ -525,8 +540,7 @@ links_init(struct links *l, struct pass *c, struct err *e)
 	l->flow = xmallocarray((size_t)p->nmsgs + 1, sizeof *l->flow);
 	l->pair = xmallocarray((size_t)l->n, sizeof *l->pair);
 	l->from = xmallocarray((size_t)l->n, sizeof *l->from);
-	l->lead = xmallocarray((size_t)p->nranks + 1, sizeof *l->lead);
-	answer_lead_ns(p, l->lead);
+	l->lead = c->lead;
 	l->rv = xmallocarray((size_t)l->n, sizeof *l->rv);
 	for (int r = 0; r < 2 * c->nhosts; r++) {
 		cap[r] = INFINITY;
@@ -562,6 +576,7 @@ links_init(struct links *l, struct pass *c, struct err *e)
 		l->msg[n++] = x->msg;
 	}
 	free(last);
+	l->npairs = npairs;
 	l->rev = xmallocarray((size_t)npairs + 1, sizeof *l->rev);
 	for (long k = 0; k < l->n; k++) {
 		const struct prof_msg *m = &p->msgs[l->msg[k]];
@@ -587,7 +602,6 @@ links_release(struct links *l)
 	free(l->msg);
 	free(l->pair);
 	free(l->from);
-	free(l->lead);
 	free(l->rev);
 	free(l->rv);
 	free(l->cap);
@@ -763,15 +777,15 @@ struct behind {
 };
 
 static void
-behind_init(struct behind *b, const struct links *l, long npairs)
+behind_init(struct behind *b, const struct links *l)
 {
-	b->last = xmallocarray((size_t)npairs + 1, sizeof *b->last);
+	b->last = xmallocarray((size_t)l->npairs + 1, sizeof *b->last);
 	b->t = xmallocarray((size_t)l->n + 1, sizeof *b->t);
 	b->done = xcalloc((size_t)l->n + 1, sizeof *b->done);
 	b->head = xmallocarray((size_t)l->n + 1, sizeof *b->head);
 	b->next = xmallocarray((size_t)l->n + 1, sizeof *b->next);
 	b->held = xcalloc((size_t)l->n + 1, sizeof *b->held);
-	for (long k = 0; k < npairs; k++)
+	for (long k = 0; k < l->npairs; k++)
 		b->last[k] = -1;
 	for (long k = 0; k < l->n; k++)
 		b->head[k] = b->next[k] = -1;
@@ -820,7 +834,6 @@ pass_run(struct pass *c, struct err *e)
 	struct links l;
 	struct departures q = { 0 };
 	struct behind bh;
-	long npairs = 0;
 	int rc;
 
 	for (int i = 0; i < p->nranks; i++) {
@@ -835,9 +848,7 @@ pass_run(struct pass *c, struct err *e)
 		return rc;
 	}
 	q.h = xmallocarray((size_t)l.n + 1, sizeof *q.h);
-	for (long k = 0; k < l.n; k++)
-		npairs = l.pair[k] + 1 > npairs ? l.pair[k] + 1 : npairs;
-	behind_init(&bh, &l, npairs);
+	behind_init(&bh, &l);
 	cursor_init(&u, c);
 	for (;;) {
 		double next;
@@ -1494,6 +1505,8 @@ replay_trace_init(struct replay_trace *t, const struct prof *p, enum replay_kind
 	for (int i = 0; i < p->nranks; i++)
 		t->host[i] = host_index(hosts, &t->nhosts, p->ranks[i].host);
 	free(hosts);
+	t->lead_ns = xmallocarray((size_t)p->nranks + 1, sizeof *t->lead_ns);
+	answer_lead_ns(p, t->lead_ns);
 }
 
 void
@@ -1508,6 +1521,7 @@ replay_trace_free(struct replay_trace *t)
 	free(t->next_ns);
 	free(t->host);
 	free(t->busy_ns);
+	free(t->lead_ns);
 	*t = (struct replay_trace){ 0 };
 }
 
@@ -1553,7 +1567,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
 				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns, in->rndv,
-				  in->size_B, t->kind == REPLAY_MEASURED, t->next_ns };
+				  in->size_B, t->kind == REPLAY_MEASURED, t->next_ns, t->lead_ns };
 
 		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;
@@ -1841,26 +1855,19 @@ replay_race_ns(const struct prof *p, const struct scen *s)
 	}
 	qsort_r(idx, (size_t)n, sizeof *idx, t_cmp, p->msgs);
 	for (long i = 0; i < n; i++) {
-		long kx = idx[i];
-		const struct prof_msg *x = &p->msgs[kx];
+		long kx = idx[i], j = crossing(p, idx, i, paired), ky;
+		int c;
 
-		for (long j = i - 1; j >= 0 && i - j <= PAIR_LOOKBACK; j--) {
-			long ky = idx[j];
-			const struct prof_msg *y = &p->msgs[ky];
-			int c;
-
-			/* the other way, still in flight when x began */
-			if (paired[ky] || y->src != x->dst || y->dst != x->src || y->t_last_ns < x->t_ns)
-				continue;
-			paired[kx] = paired[ky] = true;
-			for (c = 0; c < nacc && acc[c].l != sl[kx]; c++)
-				;
-			if (c == nacc && nacc < RACE_MAX_LINKS)
-				acc[nacc++] = (struct race_link){ sl[kx], 0 };
-			if (c < nacc)
-				acc[c].sum += fmin(t_ns[kx], t_ns[ky]);
-			break;
-		}
+		if (j < 0)	/* none the other way still in flight when it began */
+			continue;
+		ky = idx[j];
+		paired[kx] = paired[ky] = true;
+		for (c = 0; c < nacc && acc[c].l != sl[kx]; c++)
+			;
+		if (c == nacc && nacc < RACE_MAX_LINKS)
+			acc[nacc++] = (struct race_link){ sl[kx], 0 };
+		if (c < nacc)
+			acc[c].sum += fmin(t_ns[kx], t_ns[ky]);
 	}
 	for (int c = 0; c < nacc; c++)
 		best = fmax(best, acc[c].sum);

@@ -122,6 +122,9 @@ struct replay_trace {
 	int *host;		/* owned, [p->nranks] index of the rank's host */
 	int nhosts;
 	double *busy_ns;	/* owned, [p->nranks] each rank's busy time */
+	double *lead_ns;	/* owned, [p->nranks] how long before its own rendezvous request
+				 * each rank may have posted the receive of its peer's (replay.c
+				 * answer_lead_ns) */
 };
 
 /* 0 when p is within the trace's caps (REPLAY_MAX_*), else negative with e set. */
