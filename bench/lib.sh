@@ -57,6 +57,9 @@ meta_sum() {
 #   nosock          --no-capture --sockets 60s (sampling without socket map scans)
 #   noalign         --no-align (samples and capture reads on each agent's own clock)
 #   seelocal        --see-local (node-local messages over TCP, loopback captured)
+#   preempt         --preempt (the agent at the application's scheduling policy, not
+#                   SCHED_BATCH: its wake-ups preempt the ranks)
+#   nocappre        --no-capture --preempt
 collect_opts() {
 	case $1 in
 	collect|plain) echo "" ;;
@@ -73,6 +76,8 @@ collect_opts() {
 	nosock) echo "--no-capture --sockets 60s" ;;
 	noalign) echo "--no-align" ;;
 	seelocal) echo "--see-local" ;;
+	preempt) echo "--preempt" ;;
+	nocappre) echo "--no-capture --preempt" ;;
 	*) return 1 ;;
 	esac
 }

@@ -6,6 +6,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -372,6 +373,32 @@ agent_see_local_env(char *out, size_t outlen, struct err *e)
 	return 0;
 }
 
+/* The scheduling policy the agent had when it started, which the application gets back. */
+static int app_policy_ = -1;
+static struct sched_param app_param_;
+
+const char *
+agent_observer_policy(bool batch)
+{
+	int pol = sched_getscheduler(0);
+
+	if (pol < 0 || sched_getparam(0, &app_param_) != 0)
+		return "unknown";
+	app_policy_ = pol;
+	if (pol == SCHED_BATCH)
+		return "batch";
+	if (pol != SCHED_OTHER)
+		return "as-app";	/* real-time, idle or deadline: the user's choice, kept */
+	if (!batch)
+		return "normal";
+	/* SCHED_BATCH keeps the nice value and the CPU share; it only gives up preempting
+	 * the running task when the agent wakes. Per thread: called before any other thread
+	 * exists, so the capture thread inherits it. */
+	if (sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ .sched_priority = 0 }) != 0)
+		return "normal";
+	return "batch";
+}
+
 int
 agent_spawn(char *const *argv, pid_t *pid, int *errno_out, struct err *e)
 {
@@ -382,6 +409,7 @@ agent_spawn(char *const *argv, pid_t *pid, int *errno_out, struct err *e)
 	sigset_t none, def;
 	pid_t c;
 	int rc;
+	short flags;
 
 	*errno_out = 0;
 	posix_spawnattr_init(&at);
@@ -390,7 +418,14 @@ agent_spawn(char *const *argv, pid_t *pid, int *errno_out, struct err *e)
 	sigaddset(&def, SIGPIPE);	/* the agent ignores it; the application must not */
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+	if (app_policy_ >= 0 && app_policy_ != sched_getscheduler(0)) {
+		/* the agent runs SCHED_BATCH; the application gets the policy it came with */
+		posix_spawnattr_setschedpolicy(&at, app_policy_);
+		posix_spawnattr_setschedparam(&at, &app_param_);
+		flags |= POSIX_SPAWN_SETSCHEDULER;
+	}
+	posix_spawnattr_setflags(&at, flags);
 	rc = posix_spawnp(&c, argv[0], NULL, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
 	if (rc != 0) {

@@ -85,6 +85,11 @@ const char usage_collect[] =
 	"                        the real-time clock, so that the CPU it takes from ranks\n"
 	"                        stalls every node at once (docs/collect.md, \"When the\n"
 	"                        observer runs\")\n"
+	"      --preempt         run the agent at the application's scheduling policy. By\n"
+	"                        default it runs as SCHED_BATCH (same nice value and CPU\n"
+	"                        share) and APP gets its own policy back, so that an agent\n"
+	"                        waking to sample or read packets does not preempt a rank\n"
+	"                        (docs/collect.md, \"The observer's wake-ups\")\n"
 	"      --sockets T       socket map scan interval (default 250ms)\n"
 	"      --see-local       have the MPI send messages between ranks of one node over TCP\n"
 	"                        (they go through shared memory by default, which no capture\n"
@@ -138,7 +143,7 @@ const char usage_collect[] =
 enum {
 	OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN,
 	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_PAYLOAD,
-	OPT_SEE_LOCAL, OPT_NO_KERNEL_CUT, OPT_NO_ALIGN
+	OPT_SEE_LOCAL, OPT_NO_KERNEL_CUT, OPT_NO_ALIGN, OPT_PREEMPT
 };
 
 struct opts {
@@ -148,6 +153,7 @@ struct opts {
 	bool no_capture, require_capture, force;
 	bool see_local;		/* node-local messages over TCP, loopback captured */
 	bool align;		/* samples and capture reads on the real-time grid */
+	bool preempt;		/* the agent keeps the application's policy (no SCHED_BATCH) */
 	char see_local_env[256];	/* what --see-local set for the application, "" without it */
 	int64_t sockets_ns;
 	int64_t drain_ns;
@@ -158,6 +164,7 @@ struct opts {
 /* State of one agent. */
 struct agent {
 	struct opts *o;
+	const char *policy;	/* the agent's scheduling policy (agent_observer_policy) */
 	struct agent_env env;
 	char host[256];		/* env.host made safe for file names */
 	char *dir_meta, *dir_samples, *dir_capture, *dir_sockets;
@@ -326,6 +333,7 @@ rank_meta_start(struct agent *a)
 	runmeta_set(m, "launcher", "%s", a->env.launcher);
 	runmeta_set(m, "job_id", "%s", a->env.job_id[0] ? a->env.job_id : "-");
 	runmeta_set_i64(m, "agent_pid", getpid());
+	runmeta_set(m, "observer_policy", "%s", a->policy);
 	runmeta_set_i64(m, "app_pid", -1);
 	capture_host_addrs(buf, sizeof buf);
 	runmeta_set(m, "addrs", "%s", buf[0] ? buf : "-");
@@ -1158,6 +1166,7 @@ agent_prepare(struct agent *a, struct opts *o)
 
 	memset(a, 0, sizeof *a);
 	a->o = o;
+	a->policy = agent_observer_policy(!o->preempt);
 	if (o->see_local && agent_see_local_env(o->see_local_env, sizeof o->see_local_env, &e) < 0)
 		die("collect: --see-local: %s; not starting '%s'", e.msg, o->argv[0]);
 	a->start_real_ns = clock_real_ns();
@@ -1515,6 +1524,7 @@ cmd_collect(int argc, char **argv)
 		{ "see-local", no_argument, NULL, OPT_SEE_LOCAL },
 		{ "no-kernel-cut", no_argument, NULL, OPT_NO_KERNEL_CUT },
 		{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
+		{ "preempt", no_argument, NULL, OPT_PREEMPT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -1589,6 +1599,7 @@ cmd_collect(int argc, char **argv)
 		case OPT_SEE_LOCAL: o.see_local = true; break;
 		case OPT_NO_KERNEL_CUT: o.cap.kernel_cut = false; break;
 		case OPT_NO_ALIGN: o.align = false; break;
+		case OPT_PREEMPT: o.preempt = true; break;
 		case OPT_NO_CAPTURE: o.no_capture = true; break;
 		case OPT_REQUIRE: o.require_capture = true; break;
 		case OPT_FORCE: o.force = true; break;

@@ -217,6 +217,26 @@ else
 	echo "SKIP e2e/collect/mpich: skipped: MPICH workloads not built"
 fi
 
+# --- the agent's scheduling policy: SCHED_BATCH (3) for the agent, the application's own
+# (SCHED_OTHER 0, or SCHED_IDLE 5 when started so) for the application; /proc/PID/stat field 41
+pol='echo $(cut -d" " -f41 /proc/$$/stat) $(cut -d" " -f41 /proc/$PPID/stat)'
+R=$T/policy
+p=$("$CONTEND" collect -q --no-capture -o "$R" -- sh -c "$pol" 2>/dev/null)
+check policy-app-normal "[ \"${p% *}\" = 0 ]" "application's policy ${p% *}, want 0 (SCHED_OTHER)"
+check policy-agent-batch "[ \"${p#* }\" = 3 ]" "agent's policy ${p#* }, want 3 (SCHED_BATCH)"
+check policy-meta-batch "[ \"$(meta "$R/meta/rank-0.tsv" observer_policy)\" = batch ]" "observer_policy $(meta "$R/meta/rank-0.tsv" observer_policy)"
+R=$T/policy-preempt
+p=$("$CONTEND" collect -q --no-capture --preempt -o "$R" -- sh -c "$pol" 2>/dev/null)
+check policy-preempt-agent "[ \"$p\" = '0 0' ]" "policies app/agent $p, want 0 0"
+check policy-preempt-meta "[ \"$(meta "$R/meta/rank-0.tsv" observer_policy)\" = normal ]" "observer_policy $(meta "$R/meta/rank-0.tsv" observer_policy)"
+if command -v chrt >/dev/null; then
+	R=$T/policy-idle
+	p=$(chrt -i 0 "$CONTEND" collect -q --no-capture -o "$R" -- sh -c "$pol" 2>/dev/null)
+	check policy-idle-kept "[ \"$p\" = '5 5' ]" "policies app/agent $p, want 5 5 (SCHED_IDLE kept)"
+else
+	echo "SKIP e2e/collect/policy-idle-kept: skipped: no chrt"
+fi
+
 # --- robustness, one agent, no launcher ----------------------------------------------------
 R=$T/crash
 "$CONTEND" collect -q -o "$R" -- sh -c 'sleep 0.3; kill -SEGV $$' 2>/dev/null
