@@ -2,6 +2,7 @@
 #include "collect/agent.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -373,18 +374,17 @@ agent_see_local_env(char *out, size_t outlen, struct err *e)
 	return 0;
 }
 
-/* The scheduling policy the agent had when it started, which the application gets back. */
-static int app_policy_ = -1;
-static struct sched_param app_param_;
-
 const char *
 agent_observer_policy(bool batch)
 {
 	int pol = sched_getscheduler(0);
+	const struct sched_param none = { .sched_priority = 0 };
+	const char *got = "batch";
+	DIR *d;
+	struct dirent *de;
 
-	if (pol < 0 || sched_getparam(0, &app_param_) != 0)
+	if (pol < 0)
 		return "unknown";
-	app_policy_ = pol;
 	if (pol == SCHED_BATCH)
 		return "batch";
 	if (pol != SCHED_OTHER)
@@ -392,11 +392,19 @@ agent_observer_policy(bool batch)
 	if (!batch)
 		return "normal";
 	/* SCHED_BATCH keeps the nice value and the CPU share; it only gives up preempting
-	 * the running task when the agent wakes. Per thread: called before any other thread
-	 * exists, so the capture thread inherits it. */
-	if (sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ .sched_priority = 0 }) != 0)
+	 * the running task when the agent wakes. The policy is per thread: every thread of
+	 * the agent (the capture thread started before the application). */
+	d = opendir("/proc/self/task");
+	if (d == NULL)
 		return "normal";
-	return "batch";
+	while ((de = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid > 0 && sched_setscheduler(tid, SCHED_BATCH, &none) != 0)
+			got = "normal";
+	}
+	closedir(d);
+	return got;
 }
 
 int
@@ -409,7 +417,6 @@ agent_spawn(char *const *argv, pid_t *pid, int *errno_out, struct err *e)
 	sigset_t none, def;
 	pid_t c;
 	int rc;
-	short flags;
 
 	*errno_out = 0;
 	posix_spawnattr_init(&at);
@@ -418,14 +425,7 @@ agent_spawn(char *const *argv, pid_t *pid, int *errno_out, struct err *e)
 	sigaddset(&def, SIGPIPE);	/* the agent ignores it; the application must not */
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &def);
-	flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-	if (app_policy_ >= 0 && app_policy_ != sched_getscheduler(0)) {
-		/* the agent runs SCHED_BATCH; the application gets the policy it came with */
-		posix_spawnattr_setschedpolicy(&at, app_policy_);
-		posix_spawnattr_setschedparam(&at, &app_param_);
-		flags |= POSIX_SPAWN_SETSCHEDULER;
-	}
-	posix_spawnattr_setflags(&at, flags);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	rc = posix_spawnp(&c, argv[0], NULL, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
 	if (rc != 0) {

@@ -80,12 +80,12 @@ bool agent_signals_terminating(void);
  * set when setenv fails. */
 int agent_see_local_env(char *out, size_t outlen, struct err *e) WUR;
 
-/* The agent's own scheduling policy, set before any thread starts. With batch and a normal
- * (SCHED_OTHER) policy, switch the process to SCHED_BATCH: the same nice value and CPU
- * share, but a sample or capture wake-up no longer preempts the rank on the CPU
- * (docs/collect.md, "The observer's wake-ups"). Real-time, idle and batch policies are
- * kept. agent_spawn gives the application the policy found here. Returns what the agent
- * runs with: "batch", "normal", "as-app" or "unknown". */
+/* The agent's own scheduling policy, set once the application has started (which keeps the
+ * policy it came with; the agent's own start is not slowed on a busy node). With batch and
+ * a normal (SCHED_OTHER) policy, switch every thread of the agent to SCHED_BATCH: the same
+ * nice value and CPU share, but a sample or capture wake-up no longer preempts the rank on
+ * the CPU (docs/collect.md, "The observer's wake-ups"). Real-time, idle and batch policies
+ * are kept. Returns what the agent runs with: "batch", "normal", "as-app" or "unknown". */
 const char *agent_observer_policy(bool batch);
 
 /* Start argv[0] (searched in PATH) with argv, the agent's environment and standard

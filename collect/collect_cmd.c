@@ -86,9 +86,10 @@ const char usage_collect[] =
 	"                        stalls every node at once (docs/collect.md, \"When the\n"
 	"                        observer runs\")\n"
 	"      --preempt         run the agent at the application's scheduling policy. By\n"
-	"                        default it runs as SCHED_BATCH (same nice value and CPU\n"
-	"                        share) and APP gets its own policy back, so that an agent\n"
-	"                        waking to sample or read packets does not preempt a rank\n"
+	"                        default, once APP has started, it runs as SCHED_BATCH (same\n"
+	"                        nice value and CPU share; APP keeps its own policy), so that\n"
+	"                        an agent waking to sample or read packets does not preempt\n"
+	"                        a rank\n"
 	"                        (docs/collect.md, \"The observer's wake-ups\")\n"
 	"      --sockets T       socket map scan interval (default 250ms)\n"
 	"      --see-local       have the MPI send messages between ranks of one node over TCP\n"
@@ -333,7 +334,6 @@ rank_meta_start(struct agent *a)
 	runmeta_set(m, "launcher", "%s", a->env.launcher);
 	runmeta_set(m, "job_id", "%s", a->env.job_id[0] ? a->env.job_id : "-");
 	runmeta_set_i64(m, "agent_pid", getpid());
-	runmeta_set(m, "observer_policy", "%s", a->policy);
 	runmeta_set_i64(m, "app_pid", -1);
 	capture_host_addrs(buf, sizeof buf);
 	runmeta_set(m, "addrs", "%s", buf[0] ? buf : "-");
@@ -1166,7 +1166,7 @@ agent_prepare(struct agent *a, struct opts *o)
 
 	memset(a, 0, sizeof *a);
 	a->o = o;
-	a->policy = agent_observer_policy(!o->preempt);
+	a->policy = "normal";
 	if (o->see_local && agent_see_local_env(o->see_local_env, sizeof o->see_local_env, &e) < 0)
 		die("collect: --see-local: %s; not starting '%s'", e.msg, o->argv[0]);
 	a->start_real_ns = clock_real_ns();
@@ -1244,6 +1244,8 @@ agent_start_app(struct agent *a, struct opts *o)
 	runmeta_set_i64(&a->rank_meta, "app_pid", a->app);
 	runmeta_set_i64(&a->rank_meta, "start_cost_ns", clock_mono_ns() - a->start_mono_ns);
 	place_observer(a);
+	a->policy = agent_observer_policy(!o->preempt);
+	runmeta_set(&a->rank_meta, "observer_policy", "%s", a->policy);
 	if (write_rank_meta(a, &e) < 0)
 		note_write_error(a, e.msg);
 }
