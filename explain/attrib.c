@@ -53,6 +53,8 @@ struct side {
 				 * wait_excess; 0 */
 	double *pf;		/* [nranks] replay_in poll_f: the share of the busy time before
 				 * the rank's waited-for receives that was waiting too */
+	double *pw;		/* [nranks] the busy time pf places as waiting: pf times the
+				 * rank's busy time before those receives, ns */
 	double *ps;		/* [nranks] the same share of the busy time before its sends:
 				 * waiting there, for a send behind its earlier ones (queue_dt) */
 	int64_t *sp_from;	/* [nmsgs] before each send (replay_send_spans): the sender's */
@@ -247,6 +249,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->throttle_ns = xcalloc((size_t)p->nranks + 1, sizeof *s->throttle_ns);
 	s->pf = xcalloc((size_t)p->nranks + 1, sizeof *s->pf);
 	s->ps = xcalloc((size_t)p->nranks + 1, sizeof *s->ps);
+	s->pw = xcalloc((size_t)p->nranks + 1, sizeof *s->pw);
 	s->busy_start = xcalloc((size_t)p->nranks + 1, sizeof *s->busy_start);
 	s->late = xcalloc((size_t)p->nranks + 1, sizeof *s->late);
 	s->st = xcalloc((size_t)p->nranks + 1, sizeof *s->st);
@@ -337,6 +340,7 @@ side_free(struct side *s)
 	free(s->throttle_ns);
 	free(s->pf);
 	free(s->ps);
+	free(s->pw);
 	free(s->busy_start);
 	free(s->late);
 	free(s->st);
@@ -586,6 +590,7 @@ poll_shares(struct side *s, const struct side *b)
 			continue;
 		if (x[REPLAY_SPLIT_WAITED] > 0)
 			s->pf[i] = fmin(poll * grew[REPLAY_SPLIT_WAITED] / all / x[REPLAY_SPLIT_WAITED], 1);
+		s->pw[i] = s->pf[i] * x[REPLAY_SPLIT_WAITED];
 		if (x[REPLAY_SPLIT_SEND] > 0)
 			s->ps[i] = fmin(poll * grew[REPLAY_SPLIT_SEND] / all / x[REPLAY_SPLIT_SEND], 1);
 	}
@@ -713,6 +718,24 @@ wake_delays(struct side *s, const struct side *b)
 
 		s->wake[i] = k >= 0.5 ? replay_rank_wake_ns(s->p, i, (int)fmin(lround(k), 64), NAN) : 0;
 	}
+}
+
+/* The factor that leaves rank i with want ns of busy time that is work in the ideal run.
+ * Of a rank without competitors, the busy time poll_shares placed as waiting before its
+ * waited-for receives (s->pw, at the factor, capped at 1: replay_in poll_f) goes as the
+ * messages come sooner, in the ideal run as in every other; taking it out as work too (want
+ * over all its busy time) took it twice, and cut its real work by as much again. So the
+ * factor brings the rest of its busy time to want; when want exceeds that rest (own work
+ * balanced above the rank's), the waiting stays whole and the factor adds the difference. */
+static double
+ideal_factor(const struct side *s, int i, double want)
+{
+	double rest = s->busy[i] - s->pw[i];
+
+	if (!(s->pw[i] > 0) || !(rest > 0))
+		return factor(s, i, want);
+	want = fmax(want, 0);
+	return want <= rest ? want / rest : (want + s->pw[i]) / s->busy[i];
 }
 
 /* The cost of the imbalance of a side: every rank's own work set to the mean. */
@@ -1458,13 +1481,14 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 		    "from the last message to the last CPU sample");
 
 	/* everything out at once: no run-queue wait (above the baseline's), own work balanced
-	 * (with a baseline: as unbalanced as there, and the polling read busy, poll_shares, out
-	 * with the wait it earned), links at their best, the fixed costs off */
+	 * (with a baseline: as unbalanced as there, and the polling read busy out with the wait
+	 * it earned, as waiting where poll_shares placed it, ideal_factor), links at their best,
+	 * the fixed costs off */
 	group_costs(r, &s, bs, dt, qt);
 	for (int i = 0; i < p->nranks; i++) {
 		double own = p->nranks > 1 ? s.own_mean : s.own[i];
 
-		s.f[i] = factor(&s, i, own + s.wait[i] - busy_taken(&s, bs, i) - s.throttle_ns[i]);
+		s.f[i] = ideal_factor(&s, i, own + s.wait[i] - busy_taken(&s, bs, i) - s.throttle_ns[i]);
 		s.g[i] = idle_factor(&s, bs, i);
 		s.w[i] = -s.wake[i];
 		if (s.busy[i] > 0 && s.busy[i] >= 0.9 * (double)p->ranks[i].exec_ns)

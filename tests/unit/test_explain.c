@@ -1039,6 +1039,28 @@ TEST(polling_read_busy_waits)
 	check_poll_wait(40, 400, 20);
 }
 
+/* The ideal run of polling_read_busy_waits. Rank 0 is busy 110 ms an iteration against 40 in
+ * the baseline: 70 ms of polling before rank 1's message, which poll_shares places as
+ * waiting (poll_f 1), and its 40 ms of work after it. The ideal run took the 70 ms out as
+ * work as well, over all 110 ms (factor 40 / 110): the polling went twice and the work was
+ * cut to 14.5 ms, the run 294.5 ms below the baseline's 820. The factor now brings only the
+ * busy time left as work to the baseline's 40 ms: the replay gives 820 ms. The 40 ms left
+ * are the start-up's: its excess (rank 1's first phase, 80 ms against 40) is taken off after
+ * the replay, which has shortened that phase already. */
+TEST(ideal_run_takes_polling_out_once)
+{
+	struct attr_result r;
+
+	poll_wait(run_dir("ipoll"), true, 40);
+	poll_wait(run_dir("ipoll0"), false, 40);
+	CHECK(explain(run_dir("ipoll"), run_dir("ipoll0"), &r) == 0);
+	CHECK_NEAR(r.baseline_ns, 820.0 * FX_MS, 1);
+	CHECK(r.residual_ns >= -41.0 * FX_MS);
+	CHECK(r.residual_ns <= 1.0 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 /* The competitor costs 40 ms an iteration (92 against 52), 400 ms. Rank 0 replied to each
  * message inside the phase it came in, needed on arrival, but with no idle time since its
  * previous event its W was 0: its 81 ms of polling before the message read as work (in
@@ -1659,6 +1681,7 @@ main(void)
 	RUN(shares_within_a_budget);
 	RUN(cpu_causes_of_many_nodes);
 	RUN(polling_read_busy_waits);
+	RUN(ideal_run_takes_polling_out_once);
 	RUN(reply_after_a_long_wait);
 	RUN(start_up_behind_a_competitor);
 	RUN(start_up_launched_late_behind_a_competitor);
