@@ -621,6 +621,22 @@ phases_write(const struct rank_cpu *rc, struct tsv_w *t, struct err *e)
 	return 0;
 }
 
+/* Whether b comes at least PHASES_LONG_WAIT_NS after a (any times: the difference is taken
+ * unsigned, which cannot overflow once b > a). */
+static bool
+long_gap(int64_t a, int64_t b)
+{
+	return b > a && (uint64_t)b - (uint64_t)a >= (uint64_t)PHASES_LONG_WAIT_NS;
+}
+
+static int
+wait_cmp(const void *a, const void *b)
+{
+	const struct phases_wait *x = a, *y = b;
+
+	return (x->t0_ns > y->t0_ns) - (x->t0_ns < y->t0_ns);
+}
+
 /* The wait that began with a rank's last send before its last arrival, run on through the
  * arrivals that came after it (sorted arrays): from each of them to the next, when after the
  * last one the rank only answered (sent within PHASES_ANSWER_NS) or sent nothing. At the end
@@ -646,8 +662,8 @@ trailing_waits(const int64_t *send_ns, size_t nsend, const int64_t *arr_ns, size
 	while (j > 0 && arr_ns[j - 1] > send_ns[i - 1])
 		j--;
 	for (; j + 1 < narr; j++) {
-		if (arr_ns[j + 1] <= arr_ns[j])
-			continue;
+		if (arr_ns[j + 1] <= arr_ns[j] || long_gap(arr_ns[j], arr_ns[j + 1]))
+			continue;	/* the same time, or a long wait phases_waits has */
 		*out = xgrow(*out, cap, n + 1, sizeof **out);
 		(*out)[n++] = (struct phases_wait){ arr_ns[j], arr_ns[j + 1] };
 	}
@@ -676,14 +692,18 @@ phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, enum 
 		if (!heard && arr_ns[j] > last_send) {
 			*out = xgrow(*out, &cap, n + 1, sizeof **out);
 			(*out)[n++] = (struct phases_wait){ last_send, arr_ns[j] };
-		} else if (heard && rule == PHASES_WAITS_ANY && last_arr != INT64_MIN && arr_ns[j] > last_arr) {
+		} else if (heard && last_arr != INT64_MIN && arr_ns[j] > last_arr &&
+			   (rule == PHASES_WAITS_ANY || long_gap(last_arr, arr_ns[j]))) {
 			*out = xgrow(*out, &cap, n + 1, sizeof **out);
 			(*out)[n++] = (struct phases_wait){ last_arr, arr_ns[j] };
 		}
 		heard = true;
 		last_arr = arr_ns[j++];
 	}
-	if (rule != PHASES_WAITS_ANY && narr > 1)	/* ANY has them already */
+	if (rule != PHASES_WAITS_ANY && narr > 1) {	/* ANY has them already */
 		n = trailing_waits(send_ns, nsend, arr_ns, narr, out, &cap, n);
+		if (n > 1)	/* its short gaps go between the long ones */
+			qsort(*out, n, sizeof **out, wait_cmp);
+	}
 	return n;
 }

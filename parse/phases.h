@@ -68,6 +68,9 @@
 #define PHASES_POLL_WINDOW 4		/* intervals each side it may take them from */
 #define PHASES_ANSWER_NS 20000000LL	/* a send this soon after a rank's last arrival
 					 * answers it (one sample interval) */
+#define PHASES_LONG_WAIT_NS 100000000LL	/* an arrival, then nothing sent or received for
+					 * this long (5 sample intervals, 10 quota periods):
+					 * a wait under PHASES_WAITS_SEND too */
 
 /* A stretch the message trace says a rank waited through: from its last send to the
  * arrival of the next message for it, with no other arrival between, or from an arrival
@@ -161,8 +164,10 @@ int phases_from_samples_opt(const char *path, const struct phases_opts *o, struc
 
 /* Which gaps of a rank's message trace are waits (contend parse --waits). */
 enum phases_wait_rule {
-	PHASES_WAITS_SEND,	/* from a send to the next arrival, no arrival between; at
-				 * the end of the trace, on to the last arrival */
+	PHASES_WAITS_SEND,	/* from a send to the next arrival, no arrival between; from
+				 * an arrival to the next at least PHASES_LONG_WAIT_NS
+				 * later, no send between; at the end of the trace, on to
+				 * the last arrival */
 	PHASES_WAITS_ANY,	/* also from an arrival to the next, no send between */
 	PHASES_WAITS_AUTO,	/* per rank: SEND under a CPU quota below a core, else ANY
 				 * (parse only; phases_waits takes SEND or ANY) */
@@ -175,7 +180,9 @@ enum phases_wait_rule {
  * then, so its samples read busy); with PHASES_WAITS_ANY also from the arrival before it
  * when no send came between (a rank that received and then sent nothing until the next
  * message: it computed on what came, or waited for more; the user share tells). With
- * PHASES_WAITS_SEND, such stretches are waits only at the end of the rank's trace: the
+ * PHASES_WAITS_SEND, such stretches are waits only when they last PHASES_LONG_WAIT_NS or
+ * more (a poller's wait that long holds one quota delay, not one per period) and at the
+ * end of the rank's trace: the
  * wait that began with its last send before its last arrival runs on through the arrivals
  * after that send, when after the last one the rank sent nothing but answers (within
  * PHASES_ANSWER_NS): it was waiting for the rest (a master taking the last results one by

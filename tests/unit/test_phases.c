@@ -745,8 +745,9 @@ TEST(waits_at_the_end)
 	int64_t send[] = { 1503 * MS, 100 * MS, 101 * MS, 102 * MS, 1503 * MS, 1503 * MS };
 	int64_t arr[] = { 1500 * MS, 50 * MS, 1000 * MS, 60 * MS, 1200 * MS };
 	int64_t answered[] = { 100 * MS, 1520 * MS }, went_on[] = { 100 * MS, 1520 * MS + 1 };
-	int64_t between[] = { 100 * MS, 1100 * MS, 1503 * MS }, after[] = { 1503 * MS };
+	int64_t between[] = { 100 * MS, 1100 * MS, 1503 * MS }, after[] = { 1103 * MS };
 	int64_t last3[] = { 1000 * MS, 1200 * MS, 1500 * MS };
+	int64_t close3[] = { 1000 * MS, 1050 * MS, 1099 * MS };	/* gaps under PHASES_LONG_WAIT_NS */
 	struct phases_wait *w;
 	size_t n = phases_waits(send, 6, arr, 5, PHASES_WAITS_SEND, &w);
 
@@ -765,11 +766,18 @@ TEST(waits_at_the_end)
 		CHECK(w[3].t0_ns == 1200 * MS);
 	}
 	free(w);
-	/* an answer PHASES_ANSWER_NS after the last arrival is one; a send later is not */
+	/* an answer PHASES_ANSWER_NS after the last arrival is one; a send later is not (the
+	 * short gaps between the results are then no wait; long ones are, and are tested in
+	 * long_waits_after_an_arrival) */
 	n = phases_waits(answered, 2, last3, 3, PHASES_WAITS_SEND, &w);
 	CHECK(n == 3);
 	free(w);
-	n = phases_waits(went_on, 2, last3, 3, PHASES_WAITS_SEND, &w);
+	answered[1] = 1099 * MS + PHASES_ANSWER_NS;
+	went_on[1] = 1099 * MS + PHASES_ANSWER_NS + 1;
+	n = phases_waits(answered, 2, close3, 3, PHASES_WAITS_SEND, &w);
+	CHECK(n == 3);
+	free(w);
+	n = phases_waits(went_on, 2, close3, 3, PHASES_WAITS_SEND, &w);
 	CHECK(n == 1);
 	free(w);
 	/* a send between the arrivals starts the wait that runs on */
@@ -781,7 +789,7 @@ TEST(waits_at_the_end)
 	}
 	free(w);
 	/* no send before the last arrival: no wait to run on */
-	n = phases_waits(after, 1, last3, 3, PHASES_WAITS_SEND, &w);
+	n = phases_waits(after, 1, close3, 3, PHASES_WAITS_SEND, &w);
 	CHECK(n == 0);
 	CHECK(w == NULL);
 }
@@ -825,6 +833,80 @@ TEST(polling_at_the_end_is_idle)
 		CHECK(rc.phases[3].t_end_ns == REAL0 + 500 * MS);
 	}
 	rank_cpu_release(&rc);
+	free(waits);
+}
+
+/* ScaLAPACK's LU under MPICH (bench/realapps 4x1), rank 1: it answers its pivots within
+ * milliseconds, then takes a panel and hears nothing, sending nothing, for 0.64-0.80 s
+ * while the other process column factors the next one; PMPI has it inside MPI_Recv all
+ * that time. Such a gap is a wait under PHASES_WAITS_SEND once it lasts
+ * PHASES_LONG_WAIT_NS; a shorter one (an arrival, 30 ms, the next) is not. */
+TEST(long_waits_after_an_arrival)
+{
+	const int64_t L = PHASES_LONG_WAIT_NS;
+	int64_t send[] = { 5 * MS, 854 * MS, 935 * MS, 1000 * MS + 2 * L + 500 * MS };
+	int64_t arr[] = { 100 * MS, 850 * MS, 900 * MS, 930 * MS, 1000 * MS, 1000 * MS + L - 1,
+			  1000 * MS + 2 * L - 1 };
+	struct phases_wait *w;
+	size_t n = phases_waits(send, 4, arr, 7, PHASES_WAITS_SEND, &w);
+
+	/* 5 -> 100 and 854 -> 900 and 935 -> 1000 (sends); 100 -> 850 (long); 900 -> 930 short;
+	 * 1000 -> 1000 + L - 1 one ns short; the next exactly L */
+	CHECK(n == 5);
+	if (CHECKED(n == 5)) {
+		CHECK(wait_ms(&w[0], 5, 100));
+		CHECK(wait_ms(&w[1], 100, 850));
+		CHECK(wait_ms(&w[2], 854, 900));
+		CHECK(wait_ms(&w[3], 935, 1000));
+		CHECK(w[4].t0_ns == 1000 * MS + L - 1);
+		CHECK(w[4].t1_ns == 1000 * MS + 2 * L - 1);
+	}
+	free(w);
+}
+
+/* The same on the samples, under a 50 % quota (one 10 ms tick per 20 ms interval): the
+ * rank works to 200 ms, takes a message, polls 240 ms at MPICH's user share (a user tick in
+ * every third interval), takes the next at 440 ms, answers at 442 ms and works to 600 ms.
+ * It never sent before, so only the long gap makes the polling a wait: 12 intervals idle.
+ * Had it computed on the first message (user ticks), the gap stays busy. */
+TEST(polling_after_an_arrival_is_idle)
+{
+	const char *path = tmp("rank-9.tsv");
+	int64_t send[] = { REAL0 + 442 * MS }, arr[] = { REAL0 + 200 * MS, REAL0 + 440 * MS };
+	struct tsv_w w;
+	struct rank_cpu rc;
+	struct err e = { { 0 }, 0 };
+	struct phases_wait *waits;
+	size_t nw = phases_waits(send, 1, arr, 2, PHASES_WAITS_SEND, &waits);
+	struct phases_opts o = { .busy_threshold = 0.25, .count_system = true, .waits = waits, .nwaits = nw };
+
+	CHECK(nw == 1);
+	for (int poll = 1; poll >= 0; poll--) {
+		uint64_t ut = 0, st = 0;
+
+		CHECK(tsv_w_open(&w, path, "samples", 1, sample_cols, false, true, &e) == 0);
+		for (int i = 0; i <= 30; i++) {
+			if (i > 0 && (!poll || i <= 10 || i > 22 || (i - 11) % 3 == 1))
+				ut++;
+			else if (i > 0)
+				st++;
+			CHECK(tick_row(&w, i, ut, st, (uint64_t)(i * 10 * MS), &e) == 0);
+		}
+		CHECK(tsv_w_close(&w, &e) == 0);
+		CHECK(phases_from_samples_opt(path, &o, &rc, &e) == 0);
+		if (poll) {
+			CHECK(rc.polling == 12);
+			CHECK(rc.idle_ns == 12 * 20 * MS);
+			if (CHECKED(rc.nphases == 3)) {
+				CHECK(rc.phases[1].t_start_ns == REAL0 + 200 * MS);
+				CHECK(rc.phases[1].t_end_ns == REAL0 + 440 * MS);
+			}
+		} else {
+			CHECK(rc.polling == 0);
+			CHECK(rc.busy_ns == 30 * 20 * MS);
+		}
+		rank_cpu_release(&rc);
+	}
 	free(waits);
 }
 
@@ -1050,6 +1132,8 @@ main(void)
 	RUN(user_share);
 	RUN(waits_from_the_trace);
 	RUN(waits_after_an_arrival);
+	RUN(long_waits_after_an_arrival);
+	RUN(polling_after_an_arrival_is_idle);
 	RUN(waits_at_the_end);
 	RUN(polling_at_the_end_is_idle);
 	RUN(polling_inside_a_wait_is_idle);
