@@ -355,6 +355,8 @@ struct pass {
 	const double *lead;		/* per rank: replay_trace lead_ns */
 };
 
+static int64_t arrival(const struct prof_msg *m);
+
 /* Rank i's busy time since its last event (event j's), stretched; returns that busy time. */
 static double
 pass_stretch(struct pass *c, long j)
@@ -670,6 +672,8 @@ struct cursor {
 	int64_t *wait;		/* per rank: the message its next event receives and waits for,
 				 * -1 */
 	int *ready, nready;	/* ranks that can go on */
+	int64_t *pend;		/* per rank: its rendezvous send on a changed link whose data
+				 * are not through yet, -1 */
 };
 
 static void
@@ -682,6 +686,7 @@ cursor_init(struct cursor *u, const struct pass *c)
 	u->at = xmallocarray((size_t)nr + 1, sizeof *u->at);
 	u->wait = xmallocarray((size_t)nr + 1, sizeof *u->wait);
 	u->ready = xmallocarray((size_t)nr + 1, sizeof *u->ready);
+	u->pend = xmallocarray((size_t)nr + 1, sizeof *u->pend);
 	for (long j = 0; j < c->nev; j++)
 		u->off[c->ev[j].rank + 1]++;
 	for (int i = 0; i < nr; i++)
@@ -694,6 +699,7 @@ cursor_init(struct cursor *u, const struct pass *c)
 	for (int i = nr - 1; i >= 0; i--) {
 		u->at[i] = u->off[i];
 		u->wait[i] = -1;
+		u->pend[i] = -1;
 		u->ready[u->nready++] = i;
 	}
 }
@@ -706,6 +712,7 @@ cursor_release(struct cursor *u)
 	free(u->at);
 	free(u->wait);
 	free(u->ready);
+	free(u->pend);
 }
 
 /* Message k's lateness is dmsg: its receiver goes on if it was waiting for it. */
@@ -713,6 +720,7 @@ static void
 pass_known(struct pass *c, struct cursor *u, uint32_t k, double dmsg)
 {
 	int b = (int)(prof_rank(c->p, c->p->msgs[k].dst) - c->p->ranks);
+	int a = (int)(prof_rank(c->p, c->p->msgs[k].src) - c->p->ranks);
 
 	c->dmsg[k] = dmsg;
 	c->known[k] = 1;
@@ -720,6 +728,32 @@ pass_known(struct pass *c, struct cursor *u, uint32_t k, double dmsg)
 		u->wait[b] = -1;
 		u->ready[u->nready++] = b;
 	}
+	if (a != b && u->wait[a] == (int64_t)k) {	/* its sender, blocked until it is through */
+		u->wait[a] = -1;
+		u->ready[u->nready++] = a;
+	}
+}
+
+/* When event x was in the dedicated run: its message's departure, or for a receive the
+ * time its rank needed it. */
+static int64_t
+ev_time(const struct pass *c, const struct replay_ev *x)
+{
+	return x->recv ? c->need[x->msg] : c->p->msgs[x->msg].t_ns;
+}
+
+/* Rank i at event x: when its pending rendezvous send's data were through before x in the
+ * dedicated run, the rank got to x only once they were (it was blocked in MPI until then,
+ * and what it did in between was its own), so it is at least as late as they are. */
+static void
+pass_sent(struct pass *c, struct cursor *u, const struct replay_ev *x, int i)
+{
+	int64_t k = u->pend[i];
+
+	if (k < 0 || arrival(&c->p->msgs[k]) > ev_time(c, x))
+		return;
+	c->D[i] = fmax(c->D[i], c->dmsg[k]);
+	u->pend[i] = -1;
 }
 
 /* Rank i's events, as far as it gets: up to a receive whose message's lateness is not
@@ -744,11 +778,20 @@ pass_rank(struct pass *c, struct cursor *u, struct links *l, struct departures *
 			u->wait[i] = x->msg;
 			return;
 		}
+		if (u->pend[i] >= 0 && !c->known[u->pend[i]] && arrival(&p->msgs[u->pend[i]]) <= ev_time(c, x)) {
+			u->wait[i] = u->pend[i];
+			return;
+		}
 		seg = pass_stretch(c, j);	/* once: busy_prev is at this event now */
 		if (x->recv) {
 			pass_receive(c, x, seg);
+			pass_sent(c, u, x, i);
 			continue;
 		}
+		pass_sent(c, u, x, i);
+		if (changed(c, x->msg) && rndv_request(&p->msgs[x->msg]) &&
+		    (u->pend[i] < 0 || arrival(&p->msgs[x->msg]) > arrival(&p->msgs[u->pend[i]])))
+			u->pend[i] = x->msg;
 		if (c->sdt != NULL)	/* the sender getting to it sooner or later */
 			c->D[i] += c->sdt[x->msg];
 		if (changed(c, x->msg))
@@ -802,6 +845,24 @@ behind_release(struct behind *b)
 	free(b->held);
 }
 
+/* Whether the messages just before f and w on their streams (the pair's previous exchange)
+ * were rendezvous requests that went side by side: each started before the other was
+ * through, and neither was held. Their halves do not end together over a capped link (each
+ * transfer's acknowledgements queue behind the other's data in the shaper), and the rank
+ * whose data end last leaves its exchange first (its send is done once its last bytes are
+ * in its socket; its receive already was), so its next request reaches its peer before
+ * that one has posted the receive: the peer answers first, and the next exchange goes one
+ * way after the other (docs/predict.md, "An answer behind data"). */
+static bool
+side_by_side_before(const struct behind *b, const struct links *l, long f, long w)
+{
+	long pf = l->fl[f].after - 1, pw = l->fl[w].after - 1;
+
+	if (pf < 0 || pw < 0 || !l->rv[pf] || !l->rv[pw] || b->held[pf] || b->held[pw] || !b->done[pf] || !b->done[pw])
+		return false;
+	return b->t[pf] <= l->fl[pw].done_ns && b->t[pw] <= l->fl[pf].done_ns;
+}
+
 /* Departure d (of flow f, at t) is a request answered behind the other way's data: hold it
  * on that flow and return true; else false. lat_ns: the changed link's latency. */
 static bool
@@ -811,8 +872,9 @@ behind_hold(struct behind *b, const struct links *l, long f, double t, double la
 
 	if (!l->rv[f] || b->held[f] || r < 0 || (w = b->last[r]) < 0 || b->done[w] || !l->rv[w])
 		return false;
-	/* the peer's request reached the rank while its receive was posted: it asked first */
-	if (t - (b->t[w] + fmax(lat_ns, 0)) <= l->lead[l->from[f]])
+	/* the peer's request reached the rank while its receive was posted: it asked first;
+	 * unless the two came right after an exchange that went side by side */
+	if (t - (b->t[w] + fmax(lat_ns, 0)) <= l->lead[l->from[f]] && !side_by_side_before(b, l, f, w))
 		return false;
 	b->held[f] = 1;
 	b->next[f] = b->head[w];

@@ -25,7 +25,7 @@
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
 	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300],
 	early_coll_run[300], polled_run[300], rndv_halo_run[300], rndv_rr_run[300], late_run[300],
-	late_answered_run[300];
+	late_answered_run[300], twice_run[300], thrice_run[300];
 static const char *proto = "eager";	/* messages.tsv proto of the messages msg_nw writes */
 static const char *flags1 = "-";	/* messages.tsv flags of rank 1's messages */
 
@@ -144,6 +144,57 @@ late_answered_profile(const char *dir)
 	flags1 = "after-answer";
 	late_profile(dir);
 	flags1 = "-";
+}
+
+/* Rendezvous exchanges between two ranks, each message 10 ms at the run's bandwidth, rank 1
+ * asking after rank 0 each time: (from, gap) pairs in ms; each rank idle from its request
+ * on, busy from `busy` ms before the next one; rank 1's request of exchange `answered` (-1
+ * none) was made after it answered rank 0's (flags after-answer). */
+static void
+xchgs_profile(const char *dir, const double (*x)[2], int n, int answered, double busy)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long prev[2] = { FX_BASE_NS, FX_BASE_NS };
+
+	proto = "rndv-put";
+	for (int k = 0; k < n; k++)
+		for (int r = 0; r < 2; r++) {
+			long long s = FX_BASE_NS + (long long)((x[k][0] + r * x[k][1]) * FX_MS);
+
+			if (prev[r] < s - (long long)(busy * FX_MS))
+				fx_phase(ph, r, "idle", prev[r], s - (long long)(busy * FX_MS));
+			fx_phase(ph, r, "busy", s - (long long)(busy * FX_MS) > prev[r] ? s - (long long)(busy * FX_MS) : prev[r], s);
+			prev[r] = s;
+			flags1 = k == answered ? "after-answer" : "-";
+			msg(m, s, s + XFER, r, 1 - r, BYTES);
+		}
+	for (int r = 0; r < 2; r++)
+		fx_phase(ph, r, "idle", prev[r], FX_BASE_NS + 101 * FX_MS);
+	flags1 = "-";
+	proto = "eager";
+	fclose(m);
+	fclose(ph);
+	common(dir, 2, 101 * FX_MS);
+}
+
+/* Two exchanges back to back: at 78 ms (rank 1 0.6 ms after rank 0) and, once both
+ * messages are in, at 89.5 ms (rank 1 0.3 ms after). */
+static void
+twice_profile(const char *dir)
+{
+	static const double x[][2] = { { 78, 0.6 }, { 89.5, 0.3 } };
+
+	xchgs_profile(dir, x, 2, -1, 0.2);
+}
+
+/* An exchange at 20 ms (rank 1 1 ms after), then the two above, rank 1 answering rank 0's
+ * request of the first of them before it asks. */
+static void
+thrice_profile(const char *dir)
+{
+	static const double x[][2] = { { 20, 1 }, { 78, 0.6 }, { 89.5, 0.3 } };
+
+	xchgs_profile(dir, x, 3, 1, 0.2);
 }
 
 static void rr_profile(const char *dir);
@@ -451,6 +502,42 @@ TEST(a_request_answered_behind_data_goes_after_them)
 	CHECK_NEAR(after.predicted_ns - side.predicted_ns, 98 * FX_MS, 0.1 * FX_MS);
 	pred_result_free(&side);
 	pred_result_free(&after);
+}
+
+/* Over a link 10x slower each transfer takes 100 ms. Two exchanges back to back: the first
+ * goes side by side (rank 1's request 0.55 ms after rank 0's reached it, as in the dedicated
+ * run: its receive was posted), both ends at 178 and 178.6 ms; a capped link's two
+ * directions do not end an exchange together, and the rank whose data end last asks first
+ * next time, behind which its peer's answer goes: the second exchange goes one way after
+ * the other (rank 0's data from 179.5 to 279.5 ms, rank 1's from 279.5 to 379.5 ms),
+ * though its requests are only 0.25 ms apart. The run: 101 ms + (379.5 + 0.05 - 99.85)
+ * ms = 380.7 ms, where side by side it was 281.0 ms. */
+TEST(an_exchange_after_one_side_by_side_goes_one_way_after_the_other)
+{
+	struct pred_result r;
+
+	CHECK(predict(twice_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, 380.7 * FX_MS, 0.01 * FX_MS);
+	pred_result_free(&r);
+}
+
+/* A rendezvous sender waits in MPI until its data are through. At 1.25 MB/s: the first
+ * exchange goes side by side (D 90 ms after it); the second is answered behind data (rank
+ * 0's 168 to 268 ms, rank 1's 268 to 368 ms); rank 1 had its half of it 9.35 ms before
+ * its next request, but sent it only once its data were through (D 279.4 ms, as rank 0
+ * receiving them), so the two requests of the third exchange leave 0.3 ms apart and go
+ * side by side after the one that went one way after the other: the run is 101 + (469.2
+ * + 0.05 - 99.85) = 470.4 ms. Taken as buffered, rank 1 asked 99 ms before rank 0, which
+ * then answered first, and the third exchange went one way after the other too: 569.5 ms. */
+TEST(a_rendezvous_sender_waits_until_its_data_are_through)
+{
+	struct pred_result r;
+
+	CHECK(predict(thrice_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, 470.4 * FX_MS, 0.01 * FX_MS);
+	pred_result_free(&r);
 }
 
 TEST(unchanged_link_gives_the_dedicated_time)
@@ -881,6 +968,8 @@ main(void)
 	fx_build(halo_run, sizeof halo_run, "halo", halo_profile);
 	fx_build(late_run, sizeof late_run, "late", late_profile);
 	fx_build(late_answered_run, sizeof late_answered_run, "late-answered", late_answered_profile);
+	fx_build(twice_run, sizeof twice_run, "twice", twice_profile);
+	fx_build(thrice_run, sizeof thrice_run, "thrice", thrice_profile);
 	fx_build(rr_run, sizeof rr_run, "rr", rr_profile);
 	fx_build(early_run, sizeof early_run, "early", early_profile);
 	fx_build(early_coll_run, sizeof early_coll_run, "early-coll", early_coll_profile);
@@ -918,5 +1007,7 @@ main(void)
 	RUN(caps_of_the_trace_are_checked);
 	RUN(rendezvous_both_ways_may_go_one_after_the_other);
 	RUN(a_request_answered_behind_data_goes_after_them);
+	RUN(an_exchange_after_one_side_by_side_goes_one_way_after_the_other);
+	RUN(a_rendezvous_sender_waits_until_its_data_are_through);
 	return check_done();
 }
