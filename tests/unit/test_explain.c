@@ -971,6 +971,16 @@ TEST(exchange_under_a_slow_link_chained)
 	attr_result_free(&r);
 }
 
+/* Rank 1's iteration from t, per ms long: busy w1 ms (beyond 40 on the run queue), then
+ * its message to rank 0 (1 ms on the wire). */
+static void
+sender1(FILE *ph, FILE *m, long long t, long long w1, long long per)
+{
+	phase(ph, 1, "busy", t, t + w1 * FX_MS, (w1 - 40) * FX_MS);
+	phase(ph, 1, "idle", t + w1 * FX_MS, t + per * FX_MS, 0);
+	msg(m, t + w1 * FX_MS, t + (w1 + 1) * FX_MS, 1, 0, 4000);
+}
+
 /* Rank 1 (ws2) works 40 ms (with a competitor: 80 ms, 40 on the run queue) and sends to
  * rank 0, which works work ms on it and answers. Loaded, rank 0 polls while it waits: with
  * work 40, 70 ms of its 82 ms wait read busy, 12 idle; with work 10 (a reply), it reads
@@ -985,9 +995,7 @@ poll_wait(const char *dir, bool loaded, long long work)
 	for (int k = 0; k < ITERS; k++) {
 		long long t = FX_BASE_NS + k * per * FX_MS;
 
-		phase(ph, 1, "busy", t, t + w1 * FX_MS, (w1 - 40) * FX_MS);
-		phase(ph, 1, "idle", t + w1 * FX_MS, t + per * FX_MS, 0);
-		msg(m, t + w1 * FX_MS, t + (w1 + 1) * FX_MS, 1, 0, 4000);
+		sender1(ph, m, t, w1, per);
 		msg(m, t + (w1 + work + 1) * FX_MS, t + per * FX_MS, 0, 1, 4000);
 		if (loaded && work < 20) {
 			phase(ph, 0, "busy", t, t + per * FX_MS, 0);
@@ -1057,6 +1065,48 @@ TEST(ideal_run_takes_polling_out_once)
 	CHECK_NEAR(r.baseline_ns, 820.0 * FX_MS, 1);
 	CHECK(r.residual_ns >= -41.0 * FX_MS);
 	CHECK(r.residual_ns <= 1.0 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
+/* Rank 1 (ws2) works 40 ms (with a competitor: 80 ms, 40 on the run queue) and sends to
+ * rank 0, which works 10 ms on it and answers. Loaded, rank 0's idle phase, which waited
+ * for the message, ends 10 ms past its arrival (where the samples put its end): 10 ms of
+ * idle time between the receive and the answer, a gap; in the baseline it has none. */
+static void
+late_idle_end(const char *dir, bool loaded)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long w1 = loaded ? 80 : 40, gap = loaded ? 10 : 0, per = w1 + gap + 12;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long t = FX_BASE_NS + k * per * FX_MS;
+
+		sender1(ph, m, t, w1, per);
+		msg(m, t + (w1 + gap + 11) * FX_MS, t + per * FX_MS, 0, 1, 4000);
+		phase(ph, 0, "idle", t, t + (w1 + gap + 1) * FX_MS, 0);
+		phase(ph, 0, "busy", t + (w1 + gap + 1) * FX_MS, t + (w1 + gap + 11) * FX_MS, 0);
+		phase(ph, 0, "idle", t + (w1 + gap + 11) * FX_MS, t + per * FX_MS, 0);
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, ITERS * per * FX_MS, ITERS * (w1 - 40) * FX_MS);
+}
+
+/* The ideal run of late_idle_end's loaded run. Rank 0 has 10 ms of gap before each answer
+ * against none in the baseline: idle time that waited for the loaded rank 1, read as rank
+ * 0's own. Kept whole (rank 0 has no competitor: gap factor 1), the ideal run was 99.3 ms
+ * over the baseline's 520; with no more gap time than the baseline's it is 0.7 ms under. */
+TEST(ideal_run_keeps_no_gaps_beyond_the_baseline)
+{
+	struct attr_result r;
+
+	late_idle_end(run_dir("igap"), true);
+	late_idle_end(run_dir("igap0"), false);
+	CHECK(explain(run_dir("igap"), run_dir("igap0"), &r) == 0);
+	CHECK_NEAR(r.baseline_ns, 520.0 * FX_MS, 1);
+	CHECK(r.residual_ns >= -5.0 * FX_MS);
+	CHECK(r.residual_ns <= 5.0 * FX_MS);
 	check_sums(&r);
 	attr_result_free(&r);
 }
@@ -1682,6 +1732,7 @@ main(void)
 	RUN(cpu_causes_of_many_nodes);
 	RUN(polling_read_busy_waits);
 	RUN(ideal_run_takes_polling_out_once);
+	RUN(ideal_run_keeps_no_gaps_beyond_the_baseline);
 	RUN(reply_after_a_long_wait);
 	RUN(start_up_behind_a_competitor);
 	RUN(start_up_launched_late_behind_a_competitor);
