@@ -56,10 +56,16 @@ tcpd_stop() {
 }
 # the MPI messages, without what depends on capture time stamps, sorted (the launcher's
 # connections start before collect's capture and after tcpdump's, so they are seen whole by
-# one and mid-stream by the other: they are not compared)
+# one and mid-stream by the other: they are not compared). The flags `behind` and
+# `after-answer` compare the times of packets going opposite ways, which two captures of the
+# same packets may stamp a few microseconds apart: left out.
 msgs() {
-	awk -F'\t' 'NR > 2 && $1 !~ /^#/ && $11 != "generic" { print $3, $4, $5, $7, $9, $11, $14 }' \
-		"$1/profile/messages.tsv" | sort
+	awk -F'\t' 'NR > 2 && $1 !~ /^#/ && $11 != "generic" {
+		n = split($14, f, ","); fl = ""
+		for (i = 1; i <= n; i++)
+			if (f[i] != "behind" && f[i] != "after-answer" && f[i] != "-")
+				fl = fl (fl == "" ? "" : ",") f[i]
+		print $3, $4, $5, $7, $9, $11, (fl == "" ? "-" : fl) }' "$1/profile/messages.tsv" | sort
 }
 size_of() { cat "$@" | wc -c | tr -d ' '; }
 
