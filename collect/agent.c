@@ -2,7 +2,6 @@
 #include "collect/agent.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collect/cpucap.h"
 #include "lib/xalloc.h"
 
 static int
@@ -374,14 +374,17 @@ agent_see_local_env(char *out, size_t outlen, struct err *e)
 	return 0;
 }
 
+static int
+to_batch(pid_t tid, void *unused)
+{
+	(void)unused;
+	return sched_setscheduler(tid, SCHED_BATCH, &(struct sched_param){ .sched_priority = 0 });
+}
+
 const char *
 agent_observer_policy(bool batch)
 {
 	int pol = sched_getscheduler(0);
-	const struct sched_param none = { .sched_priority = 0 };
-	const char *got = "batch";
-	DIR *d;
-	struct dirent *de;
 
 	if (pol < 0)
 		return "unknown";
@@ -394,17 +397,7 @@ agent_observer_policy(bool batch)
 	/* SCHED_BATCH keeps the nice value and the CPU share; it only gives up preempting
 	 * the running task when the agent wakes. The policy is per thread: every thread of
 	 * the agent (the capture thread started before the application). */
-	d = opendir("/proc/self/task");
-	if (d == NULL)
-		return "normal";
-	while ((de = readdir(d)) != NULL) {
-		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
-
-		if (tid > 0 && sched_setscheduler(tid, SCHED_BATCH, &none) != 0)
-			got = "normal";
-	}
-	closedir(d);
-	return got;
+	return cpucap_each_thread(to_batch, NULL) == 0 ? "batch" : "normal";
 }
 
 int

@@ -189,12 +189,35 @@ cpucap_read(pid_t pid, struct cpucap *out)
 }
 
 int
+cpucap_each_thread(int (*fn)(pid_t tid, void *arg), void *arg)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int failed = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid > 0 && fn(tid, arg) != 0)
+			failed++;
+	}
+	closedir(d);
+	return failed;
+}
+
+static int
+pin_thread(pid_t tid, void *set)
+{
+	return sched_setaffinity(tid, sizeof(cpu_set_t), set);
+}
+
+int
 cpucap_place_observer(int local_ranks, char *cpus, size_t cpuslen)
 {
 	cpu_set_t set, one;
 	int n, last = -1;
-	DIR *d;
-	struct dirent *de;
 
 	snprintf(cpus, cpuslen, "-");
 	if (sched_getaffinity(0, sizeof set, &set) != 0)
@@ -209,16 +232,8 @@ cpucap_place_observer(int local_ranks, char *cpus, size_t cpuslen)
 	}
 	CPU_ZERO(&one);
 	CPU_SET(last, &one);
-	d = opendir("/proc/self/task");
-	if (d == NULL)
+	if (cpucap_each_thread(pin_thread, &one) < 0)
 		return 0;
-	while ((de = readdir(d)) != NULL) {
-		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
-
-		if (tid > 0)
-			(void)sched_setaffinity(tid, sizeof one, &one);
-	}
-	closedir(d);
 	snprintf(cpus, cpuslen, "%d", last);
 	return 1;
 }

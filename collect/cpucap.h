@@ -38,4 +38,9 @@ int cpucap_slice_ns(int64_t *ns, const char **src);
  * still counts the observer with the ranks (the caller says so). */
 int cpucap_place_observer(int local_ranks, char *cpus, size_t cpuslen);
 
+/* Call fn(tid, arg) for every thread of the calling process (settings such as the CPU mask
+ * and the scheduling policy are per thread). Returns how many calls returned nonzero, or
+ * -1 when the thread list cannot be read. */
+int cpucap_each_thread(int (*fn)(pid_t tid, void *arg), void *arg);
+
 #endif
