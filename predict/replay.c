@@ -742,15 +742,25 @@ ev_time(const struct pass *c, const struct replay_ev *x)
 	return x->recv ? c->need[x->msg] : c->p->msgs[x->msg].t_ns;
 }
 
-/* Rank i at event x: when its pending rendezvous send's data were through before x in the
- * dedicated run, the rank got to x only once they were (it was blocked in MPI until then,
- * and what it did in between was its own), so it is at least as late as they are. */
-static void
-pass_sent(struct pass *c, struct cursor *u, const struct replay_ev *x, int i)
+/* Rank i's pending rendezvous send when its data were through before event x in the
+ * dedicated run (the rank got to x only once they were: it was blocked in MPI until
+ * then); else -1. */
+static int64_t
+pend_through(const struct pass *c, const struct cursor *u, const struct replay_ev *x, int i)
 {
 	int64_t k = u->pend[i];
 
-	if (k < 0 || arrival(&c->p->msgs[k]) > ev_time(c, x))
+	return k >= 0 && arrival(&c->p->msgs[k]) <= ev_time(c, x) ? k : -1;
+}
+
+/* Rank i at event x after such a send: it is at least as late as the send's data (what it
+ * did in between was its own). */
+static void
+pass_sent(struct pass *c, struct cursor *u, const struct replay_ev *x, int i)
+{
+	int64_t k = pend_through(c, u, x, i);
+
+	if (k < 0)
 		return;
 	c->D[i] = fmax(c->D[i], c->dmsg[k]);
 	u->pend[i] = -1;
@@ -768,6 +778,7 @@ pass_rank(struct pass *c, struct cursor *u, struct links *l, struct departures *
 		long j = u->ev[u->at[i]];
 		const struct replay_ev *x = &c->ev[j];
 		double seg;
+		int64_t k;
 
 		/* the rank's events lie scattered in the time-ordered trace: ask for one a few
 		 * ahead, whose cache miss otherwise stalls the walk */
@@ -778,8 +789,8 @@ pass_rank(struct pass *c, struct cursor *u, struct links *l, struct departures *
 			u->wait[i] = x->msg;
 			return;
 		}
-		if (u->pend[i] >= 0 && !c->known[u->pend[i]] && arrival(&p->msgs[u->pend[i]]) <= ev_time(c, x)) {
-			u->wait[i] = u->pend[i];
+		if ((k = pend_through(c, u, x, i)) >= 0 && !c->known[k]) {
+			u->wait[i] = k;	/* blocked until the send's lateness is known */
 			return;
 		}
 		seg = pass_stretch(c, j);	/* once: busy_prev is at this event now */
