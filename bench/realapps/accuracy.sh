@@ -181,7 +181,7 @@ trap 'exit 1' INT TERM
 
 T0=$(date +%s)
 [ -n "$FROM" ] || LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run load1
+RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run load1 rivals throttled_ms
 fail=0
 COMMIT=$(git -C "$TOP" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 # delay_comm for the agg scenario (paper 000 eq. 2's communicating competitors): measured on
@@ -242,14 +242,18 @@ one() {
 	wall=$(echo "$out" | sed -n 's/.* wall_s=\([^ ]*\).*/\1/p')
 	own=$(echo "$out" | sed -n 's/.* own_s=\([^ ]*\).*/\1/p')
 	ex=$(echo "$out" | sed -n 's/.* exit=\([^ ]*\).*/\1/p')
+	# other testbed instances with tasks around the run, and each workstation's time
+	# throttled by its quota: a run beside a rival can be told from the model's error
+	riv=$(echo "$out" | sed -n 's/.* rivals=\([^ ]*\).*/\1/p')
+	thr=$(echo "$out" | sed -n 's/.* throttled_ms=\([^ ]*\).*/\1/p')
 	if [ $rc -ne 0 ] || [ -z "$wall" ]; then
 		echo "realapps-accuracy: $tag $2 round $3 failed: $(tail -n 3 "$W/run.err" | tr '\n' ' ')" >&2
 		return 1
 	fi
 	run=-
 	[ "$2" = ded ] && run=$W/$tag-ded-$3
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$3" "$4" "$2" "$wall" "${own:--}" "${ex:--}" "$run" \
-		"$(cut -d' ' -f1 /proc/loadavg)" >>"$RUNS"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$3" "$4" "$2" "$wall" "${own:--}" "${ex:--}" "$run" \
+		"$(cut -d' ' -f1 /proc/loadavg)" "${riv:--}" "${thr:--}" >>"$RUNS"
 	say "$tag $2 round $3: wall $wall s, own ${own:--} s"
 	return 0
 }
@@ -549,8 +553,9 @@ RAW=$RES/accuracy-raw.tsv
 		"$CELLS" "$HL" "$PRED"
 } >"$RAW"
 {
-	printf '# contend-realapps-runs 1\nset\tround\torder\tcondition\twall_s\town_s\texit\tload1\n'
-	cut -f1-7,9 "$RUNS"
+	printf '# contend-realapps-runs 1\nset\tround\torder\tcondition\twall_s\town_s\texit\tload1\trivals\tthrottled_ms\n'
+	# runs kept before rivals and throttled_ms were recorded: '-'
+	awk -F'\t' -v OFS='\t' '{ print $1, $2, $3, $4, $5, $6, $7, $9, (NF >= 10 ? $10 : "-"), (NF >= 11 ? $11 : "-") }' "$RUNS"
 } >"$RES/runs.tsv"
 
 # Figure 4 through contend report (and summary.tsv).
@@ -720,6 +725,7 @@ scen_table() {	# scenario
 	echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "mpi: $(mpirun --version 2>/dev/null | head -n 1); $(mpiexec.mpich --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -n 1 | sed 's/^/MPICH /')"
 	echo "machine load (1, 5, 15 min): before ${LOAD0:-not kept}, after $(if [ -n "$FROM" ]; then echo "not kept"; else cut -d' ' -f1-3 /proc/loadavg; fi); 1 min after each run: $(awk -F'\t' '{ v[NR] = $9 } END { if (NR) { min = max = v[1]; for (i = 1; i <= NR; i++) { if (v[i] < min) min = v[i]; if (v[i] > max) max = v[i] } printf "%s-%s", min, max } }' "$RUNS") (runs.tsv)"
+	echo "runs beside another testbed instance (run.sh's rivals): $(awk -F'\t' 'NF < 10 || $10 == "-" { u++; next } $10 > 0 { n++; s = s sprintf("%s%s %s r%s", n > 1 ? ", " : "", $1, $4, $2) } END { if (u == NR) print "not recorded"; else printf "%d of %d%s\n", n, NR - u, n ? " (" s ")" : "" }' "$RUNS")"
 	echo "testbed: $NWS workstations at $PCT % of a core each (run.sh); the loaded one $(ws "$LOADED"), link cap $LINK"
 	echo "rounds: $R, conditions per round: $CONDS (reversed every other round)"
 	echo "runs: sh bench/realapps/run.sh PROG LAYOUT MPI [--collect '' --run DIR | --scenario S]${SMALLOPT:+ --small}"

@@ -34,6 +34,9 @@ check under-5-min "[ $secs -lt 300 ]" "took $secs s"
 # every condition once per round, the second round in reverse
 order=$(awk -F'\t' 'NR > 2 { printf "%s%s:%s", (NR > 3 ? " " : ""), $2, $4 }' "$T/res/runs.tsv" 2>/dev/null)
 check alternated "[ \"\$order\" = '1:ded 1:bare 1:cpu1 1:link 2:link 2:cpu1 2:bare 2:ded' ]" "runs.tsv order: ${order:-none}"
+# every run says how many other testbed instances had tasks around it (run.sh's rivals)
+bad=$(awk -F'\t' 'NR > 2 && $9 !~ /^[0-9]+$/ { print $2 ":" $4 "=" $9 }' "$T/res/runs.tsv" 2>/dev/null | tr '\n' ' ')
+check rivals-recorded "[ -z \"\$bad\" ]" "runs.tsv rivals not a count: $bad"
 
 RAW=$T/res/accuracy-raw.tsv
 num='^[+-]?[0-9]+(\.[0-9]+)?$'
