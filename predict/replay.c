@@ -353,6 +353,7 @@ struct pass {
 					 * that much later for nothing (REPLAY_MEASURED) */
 	const double *next;		/* per message: replay_trace next_ns, NULL */
 	const double *lead;		/* per rank: replay_trace lead_ns */
+	const double *ff;		/* per rank: replay_in free_f, NULL none */
 };
 
 static int64_t arrival(const struct prof_msg *m);
@@ -404,7 +405,13 @@ pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 		c->D[i] = dm - S + c->wk[i];
 		c->nwoke++;
 	} else {
+		double was = c->D[i];
+
 		c->D[i] = fmax(c->D[i] - W, dm - S);
+		/* the wait shortened by was - D: the rank's time after it that grew with it
+		 * (its polling's quota waits, its phases' ends) shortens in proportion */
+		if (c->ff != NULL && c->ff[i] > 0 && was > c->D[i])
+			c->D[i] -= c->ff[i] * (was - c->D[i]);
 	}
 	/* the wake-up the measured run had, taken out: the rank goes on as soon as both it and
 	 * the message are there; once a wake-up, at the last of the messages it found on
@@ -1640,7 +1647,8 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
 				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns, in->rndv,
-				  in->size_B, t->kind == REPLAY_MEASURED, t->next_ns, t->lead_ns };
+				  in->size_B, t->kind == REPLAY_MEASURED, t->next_ns, t->lead_ns,
+				  t->kind == REPLAY_MEASURED ? in->free_f : NULL };
 
 		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;
