@@ -60,6 +60,7 @@ struct side {
 	double *ff;		/* [nranks] replay_in free_f (wait_grown): of a rank without
 				 * competitors, its time that is not waiting grown over the
 				 * baseline's, per ns its waits grew; 0 */
+	double *fx;		/* [nranks] replay_in free_max_ns: that growth, ns */
 	bool ideal;		/* the ideal run is replayed: ff stays out (ideal_factor and
 				 * ideal_gap_factor take that time out already) */
 	int64_t *sp_from;	/* [nmsgs] before each send (replay_send_spans): the sender's */
@@ -153,6 +154,7 @@ replay_time(const struct side *s, const struct replay_in *in)
 
 	c.poll_f = s->pf;	/* every counterfactual reads the run's waits alike */
 	c.free_f = s->ideal ? NULL : s->ff;
+	c.free_max_ns = s->fx;
 	return replay_run(&s->x, &c, &o, &e) == 0 ? o.run_ns : s->T;
 }
 
@@ -257,6 +259,7 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->ps = xcalloc((size_t)p->nranks + 1, sizeof *s->ps);
 	s->pw = xcalloc((size_t)p->nranks + 1, sizeof *s->pw);
 	s->ff = xcalloc((size_t)p->nranks + 1, sizeof *s->ff);
+	s->fx = xcalloc((size_t)p->nranks + 1, sizeof *s->fx);
 	s->busy_start = xcalloc((size_t)p->nranks + 1, sizeof *s->busy_start);
 	s->late = xcalloc((size_t)p->nranks + 1, sizeof *s->late);
 	s->st = xcalloc((size_t)p->nranks + 1, sizeof *s->st);
@@ -349,6 +352,7 @@ side_free(struct side *s)
 	free(s->ps);
 	free(s->pw);
 	free(s->ff);
+	free(s->fx);
 	free(s->busy_start);
 	free(s->late);
 	free(s->st);
@@ -651,8 +655,8 @@ wait_spans(const struct side *s, double *span, double *wait)
  * 3.1 s more waiting, and every cause's replay kept it, however much sooner the messages
  * came (docs/explain.md, "Time that grows with the wait"). That time goes with the waits:
  * the share it grew per ns they grew, at most 1, is taken off wherever a replay shortens
- * one of the rank's waits, so the cause that makes its messages come sooner frees it and
- * no other does. The ideal run, which takes it out as work (ideal_factor,
+ * one of the rank's waits, and no more in all than it grew (s->fx), so the cause that
+ * makes its messages come sooner frees it and no other does. The ideal run, which takes it out as work (ideal_factor,
  * ideal_gap_factor), does not use it. */
 static void
 wait_grown(struct side *s, const struct side *b)
@@ -676,8 +680,10 @@ wait_grown(struct side *s, const struct side *b)
 			continue;
 		grew = (span[i] - wait[i]) - (bspan[j] - bwait[j]);
 		waited = wait[i] - bwait[j];
-		if (grew > 0 && waited > 0)
+		if (grew > 0 && waited > 0) {
 			s->ff[i] = fmin(grew / waited, 1);
+			s->fx[i] = grew;
+		}
 	}
 	free(span);
 	free(wait);

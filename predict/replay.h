@@ -173,6 +173,8 @@ struct replay_in {
 				 * with the wait"), how much sooner it goes on per ns the replay
 				 * takes off one of its waits (W at a receive), beyond that ns;
 				 * NULL none */
+	const double *free_max_ns;	/* [nranks] the most free_f gives the rank in all (what
+					 * grew); NULL no limit */
 };
 
 struct replay_out {

@@ -1130,16 +1130,18 @@ TEST(ideal_run_keeps_no_gaps_beyond_the_baseline)
 	attr_result_free(&r);
 }
 
-/* free_f with nothing else changed: no wait is shortened, so the run replays as measured
- * (late_idle_end's loaded run, rank 0 at 1). */
-TEST(free_f_alone_gives_measured)
+/* free_f on late_idle_end's loaded run (rank 0 at 1). With nothing else changed no wait
+ * is shortened, and the run replays as measured. With rank 1's busy time halved (40 ms
+ * an iteration sooner) rank 0's waits shorten and it goes on that much sooner again; with
+ * free_max_ns it gives back no more than that in all (10 ms). */
+TEST(free_f_goes_with_shortened_waits)
 {
 	struct prof p;
 	struct replay_trace x;
 	struct replay_out o = { 0 };
 	struct replay_in in = { 0 };
 	struct err e;
-	double ff[2] = { 1, 0 };
+	double ff[2] = { 1, 0 }, f[2] = { 1, 0.5 }, most[2] = { 10.0 * FX_MS, 0 }, base, freed, capped;
 
 	late_idle_end(run_dir("wgap1"), true);
 	if (!CHECKED(prof_load(&p, run_dir("wgap1"), &e) == 0))
@@ -1148,6 +1150,18 @@ TEST(free_f_alone_gives_measured)
 	in.free_f = ff;
 	CHECK(replay_run(&x, &in, &o, &e) == 0);
 	CHECK_NEAR(o.run_ns, (double)prof_dedicated_ns(&p), 1);
+	in = (struct replay_in){ .busy_f = f };
+	CHECK(replay_run(&x, &in, &o, &e) == 0);
+	base = o.run_ns;
+	in.free_f = ff;
+	CHECK(replay_run(&x, &in, &o, &e) == 0);
+	freed = o.run_ns;
+	in.free_max_ns = most;
+	CHECK(replay_run(&x, &in, &o, &e) == 0);
+	capped = o.run_ns;
+	CHECK(freed < capped);
+	CHECK(capped < base);
+	CHECK(base - capped <= 10.0 * FX_MS + 1);
 	replay_trace_free(&x);
 	prof_free(&p);
 }
@@ -1772,7 +1786,7 @@ main(void)
 	RUN(shares_within_a_budget);
 	RUN(cpu_causes_of_many_nodes);
 	RUN(polling_read_busy_waits);
-	RUN(free_f_alone_gives_measured);
+	RUN(free_f_goes_with_shortened_waits);
 	RUN(ideal_run_takes_polling_out_once);
 	RUN(ideal_run_keeps_no_gaps_beyond_the_baseline);
 	RUN(reply_after_a_long_wait);
