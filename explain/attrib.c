@@ -57,6 +57,12 @@ struct side {
 				 * rank's busy time before those receives, ns */
 	double *ps;		/* [nranks] the same share of the busy time before its sends:
 				 * waiting there, for a send behind its earlier ones (queue_dt) */
+	double *ff;		/* [nranks] replay_in free_f (wait_grown): of a rank without
+				 * competitors, its time that is not waiting grown over the
+				 * baseline's, per ns its waits grew; 0 */
+	double *fx;		/* [nranks] replay_in free_max_ns: that growth, ns */
+	bool ideal;		/* the ideal run is replayed: ff stays out (ideal_factor and
+				 * ideal_gap_factor take that time out already) */
 	int64_t *sp_from;	/* [nmsgs] before each send (replay_send_spans): the sender's */
 	double *sp_gap;		/* previous event, the gap and the busy time since */
 	double *sp_busy;
@@ -147,6 +153,8 @@ replay_time(const struct side *s, const struct replay_in *in)
 	struct err e;
 
 	c.poll_f = s->pf;	/* every counterfactual reads the run's waits alike */
+	c.free_f = s->ideal ? NULL : s->ff;
+	c.free_max_ns = s->fx;
 	return replay_run(&s->x, &c, &o, &e) == 0 ? o.run_ns : s->T;
 }
 
@@ -250,6 +258,8 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->pf = xcalloc((size_t)p->nranks + 1, sizeof *s->pf);
 	s->ps = xcalloc((size_t)p->nranks + 1, sizeof *s->ps);
 	s->pw = xcalloc((size_t)p->nranks + 1, sizeof *s->pw);
+	s->ff = xcalloc((size_t)p->nranks + 1, sizeof *s->ff);
+	s->fx = xcalloc((size_t)p->nranks + 1, sizeof *s->fx);
 	s->busy_start = xcalloc((size_t)p->nranks + 1, sizeof *s->busy_start);
 	s->late = xcalloc((size_t)p->nranks + 1, sizeof *s->late);
 	s->st = xcalloc((size_t)p->nranks + 1, sizeof *s->st);
@@ -341,6 +351,8 @@ side_free(struct side *s)
 	free(s->pf);
 	free(s->ps);
 	free(s->pw);
+	free(s->ff);
+	free(s->fx);
 	free(s->busy_start);
 	free(s->late);
 	free(s->st);
@@ -596,6 +608,87 @@ poll_shares(struct side *s, const struct side *b)
 	}
 	free(sp);
 	free(bsp);
+}
+
+/* Per rank (index in s->p->ranks) the time between its first and its last event, *span,
+ * and the part of it the replay reads as waiting, *wait: every receive's W (replay_trace
+ * wait_ns) and the busy time poll_shares placed as waiting before them (s->pw). The
+ * caller's arrays. */
+static void
+wait_spans(const struct side *s, double *span, double *wait)
+{
+	const struct prof *p = s->p;
+	int64_t *t0 = xmallocarray((size_t)p->nranks + 1, sizeof *t0);
+	int64_t *t1 = xmallocarray((size_t)p->nranks + 1, sizeof *t1);
+
+	for (int i = 0; i < p->nranks; i++) {
+		t0[i] = INT64_MAX;
+		t1[i] = INT64_MIN;
+		wait[i] = s->pw[i];
+	}
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		int a, d;
+
+		if (m->src < 0 || m->dst < 0 || m->src == m->dst || (a = side_index(s, m->src)) < 0 ||
+		    (d = side_index(s, m->dst)) < 0)
+			continue;
+		t0[a] = m->t_ns < t0[a] ? m->t_ns : t0[a];
+		t1[a] = m->t_ns > t1[a] ? m->t_ns : t1[a];
+		t0[d] = s->x.need_ns[k] < t0[d] ? s->x.need_ns[k] : t0[d];
+		t1[d] = s->x.need_ns[k] > t1[d] ? s->x.need_ns[k] : t1[d];
+		wait[d] += s->x.wait_ns[k];
+	}
+	for (int i = 0; i < p->nranks; i++)
+		span[i] = t1[i] > t0[i] ? (double)(t1[i] - t0[i]) : 0;
+	free(t0);
+	free(t1);
+}
+
+/* With a baseline b, s->ff (replay_in free_f): a rank without competitors (s->wake 0) that
+ * waits longer for its peers also spends longer between its events on what the replay does
+ * not read as waiting (its gaps, its busy time outside the waits): a poller on a CPU quota
+ * burns its share while it waits and earns run-queue wait for it, and its idle phases end
+ * where the samples do, past the arrival. On LAMMPS under a competitor on another node
+ * (bench/explain, cpu1 round 1) the unloaded ranks' time between their first and last
+ * events less their waits grew 0.63, 0.52 and 0.09 s over the baseline's, for 2.6, 2.7 and
+ * 3.1 s more waiting, and every cause's replay kept it, however much sooner the messages
+ * came (docs/explain.md, "Time that grows with the wait"). That time goes with the waits:
+ * the share it grew per ns they grew, at most 1, is taken off wherever a replay shortens
+ * one of the rank's waits, and no more in all than it grew (s->fx), so the cause that
+ * makes its messages come sooner frees it and no other does. The ideal run, which takes it out as work (ideal_factor,
+ * ideal_gap_factor), does not use it. */
+static void
+wait_grown(struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	double *span, *wait, *bspan, *bwait;
+
+	if (b == NULL)
+		return;
+	span = xcalloc((size_t)p->nranks + 1, sizeof *span);
+	wait = xcalloc((size_t)p->nranks + 1, sizeof *wait);
+	bspan = xcalloc((size_t)b->p->nranks + 1, sizeof *bspan);
+	bwait = xcalloc((size_t)b->p->nranks + 1, sizeof *bwait);
+	wait_spans(s, span, wait);
+	wait_spans(b, bspan, bwait);
+	for (int i = 0; i < p->nranks; i++) {
+		int j = side_index(b, p->ranks[i].rank);
+		double grew, waited;
+
+		if (j < 0 || s->wake[i] > 0)
+			continue;
+		grew = (span[i] - wait[i]) - (bspan[j] - bwait[j]);
+		waited = wait[i] - bwait[j];
+		if (grew > 0 && waited > 0) {
+			s->ff[i] = fmin(grew / waited, 1);
+			s->fx[i] = grew;
+		}
+	}
+	free(span);
+	free(wait);
+	free(bspan);
+	free(bwait);
 }
 
 /* Busy time of rank i inside [t0, t1], from the phase that holds t0 on (a search, not
@@ -1500,6 +1593,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	woke_in_busy(&s);
 	own_excess(&s, bs);
 	poll_shares(&s, bs);
+	wait_grown(&s, bs);
 	r->measured_ns = s.T;
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
@@ -1536,7 +1630,9 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 			allbusy++;
 	}
 	all = (struct replay_in){ .busy_f = s.f, .msg_dt_ns = dt, .send_dt_ns = qt, .gap_f = s.g, .wake_ns = s.w };
+	s.ideal = true;
 	r->ideal_ns = replay_time(&s, &all) - fmax(startup, 0) - fmax(finish, 0);
+	s.ideal = false;
 	if (bs != NULL && p->nranks > 1)
 		r->ideal_ns += imbalance_cost(bs);	/* the baseline's own imbalance stays */
 	for (int i = 0; i < r->n; i++)

@@ -14,7 +14,10 @@
  *    with its node's cause. A rank without competitors was waiting: that busy time, and
  *    the run-queue wait its own CPU limit put on it, is read as waiting in every replay
  *    (where the rank's busy time grew: before receives it waited for, and before sends),
- *    so it goes with whatever made the rank wait, and is no cpu cause of its node. A
+ *    so it goes with whatever made the rank wait, and is no cpu cause of its node; so does
+ *    the rest of its time between its events that grew with its waits over the baseline
+ *    (its gaps, its busy time outside the waits), in proportion as a replay shortens
+ *    them (replay_in free_f; not in the ideal run, which takes it out as work). A
  *    rendezvous to a rank behind competitors that was busy after its first byte came
  *    waited for that rank, as long as it was busy: it comes as soon as the rank gets to
  *    the receive.

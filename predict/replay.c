@@ -353,6 +353,9 @@ struct pass {
 					 * that much later for nothing (REPLAY_MEASURED) */
 	const double *next;		/* per message: replay_trace next_ns, NULL */
 	const double *lead;		/* per rank: replay_trace lead_ns */
+	const double *ff;		/* per rank: replay_in free_f, NULL none */
+	const double *ffmax;		/* per rank: replay_in free_max_ns, NULL none */
+	double *freed;			/* per rank: what ff has given so far (with ff) */
 };
 
 static int64_t arrival(const struct prof_msg *m);
@@ -404,7 +407,20 @@ pass_receive(struct pass *c, const struct replay_ev *x, double seg)
 		c->D[i] = dm - S + c->wk[i];
 		c->nwoke++;
 	} else {
+		double was = c->D[i];
+
 		c->D[i] = fmax(c->D[i] - W, dm - S);
+		/* the wait shortened by was - D: the rank's time after it that grew with it
+		 * (its polling's quota waits, its phases' ends) shortens in proportion, by
+		 * no more in all than it grew */
+		if (c->ff != NULL && c->ff[i] > 0 && was > c->D[i]) {
+			double fr = c->ff[i] * (was - c->D[i]);
+
+			if (c->ffmax != NULL)
+				fr = fmin(fr, fmax(c->ffmax[i] - c->freed[i], 0));
+			c->freed[i] += fr;
+			c->D[i] -= fr;
+		}
 	}
 	/* the wake-up the measured run had, taken out: the rank goes on as soon as both it and
 	 * the message are there; once a wake-up, at the last of the messages it found on
@@ -1618,7 +1634,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	size_t nr = (size_t)p->nranks + 1, nm = (size_t)p->nmsgs + 1;
 	double *own[4] = { NULL };	/* the defaults of what in leaves NULL (per rank, and the
 					 * latencies of given bandwidths) */
-	double *D, *dmsg, *busy_prev;
+	double *D, *dmsg, *busy_prev, *freed;
 	uint8_t *known;
 	double best = -INFINITY;
 	const double *nbw;
@@ -1629,6 +1645,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 		in = &none;
 	/* per message the lateness of every message and whether it is known yet */
 	D = xcalloc(nr, sizeof *D);
+	freed = xcalloc(nr, sizeof *freed);
 	busy_prev = xcalloc(nr, sizeof *busy_prev);	/* busy time before the last event */
 	dmsg = xcalloc(nm, sizeof *dmsg);
 	known = xcalloc(nm, sizeof *known);
@@ -1640,7 +1657,8 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 				  in->msg_dt_ns, in->send_dt_ns, t->host, t->nhosts,
 				  nbw != NULL ? or_fill(in->lat_ns, nm, NAN, &own[3]) : NULL, nbw, in->burst_B,
 				  p->bw_Bps, D, busy_prev, dmsg, known, 0, 0, 0, in->start_ns, in->rndv,
-				  in->size_B, t->kind == REPLAY_MEASURED, t->next_ns, t->lead_ns };
+				  in->size_B, t->kind == REPLAY_MEASURED, t->next_ns, t->lead_ns,
+				  t->kind == REPLAY_MEASURED ? in->free_f : NULL, in->free_max_ns, freed };
 
 		rc = pass_run(&c, e);
 		out->nwoke = c.nwoke;
@@ -1662,6 +1680,7 @@ replay_run(const struct replay_trace *t, const struct replay_in *in, struct repl
 	for (int k = 0; k < 4; k++)
 		free(own[k]);
 	free(D);
+	free(freed);
 	free(busy_prev);
 	free(dmsg);
 	free(known);

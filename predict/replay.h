@@ -168,6 +168,13 @@ struct replay_in {
 	const double *size_B;	/* [nmsgs] what a changed-link transfer moves, in the bytes of
 				 * bw_Bps (scen_link_wire_bytes: the frames' headers and the
 				 * MPI's); NULL the message's bytes */
+	const double *free_f;	/* [nranks] REPLAY_MEASURED: of a rank whose time that is not
+				 * waiting grew with its waits (docs/explain.md, "Time that grows
+				 * with the wait"), how much sooner it goes on per ns the replay
+				 * takes off one of its waits (W at a receive), beyond that ns;
+				 * NULL none */
+	const double *free_max_ns;	/* [nranks] the most free_f gives the rank in all (what
+					 * grew); NULL no limit */
 };
 
 struct replay_out {
