@@ -656,8 +656,8 @@ wait_spans(const struct side *s, double *span, double *wait)
  * came (docs/explain.md, "Time that grows with the wait"). That time goes with the waits:
  * the share it grew per ns they grew, at most 1, is taken off wherever a replay shortens
  * one of the rank's waits, and no more in all than it grew (s->fx), so the cause that
- * makes its messages come sooner frees it and no other does. The ideal run, which takes it out as work (ideal_factor,
- * ideal_gap_factor), does not use it. */
+ * makes its messages come sooner frees it and no other does. The ideal run, which takes it
+ * out as work (ideal_factor, ideal_gap_factor), does not use it. */
 static void
 wait_grown(struct side *s, const struct side *b)
 {
