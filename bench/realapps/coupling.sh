@@ -10,9 +10,10 @@
 # loop). Where the two differ, the difference is the coupling; on whole cores (LAYOUT=2x1
 # PCT=100) they should not.
 #
-# Prints per program: the median of each condition (the program's own timer where it has
-# a fine one: lammps, lu, qr; the wall time for mpb, fel and garli), its min-max, and the
-# ratio of the medians (polling / yielding).
+# Prints per program: the median of each condition (bench/lib.sh's: the lower middle one
+# of an even count; the program's own timer where it has a fine one: lammps, lu, qr; the
+# wall time for mpb, fel and garli), its min-max, and the ratio of the medians (polling /
+# yielding).
 #
 # Usage: sh bench/realapps/coupling.sh [-o TSV] [N]
 #   N        rounds (default 3)
@@ -22,6 +23,8 @@
 # yield-when-idle setting for its progress loop.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export CONTEND=${CONTEND:-$TOP/${BUILD:-build}/contend}
+. "$TOP/bench/lib.sh"
 RUNSH=$TOP/bench/realapps/run.sh
 TSV=""
 while getopts o: c; do
@@ -36,7 +39,7 @@ case $N in '' | *[!0-9]* | 0) echo "coupling: N must be a positive count" >&2; e
 LAYOUT=${LAYOUT:-4x1}
 export INSTANCE=${INSTANCE:-15}
 W=$(mktemp -d "${TMPDIR:-/tmp}/contend-coupling.XXXXXX") || exit 1
-trap 'rm -rf "$W"; [ "${KEEP:-0}" = 1 ] || "${CONTEND:-$TOP/${BUILD:-build}/contend}" testbed --instance "$INSTANCE" down >/dev/null 2>&1' EXIT
+trap 'rm -rf "$W"; testbed_release "$INSTANCE"' EXIT
 trap 'exit 1' INT TERM
 ALL=$W/runs.tsv
 : >"$ALL"
@@ -63,31 +66,18 @@ for r in $(seq 1 "$N"); do
 	done
 done
 printf '%-7s %-6s %4s %9s %17s %9s %17s %8s\n' prog time runs poll_s "poll min-max" yield_s "yield min-max" ratio
-awk -F'\t' '
-	function med(k, c,   n, i, j, t, v) {
-		n = cnt[k, c]
-		for (i = 1; i <= n; i++) v[i] = val[k, c, i]
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-		lo[k, c] = v[1]; hi[k, c] = v[n]
-		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-	}
-	{
-		# own timer where it is fine-grained; wall where the program counts whole seconds
-		fine = ($1 == "lammps" || $1 == "lu" || $1 == "qr")
-		v = fine ? $4 : $5
-		if (v == "-") next
-		if (!($1 in seen)) { seen[$1] = 1; order[++np] = $1; kind[$1] = fine ? "own" : "wall" }
-		val[$1, $3, ++cnt[$1, $3]] = v
-	}
-	END {
-		for (i = 1; i <= np; i++) {
-			k = order[i]
-			if (!cnt[k, "poll"] || !cnt[k, "yield"]) continue
-			a = med(k, "poll"); b = med(k, "yield")
-			printf "%-7s %-6s %4d %9.2f %8.2f-%-8.2f %9.2f %8.2f-%-8.2f %8.2f\n", k, kind[k], cnt[k, "poll"],
-				a, lo[k, "poll"], hi[k, "poll"], b, lo[k, "yield"], hi[k, "yield"], (b > 0 ? a / b : 0)
-		}
-	}' "$ALL"
+# per program, the own timer where it is fine-grained (lammps, lu, qr), else the wall time
+for p in $(awk -F'\t' '!s[$1]++ { print $1 }' "$ALL"); do
+	case $p in lammps | lu | qr) col=4 kind=own ;; *) col=5 kind=wall ;; esac
+	for c in poll yield; do
+		awk -F'\t' -v p="$p" -v c="$c" -v k=$col '$1 == p && $3 == c && $k != "-" { print $k }' "$ALL" >"$W/$c"
+	done
+	[ -s "$W/poll" ] && [ -s "$W/yield" ] || continue
+	mp=$(median <"$W/poll") my=$(median <"$W/yield")
+	printf '%-7s %-6s %4d %9.2f %17s %9.2f %17s %8s\n' "$p" $kind "$(wc -l <"$W/poll")" "$mp" \
+		"$(range "$W/poll" | awk '{ printf "%.2f-%.2f", $1, $2 }')" "$my" \
+		"$(range "$W/yield" | awk '{ printf "%.2f-%.2f", $1, $2 }')" "$(ratio "$mp" "$my")"
+done
 if [ -n "$TSV" ]; then
 	{ printf 'prog\tround\tcondition\town_s\twall_s\trivals\n'; cat "$ALL"; } >"$TSV" || exit 1
 	echo "runs: $TSV"
