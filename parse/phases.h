@@ -182,11 +182,10 @@ enum phases_wait_rule {
  * message: it computed on what came, or waited for more; the user share tells). With
  * PHASES_WAITS_SEND, such stretches are waits only when they last PHASES_LONG_WAIT_NS or
  * more (a poller's wait that long holds one quota delay, not one per period) and at the
- * end of the rank's trace: the
- * wait that began with its last send before its last arrival runs on through the arrivals
- * after that send, when after the last one the rank sent nothing but answers (within
- * PHASES_ANSWER_NS): it was waiting for the rest (a master taking the last results one by
- * one). Returns the number of waits; *out is owned by the caller (free), NULL when none. */
+ * end of the rank's trace: the wait that began with its last send before its last arrival
+ * runs on through the arrivals after that send, when after the last one the rank sent
+ * nothing but answers (within PHASES_ANSWER_NS): it was waiting for the rest (a master
+ * taking the last results one by one). Returns the number of waits; *out is owned by the caller (free), NULL when none. */
 size_t phases_waits(int64_t *send_ns, size_t nsend, int64_t *arr_ns, size_t narr, enum phases_wait_rule rule,
 		    struct phases_wait **out);
 /* Slack around a rank's run for its sample times (the agent samples from its own start). */
