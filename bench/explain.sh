@@ -15,6 +15,10 @@
 #   --scenarios 'S...'  cpu1 link both none (default all four; none explains each dedicated
 #                       run against the next round's, or alone with one round)
 #   --rounds N          rounds of every case (default 3)
+#   --layout L          4x1 (default: 4 workstations at half a core each, two of them on
+#                       each core) or 2x1 (2 workstations, a whole core each, no quota:
+#                       PCT defaults to 100 and LINK to 100mbit, bench/realapps' link
+#                       cap: 20 Mbit/s would take LAMMPS' 2x1 input over a minute)
 #   --small             realapps' short inputs (a plumbing check, not a measurement)
 #   --out DIR           keep the runs and write DIR/explain.tsv (default: a temporary
 #                       directory, removed at the end)
@@ -25,7 +29,7 @@
 #                       under --out DIR2 (or a temporary directory); the cases are those
 #                       of the options, those DIR lacks are skipped
 # Environment: INSTANCE (the testbed instance, default 15), LINK (the link scenarios' cap,
-# default 20mbit), and the rest of bench/realapps/run.sh's.
+# default 20mbit; 100mbit on 2x1), and the rest of bench/realapps/run.sh's.
 # Exit: 0 every case ran, 1 a run or explain failed, 2 usage, 77 no testbed or package.
 #
 # A timing benchmark: run it on a quiet machine. The full form:
@@ -35,7 +39,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$TOP/${BUILD:-build}
 CONTEND=${CONTEND:-$B/contend}
 RUNSH=$TOP/bench/realapps/run.sh
-PROGS="lammps lu qr" MPIS="ompi mpich" SCENS="cpu1 link both none" ROUNDS=3 SMALL="" OUT="" REUSE=0 FROM=""
+PROGS="lammps lu qr" MPIS="ompi mpich" SCENS="cpu1 link both none" ROUNDS=3 SMALL="" OUT="" REUSE=0 FROM="" LAYOUT=4x1
+LINK_SET=${LINK:-}
 export LINK="${LINK:-20mbit}"
 LOADED=${LOADED:-2}
 export LOADED
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--mpis) [ $# -ge 2 ] || usage; MPIS=$2; shift ;;
 	--scenarios) [ $# -ge 2 ] || usage; SCENS=$2; shift ;;
 	--rounds) [ $# -ge 2 ] || usage; ROUNDS=$2; shift ;;
+	--layout) [ $# -ge 2 ] || usage; LAYOUT=$2; shift ;;
 	--small) SMALL=--small ;;
 	--out) [ $# -ge 2 ] || usage; OUT=$2; shift ;;
 	--reuse) REUSE=1 ;;
@@ -56,6 +62,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $ROUNDS in '' | *[!0-9]*) usage ;; esac
+case $LAYOUT in
+4x1) ;;
+2x1) export PCT="${PCT:-100}"; [ -n "${LINK_SET:-}" ] || LINK=100mbit ;;
+*) echo "explain bench: layout '$LAYOUT' is not 4x1 or 2x1" >&2; exit 2 ;;
+esac
 [ $REUSE -eq 0 ] || [ -n "$OUT" ] || { echo "explain bench: --reuse needs --out DIR" >&2; exit 2; }
 if [ -n "$FROM" ]; then
 	[ $REUSE -eq 0 ] || { echo "explain bench: --from and --reuse exclude each other" >&2; exit 2; }
@@ -88,7 +99,7 @@ record() {
 		cp "$FROM/$1.run" "$W/$1.run"
 		return
 	fi
-	sh "$RUNSH" "$2" 4x1 "$3" --scenario "$4" --collect '' --run "$W/$1" $SMALL >"$W/$1.run" 2>&1
+	sh "$RUNSH" "$2" "$LAYOUT" "$3" --scenario "$4" --collect '' --run "$W/$1" $SMALL >"$W/$1.run" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || { [ $rc -eq 77 ] && cat "$W/$1.run"; return $rc; }
 	"$CONTEND" parse "$W/$1" >"$W/$1.parse" 2>&1
