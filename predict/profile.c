@@ -524,13 +524,14 @@ static int
 read_phases(struct prof *p, const char *path, struct err *e)
 {
 	struct tsv_r t;
-	int ir, ik, i0, i1, irun;
+	int ir, ik, i0, i1, irun, iwait;
 	size_t cap = 0, icap = 0;
 	int rc;
 
 	if ((rc = tsv_r_open(&t, path, "phases", 1, phase_cols, e)) < 0)
 		return rc;
 	irun = tsv_r_col(&t, "run_ns");	/* optional */
+	iwait = tsv_r_col(&t, "wait_ns");	/* optional */
 	ir = tsv_r_col(&t, "rank");
 	ik = tsv_r_col(&t, "kind");
 	i0 = tsv_r_col(&t, "t_start_ns");
@@ -538,7 +539,7 @@ read_phases(struct prof *p, const char *path, struct err *e)
 	p->t_phase0_ns = INT64_MAX;
 	p->t_phase1_ns = INT64_MIN;
 	while ((rc = next_row(p, &t, e)) == 1) {
-		int64_t rank, t0, t1, run;
+		int64_t rank, t0, t1, run, wait;
 		const char *kind;
 		struct prof_busy ph;
 		bool busy;
@@ -563,7 +564,10 @@ read_phases(struct prof *p, const char *path, struct err *e)
 			p->t_phase1_ns = t1;
 		if (label_i64(&t, irun, &run) < 0 || run < 0)
 			run = -1;
-		ph = (struct prof_busy){ .rank = (int32_t)rank, .t_start_ns = t0, .t_end_ns = t1, .run_ns = run };
+		if (label_i64(&t, iwait, &wait) < 0 || wait < 0)
+			wait = -1;
+		ph = (struct prof_busy){ .rank = (int32_t)rank, .t_start_ns = t0, .t_end_ns = t1, .run_ns = run,
+					 .wait_ns = wait };
 		if ((busy ? p->nbusy : p->nidle) == PROF_MAX_BUSY) {
 			p->capped++;
 			continue;

@@ -91,6 +91,7 @@ struct prof_busy {
 	int32_t rank;
 	int64_t t_start_ns, t_end_ns;
 	int64_t run_ns;		/* CPU time of the rank's threads in the phase, -1 unknown */
+	int64_t wait_ns;	/* their run-queue wait in the phase, -1 unknown */
 };
 
 /* qsort's order of busy phases: by rank, then by start. */

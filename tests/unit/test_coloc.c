@@ -70,8 +70,8 @@ TEST(overlap_comes_from_the_phases)
 	/* rank 0 busy 0-10 and 20-30 ms; rank 1 busy 5-10 and 30-40 ms (a quarter of rank 0's
 	 * busy time, half of its own); rank 2 on another node busy all along */
 	struct prof_busy b[] = {
-		{ 0, 0, 10 * MS, -1 }, { 1, 5 * MS, 10 * MS, -1 }, { 2, 0, 40 * MS, -1 },
-		{ 0, 20 * MS, 30 * MS, -1 }, { 1, 30 * MS, 40 * MS, -1 },
+		{ 0, 0, 10 * MS, -1, -1 }, { 1, 5 * MS, 10 * MS, -1, -1 }, { 2, 0, 40 * MS, -1, -1 },
+		{ 0, 20 * MS, 30 * MS, -1, -1 }, { 1, 30 * MS, 40 * MS, -1, -1 },
 	};
 
 	make(&p, rk, 3, hosts, b, 5);
@@ -115,7 +115,7 @@ TEST(runnable_share_comes_from_schedstat)
 	struct coloc_rank c[4];
 	/* ranks 0 and 1 take turns: never busy together */
 	struct prof_busy b[] = {
-		{ 0, 0, 10 * MS, -1 }, { 1, 10 * MS, 20 * MS, -1 }, { 0, 20 * MS, 30 * MS, -1 },
+		{ 0, 0, 10 * MS, -1, -1 }, { 1, 10 * MS, 20 * MS, -1, -1 }, { 0, 20 * MS, 30 * MS, -1, -1 },
 	};
 
 	make(&p, rk, 4, hosts, b, 3);
@@ -207,9 +207,9 @@ TEST(phases_go_to_their_rank_in_any_order)
 		for (int i = 0; i < N; i++) {
 			int64_t t0 = k * 20 * MS + (i % 2) * 5 * MS;
 
-			b[nb++] = (struct prof_busy){ 3 + 4 * i, t0, t0 + 10 * MS, -1 };
+			b[nb++] = (struct prof_busy){ 3 + 4 * i, t0, t0 + 10 * MS, -1, -1 };
 		}
-		b[nb++] = (struct prof_busy){ 5, k * 20 * MS, k * 20 * MS + 20 * MS, -1 };	/* unlisted */
+		b[nb++] = (struct prof_busy){ 5, k * 20 * MS, k * 20 * MS + 20 * MS, -1, -1 };	/* unlisted */
 	}
 	p.have_phases = true;
 	p.nbusy = nb;

@@ -399,25 +399,25 @@ TEST(derive_from_profile)
 
 		msgs[nm++] = msg(0, 1, 60, t);
 		msgs[nm++] = msg(0, 1, 40, t + 1);	/* hand-out in two messages */
-		busy[nb++] = (struct prof_busy){ 1, t + 2 * ms, t + 6 * ms, -1 };
+		busy[nb++] = (struct prof_busy){ 1, t + 2 * ms, t + 6 * ms, -1, -1 };
 		msgs[nm++] = msg(1, 0, 900, t + 7 * ms);
-		busy[nb++] = (struct prof_busy){ 0, t + 7 * ms, t + 8 * ms, -1 };
+		busy[nb++] = (struct prof_busy){ 0, t + 7 * ms, t + 8 * ms, -1, -1 };
 	}
 	for (int k = 0; k < 3; k++) {		/* slave 2: a cycle every 15 ms */
 		int64_t t = k * 15 * ms + 2 * ms;
 
 		msgs[nm++] = msg(0, 2, 100, t);
-		busy[nb++] = (struct prof_busy){ 2, t + ms, t + 5 * ms, -1 };
-		busy[nb++] = (struct prof_busy){ 2, t + 4 * ms, t + 9 * ms, -1 };	/* overlaps: merged */
+		busy[nb++] = (struct prof_busy){ 2, t + ms, t + 5 * ms, -1, -1 };
+		busy[nb++] = (struct prof_busy){ 2, t + 4 * ms, t + 9 * ms, -1, -1 };	/* overlaps: merged */
 		msgs[nm++] = msg(2, 0, 500, t + 10 * ms);
 		msgs[nm++] = msg(2, 0, 400, t + 10 * ms + 5);
-		busy[nb++] = (struct prof_busy){ 0, t + 11 * ms, t + 12 * ms, -1 };
+		busy[nb++] = (struct prof_busy){ 0, t + 11 * ms, t + 12 * ms, -1, -1 };
 	}
 	msgs[nm++] = msg(0, 2, 8, 60 * ms);	/* a final stop message: no result */
 	msgs[nm++] = msg(1, 2, 8, 61 * ms);	/* slave to slave: not a task */
 	msgs[nm++] = msg(-1, 0, 50, 3 * ms);	/* an unknown sender: skipped */
 	msgs[nm++] = msg(0, 7, 50, 4 * ms);	/* a rank outside the run: skipped */
-	busy[nb++] = (struct prof_busy){ 0, 70 * ms, 90 * ms, -1 };	/* after the last message */
+	busy[nb++] = (struct prof_busy){ 0, 70 * ms, 90 * ms, -1, -1 };	/* after the last message */
 
 	CHECK(p001_derive(msgs, nm, busy, nb, 3, -1, &d, &e) == 0);
 	CHECK(d.master == 0);

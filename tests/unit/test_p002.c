@@ -75,12 +75,12 @@ TEST(property1_constructed_run)
 		speed[j] = 1 + floor(urand() * 9);
 		work += speed[j] * (double)act;
 		/* active time in two pieces, the second overlapped by a third (counted once) */
-		busy[nb++] = (struct prof_busy){ j, start, start + act / 4, -1 };
-		busy[nb++] = (struct prof_busy){ j, start + act / 2, start + act / 2 + 3 * act / 4, -1 };
-		busy[nb++] = (struct prof_busy){ j, start + act / 2 + 1000, start + act / 2 + 2000, -1 };
+		busy[nb++] = (struct prof_busy){ j, start, start + act / 4, -1, -1 };
+		busy[nb++] = (struct prof_busy){ j, start + act / 2, start + act / 2 + 3 * act / 4, -1, -1 };
+		busy[nb++] = (struct prof_busy){ j, start + act / 2 + 1000, start + act / 2 + 2000, -1, -1 };
 	}
-	busy[nb++] = (struct prof_busy){ M + 3, 0, T, -1 };	/* another rank: ignored */
-	busy[nb++] = (struct prof_busy){ 0, -5000, -10, -1 };	/* before the run: clipped away */
+	busy[nb++] = (struct prof_busy){ M + 3, 0, T, -1, -1 };	/* another rank: ignored */
+	busy[nb++] = (struct prof_busy){ 0, -5000, -10, -1, -1 };	/* before the run: clipped away */
 	CHECK(p002_weights_from_speed(speed, M, w) == 0);
 	for (int j = 0; j < M; j++)
 		tsingle[j] = work / speed[j];

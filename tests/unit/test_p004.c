@@ -797,14 +797,14 @@ make_trace(struct trace *t, int iters, struct rng *r)
 		double wk = 0.0;
 		int order[3] = { 1, 2, 3 };
 
-		t->b[t->nb++] = (struct prof_busy){ 0, now, now + 2000000, -1 };	/* serial */
+		t->b[t->nb++] = (struct prof_busy){ 0, now, now + 2000000, -1, -1 };	/* serial */
 		now += 2000000;
 		for (j = 1; j <= 3; j++)
 			t->m[t->nm++] = msg(now + j * 10000, 0, j, 80000);
 		now += 40000;
 		for (j = 0; j < 4; j++) {
 			tw[j] = 10000000 + (int64_t)(3000000 * rng_unif(r));
-			t->b[t->nb++] = (struct prof_busy){ j, now, now + tw[j], -1 };
+			t->b[t->nb++] = (struct prof_busy){ j, now, now + tw[j], -1, -1 };
 			if (tw[j] > mx)
 				mx = tw[j];
 			wk += (double)tw[j];
