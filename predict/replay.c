@@ -257,6 +257,48 @@ meta_num(const char *path, const char *key, double dflt)
 	return end != v && *end == '\0' && x > 0 && isfinite(x) ? x : dflt;
 }
 
+/* Each rank's run-queue wait over its busy time, in the busy phases of the dedicated run,
+ * into w[0..p->nranks): 0 for a rank whose node did not give each of its ranks a whole CPU
+ * (coloc cores below nlocal, or its meta cpu_capacity below 1) or whose phases do not say.
+ * With a core each, the wait is time processes outside the job took: collect's own agents
+ * where they share the ranks' CPUs (observer_charged shared), the system's. A scenario's
+ * competitors share the rank's CPU with its work, not with that time, so the stretch
+ * leaves it out (replay_predict). On a node of fewer cores than ranks, or under a quota,
+ * the wait is the neighbours' and the quota's, which the scenario keeps (coloc_stretch). */
+static void
+busy_wait_shares(const struct prof *p, const struct coloc_rank *cl, double *w)
+{
+	double *busy = xcalloc((size_t)p->nranks + 1, sizeof *busy);
+	bool *whole = xcalloc((size_t)p->nranks + 1, sizeof *whole);
+
+	for (int i = 0; i < p->nranks; i++) {
+		char *path = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
+
+		whole[i] = cl[i].cores >= cl[i].nlocal && meta_num(path, "cpu_capacity", 1) >= 1;
+		free(path);
+		w[i] = 0;
+	}
+	for (long k = 0; k < p->nbusy; k++) {
+		const struct prof_busy *b = &p->busy[k];
+		const struct prof_rank *rk = prof_rank(p, b->rank);
+		long i = rk != NULL ? rk - p->ranks : -1;
+
+		if (i < 0 || !whole[i])
+			continue;
+		if (b->wait_ns < 0) {	/* the phases do not say */
+			whole[i] = false;
+			w[i] = 0;
+			continue;
+		}
+		busy[i] += (double)(b->t_end_ns - b->t_start_ns);
+		w[i] += (double)b->wait_ns;
+	}
+	for (int i = 0; i < p->nranks; i++)
+		w[i] = whole[i] && busy[i] > 0 ? fmin(w[i] / busy[i], 1) : 0;
+	free(busy);
+	free(whole);
+}
+
 double
 replay_wake_ns(int k, double slice_ns, double capacity)
 {
@@ -1768,12 +1810,18 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	{
 		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
 
+		double *w = xcalloc((size_t)p->nranks + 1, sizeof *w);
+
 		coloc_read(p, cl);
+		busy_wait_shares(p, cl, w);
 		for (int i = 0; i < p->nranks; i++) {
 			f[i] = stretch(s, &p->ranks[i], &curves, &cl[i]);
 			wk[i] = wake(p, s, &p->ranks[i]);
 			any |= f[i] != 1;
+			if (f[i] != 1)	/* the wait of others in its phases is not stretched */
+				f[i] = f[i] * (1 - w[i]) + w[i];
 		}
+		free(w);
 		free(cl);
 	}
 	if (!any && s->nlinks == 0) {

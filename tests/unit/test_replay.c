@@ -25,7 +25,7 @@
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
 	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300],
 	early_coll_run[300], polled_run[300], rndv_halo_run[300], rndv_rr_run[300], late_run[300],
-	late_answered_run[300], twice_run[300], thrice_run[300];
+	late_answered_run[300], twice_run[300], thrice_run[300], rr_waited_run[300];
 static const char *proto = "eager";	/* messages.tsv proto of the messages msg_nw writes */
 static const char *flags1 = "-";	/* messages.tsv flags of rank 1's messages */
 
@@ -198,6 +198,16 @@ thrice_profile(const char *dir)
 }
 
 static void rr_profile(const char *dir);
+static long long rr_wait_ns;	/* run-queue wait in each of rank 1's busy phases (rr_profile) */
+
+/* rr, but another process had rank 1's CPU 10 ms of each 40 ms busy phase */
+static void
+rr_waited_profile(const char *dir)
+{
+	rr_wait_ns = 10 * FX_MS;
+	rr_profile(dir);
+	rr_wait_ns = 0;
+}
 
 static void
 rndv_rr_profile(const char *dir)
@@ -220,7 +230,7 @@ rr_profile(const char *dir)
 
 		fx_phase(ph, 0, "busy", t - 20 * FX_MS + (k == 0 ? 20 * FX_MS : 0), t);
 		msg(m, t, a, 0, 1, BYTES);
-		fx_phase(ph, 1, "busy", a, b);
+		fprintf(ph, "1\tbusy\t%lld\t%lld\t%lld\t%lld\n", a, b, b - a - rr_wait_ns, rr_wait_ns);
 		msg(m, b, b + XFER, 1, 0, BYTES);
 	}
 	fclose(m);
@@ -640,6 +650,37 @@ TEST(loaded_node_stretches_busy_time)
 	pred_result_free(&r);
 }
 
+/* The replying rank's busy phases held 10 ms of run-queue wait in 40: time another
+ * process took (collect's agents on a node whose CPUs all run ranks). A competitor shares
+ * the rank's CPU with its 30 ms of work, not with that time: each phase takes 30 * 2 + 10
+ * = 70 ms, not 80. Under a quota (cpu_capacity 0.5: the wait may be the quota's or a
+ * neighbour's, which the scenario keeps) the whole phase is stretched as before. */
+TEST(the_wait_of_others_in_a_busy_phase_is_not_stretched)
+{
+	struct pred_result r;
+	double wake = (ITERS - 1) * replay_wake_ns(1, REPLAY_SLICE_NS, 1);
+
+	CHECK(predict(rr_waited_run, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 30.0 * FX_MS + wake, 1e3);
+	{
+		const struct pred_item *it = FX_ITEM(&r, "node", "rank 1 (ws2)");
+
+		CHECK(it != NULL);
+		CHECK_NEAR(it ? it->value : 0, 2 * 0.75 + 0.25, 1e-12);
+	}
+	pred_result_free(&r);
+	/* a link scenario stretches nothing: the measured phases stay as they are */
+	CHECK(predict(rr_waited_run, "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 180.0 * FX_MS, 1e4);
+	pred_result_free(&r);
+	fx_meta(rr_waited_run, "rank-1.tsv", "cpu_capacity", "0.5");
+	CHECK(predict(rr_waited_run, "[node ws2]\ncpu_procs = 1\n", &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 40.0 * FX_MS +
+					   (ITERS - 1) * replay_wake_ns(1, REPLAY_SLICE_NS, 0.5), 1e3);
+	pred_result_free(&r);
+}
+
 TEST(message_that_came_in_a_busy_phase_was_waited_for)
 {
 	struct pred_result r;
@@ -971,6 +1012,7 @@ main(void)
 	fx_build(twice_run, sizeof twice_run, "twice", twice_profile);
 	fx_build(thrice_run, sizeof thrice_run, "thrice", thrice_profile);
 	fx_build(rr_run, sizeof rr_run, "rr", rr_profile);
+	fx_build(rr_waited_run, sizeof rr_waited_run, "rr-waited", rr_waited_profile);
 	fx_build(early_run, sizeof early_run, "early", early_profile);
 	fx_build(early_coll_run, sizeof early_coll_run, "early-coll", early_coll_profile);
 	fx_build(sink_run, sizeof sink_run, "sink", sink_profile);
@@ -991,6 +1033,7 @@ main(void)
 	RUN(a_small_message_takes_a_frame_of_its_own);
 	RUN(request_reply_pays_both);
 	RUN(loaded_node_stretches_busy_time);
+	RUN(the_wait_of_others_in_a_busy_phase_is_not_stretched);
 	RUN(message_that_came_in_a_busy_phase_was_waited_for);
 	RUN(a_collectives_message_waits_for_its_receiver_to_enter);
 	RUN(slack_absorbs_a_slower_receiver);
