@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/err.h"
+#include "lib/tsv.h"
 #include "lib/xalloc.h"
 #include "parse/rankmap.h"
 
@@ -179,4 +180,26 @@ coloc_read(const struct prof *p, struct coloc_rank *c)
 	}
 	free(ph);
 	free(off);
+}
+
+bool
+coloc_whole_cpu(const struct prof *p, const struct coloc_rank *c, int i)
+{
+	char *path, v[64], *end;
+	struct err e;
+	double cap = 1;
+
+	if (!(c[i].cores >= c[i].nlocal))
+		return false;
+	if (p->run == NULL)
+		return true;
+	path = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
+	if (tsv_kv_lookup(path, "meta", "cpu_capacity", v, sizeof v, &e) == 1) {
+		double x = strtod(v, &end);
+
+		if (end != v && *end == '\0' && x > 0 && isfinite(x))
+			cap = x;
+	}
+	free(path);
+	return cap >= 1;
 }

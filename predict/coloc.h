@@ -25,6 +25,11 @@ void coloc_read(const struct prof *p, struct coloc_rank *c);
 /* The busy phases of every rank, sorted by start: rank p->ranks[i]'s are ph[off[i]..off[i +
  * 1]) (ranks the profile does not list left out). The caller frees *ph and *off. */
 void coloc_phases_by_rank(const struct prof *p, const struct prof_busy ***ph, long **off);
+/* Whether rank i's node gave each of its ranks a whole CPU: no more ranks than cores'
+ * worth (c[i] from coloc_read) and no CPU limit below one in the rank's meta file
+ * (RUN/meta/rank-R.tsv cpu_capacity; unsaid: none). Under a quota, or with more ranks than
+ * cores, a rank's run-queue wait is its neighbours' and its limit's. */
+bool coloc_whole_cpu(const struct prof *p, const struct coloc_rank *c, int i);
 /* Ranks sharing a node with another rank; 0 when every node has one. */
 int coloc_shared(const struct prof *p);
 /* The CPU stretch of a rank's busy time, from sd (the scenario's slowdown of a rank alone

@@ -259,7 +259,7 @@ meta_num(const char *path, const char *key, double dflt)
 
 /* Each rank's run-queue wait over its busy time, in the busy phases of the dedicated run,
  * into w[0..p->nranks): 0 for a rank whose node did not give each of its ranks a whole CPU
- * (coloc cores below nlocal, or its meta cpu_capacity below 1) or whose phases do not say.
+ * (coloc_whole_cpu) or whose phases do not say.
  * With a core each, the wait is time processes outside the job took: collect's own agents
  * where they share the ranks' CPUs (observer_charged shared), the system's. A scenario's
  * competitors share the rank's CPU with its work, not with that time, so the stretch
@@ -272,10 +272,7 @@ busy_wait_shares(const struct prof *p, const struct coloc_rank *cl, double *w)
 	bool *whole = xcalloc((size_t)p->nranks + 1, sizeof *whole);
 
 	for (int i = 0; i < p->nranks; i++) {
-		char *path = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
-
-		whole[i] = cl[i].cores >= cl[i].nlocal && meta_num(path, "cpu_capacity", 1) >= 1;
-		free(path);
+		whole[i] = coloc_whole_cpu(p, cl, i);
 		w[i] = 0;
 	}
 	for (long k = 0; k < p->nbusy; k++) {
