@@ -141,6 +141,9 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/contend
 	install -m 644 docs/contend.1 $(DESTDIR)$(PREFIX)/share/man/man1/contend.1
+	install -d $(DESTDIR)$(PREFIX)/share/contend
+	install -m 644 bench/results/realapps/accuracy.tsv $(DESTDIR)$(PREFIX)/share/contend/realapps-4x1.tsv
+	install -m 644 bench/results/realapps/2x1/accuracy.tsv $(DESTDIR)$(PREFIX)/share/contend/realapps-2x1.tsv
 
 # A Debian package from a staged tree (debian/mkdeb.sh): $(BUILD)/contend_VERSION_ARCH.deb.
 deb: $(BIN)
@@ -148,6 +151,8 @@ deb: $(BIN)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/contend $(DESTDIR)$(PREFIX)/share/man/man1/contend.1
+	rm -f $(DESTDIR)$(PREFIX)/share/contend/realapps-4x1.tsv $(DESTDIR)$(PREFIX)/share/contend/realapps-2x1.tsv
+	-rmdir $(DESTDIR)$(PREFIX)/share/contend 2>/dev/null
 
 clean:
 	rm -rf $(BUILD) build-*

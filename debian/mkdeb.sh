@@ -20,7 +20,7 @@ W=$BUILD/deb
 R=$W/root
 DOC=$R/usr/share/doc/contend
 rm -rf "$W"
-mkdir -p "$R/DEBIAN" "$R/usr/bin" "$R/usr/share/man/man1" "$DOC/examples/scenarios" "$DOC/img" "$W/debian"
+mkdir -p "$R/DEBIAN" "$R/usr/bin" "$R/usr/share/man/man1" "$R/usr/share/contend" "$DOC/examples/scenarios" "$DOC/img" "$W/debian"
 
 install -m 755 "$BUILD/contend" "$R/usr/bin/contend"
 strip --strip-unneeded "$R/usr/bin/contend" 2>/dev/null || true
@@ -30,6 +30,9 @@ install -m 644 "$TOP/README.md" "$TOP"/docs/*.md "$DOC/"
 install -m 644 "$TOP"/docs/img/*.png "$DOC/img/" 2>/dev/null || true
 install -m 644 "$TOP"/docs/scenarios/*.ini "$DOC/examples/scenarios/"
 install -m 644 "$TOP/debian/copyright" "$DOC/copyright"
+# bench/realapps' measured errors, for the headline's interval (predict/stage.c load_errors)
+install -m 644 "$TOP/bench/results/realapps/accuracy.tsv" "$R/usr/share/contend/realapps-4x1.tsv"
+install -m 644 "$TOP/bench/results/realapps/2x1/accuracy.tsv" "$R/usr/share/contend/realapps-2x1.tsv"
 
 # Shared libraries: dpkg-shlibdeps reads a debian/control with the package's stanza.
 printf 'Source: contend\n\nPackage: contend\nArchitecture: any\n' >"$W/debian/control"

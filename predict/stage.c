@@ -12,6 +12,7 @@
 #include "lib/err.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
+#include "predict/coloc.h"
 #include "predict/replay.h"
 
 /* The headline rows of the TSV: the pick's prediction, the interval's ends (or "none"). */
@@ -205,11 +206,16 @@ host_list(const struct prof *p, char *out, size_t len)
 	}
 }
 
-/* The table of measured errors: FILE, else bench/results/realapps/accuracy.tsv beside the
- * binary's source tree (build/contend's ../), else the built-in one. Returns 0, or negative
- * with e set when FILE cannot be used (t is then empty). */
+/* The table of measured errors: FILE, else the bench/realapps table of the platform the
+ * run's ranks had: with a whole CPU each (every rank coloc_whole_cpu), the 2x1 layout's
+ * (bench/results/realapps/2x1/accuracy.tsv), else the shared cores' of the 4x1 layout
+ * (bench/results/realapps/accuracy.tsv: two workstations' polling ranks on each core, the
+ * errors of a time-shared platform). It is looked for beside the binary's source tree
+ * (build/contend's ../), then where `make install` puts it (the binary's
+ * ../share/contend/realapps-2x1.tsv or realapps-4x1.tsv); else the built-in one. Returns 0,
+ * or negative with e set when FILE cannot be used (t is then empty). */
 static int
-load_errors(struct hl_table *t, const char *path, struct err *e)
+load_errors(struct hl_table *t, const char *path, bool whole, struct err *e)
 {
 	char exe[4096], *auto_path = NULL;
 	ssize_t n;
@@ -221,7 +227,11 @@ load_errors(struct hl_table *t, const char *path, struct err *e)
 		exe[n] = '\0';
 		if ((slash = strrchr(exe, '/')) != NULL)
 			*slash = '\0';
-		auto_path = xasprintf("%s/../bench/results/realapps/accuracy.tsv", exe);
+		auto_path = xasprintf("%s/../bench/results/realapps/%saccuracy.tsv", exe, whole ? "2x1/" : "");
+		if (access(auto_path, R_OK) != 0) {
+			free(auto_path);
+			auto_path = xasprintf("%s/../share/contend/realapps-%s.tsv", exe, whole ? "2x1" : "4x1");
+		}
 		if (access(auto_path, R_OK) == 0)
 			path = auto_path;
 	}
@@ -239,6 +249,21 @@ load_errors(struct hl_table *t, const char *path, struct err *e)
 		verbose("predict: '%s': %ld rows not used (other models or damaged)", path, t->skipped);
 	free(auto_path);
 	return 0;
+}
+
+/* Whether every rank of p had a whole CPU (coloc_whole_cpu): the platform whose measured
+ * errors the headline's interval takes. */
+static bool
+whole_cpus(const struct prof *p)
+{
+	struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
+	bool all = p->nranks > 0;
+
+	coloc_read(p, cl);
+	for (int i = 0; i < p->nranks && all; i++)
+		all = coloc_whole_cpu(p, cl, i);
+	free(cl);
+	return all;
 }
 
 /* The run's profile into r->p, with what it rests on: warnings on stderr for damaged rows,
@@ -314,7 +339,7 @@ headline(struct predict_result *r, const char *errors_path, const char *const *d
 			ded[n++] = (double)prof_dedicated_ns(&q);
 		prof_free(&q);
 	}
-	if (load_errors(&t, errors_path, e) < 0)
+	if (load_errors(&t, errors_path, whole_cpus(&r->p), e) < 0)
 		return -E_IO;
 	snprintf(h->source, sizeof h->source, "%s", t.source);
 	h->kind = hl_classify(&r->p, h->why, sizeof h->why);

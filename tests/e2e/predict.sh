@@ -71,6 +71,34 @@ else
 	fail headline "$(printf '%s\n' "$out" | head -n 3) / $(grep headline "$tsv")"
 fi
 
+# the interval's errors come from bench/realapps' table of the run's platform: ranks with
+# a whole CPU each (this run: no CPU limit recorded) take the 2x1 layout's, ranks under a
+# quota the shared cores' (4x1); an installed binary finds the same tables under
+# ../share/contend; --errors overrides
+line=$("$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" 2>&1 | grep '^  errors from: ')
+if [ -r "$TOP/bench/results/realapps/2x1/accuracy.tsv" ]; then
+	case $line in */bench/results/realapps/2x1/accuracy.tsv) pass errors-whole-cores ;; *) fail errors-whole-cores "$line" ;; esac
+else
+	echo "SKIP e2e/predict/errors-whole-cores: no bench/results/realapps/2x1/accuracy.tsv"
+fi
+mkdir -p "$RUN/meta"
+for r in 0 1 2 3; do printf '# contend-meta 1\nkey\tvalue\ncpu_capacity\t0.500\n' >"$RUN/meta/rank-$r.tsv"; done
+line=$("$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" 2>&1 | grep '^  errors from: ')
+if [ -r "$TOP/bench/results/realapps/accuracy.tsv" ]; then
+	case $line in */bench/results/realapps/accuracy.tsv) pass errors-shared-cores ;; *) fail errors-shared-cores "$line" ;; esac
+else
+	echo "SKIP e2e/predict/errors-shared-cores: no bench/results/realapps/accuracy.tsv"
+fi
+rm -r "$RUN/meta"
+mkdir -p "$T/inst/bin" "$T/inst/share/contend"
+cp "$CONTEND" "$T/inst/bin/contend"
+cp "$TOP/bench/results/realapps/2x1/accuracy.tsv" "$T/inst/share/contend/realapps-2x1.tsv"
+line=$("$T/inst/bin/contend" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" 2>&1 | grep '^  errors from: ')
+case $line in *"/inst/bin/../share/contend/realapps-2x1.tsv") pass errors-installed ;; *) fail errors-installed "$line" ;; esac
+rm "$T/inst/share/contend/realapps-2x1.tsv"
+line=$("$T/inst/bin/contend" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" 2>&1 | grep '^  errors from: ')
+case $line in *"built in"*) pass errors-built-in ;; *) fail errors-built-in "$line" ;; esac
+
 # a model that does not apply says why, and exit 1 when none applies
 cat >"$T/nothing.ini" <<'X'
 [node ws2]
