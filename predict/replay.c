@@ -258,13 +258,13 @@ meta_num(const char *path, const char *key, double dflt)
 }
 
 /* Each rank's run-queue wait over its busy time, in the busy phases of the dedicated run,
- * into w[0..p->nranks): 0 for a rank whose node did not give each of its ranks a whole CPU
- * (coloc_whole_cpu) or whose phases do not say.
- * With a core each, the wait is time processes outside the job took: collect's own agents
- * where they share the ranks' CPUs (observer_charged shared), the system's. A scenario's
- * competitors share the rank's CPU with its work, not with that time, so the stretch
- * leaves it out (replay_predict). On a node of fewer cores than ranks, or under a quota,
- * the wait is the neighbours' and the quota's, which the scenario keeps (coloc_stretch). */
+ * into w[0..p->nranks): 0 for a rank whose node did not give each of its ranks a whole
+ * CPU (coloc_whole_cpu) or whose phases do not say. With a core each, the wait is time
+ * processes outside the job took: collect's own agents where they share the ranks' CPUs
+ * (observer_charged shared), the system's. A scenario's competitors share the rank's CPU
+ * with its work, not with that time, so the stretch leaves it out (replay_predict). On a
+ * node of fewer cores than ranks, or under a quota, the wait is the neighbours' and the
+ * quota's, which the scenario keeps (coloc_stretch). */
 static void
 busy_wait_shares(const struct prof *p, const struct coloc_rank *cl, double *w)
 {
@@ -1785,7 +1785,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 {
 	struct replay_trace t;
 	struct replay_out out = { 0 };
-	double *D, *f, *wk, *nlat, *nbw, *nburst, *size, bound;
+	double *D, *f, *wk, *w, *nlat, *nbw, *nburst, *size, bound;
 	double T = (double)prof_dedicated_ns(p);
 	bool any = false;
 	struct p000_delay curves;
@@ -1804,10 +1804,9 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		return rc;
 	f = xcalloc((size_t)p->nranks, sizeof *f);
 	wk = xcalloc((size_t)p->nranks, sizeof *wk);
+	w = xcalloc((size_t)p->nranks + 1, sizeof *w);
 	{
 		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
-
-		double *w = xcalloc((size_t)p->nranks + 1, sizeof *w);
 
 		coloc_read(p, cl);
 		busy_wait_shares(p, cl, w);
@@ -1818,12 +1817,12 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			if (f[i] != 1)	/* the wait of others in its phases is not stretched */
 				f[i] = f[i] * (1 - w[i]) + w[i];
 		}
-		free(w);
 		free(cl);
 	}
 	if (!any && s->nlinks == 0) {
 		free(f);
 		free(wk);
+		free(w);
 		return pred_na(r, "the scenario changes nothing the replay sees (CPU-bound competitors, "
 			       "load average, CPU capacity, link latency or bandwidth)");
 	}
@@ -1831,6 +1830,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	if ((rc = replay_fits(p, e)) < 0) {
 		free(f);
 		free(wk);
+		free(w);
 		return rc;
 	}
 	/* each message's changed link, NAN on an unchanged one; without links none (NULL: the
@@ -1873,12 +1873,15 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		const struct prof_rank *rk = &p->ranks[i];
 
 		if (f[i] != 1 || fabs(D[i]) >= 1e6) {
-			char name[160];
+			char name[160], others[96] = "";
 
 			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
+			if (f[i] != 1 && w[i] > 0)
+				snprintf(others, sizeof others, " (its busy time's %.1f %% of others' wait "
+					 "not stretched)", 100 * w[i]);
 			pred_add(r, "node", name, D[i], f[i], "trace replay",
-				 "CPU stretch x%.3g; wake-up %.2f ms per receive it waited for; %.3f s "
-				 "late at its end", f[i], wk[i] / 1e6, D[i] / 1e9);
+				 "CPU stretch x%.3g%s; wake-up %.2f ms per receive it waited for; %.3f s "
+				 "late at its end", f[i], others, wk[i] / 1e6, D[i] / 1e9);
 		}
 	}
 	r->predicted_ns = out.run_ns;
@@ -1893,6 +1896,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(D);
 	free(f);
 	free(wk);
+	free(w);
 	free(nlat);
 	free(nbw);
 	free(nburst);
