@@ -23,7 +23,12 @@
 
 /* A rank that sends within REPLAY_REPLY_NS of a message's arrival, in the busy phase the
  * message came in, was waiting for it (polling, read busy) and replied (docs/predict.md,
- * "A receive"): ScaLAPACK's LU answers a pivot row 7-150 us after it came (PMPI truth). */
+ * "A receive"): ScaLAPACK's LU answers a pivot row 7-150 us after it came (PMPI truth).
+ * That short window is for a rank under a CPU quota, which often sends next within the
+ * samples' grain of a message it did not wait for (throttled); a rank with a whole CPU
+ * takes the grain, REPLAY_GRAIN_NS: what it computed between the arrival and its next send
+ * within the grain was the message's work (QR's pipelined panels, LAMMPS's forces after
+ * the ghost atoms came; docs/validation.md, "Work after a receive on whole cores"). */
 #define REPLAY_REPLY_NS 1000000LL
 
 /* A busy phase as the trace's build reads it: what it needs of the profile's row and the
@@ -257,9 +262,21 @@ meta_num(const char *path, const char *key, double dflt)
 	return end != v && *end == '\0' && x > 0 && isfinite(x) ? x : dflt;
 }
 
+/* Whether rank i's node gave each of its ranks a whole CPU: no more ranks than cores
+ * (cl[i], coloc_read) and no quota (its meta cpu_capacity 1 or unsaid). */
+static bool
+whole_cpu(const struct prof *p, const struct coloc_rank *cl, int i)
+{
+	char *path = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
+	bool whole = cl[i].cores >= cl[i].nlocal && meta_num(path, "cpu_capacity", 1) >= 1;
+
+	free(path);
+	return whole;
+}
+
 /* Each rank's run-queue wait over its busy time, in the busy phases of the dedicated run,
  * into w[0..p->nranks): 0 for a rank whose node did not give each of its ranks a whole CPU
- * (coloc cores below nlocal, or its meta cpu_capacity below 1) or whose phases do not say.
+ * (whole_cpu) or whose phases do not say.
  * With a core each, the wait is time processes outside the job took: collect's own agents
  * where they share the ranks' CPUs (observer_charged shared), the system's. A scenario's
  * competitors share the rank's CPU with its work, not with that time, so the stretch
@@ -272,10 +289,7 @@ busy_wait_shares(const struct prof *p, const struct coloc_rank *cl, double *w)
 	bool *whole = xcalloc((size_t)p->nranks + 1, sizeof *whole);
 
 	for (int i = 0; i < p->nranks; i++) {
-		char *path = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
-
-		whole[i] = cl[i].cores >= cl[i].nlocal && meta_num(path, "cpu_capacity", 1) >= 1;
-		free(path);
+		whole[i] = whole_cpu(p, cl, i);
 		w[i] = 0;
 	}
 	for (long k = 0; k < p->nbusy; k++) {
@@ -1445,6 +1459,8 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 				 * phase its last receive came in or after */
 	long *shint = xcalloc((size_t)p->nranks + 1, sizeof *shint);	/* per rank: its first
 				 * send at or after its last receive's arrival */
+	int64_t *reply = xmallocarray((size_t)p->nranks + 1, sizeof *reply);	/* per rank: the
+				 * window of a reply (REPLAY_REPLY_NS) */
 	long nr = 0;
 
 	if (t->kind == REPLAY_DEDICATED)	/* predict's reading only: docs/explain.md, "Exchanges" */
@@ -1452,8 +1468,19 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 	else
 		for (long k = 0; k < p->nmsgs; k++)
 			later[k] = LATER_NONE;
-	for (int i = 0; i < p->nranks; i++)
+	for (int i = 0; i < p->nranks; i++) {
 		hint[i] = -1;
+		reply[i] = REPLAY_GRAIN_NS;
+	}
+	if (t->kind == REPLAY_DEDICATED) {
+		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
+
+		coloc_read(p, cl);
+		for (int i = 0; i < p->nranks; i++)
+			if (!whole_cpu(p, cl, i))
+				reply[i] = REPLAY_REPLY_NS;
+		free(cl);
+	}
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		int b = di[k];
@@ -1489,11 +1516,10 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 			/* its next send that close and still inside the phase: it replied, the
 			 * phase (polling read busy, begun by a stray user tick) is no earlier
 			 * work; its W the idle time since its previous event. Predict's reading
-			 * takes a reply only within REPLAY_REPLY_NS: a rank on a CPU quota,
-			 * throttled, often sends next within the grain of a message it did not
-			 * wait for */
-			replied = answer || (j < r->n && send_t(r, j) < ph->t_end_ns &&
-					     send_t(r, j) - arr < (t->kind == REPLAY_MEASURED ? REPLAY_GRAIN_NS : REPLAY_REPLY_NS));
+			 * takes a reply only within REPLAY_REPLY_NS on a rank without a whole
+			 * CPU: on a CPU quota, throttled, it often sends next within the grain
+			 * of a message it did not wait for */
+			replied = answer || (j < r->n && send_t(r, j) < ph->t_end_ns && send_t(r, j) - arr < reply[b]);
 		}
 		if (ph != NULL && !replied && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
 			long j = send_near(&sd[b], arr, &shint[b]);
@@ -1509,6 +1535,7 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 	}
 	free(hint);
 	free(shint);
+	free(reply);
 	free(later);
 }
 
