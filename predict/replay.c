@@ -23,7 +23,12 @@
 
 /* A rank that sends within REPLAY_REPLY_NS of a message's arrival, in the busy phase the
  * message came in, was waiting for it (polling, read busy) and replied (docs/predict.md,
- * "A receive"): ScaLAPACK's LU answers a pivot row 7-150 us after it came (PMPI truth). */
+ * "A receive"): ScaLAPACK's LU answers a pivot row 7-150 us after it came (PMPI truth).
+ * That short window is for a rank under a CPU quota, which often sends next within the
+ * samples' grain of a message it did not wait for (throttled); a rank with a whole CPU
+ * takes the grain, REPLAY_GRAIN_NS: what it computed between the arrival and its next send
+ * within the grain was the message's work (QR's pipelined panels, LAMMPS's forces after
+ * the ghost atoms came; docs/validation.md, "Work after a receive on whole cores"). */
 #define REPLAY_REPLY_NS 1000000LL
 
 /* A busy phase as the trace's build reads it: what it needs of the profile's row and the
@@ -1442,6 +1447,8 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 				 * phase its last receive came in or after */
 	long *shint = xcalloc((size_t)p->nranks + 1, sizeof *shint);	/* per rank: its first
 				 * send at or after its last receive's arrival */
+	int64_t *reply = xmallocarray((size_t)p->nranks + 1, sizeof *reply);	/* per rank: the
+				 * window of a reply (REPLAY_REPLY_NS) */
 	long nr = 0;
 
 	if (t->kind == REPLAY_DEDICATED)	/* predict's reading only: docs/explain.md, "Exchanges" */
@@ -1449,8 +1456,19 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 	else
 		for (long k = 0; k < p->nmsgs; k++)
 			later[k] = LATER_NONE;
-	for (int i = 0; i < p->nranks; i++)
+	for (int i = 0; i < p->nranks; i++) {
 		hint[i] = -1;
+		reply[i] = REPLAY_GRAIN_NS;
+	}
+	if (t->kind == REPLAY_DEDICATED) {
+		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
+
+		coloc_read(p, cl);
+		for (int i = 0; i < p->nranks; i++)
+			if (!coloc_whole_cpu(p, cl, i))
+				reply[i] = REPLAY_REPLY_NS;
+		free(cl);
+	}
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		int b = di[k];
@@ -1486,11 +1504,10 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 			/* its next send that close and still inside the phase: it replied, the
 			 * phase (polling read busy, begun by a stray user tick) is no earlier
 			 * work; its W the idle time since its previous event. Predict's reading
-			 * takes a reply only within REPLAY_REPLY_NS: a rank on a CPU quota,
-			 * throttled, often sends next within the grain of a message it did not
-			 * wait for */
-			replied = answer || (j < r->n && send_t(r, j) < ph->t_end_ns &&
-					     send_t(r, j) - arr < (t->kind == REPLAY_MEASURED ? REPLAY_GRAIN_NS : REPLAY_REPLY_NS));
+			 * takes a reply only within REPLAY_REPLY_NS on a rank without a whole
+			 * CPU: on a CPU quota, throttled, it often sends next within the grain
+			 * of a message it did not wait for */
+			replied = answer || (j < r->n && send_t(r, j) < ph->t_end_ns && send_t(r, j) - arr < reply[b]);
 		}
 		if (ph != NULL && !replied && arr - ph->t_start_ns >= REPLAY_GRAIN_NS) {
 			long j = send_near(&sd[b], arr, &shint[b]);
@@ -1506,6 +1523,7 @@ trace_receive_keys(const struct replay_trace *t, const struct prof *p, const str
 	}
 	free(hint);
 	free(shint);
+	free(reply);
 	free(later);
 }
 

@@ -82,7 +82,10 @@ int replay_predict(const struct prof *p, const struct scen *s, struct pred_resul
 
 /* Which run the trace is, and so how its receives are read. */
 enum replay_kind {
-	REPLAY_DEDICATED,	/* predict: W is the last idle stretch before the receive */
+	REPLAY_DEDICATED,	/* predict: W is the last idle stretch before the receive; a
+				 * send within REPLAY_GRAIN_NS of an arrival, inside the busy
+				 * phase it came in, replies to it (1 ms on a rank without a
+				 * whole CPU: replay.c REPLAY_REPLY_NS) */
 	REPLAY_MEASURED,	/* explain (docs/explain.md, "Method"): W is every idle stretch since
 				 * the rank's previous event; a message arriving in a busy phase
 				 * between two sends of its receiver, both within REPLAY_GRAIN_NS,

@@ -25,7 +25,7 @@
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
 	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300],
 	early_coll_run[300], polled_run[300], rndv_halo_run[300], rndv_rr_run[300], late_run[300],
-	late_answered_run[300], twice_run[300], thrice_run[300], rr_waited_run[300];
+	late_answered_run[300], twice_run[300], thrice_run[300], rr_waited_run[300], worked_run[300];
 static const char *proto = "eager";	/* messages.tsv proto of the messages msg_nw writes */
 static const char *flags1 = "-";	/* messages.tsv flags of rank 1's messages */
 
@@ -369,19 +369,21 @@ init_profile(const char *dir)
 	common(dir, 2, 100 * FX_MS);
 }
 
+static long long poll_gap_ns = FX_MS / 2;	/* pair_profile's answer after the question, polling */
+
 /* Two ranks, 10 iterations of 110 ms: 80 ms busy, then one sends and the other sends back
  * 2 ms after that message arrived, as a polling rank whose send was posted with its receive
  * does. With alternate the first sender alternates (an exchange: each side is first half the
  * time), without it rank 0 always asks and rank 1 answers (a request and its reply). With
  * poll the ranks wait polling, which the samples read as busy: busy all the time, and the
- * answer leaves 0.5 ms after the question came. */
+ * answer leaves poll_gap_ns (0.5 ms) after the question came. */
 static void
 pair_profile(const char *dir, int alternate, int poll)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
 
 	for (int k = 0; k < ITERS; k++) {
-		long long t = FX_BASE_NS + k * 110 * FX_MS, back = t + 80 * FX_MS + XFER + (poll ? FX_MS / 2 : 2 * FX_MS);
+		long long t = FX_BASE_NS + k * 110 * FX_MS, back = t + 80 * FX_MS + XFER + (poll ? poll_gap_ns : 2 * FX_MS);
 		int a = alternate ? k % 2 : 0;
 
 		for (int r = 0; r < 2; r++) {
@@ -413,6 +415,15 @@ static void
 polled_profile(const char *dir)
 {
 	pair_profile(dir, 0, 1);
+}
+
+/* polled, but rank 1 works 5 ms on each question before it answers */
+static void
+worked_profile(const char *dir)
+{
+	poll_gap_ns = 5 * FX_MS;
+	pair_profile(dir, 0, 1);
+	poll_gap_ns = FX_MS / 2;
 }
 
 #define PANELS 40
@@ -625,6 +636,31 @@ TEST(request_reply_pays_both)
 		CHECK_NEAR(r.predicted_ns, (double)ITERS * c[i].period_ms * FX_MS + ITERS * 180.0 * FX_MS, 1e4);
 		pred_result_free(&r);
 	}
+}
+
+/* The answer leaves 5 ms after the question came, both ranks busy all the time (polling).
+ * On a whole CPU (no cpu_capacity in the run's meta: 1) a send within the samples' 20 ms
+ * grain of the arrival, in the busy phase it came in, answers it: the 5 ms were work on the
+ * question (QR's pipelined panels, LAMMPS's forces after the ghost atoms), so each cycle
+ * waits for the question and the answer, +2 x 90 ms at 1.25 MB/s as in request_reply_pays_both:
+ * 10 x 110 + 10 x 180 = 2900 ms. Under a quota (rank 1's cpu_capacity 0.5) a throttled
+ * rank often sends within the grain of a message it did not wait for, and only 1 ms counts
+ * (REPLAY_REPLY_NS): the question is needed after the answer left, which goes as late as
+ * rank 1 is, one cycle behind: +90 ms a cycle, 10 x 110 + 10 x 90 = 2000 ms. */
+TEST(work_after_a_receive_on_a_whole_cpu_is_the_messages)
+{
+	struct pred_result r;
+	const char *scen = "[link ws1-ws2]\nbandwidth = 1.25 MB/s\nframe_overhead = 0 B\n";
+
+	CHECK(predict(worked_run, scen, &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 110 * FX_MS + ITERS * 180.0 * FX_MS, 1e4);
+	pred_result_free(&r);
+	fx_meta(worked_run, "rank-1.tsv", "cpu_capacity", "0.5");
+	CHECK(predict(worked_run, scen, &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 110 * FX_MS + ITERS * 90.0 * FX_MS, 1e4);
+	pred_result_free(&r);
 }
 
 TEST(loaded_node_stretches_busy_time)
@@ -1023,6 +1059,7 @@ main(void)
 	fx_build(xchg_run, sizeof xchg_run, "xchg", xchg_profile);
 	fx_build(pingpong_run, sizeof pingpong_run, "pingpong", pingpong_profile);
 	fx_build(polled_run, sizeof polled_run, "polled", polled_profile);
+	fx_build(worked_run, sizeof worked_run, "worked", worked_profile);
 	fx_build(rev_run, sizeof rev_run, "rev", halo_rev_profile);
 	fx_build(panel_run, sizeof panel_run, "panel", panel_profile);
 	fx_build(rndv_halo_run, sizeof rndv_halo_run, "rndv-halo", rndv_halo_profile);
@@ -1032,6 +1069,7 @@ main(void)
 	RUN(a_links_rate_carries_the_frames_headers_too);
 	RUN(a_small_message_takes_a_frame_of_its_own);
 	RUN(request_reply_pays_both);
+	RUN(work_after_a_receive_on_a_whole_cpu_is_the_messages);
 	RUN(loaded_node_stretches_busy_time);
 	RUN(the_wait_of_others_in_a_busy_phase_is_not_stretched);
 	RUN(message_that_came_in_a_busy_phase_was_waited_for);
