@@ -47,7 +47,7 @@
  * time T0, so that measured = T0 + sum of costs + interaction exactly; the interaction is
  * what the causes cost together beyond their sum (negative when they overlap). T0 is then
  * split into the ranks' own work and the residual: what no named cause explains (without
- * a baseline: communication at the best throughput seen, latency, anything unseen; with
+ * a baseline: communication at the links' references, latency, anything unseen; with
  * one: T0 minus the baseline's time). */
 #ifndef EXPLAIN_ATTRIB_H
 #define EXPLAIN_ATTRIB_H

@@ -85,8 +85,8 @@ print_table(const char *run, const struct attr_result *r, bool all)
 		printf("%-39s %9.3f %7.1f  (ideal minus the baseline: not explained)\n", "residual", r->residual_ns / 1e9,
 		       100 * r->residual_ns / T);
 	else
-		printf("%-39s %9.3f %7.1f  (ideal minus own work: communication at the best\n%59s"
-		       "throughput seen, latency, and what no cause explains)\n",
+		printf("%-39s %9.3f %7.1f  (ideal minus own work: communication at the\n%59s"
+		       "links' references, latency, and what no cause explains)\n",
 		       "residual", r->residual_ns / 1e9, 100 * r->residual_ns / T, "");
 	if (r->note[0] != '\0')
 		printf("note: %s\n", r->note);
