@@ -1531,6 +1531,59 @@ TEST(no_messages_one_rank)
 	attr_result_free(&r);
 }
 
+/* One pair's large messages by size class: 20 KiB messages (class 0) at 1..10 x 100 MB/s,
+ * 1 MB ones (class 5) at 10 and 20 MB/s, and one on the same host left out. A message's
+ * place among its class and the throughput at a place go both ways; the pair's reference
+ * without a baseline is what a tenth of its messages reached. */
+TEST(pair_size_classes)
+{
+	struct prof p = { .nranks = 3 };
+	struct prof_rank rk[3] = { { .rank = 0, .host = "h1" }, { .rank = 1, .host = "h2" },
+				   { .rank = 2, .host = "h1" } };
+	struct prof_msg m[13];
+	struct evid v = { 0 };
+	const struct evid_pair *q;
+	const struct evid_xput *x;
+	int n = 0;
+
+	for (int i = 1; i <= 10; i++)	/* 20 000 bytes at i x 100 MB/s */
+		m[n++] = (struct prof_msg){ .t_ns = FX_BASE_NS, .t_last_ns = FX_BASE_NS + 200000 / i, .src = 0,
+					    .dst = 1, .bytes = 20000 };
+	m[n++] = (struct prof_msg){ .t_ns = FX_BASE_NS, .t_last_ns = FX_BASE_NS + 100 * FX_MS, .src = 0, .dst = 1,
+				    .bytes = 1000000 };
+	m[n++] = (struct prof_msg){ .t_ns = FX_BASE_NS, .t_last_ns = FX_BASE_NS + 50 * FX_MS, .src = 0, .dst = 1,
+				    .bytes = 1000000 };
+	m[n++] = (struct prof_msg){ .t_ns = FX_BASE_NS, .t_last_ns = FX_BASE_NS + FX_MS, .src = 0, .dst = 2,
+				    .bytes = 1000000 };
+	p.ranks = rk;
+	p.msgs = m;
+	p.nmsgs = n;
+	CHECK(evid_size_class(16384) == 0);
+	CHECK(evid_size_class(32767) == 0);
+	CHECK(evid_size_class(32768) == 1);
+	CHECK(evid_size_class(1000000) == 5);
+	evid_pairs(&v, &p);
+	q = evid_pair(&v, 0, 1);
+	CHECK(evid_pair(&v, 0, 2) == NULL);
+	if (CHECKED(q != NULL)) {
+		CHECK(q->nbig == 12);
+		CHECK(evid_class(&v, q, 0, &x) == 10);
+		CHECK_NEAR(x[0].Bps, 1e8, 1);	/* slowest first */
+		CHECK_NEAR(x[9].Bps, 1e9, 1);
+		CHECK(q->best_Bps == x[8].Bps);	/* 2 of 12 at least this fast */
+		CHECK(evid_top(x, 10) == x[9].Bps);
+		CHECK_NEAR(evid_place(x, 10, x[2].Bps), 0.25, 1e-9);	/* the 3rd slowest of 10 */
+		CHECK(evid_at(x, 10, 0.25) == x[2].Bps);
+		CHECK_NEAR(evid_at(x, 10, 0.30), (x[2].Bps + x[3].Bps) / 2, 1e-3);	/* halfway to the 4th */
+		CHECK(evid_at(x, 10, 0.01) == x[0].Bps);	/* past the ends: the ends */
+		CHECK(evid_at(x, 10, 0.99) == x[9].Bps);
+		CHECK(evid_class(&v, q, 5, &x) == 2);
+		CHECK_NEAR(evid_at(x, 2, evid_place(x, 2, 2e7)), 2e7, 1);	/* 1 MB in 50 ms */
+		CHECK(evid_class(&v, q, 3, &x) == 0);
+	}
+	evid_free(&v);
+}
+
 /* The pairs' throughput (evid_pairs) of an all-to-all of 512 ranks on 512 hosts, twice
  * round (261 632 pairs, 523 264 messages): each pair's two messages summed, the faster
  * one's throughput its best, in (src, dst) order. Finding a pair again by a search of the
@@ -1916,6 +1969,7 @@ main(void)
 	RUN(no_messages_one_rank);
 	RUN(exchange_under_a_cpu_competitor_chained);
 	RUN(exchange_under_a_slow_link_chained);
+	RUN(pair_size_classes);
 	RUN(pairs_of_a_large_all_to_all);
 	RUN(shares_within_a_budget);
 	RUN(cpu_causes_of_many_nodes);
