@@ -22,12 +22,14 @@
  *    waited for that rank, as long as it was busy: it comes as soon as the rank gets to
  *    the receive.
  *  - link: a slow or shared link between two hosts. Each large message's time on the wire
- *    against the best throughput its rank pair reached (in this run or the baseline); the
- *    counterfactual sends every one at that best, and a sender that waited before a send
- *    while its earlier messages on the link were still on the wire (the queue), or right
- *    after the last of them for the cap's token bucket, waits that much less. A smaller
- *    message that took over EVID_QUEUED_NS (and its pair's fastest time) longer than the
- *    pair's fastest plus its bytes at the best throughput waited in a queue on the way
+ *    against its rank pair's reference for its size (with a baseline: the baseline's
+ *    throughput at the message's place among the pair's messages of its size class;
+ *    without one, what a tenth of them reached here); the counterfactual sends every one
+ *    at its reference, and a sender that waited before a send while its earlier messages
+ *    on the link were still on the wire (the queue), or right after the last of them for
+ *    the cap's token bucket, waits that much less. A smaller message that took over
+ *    EVID_QUEUED_NS (and its pair's fastest time) longer than the pair's fastest plus its
+ *    bytes at the pair's throughput (evid_pair best_Bps) waited in a queue on the way
  *    (with both ends captured its arrival is the receiver's): it comes that much sooner.
  *  - imbalance: ranks waiting for a rank that was late for its own reasons. Own work is
  *    busy time minus run-queue wait; the counterfactual gives every rank the mean (with a
@@ -45,7 +47,7 @@
  * time T0, so that measured = T0 + sum of costs + interaction exactly; the interaction is
  * what the causes cost together beyond their sum (negative when they overlap). T0 is then
  * split into the ranks' own work and the residual: what no named cause explains (without
- * a baseline: communication at the best throughput seen, latency, anything unseen; with
+ * a baseline: communication at the links' references, latency, anything unseen; with
  * one: T0 minus the baseline's time). */
 #ifndef EXPLAIN_ATTRIB_H
 #define EXPLAIN_ATTRIB_H

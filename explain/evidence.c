@@ -333,6 +333,132 @@ by_pair(const void *a, const void *b)
 	return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
+int
+evid_size_class(int64_t bytes)
+{
+	int c = 0;
+
+	for (int64_t b = bytes / EVID_MIN_BYTES; b > 1; b >>= 1)
+		c++;
+	return c;
+}
+
+static int
+by_class(const void *a, const void *b)
+{
+	const struct evid_xput *x = a, *y = b;
+
+	if (x->cls != y->cls)
+		return (x->cls > y->cls) - (x->cls < y->cls);
+	return (x->Bps > y->Bps) - (x->Bps < y->Bps);
+}
+
+static int
+by_Bps(const void *a, const void *b)
+{
+	const struct evid_xput *x = a, *y = b;
+
+	return (x->Bps > y->Bps) - (x->Bps < y->Bps);
+}
+
+double
+evid_top(const struct evid_xput *x, long n)
+{
+	long k = (long)ceil((double)n * EVID_TOP_SHARE);
+
+	return n > 0 ? x[n - (k > 0 ? k : 1)].Bps : 0;
+}
+
+/* Each pair's large messages into v->xput, by class then throughput, and its best_Bps. */
+static void
+pair_xputs(struct evid *v, const struct prof *p)
+{
+	long n = 0, *fill = xcalloc((size_t)v->npairs + 1, sizeof *fill);
+	struct evid_xput *tmp;
+	long most = 0;
+
+	for (int j = 0; j < v->npairs; j++) {
+		v->pair[j].xoff = fill[j] = n;
+		n += v->pair[j].nbig;
+		most = v->pair[j].nbig > most ? v->pair[j].nbig : most;
+	}
+	v->xput = xcalloc((size_t)n + 1, sizeof *v->xput);
+	for (long k = 0; k < p->nmsgs; k++) {
+		const struct prof_msg *m = &p->msgs[k];
+		double ns = (double)(m->t_last_ns - m->t_ns);
+		const struct evid_pair *q;
+
+		if (m->bytes < EVID_MIN_BYTES || ns <= 0 || (q = evid_pair(v, m->src, m->dst)) == NULL)
+			continue;
+		v->xput[fill[q - v->pair]++] = (struct evid_xput){ .cls = evid_size_class(m->bytes),
+								   .Bps = (double)m->bytes / ns * 1e9 };
+	}
+	tmp = xcalloc((size_t)most + 1, sizeof *tmp);
+	for (int j = 0; j < v->npairs; j++) {
+		struct evid_pair *q = &v->pair[j];
+
+		memcpy(tmp, v->xput + q->xoff, (size_t)q->nbig * sizeof *tmp);
+		qsort(tmp, (size_t)q->nbig, sizeof *tmp, by_Bps);
+		q->best_Bps = evid_top(tmp, q->nbig);
+		qsort(v->xput + q->xoff, (size_t)q->nbig, sizeof *v->xput, by_class);
+	}
+	free(tmp);
+	free(fill);
+}
+
+/* The first of the n throughputs a (by class, then slowest first) past (cls, Bps), or with
+ * after false the first not before it. */
+static long
+xput_bound(const struct evid_xput *a, long n, int cls, double Bps, bool after)
+{
+	long lo = 0, hi = n;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+		bool same = a[mid].cls == cls;
+
+		if (a[mid].cls < cls || (same && a[mid].Bps < Bps) || (same && after && a[mid].Bps == Bps))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+long
+evid_class(const struct evid *v, const struct evid_pair *q, int cls, const struct evid_xput **x)
+{
+	const struct evid_xput *a = v->xput + q->xoff;
+	long first = xput_bound(a, q->nbig, cls, -INFINITY, false);
+
+	*x = a + first;
+	return xput_bound(a, q->nbig, cls, INFINITY, true) - first;
+}
+
+double
+evid_place(const struct evid_xput *x, long n, double Bps)
+{
+	if (n <= 0)
+		return NAN;
+	return ((double)xput_bound(x, n, x->cls, Bps, false) + (double)xput_bound(x, n, x->cls, Bps, true)) / 2 /
+	       (double)n;
+}
+
+double
+evid_at(const struct evid_xput *x, long n, double u)
+{
+	double at = u * (double)n - 0.5;
+	long k = (long)floor(at);
+
+	if (n <= 0)
+		return 0;
+	if (!(at > 0))
+		return x[0].Bps;
+	if (k >= n - 1)
+		return x[n - 1].Bps;
+	return x[k].Bps + (at - (double)k) * (x[k + 1].Bps - x[k].Bps);
+}
+
 /* The pairs are found through a map from (src, dst), not by a search of those found so
  * far: that search cost messages times pairs (an all-to-all of 256 ranks has 65 280). */
 void
@@ -342,7 +468,9 @@ evid_pairs(struct evid *v, const struct prof *p)
 	size_t cap = 0;
 
 	free(v->pair);
+	free(v->xput);
 	v->pair = NULL;
+	v->xput = NULL;
 	v->npairs = 0;
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
@@ -368,11 +496,11 @@ evid_pairs(struct evid *v, const struct prof *p)
 		q->nbig++;
 		q->bytes += (double)m->bytes;
 		q->xfer_ns += ns;
-		q->best_Bps = fmax(q->best_Bps, (double)m->bytes / ns * 1e9);
 	}
 	u64map_release(&at);
 	if (v->npairs > 1)
 		qsort(v->pair, (size_t)v->npairs, sizeof *v->pair, by_pair);
+	pair_xputs(v, p);
 }
 
 /* The demand phases of every rank (see evidence.h); all or none. */
@@ -468,6 +596,7 @@ evid_free(struct evid *v)
 	free(v->rank);
 	free(v->demand);
 	free(v->pair);
+	free(v->xput);
 	free(v->host);
 	free(v->rtt);
 	*v = (struct evid){ 0 };

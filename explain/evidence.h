@@ -42,13 +42,34 @@ struct evid_rank {
 	double idle_run_ns;	/* its run time inside them */
 };
 
+#define EVID_TOP_SHARE 0.1	/* a pair's reference throughput without a baseline: what this
+				 * share of its messages of a size class reached (the fastest
+				 * alone is an outlier: on the testbed's dedicated LU a 32 KiB
+				 * message at 12 GB/s, where its 128 KiB ones go at 1-2 GB/s) */
+
+/* A large message's size class: 0 for [EVID_MIN_BYTES, 2 x EVID_MIN_BYTES), 1 for the
+ * next doubling, ... TCP moves a message that fits its window in one burst and a larger
+ * one at the pace of the acknowledgements, and an MPI library sends the largest in a
+ * rendezvous: throughput depends on the size, so messages are compared within a class. */
+int evid_size_class(int64_t bytes);
+
+/* One large message of a pair: its size class and its throughput (bytes over its time on
+ * the wire). */
+struct evid_xput {
+	int cls;
+	double Bps;
+};
+
 /* A directed rank pair on two hosts with messages that took time on the wire. */
 struct evid_pair {
 	int src, dst;		/* world ranks */
 	long nbig;		/* messages >= EVID_MIN_BYTES that took time on the wire */
 	double bytes;		/* their bytes */
 	double xfer_ns;		/* their time on the wire, first to last byte */
-	double best_Bps;	/* the fastest one's throughput, 0 none */
+	double best_Bps;	/* the throughput EVID_TOP_SHARE of them reached, all sizes
+				 * together (evid_top), 0 none */
+	long xoff;		/* their throughputs: v->xput[xoff, xoff + nbig), by class, then
+				 * slowest first */
 	long nsmall;		/* smaller messages that took time on the wire (with both ends
 				 * captured, parse takes the arrival from the receiver's
 				 * capture: their latency, and a queue on the way) */
@@ -85,6 +106,7 @@ struct evid {
 	struct prof_busy *demand;	/* owned: busy phases by demand, see evid_load */
 	int npairs;
 	struct evid_pair *pair;	/* owned, sorted by (src, dst) */
+	struct evid_xput *xput;	/* owned, the pairs' large messages (evid_pair xoff) */
 	int nhosts;
 	struct evid_host *host;	/* owned, one per host of p */
 	int nrtts;
@@ -120,6 +142,18 @@ void evid_free(struct evid *v);
 
 /* The pair (src, dst), or NULL. */
 const struct evid_pair *evid_pair(const struct evid *v, int src, int dst);
+/* The pair q's large messages of size class cls, slowest first, in *x; how many. */
+long evid_class(const struct evid *v, const struct evid_pair *q, int cls, const struct evid_xput **x);
+/* Of n throughputs x, slowest first: the one EVID_TOP_SHARE of them reached (the
+ * ceil(n x share)-th fastest); 0 when n is 0. */
+double evid_top(const struct evid_xput *x, long n);
+/* Of n throughputs x of one class, slowest first: where Bps stands among them, the share
+ * of them below it (those equal to it counted half; the k-th slowest of distinct ones at
+ * (k + 1/2) / n); NAN when n is 0. */
+double evid_place(const struct evid_xput *x, long n, double Bps);
+/* Of n throughputs x, slowest first: the one at share u of the way (evid_place's scale),
+ * between neighbours as far as u lies between them; 0 when n is 0. */
+double evid_at(const struct evid_xput *x, long n, double u);
 /* The round trips between hosts a and b (either order), or NULL. */
 const struct evid_rtt *evid_rtt(const struct evid *v, const char *a, const char *b);
 /* The host's entry, or NULL. */

@@ -19,8 +19,8 @@ const char usage_explain[] =
 	"phases and in the idle time before they answer a message, beyond what their own CPU\n"
 	"limit and the node's other ranks impose, the wake-up delay of each message that\n"
 	"found a rank waiting, and the node's CPU use), a slow or shared link (each rank\n"
-	"pair's large messages against the best throughput the pair reached, and its senders'\n"
-	"waits behind them), imbalance (waiting for a rank that was late for its own\n"
+	"pair's large messages against the same pair's of their size in the baseline, and its\n"
+	"senders' waits behind them), imbalance (waiting for a rank that was late for its own\n"
 	"reasons), start-up and finish. Each cause's cost is a counterfactual: the run's own\n"
 	"trace replayed with that cause taken out. With every cause out the replay gives the\n"
 	"ideal time; measured = ideal + causes + interaction, and what no cause explains is\n"
@@ -85,8 +85,8 @@ print_table(const char *run, const struct attr_result *r, bool all)
 		printf("%-39s %9.3f %7.1f  (ideal minus the baseline: not explained)\n", "residual", r->residual_ns / 1e9,
 		       100 * r->residual_ns / T);
 	else
-		printf("%-39s %9.3f %7.1f  (ideal minus own work: communication at the best\n%59s"
-		       "throughput seen, latency, and what no cause explains)\n",
+		printf("%-39s %9.3f %7.1f  (ideal minus own work: communication at the\n%59s"
+		       "links' references, latency, and what no cause explains)\n",
 		       "residual", r->residual_ns / 1e9, 100 * r->residual_ns / T, "");
 	if (r->note[0] != '\0')
 		printf("note: %s\n", r->note);

@@ -1311,8 +1311,8 @@ page_explain(const struct page_ctx *c, struct plot *p, char *why, size_t cap)
 	if (shown == 0)
 		plot_cmd(p, "set label 100 %s at screen 0.08, screen 0.20 left font 'Sans,10'",
 			 plot_quote(q, sizeof q, "no cause cost the run 0.5 % or more"));
-	snprintf(line, sizeof line, "without every cause %.2f s; residual %.2f s (communication at the best "
-		 "throughput seen, latency, unexplained)", a.ideal_ns / 1e9, a.residual_ns / 1e9);
+	snprintf(line, sizeof line, "without every cause %.2f s; residual %.2f s (communication at the links' "
+		 "references, latency, unexplained)", a.ideal_ns / 1e9, a.residual_ns / 1e9);
 	plot_cmd(p, "set label 99 %s at screen 0.08, screen %.3f left font 'Sans,9'", plot_quote(q, sizeof q, line),
 		 0.20 - 0.032 * (shown > 0 ? shown : 1));
 	plot_cmd(p, "set style data histograms");

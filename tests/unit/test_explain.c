@@ -2,7 +2,8 @@
  * by hand: the replay with nothing taken out gives the measured time back; a halo exchange
  * whose second rank waited half of each busy phase on the run queue is blamed on that
  * node's CPU, at about what the wait cost; one slow link is named with the time its
- * messages spent over the pair's best; a rank with twice the others' work is imbalance; a
+ * messages spent over the pair's best, a dedicated one against a dedicated baseline costs
+ * only the difference of their spreads and a capped one all it lost; a rank with twice the others' work is imbalance; a
  * baseline leaves only the difference; a rank starved so that by run time it reads idle is
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
  * before the first and after the last message, and a start-up the loaded rank stretched
@@ -29,6 +30,7 @@
 
 #include "explain/attrib.h"
 #include "explain/evidence.h"
+#include "lib/sortnum.h"
 #include "predict/replay.h"
 #include "tests/unit/check.h"
 #include "tests/unit/models_fixture.h"
@@ -93,20 +95,20 @@ halo(const char *dir, long long w0, long long w1, long long wait1)
 	ranks2(dir, ITERS * P_MS * FX_MS, ITERS * wait1 * FX_MS);
 }
 
-/* Rank 0 works 20 ms then sends 1 MB to rank 1 (10 ms at the best 100 MB/s in iteration 0,
- * 100 ms at 10 MB/s after); rank 1 works 20 ms on it and answers with 100 bytes. */
+/* n iterations: rank 0 works 20 ms then sends rank 1 1 MB (first_bytes in the first) in
+ * x_ms[k] ms; rank 1 works 20 ms on it and answers with 100 bytes. */
 static void
-slow_link(const char *dir)
+transfers(const char *dir, int n, const double *x_ms, long long first_bytes)
 {
 	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
 	long long t = FX_BASE_NS;
 
-	for (int k = 0; k < ITERS; k++) {
-		long long x = (k == 0 ? 10 : 100) * FX_MS;
+	for (int k = 0; k < n; k++) {
+		long long x = (long long)(x_ms[k] * FX_MS);
 
 		phase(ph, 0, "busy", t, t + 20 * FX_MS, 0);
 		phase(ph, 0, "idle", t + 20 * FX_MS, t + 20 * FX_MS + x + 21 * FX_MS, 0);
-		msg(m, t + 20 * FX_MS, t + 20 * FX_MS + x, 0, 1, 1000000);
+		msg(m, t + 20 * FX_MS, t + 20 * FX_MS + x, 0, 1, k == 0 ? first_bytes : 1000000);
 		phase(ph, 1, "idle", t, t + 20 * FX_MS + x, 0);
 		phase(ph, 1, "busy", t + 20 * FX_MS + x, t + 40 * FX_MS + x, 0);
 		msg(m, t + 40 * FX_MS + x, t + 41 * FX_MS + x, 1, 0, 100);
@@ -116,6 +118,25 @@ slow_link(const char *dir)
 	fclose(m);
 	fclose(ph);
 	ranks2(dir, t - FX_BASE_NS, 0);
+}
+
+/* Rank 0 works 20 ms then sends 1 MB to rank 1 (10 ms at the best 100 MB/s in iteration 0,
+ * slow_ms after); rank 1 works 20 ms on it and answers with 100 bytes. */
+static void
+slow_link_at(const char *dir, long long slow_ms)
+{
+	double x[ITERS];
+
+	for (int k = 0; k < ITERS; k++)
+		x[k] = k == 0 ? 10 : (double)slow_ms;
+	transfers(dir, ITERS, x, 1000000);
+}
+
+/* slow_link_at at 10 MB/s from iteration 1: 100 ms a transfer. */
+static void
+slow_link(const char *dir)
+{
+	slow_link_at(dir, 100);
 }
 
 /* One rank's samples, 20 ms apart, pid = tid = 100 + rank: run_ms[i] and wait_ms[i] in
@@ -717,21 +738,24 @@ conns(const char *dir, long long rtt_ns)
 	fclose(f);
 }
 
-/* The link's handshake round trip against the baseline's is in its evidence. */
+/* The link's handshake round trip against the baseline's (whose link moved every
+ * transfer at 100 MB/s) is in its evidence. */
 TEST(link_round_trip_evidence)
 {
 	struct attr_result r;
 
 	slow_link(run_dir("rtt"));
 	conns(run_dir("rtt"), 400000);
-	slow_link(run_dir("rtt0"));
+	slow_link_at(run_dir("rtt0"), 10);
 	conns(run_dir("rtt0"), 100000);
 	CHECK(explain(run_dir("rtt"), run_dir("rtt0"), &r) == 0);
 	if (CHECKED(r.n > 0))
 		CHECK(r.c[0].kind == ATTR_LINK);
 	CHECK(strstr(r.c[0].evidence, "handshake round trip 400 us against 100 us (baseline): inflated") != NULL);
 	attr_result_free(&r);
-	CHECK(explain(run_dir("rtt0"), NULL, &r) == 0);
+	slow_link(run_dir("rtt1"));
+	conns(run_dir("rtt1"), 100000);
+	CHECK(explain(run_dir("rtt1"), NULL, &r) == 0);
 	if (CHECKED(r.n > 0)) {
 		CHECK(strstr(r.c[0].evidence, "round trip 100 us against 100 us (fastest pair)") != NULL);
 		CHECK(strstr(r.c[0].evidence, "inflated") == NULL);
@@ -1336,6 +1360,114 @@ TEST(small_message_at_the_pairs_throughput)
 	check_no_link(run_dir("smallbw2"));
 }
 
+#define SPREAD_N 40	/* transfers of spread_link */
+
+/* As slow_link, 1 + SPREAD_N iterations: in the first rank 0 sends 100 bytes (1 ms on the
+ * wire: the replay keeps the first message, which ends the start-up, where it was), in
+ * the k-th after it 1 MB in x[k - 1] ms; each is waited for. */
+static void
+spread_link(const char *dir, const double *x)
+{
+	double w[SPREAD_N + 1] = { 1 };
+
+	memcpy(w + 1, x, SPREAD_N * sizeof *x);
+	transfers(dir, SPREAD_N + 1, w, 100);
+}
+
+/* SPREAD_N transfer times of a dedicated link, ms: 5-15 ms (scale 1) in an order and
+ * spread of the seed's (a linear congruential generator), times scale. */
+static void
+spread_times(double *x, unsigned seed, double scale)
+{
+	for (int k = 0; k < SPREAD_N; k++) {
+		seed = seed * 1103515245u + 12345u;
+		x[k] = scale * (5 + 10 * (double)(seed >> 16 & 0x7fff) / 0x7fff);
+	}
+}
+
+/* Sum of the differences of the sorted a and b where a is the larger, ms. */
+static double
+over_sorted(const double *a, const double *b)
+{
+	double sa[SPREAD_N], sb[SPREAD_N], sum = 0;
+
+	memcpy(sa, a, sizeof sa);
+	memcpy(sb, b, sizeof sb);
+	qsort(sa, SPREAD_N, sizeof *sa, sortnum_cmp_f64);
+	qsort(sb, SPREAD_N, sizeof *sb, sortnum_cmp_f64);
+	for (int k = 0; k < SPREAD_N; k++)
+		sum += fmax(sa[k] - sb[k], 0);
+	return sum;
+}
+
+/* A dedicated run against another dedicated run of the same program: the link moves 1 MB
+ * in 5-15 ms in both, each in its own order. The pair's fastest transfer as the reference
+ * (before) made every slower one the link's: 40 transfers at 10.4 ms on average against
+ * 5.1, 0.214 s of a 2.10 s run (10 %). Against the baseline's transfer at the same place
+ * among its size (the k-th slowest against the k-th slowest) only what the run's k-th is
+ * slower is left, the two spreads' difference: 19 ms, under 1 % of the run. Without the
+ * baseline the reference is the run's top tenth, and what the 36 others took over it is
+ * the cost (0.150 s). */
+TEST(dedicated_link_against_dedicated)
+{
+	double x[SPREAD_N], xb[SPREAD_N], top[SPREAD_N], over = 0, atop;
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	spread_times(x, 1, 1);
+	spread_times(xb, 2, 1);
+	spread_link(run_dir("ded1"), x);
+	spread_link(run_dir("ded2"), xb);
+	CHECK(explain(run_dir("ded1"), run_dir("ded2"), &r) == 0);
+	c = find(&r, ATTR_LINK, NULL);
+	if (c != NULL) {
+		CHECK(c->cost_ns <= 0.01 * r.measured_ns);
+		CHECK_NEAR(c->cost_ns, over_sorted(x, xb) * FX_MS, 0.5 * FX_MS);
+	}
+	check_sums(&r);
+	attr_result_free(&r);
+	CHECK(over_sorted(x, xb) > 0);	/* the run is slower at some places: not a vacuous test */
+
+	memcpy(top, x, sizeof top);
+	qsort(top, SPREAD_N, sizeof *top, sortnum_cmp_f64);
+	atop = top[3];	/* 4 of 40 at least this fast */
+	for (int k = 0; k < SPREAD_N; k++)
+		over += fmax(x[k] - atop, 0);
+	CHECK(explain(run_dir("ded1"), NULL, &r) == 0);
+	c = find(&r, ATTR_LINK, NULL);
+	if (CHECKED(c != NULL))
+		CHECK_NEAR(c->cost_ns, over * FX_MS, 0.5 * FX_MS);
+	attr_result_free(&r);
+}
+
+/* The same link capped to a tenth: every transfer 50-150 ms, against the dedicated
+ * baseline of 5-15 ms. The link keeps all the run lost on it: the sum of its transfers
+ * less the baseline's, 40 x about 90 ms. */
+TEST(capped_link_against_dedicated)
+{
+	double x[SPREAD_N], xb[SPREAD_N], sum = 0;
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	spread_times(x, 3, 10);
+	spread_times(xb, 2, 1);
+	for (int k = 0; k < SPREAD_N; k++)
+		sum += x[k] - xb[k];
+	spread_link(run_dir("cap1"), x);
+	spread_link(run_dir("cap0"), xb);
+	CHECK(explain(run_dir("cap1"), run_dir("cap0"), &r) == 0);
+	c = find(&r, ATTR_LINK, NULL);
+	if (CHECKED(r.n > 0))
+		CHECK(r.c[0].kind == ATTR_LINK);
+	if (CHECKED(c != NULL)) {
+		CHECK_NEAR(c->cost_ns, sum * FX_MS, 0.5 * FX_MS);
+		CHECK(strstr(c->evidence, "(the baseline's, by size)") != NULL);
+	}
+	CHECK_NEAR(r.measured_ns - r.baseline_ns, sum * FX_MS, 0.5 * FX_MS);
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 /* Rank 0 works 400 ms and sends rank 1 1 MB (xfer ms on the wire), then idles to the
  * end; rank 1 waits for it and works work1 ms to the end. */
 static void
@@ -1397,6 +1529,59 @@ TEST(no_messages_one_rank)
 	CHECK(r.note[0] != '\0');
 	check_sums(&r);
 	attr_result_free(&r);
+}
+
+/* One pair's large messages by size class: 20 KiB messages (class 0) at 1..10 x 100 MB/s,
+ * 1 MB ones (class 5) at 10 and 20 MB/s, and one on the same host left out. A message's
+ * place among its class and the throughput at a place go both ways; the pair's reference
+ * without a baseline is what a tenth of its messages reached. */
+TEST(pair_size_classes)
+{
+	struct prof p = { .nranks = 3 };
+	struct prof_rank rk[3] = { { .rank = 0, .host = "h1" }, { .rank = 1, .host = "h2" },
+				   { .rank = 2, .host = "h1" } };
+	struct prof_msg m[13];
+	struct evid v = { 0 };
+	const struct evid_pair *q;
+	const struct evid_xput *x;
+	int n = 0;
+
+	for (int i = 1; i <= 10; i++)	/* 20 000 bytes at i x 100 MB/s */
+		m[n++] = (struct prof_msg){ .t_ns = FX_BASE_NS, .t_last_ns = FX_BASE_NS + 200000 / i, .src = 0,
+					    .dst = 1, .bytes = 20000 };
+	m[n++] = (struct prof_msg){ .t_ns = FX_BASE_NS, .t_last_ns = FX_BASE_NS + 100 * FX_MS, .src = 0, .dst = 1,
+				    .bytes = 1000000 };
+	m[n++] = (struct prof_msg){ .t_ns = FX_BASE_NS, .t_last_ns = FX_BASE_NS + 50 * FX_MS, .src = 0, .dst = 1,
+				    .bytes = 1000000 };
+	m[n++] = (struct prof_msg){ .t_ns = FX_BASE_NS, .t_last_ns = FX_BASE_NS + FX_MS, .src = 0, .dst = 2,
+				    .bytes = 1000000 };
+	p.ranks = rk;
+	p.msgs = m;
+	p.nmsgs = n;
+	CHECK(evid_size_class(16384) == 0);
+	CHECK(evid_size_class(32767) == 0);
+	CHECK(evid_size_class(32768) == 1);
+	CHECK(evid_size_class(1000000) == 5);
+	evid_pairs(&v, &p);
+	q = evid_pair(&v, 0, 1);
+	CHECK(evid_pair(&v, 0, 2) == NULL);
+	if (CHECKED(q != NULL)) {
+		CHECK(q->nbig == 12);
+		CHECK(evid_class(&v, q, 0, &x) == 10);
+		CHECK_NEAR(x[0].Bps, 1e8, 1);	/* slowest first */
+		CHECK_NEAR(x[9].Bps, 1e9, 1);
+		CHECK(q->best_Bps == x[8].Bps);	/* 2 of 12 at least this fast */
+		CHECK(evid_top(x, 10) == x[9].Bps);
+		CHECK_NEAR(evid_place(x, 10, x[2].Bps), 0.25, 1e-9);	/* the 3rd slowest of 10 */
+		CHECK(evid_at(x, 10, 0.25) == x[2].Bps);
+		CHECK_NEAR(evid_at(x, 10, 0.30), (x[2].Bps + x[3].Bps) / 2, 1e-3);	/* halfway to the 4th */
+		CHECK(evid_at(x, 10, 0.01) == x[0].Bps);	/* past the ends: the ends */
+		CHECK(evid_at(x, 10, 0.99) == x[9].Bps);
+		CHECK(evid_class(&v, q, 5, &x) == 2);
+		CHECK_NEAR(evid_at(x, 2, evid_place(x, 2, 2e7)), 2e7, 1);	/* 1 MB in 50 ms */
+		CHECK(evid_class(&v, q, 3, &x) == 0);
+	}
+	evid_free(&v);
 }
 
 /* The pairs' throughput (evid_pairs) of an all-to-all of 512 ranks on 512 hosts, twice
@@ -1774,6 +1959,8 @@ main(void)
 	RUN(co_located_ranks_share_the_cpu);
 	RUN(slow_link_named);
 	RUN(link_round_trip_evidence);
+	RUN(dedicated_link_against_dedicated);
+	RUN(capped_link_against_dedicated);
 	RUN(imbalance_names_the_late_rank);
 	RUN(baseline_leaves_the_difference);
 	RUN(baseline_imbalance_never_a_gain);
@@ -1782,6 +1969,7 @@ main(void)
 	RUN(no_messages_one_rank);
 	RUN(exchange_under_a_cpu_competitor_chained);
 	RUN(exchange_under_a_slow_link_chained);
+	RUN(pair_size_classes);
 	RUN(pairs_of_a_large_all_to_all);
 	RUN(shares_within_a_budget);
 	RUN(cpu_causes_of_many_nodes);
