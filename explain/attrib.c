@@ -48,6 +48,9 @@ struct side {
 	double *w;		/* [nranks] scratch wake-up changes (replay_in wake_ns) */
 	double *gb;		/* [nranks] the same rank's gaps in the baseline over its gaps
 				 * here, at most 1 (gap_shares); 0 without a baseline */
+	double *gw;		/* [nranks] the share of its gaps that leaves its own work and
+				 * gaps together at the baseline's (gap_shares); 0 without one */
+	double *fxs;		/* [nranks] scratch replay_in free_max_ns of a cpu replay */
 	double *excess_ns;	/* [nranks] own work beyond the same rank's in the baseline:
 				 * no work of the program (own_excess), not in own; 0 */
 	double *throttle_ns;	/* [nranks] of a rank without competitors, the run-queue wait
@@ -158,7 +161,7 @@ replay_time(const struct side *s, const struct replay_in *in)
 
 	c.poll_f = s->pf;	/* every counterfactual reads the run's waits alike */
 	c.free_f = s->ideal ? NULL : s->ff;
-	c.free_max_ns = s->fx;
+	c.free_max_ns = in->free_max_ns != NULL ? in->free_max_ns : s->fx;
 	return replay_run(&s->x, &c, &o, &e) == 0 ? o.run_ns : s->T;
 }
 
@@ -257,6 +260,8 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->wake = xcalloc((size_t)p->nranks + 1, sizeof *s->wake);
 	s->w = xcalloc((size_t)p->nranks + 1, sizeof *s->w);
 	s->gb = xcalloc((size_t)p->nranks + 1, sizeof *s->gb);
+	s->gw = xcalloc((size_t)p->nranks + 1, sizeof *s->gw);
+	s->fxs = xcalloc((size_t)p->nranks + 1, sizeof *s->fxs);
 	s->woke_busy = xcalloc((size_t)p->nranks + 1, sizeof *s->woke_busy);
 	s->woke_all = xcalloc((size_t)p->nranks + 1, sizeof *s->woke_all);
 	s->excess_ns = xcalloc((size_t)p->nranks + 1, sizeof *s->excess_ns);
@@ -350,6 +355,8 @@ side_free(struct side *s)
 	free(s->wake);
 	free(s->w);
 	free(s->gb);
+	free(s->gw);
+	free(s->fxs);
 	free(s->ph);
 	free(s->off);
 	free(s->woke_busy);
@@ -538,14 +545,69 @@ startup_fence(struct side *s, const struct side *b)
 	return g;
 }
 
+static double gap_total(const struct side *s, int i, const double *q, double *queued);
+static double ideal_factor(const struct side *s, int i, double want);
+
+/* With a baseline b and a node behind competitors among the cpu causes now out (s->out,
+ * s->wake), every rank without competitors spends no more time between its events than
+ * the same rank did in the baseline, but for its waits: what grew was waiting for the
+ * loaded ranks. Its busy time loses its own work beyond the baseline's and the quota wait
+ * that earned (s->excess_ns, s->throttle_ns: polling that read busy; ideal_factor, so
+ * that the share poll_shares placed as waiting goes once), and its gaps what makes its
+ * own work and gaps together longer than the baseline's (s->gw). A rank that polls in the
+ * kernel for a message (Open MPI over TCP) reads idle, and its work between two of its
+ * events, a few ms inside an interval of polling, reads idle with it: the interval's user
+ * share is low. On LAMMPS under a competitor on ws2 (Open MPI, bench/explain 2x1, round
+ * 1) rank 0's gaps were 2.60 s against 0.15 s dedicated, its own work 3.69 against 4.46
+ * s: 3.7 ms before each of 516 sends where dedicated it worked 2.5-2.9 ms, reading busy.
+ * The cause's replay kept them, rank 0 became its path, and the cause cost 2.77 s of 5.27
+ * s measured. What they lose is taken off what free_f may still give them (s->fxs),
+ * which holds the same growth. Taking that growth out in every cause's replay gave it to
+ * the cpu causes of runs with none (a capped link's: docs/explain.md); a cause with no
+ * competitor (a rank's own limit) leaves it, and so does the link's replay. Returns
+ * s->fxs, or NULL when nothing changed. */
+static const double *
+free_grown(struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	bool loaded = false;
+
+	for (int i = 0; i < p->nranks; i++)
+		loaded = loaded || (s->out[i] && s->wake[i] > 0);
+	if (b == NULL || !loaded)
+		return NULL;
+	for (int i = 0; i < p->nranks; i++) {
+		double unused, gaps;
+
+		s->fxs[i] = s->fx[i];
+		if (s->wake[i] <= 0 && s->busy[i] > 0) {
+			double want = s->busy[i] * s->f[i] - s->excess_ns[i] - s->throttle_ns[i];
+			double f = ideal_factor(s, i, want);
+
+			if (f < s->f[i]) {
+				s->fxs[i] = fmax(s->fxs[i] - s->busy[i] * (s->f[i] - f), 0);
+				s->f[i] = f;
+			}
+		}
+		if (s->wake[i] > 0 || !(s->gw[i] < s->g[i]))
+			continue;	/* the loaded ranks' gaps go at their pace (cpu_out) */
+		gaps = gap_total(s, i, NULL, &unused);
+		s->fxs[i] = fmax(s->fxs[i] - gaps * (s->g[i] - s->gw[i]), 0);
+		s->g[i] = s->gw[i];
+	}
+	return s->fxs;
+}
+
 /* The run time with the cpu causes now in s->f, s->g, s->w taken out (c: those
  * changes), their start-up included (startup_fence: what they take off it to *gain_ns,
- * when not NULL), and the rendezvous that waited for their ranks (s->rdt). */
+ * when not NULL), the rendezvous that waited for their ranks (s->rdt), and the other
+ * ranks' time that grew waiting for them (free_grown). */
 static double
 cpu_replay(struct side *s, const struct side *b, struct replay_in *c, double *gain_ns)
 {
 	double g = startup_fence(s, b);
 
+	c->free_max_ns = free_grown(s, b);
 	c->start_ns = g > 0 ? s->st : NULL;
 	c->msg_dt_ns = NULL;
 	c->rndv = NULL;
@@ -884,21 +946,26 @@ gap_total(const struct side *s, int i, const double *q, double *queued)
 	return sum;
 }
 
-/* Per rank, against the same rank in the baseline b (0 without one, or without the rank
- * there; 1 when it had no gaps here): s->gb, the baseline's gaps over its gaps here, at
- * most 1. */
+/* Per rank, against the same rank in the baseline b (both 0 without one, or without the
+ * rank there; 1 when it had no gaps here): s->gb, the baseline's gaps over its gaps here,
+ * at most 1; s->gw, the share of its gaps that leaves its own work (s->own, at most the
+ * baseline's: own_excess) and gaps together as long as the baseline's, where they were
+ * longer. Needs own_excess. */
 static void
 gap_shares(struct side *s, const struct side *b)
 {
 	for (int i = 0; i < s->p->nranks; i++) {
 		int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
-		double unused, have = gap_total(s, i, NULL, &unused);
+		double unused, have = gap_total(s, i, NULL, &unused), base, grew;
 
 		if (j < 0) {
-			s->gb[i] = 0;
+			s->gb[i] = s->gw[i] = 0;
 			continue;
 		}
-		s->gb[i] = have > 0 ? fmin(gap_total(b, j, NULL, &unused) / have, 1) : 1;
+		base = gap_total(b, j, NULL, &unused);
+		grew = s->own[i] + have - b->own[j] - base;
+		s->gb[i] = have > 0 ? fmin(base / have, 1) : 1;
+		s->gw[i] = have > 0 ? 1 - fmin(fmax(grew, 0) / have, 1) : 1;
 	}
 }
 
