@@ -46,6 +46,11 @@ struct side {
 	double *wake;		/* [nranks] the wake-up delay its waited-for receives had in the
 				 * run (replay_rank_wake_ns of its competitors), 0 none */
 	double *w;		/* [nranks] scratch wake-up changes (replay_in wake_ns) */
+	double *gb;		/* [nranks] the same rank's gaps in the baseline over its gaps
+				 * here, at most 1 (gap_shares); 0 without a baseline */
+	double *gw;		/* [nranks] the share of its gaps that leaves its own work and
+				 * gaps together at the baseline's (gap_shares); 0 without one */
+	double *fxs;		/* [nranks] scratch replay_in free_max_ns of a cpu replay */
 	double *excess_ns;	/* [nranks] own work beyond the same rank's in the baseline:
 				 * no work of the program (own_excess), not in own; 0 */
 	double *throttle_ns;	/* [nranks] of a rank without competitors, the run-queue wait
@@ -69,8 +74,9 @@ struct side {
 	long *sk, *sk_off;	/* each rank's sends by departure: rank i's are the messages
 				 * sk[sk_off[i]..sk_off[i + 1]) */
 	double *max_xfer;	/* [nranks] the longest time on the wire of its sends */
-	long *woke_busy;	/* [nranks] receives found waiting whose wake-up the samples put
-				 * inside a busy phase (woke_in_busy) */
+	long *woke_all;		/* [nranks] receives whose wake-up delay the cpu cause takes out
+				 * (woke_in_busy) */
+	long *woke_busy;	/* [nranks] those of them the samples put inside a busy phase */
 	const struct prof_busy **ph;	/* each rank's busy phases by start: rank i's are */
 	long *off;			/* ph[off[i]..off[i + 1]) (coloc_phases_by_rank) */
 };
@@ -112,9 +118,9 @@ msgs_by_rank(const struct prof *p, int recv, long **k, long **off)
 static int side_index(const struct side *s, int r);
 static double busy_in(const struct side *s, int i, int64_t t0, int64_t t1);
 
-/* s->woke_busy: per rank, its receives whose wake-up delay the cpu cause takes out at the
+/* s->woke_all: per rank, its receives whose wake-up delay the cpu cause takes out at the
  * receive (replay_in wake_ns: found waiting, needed on arrival, once a wake-up, replay_trace
- * next_ns) and that came inside one of its busy phases: the phase's first event (the work
+ * next_ns); s->woke_busy: those that came inside one of its busy phases: the phase's first event (the work
  * the message brought, its interval read busy from the arrival on), or one its rank answered
  * or replied to (predict/replay.c trace_receive_keys: polling read busy). The rank got the
  * CPU inside the phase, so the samples counted the message's wake-up delay in the phase's
@@ -129,7 +135,7 @@ woke_in_busy(struct side *s)
 	const struct prof *p = s->p;
 
 	for (int i = 0; i < p->nranks; i++)
-		s->woke_busy[i] = 0;
+		s->woke_busy[i] = s->woke_all[i] = 0;
 	for (long k = 0; k < p->nmsgs; k++) {
 		const struct prof_msg *m = &p->msgs[k];
 		int64_t arr = m->t_last_ns > m->t_ns ? m->t_last_ns : m->t_ns;
@@ -140,6 +146,7 @@ woke_in_busy(struct side *s)
 		    s->x.next_ns[k] < s->wake[d])
 			continue;
 		s->woke_busy[d] += busy_in(s, d, arr, arr + 1) > 0;
+		s->woke_all[d]++;
 	}
 }
 
@@ -154,7 +161,7 @@ replay_time(const struct side *s, const struct replay_in *in)
 
 	c.poll_f = s->pf;	/* every counterfactual reads the run's waits alike */
 	c.free_f = s->ideal ? NULL : s->ff;
-	c.free_max_ns = s->fx;
+	c.free_max_ns = in->free_max_ns != NULL ? in->free_max_ns : s->fx;
 	return replay_run(&s->x, &c, &o, &e) == 0 ? o.run_ns : s->T;
 }
 
@@ -252,7 +259,11 @@ side_init(struct side *s, const struct prof *p, const struct evid *v)
 	s->cap = xcalloc((size_t)p->nranks + 1, sizeof *s->cap);
 	s->wake = xcalloc((size_t)p->nranks + 1, sizeof *s->wake);
 	s->w = xcalloc((size_t)p->nranks + 1, sizeof *s->w);
+	s->gb = xcalloc((size_t)p->nranks + 1, sizeof *s->gb);
+	s->gw = xcalloc((size_t)p->nranks + 1, sizeof *s->gw);
+	s->fxs = xcalloc((size_t)p->nranks + 1, sizeof *s->fxs);
 	s->woke_busy = xcalloc((size_t)p->nranks + 1, sizeof *s->woke_busy);
+	s->woke_all = xcalloc((size_t)p->nranks + 1, sizeof *s->woke_all);
 	s->excess_ns = xcalloc((size_t)p->nranks + 1, sizeof *s->excess_ns);
 	s->throttle_ns = xcalloc((size_t)p->nranks + 1, sizeof *s->throttle_ns);
 	s->pf = xcalloc((size_t)p->nranks + 1, sizeof *s->pf);
@@ -343,9 +354,13 @@ side_free(struct side *s)
 	free(s->cap);
 	free(s->wake);
 	free(s->w);
+	free(s->gb);
+	free(s->gw);
+	free(s->fxs);
 	free(s->ph);
 	free(s->off);
 	free(s->woke_busy);
+	free(s->woke_all);
 	free(s->excess_ns);
 	free(s->throttle_ns);
 	free(s->pf);
@@ -391,13 +406,15 @@ wait_excess(const struct side *s, const struct side *b, int i)
 	return fmax(s->wait[i] - s->own[i] * (1 / s->cap[i] - 1), 0);
 }
 
+static double wake_taken(const struct side *s, const struct side *b, int i);
+
 /* The run-queue wait of rank i's busy phases that the cpu cause takes out by shortening
  * them: wait_excess less the wake-up delays of the receives whose delay lies inside a
  * phase (woke_in_busy), which it takes out where they were, at those receives. */
 static double
 busy_taken(const struct side *s, const struct side *b, int i)
 {
-	return fmax(wait_excess(s, b, i) - (double)s->woke_busy[i] * s->wake[i], 0);
+	return fmax(wait_excess(s, b, i) - (double)s->woke_busy[i] * wake_taken(s, b, i), 0);
 }
 
 /* The factor the cpu cause puts on rank i's gaps (the idle time it spent getting to a
@@ -422,9 +439,32 @@ factor(const struct side *s, int i, double want)
 	return s->busy[i] > 0 ? fmax(want, 0) / s->busy[i] : 1;
 }
 
+/* The wake-up delay the cpu cause takes off each receive that found rank i waiting: its
+ * s->wake, but no more in all, over every such receive (s->woke_all), than the run-queue
+ * wait of its busy phases it takes out (wait_excess). The delays are run-queue wait that
+ * schedstat counted where they fell: in a busy phase, in that wait; in idle time, in the
+ * idle time's, which the gaps' pace (idle_factor) takes out already. QR under a
+ * competitor (Open MPI, bench/explain 2x1, round 1) had 54844 such receives on the loaded
+ * rank, 21818 in busy phases, for 2.42 s of wait above the baseline there: its small
+ * messages come faster than the scheduler's slices, one wake-up serving several, and at
+ * 0.75 ms each the term took 41 s out of a 9.5 s run, where the phases' wait was held
+ * back for it (busy_taken 0): the cause cost 4.82 s of 4.41 s measured, and the ideal run
+ * fell 0.78 s under the dedicated one. */
+static double
+wake_taken(const struct side *s, const struct side *b, int i)
+{
+	double in_busy = (double)s->woke_all[i] * s->wake[i];
+
+	return in_busy > 0 ? s->wake[i] * fmin(wait_excess(s, b, i) / in_busy, 1) : s->wake[i];
+}
+
 /* Rank i's factors with its node's CPU competition taken out (out) or left (!out): its
  * busy time less the wait the cause takes and, behind competitors, its own work beyond
- * the baseline's (own_excess). */
+ * the baseline's (own_excess); its gaps at the pace of the CPU it could have had
+ * (idle_factor), but no shorter in all than the same rank's in the baseline (s->gb): the
+ * pace is that of the rank's idle time as a whole, and on QR under a competitor (Open
+ * MPI, bench/explain 2x1) it took the loaded rank's gaps from 3.23 to 1.65 s against
+ * 1.93 s dedicated. */
 static void
 cpu_out(struct side *s, const struct side *b, int i, bool out)
 {
@@ -432,8 +472,8 @@ cpu_out(struct side *s, const struct side *b, int i, bool out)
 
 	s->out[i] = out;
 	s->f[i] = out ? factor(s, i, s->busy[i] - cut) : 1;
-	s->g[i] = out ? idle_factor(s, b, i) : 1;
-	s->w[i] = out ? -s->wake[i] : 0;
+	s->g[i] = out ? fmax(idle_factor(s, b, i), s->gb[i]) : 1;
+	s->w[i] = out ? -wake_taken(s, b, i) : 0;
 }
 
 /* The start-up's excess: over the baseline's, or without one all of it; never below 0. */
@@ -457,14 +497,15 @@ launch_saved(const struct side *s, const struct side *b, int i)
 /* What rank i's idle time in the start-up gives back with its node's cpu cause out: a
  * rank behind competitors starting up is runnable throughout (exec, loading, MPI_Init in
  * system calls reads idle by demand), and its idle time there goes at the pace of the CPU
- * it could have had, as its gaps do (s->g); 0 for the others, whose idle time there is
- * waiting for the slowest. */
+ * it could have had, as its gaps do (idle_factor; the gaps' floor at the baseline's is
+ * the run's, not the start-up's); 0 for the others, whose idle time there is waiting for
+ * the slowest. */
 static double
-start_idle_saved(const struct side *s, int i)
+start_idle_saved(const struct side *s, const struct side *b, int i)
 {
 	double idle = s->startup - s->late[i] - s->busy_start[i];
 
-	return s->out[i] && s->wake[i] > 0 && idle > 0 ? idle * (1 - s->g[i]) : 0;
+	return s->out[i] && s->wake[i] > 0 && idle > 0 ? idle * (1 - idle_factor(s, b, i)) : 0;
 }
 
 /* What the cpu causes now in s->f (cpu_out) take off the start-up, and s->st (replay_in
@@ -493,7 +534,7 @@ startup_fence(struct side *s, const struct side *b)
 		double poll = s->wake[i] <= 0 && s->busy[i] > 0 ? (s->excess_ns[i] + s->throttle_ns[i]) / s->busy[i] : 0;
 		double late = launch_saved(s, b, i);
 
-		most = fmax(most, late + s->busy_start[i] * (1 - s->f[i]) + start_idle_saved(s, i));
+		most = fmax(most, late + s->busy_start[i] * (1 - s->f[i]) + start_idle_saved(s, b, i));
 		need = fmax(need, s->late[i] - late + s->busy_start[i] * fmax(s->f[i] - poll, 0));
 	}
 	g = fmin(fmin(most, s->startup - need), startup_excess(s, b));
@@ -504,14 +545,69 @@ startup_fence(struct side *s, const struct side *b)
 	return g;
 }
 
+static double gap_total(const struct side *s, int i, const double *q, double *queued);
+static double ideal_factor(const struct side *s, int i, double want);
+
+/* With a baseline b and a node behind competitors among the cpu causes now out (s->out,
+ * s->wake), every rank without competitors spends no more time between its events than
+ * the same rank did in the baseline, but for its waits: what grew was waiting for the
+ * loaded ranks. Its busy time loses its own work beyond the baseline's and the quota wait
+ * that earned (s->excess_ns, s->throttle_ns: polling that read busy; ideal_factor, so
+ * that the share poll_shares placed as waiting goes once), and its gaps what makes its
+ * own work and gaps together longer than the baseline's (s->gw). A rank that polls in the
+ * kernel for a message (Open MPI over TCP) reads idle, and its work between two of its
+ * events, a few ms inside an interval of polling, reads idle with it: the interval's user
+ * share is low. On LAMMPS under a competitor on ws2 (Open MPI, bench/explain 2x1, round
+ * 1) rank 0's gaps were 2.60 s against 0.15 s dedicated, its own work 3.69 against 4.46
+ * s: 3.7 ms before each of 516 sends where dedicated it worked 2.5-2.9 ms, reading busy.
+ * The cause's replay kept them, rank 0 became its path, and the cause cost 2.77 s of 5.27
+ * s measured. What they lose is taken off what free_f may still give them (s->fxs),
+ * which holds the same growth. Taking that growth out in every cause's replay gave it to
+ * the cpu causes of runs with none (a capped link's: docs/explain.md); a cause with no
+ * competitor (a rank's own limit) leaves it, and so does the link's replay. Returns
+ * s->fxs, or NULL when nothing changed. */
+static const double *
+free_grown(struct side *s, const struct side *b)
+{
+	const struct prof *p = s->p;
+	bool loaded = false;
+
+	for (int i = 0; i < p->nranks; i++)
+		loaded = loaded || (s->out[i] && s->wake[i] > 0);
+	if (b == NULL || !loaded)
+		return NULL;
+	for (int i = 0; i < p->nranks; i++) {
+		double unused, gaps;
+
+		s->fxs[i] = s->fx[i];
+		if (s->wake[i] <= 0 && s->busy[i] > 0) {
+			double want = s->busy[i] * s->f[i] - s->excess_ns[i] - s->throttle_ns[i];
+			double f = ideal_factor(s, i, want);
+
+			if (f < s->f[i]) {
+				s->fxs[i] = fmax(s->fxs[i] - s->busy[i] * (s->f[i] - f), 0);
+				s->f[i] = f;
+			}
+		}
+		if (s->wake[i] > 0 || !(s->gw[i] < s->g[i]))
+			continue;	/* the loaded ranks' gaps go at their pace (cpu_out) */
+		gaps = gap_total(s, i, NULL, &unused);
+		s->fxs[i] = fmax(s->fxs[i] - gaps * (s->g[i] - s->gw[i]), 0);
+		s->g[i] = s->gw[i];
+	}
+	return s->fxs;
+}
+
 /* The run time with the cpu causes now in s->f, s->g, s->w taken out (c: those
  * changes), their start-up included (startup_fence: what they take off it to *gain_ns,
- * when not NULL), and the rendezvous that waited for their ranks (s->rdt). */
+ * when not NULL), the rendezvous that waited for their ranks (s->rdt), and the other
+ * ranks' time that grew waiting for them (free_grown). */
 static double
 cpu_replay(struct side *s, const struct side *b, struct replay_in *c, double *gain_ns)
 {
 	double g = startup_fence(s, b);
 
+	c->free_max_ns = free_grown(s, b);
 	c->start_ns = g > 0 ? s->st : NULL;
 	c->msg_dt_ns = NULL;
 	c->rndv = NULL;
@@ -850,6 +946,29 @@ gap_total(const struct side *s, int i, const double *q, double *queued)
 	return sum;
 }
 
+/* Per rank, against the same rank in the baseline b (both 0 without one, or without the
+ * rank there; 1 when it had no gaps here): s->gb, the baseline's gaps over its gaps here,
+ * at most 1; s->gw, the share of its gaps that leaves its own work (s->own, at most the
+ * baseline's: own_excess) and gaps together as long as the baseline's, where they were
+ * longer. Needs own_excess. */
+static void
+gap_shares(struct side *s, const struct side *b)
+{
+	for (int i = 0; i < s->p->nranks; i++) {
+		int j = b != NULL ? side_index(b, s->p->ranks[i].rank) : -1;
+		double unused, have = gap_total(s, i, NULL, &unused), base, grew;
+
+		if (j < 0) {
+			s->gb[i] = s->gw[i] = 0;
+			continue;
+		}
+		base = gap_total(b, j, NULL, &unused);
+		grew = s->own[i] + have - b->own[j] - base;
+		s->gb[i] = have > 0 ? fmin(base / have, 1) : 1;
+		s->gw[i] = have > 0 ? 1 - fmin(fmax(grew, 0) / have, 1) : 1;
+	}
+}
+
 /* The factor on rank i's gaps in the ideal run, whose link queue takes q (queue_dt) out
  * of them: idle_factor, and with a baseline no more gap time than the same rank had
  * there, the queue's cut counted in it (the replay adds both). The gaps are the idle time
@@ -1125,8 +1244,8 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 			cpu_out(s, b, i, here);
 			wait += w;
 			busy += here ? s->busy[i] : 0;
-			if (here && s->g[i] < gmin) {
-				gmin = s->g[i];
+			if (here && idle_factor(s, b, i) < gmin) {
+				gmin = idle_factor(s, b, i);
 				slow = i;
 			}
 			if (here && w > most) {
@@ -1620,6 +1739,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 	own_excess(&s, bs);
 	poll_shares(&s, bs);
 	wait_grown(&s, bs);
+	gap_shares(&s, bs);
 	r->measured_ns = s.T;
 	r->replayed = p->have_msgs && p->nmsgs > 0 && s.p->have_phases && s.p->nbusy > 0;
 	dt = link_dt(&s, bs);
@@ -1651,7 +1771,7 @@ attr_explain(const struct prof *p, const struct evid *v, const struct prof *bp, 
 
 		s.f[i] = ideal_factor(&s, i, own + s.wait[i] - busy_taken(&s, bs, i) - s.throttle_ns[i]);
 		s.g[i] = ideal_gap_factor(&s, bs, i, qt);
-		s.w[i] = -s.wake[i];
+		s.w[i] = -wake_taken(&s, bs, i);
 		if (s.busy[i] > 0 && s.busy[i] >= 0.9 * (double)p->ranks[i].exec_ns)
 			allbusy++;
 	}
