@@ -74,8 +74,8 @@ struct side {
 	long *sk, *sk_off;	/* each rank's sends by departure: rank i's are the messages
 				 * sk[sk_off[i]..sk_off[i + 1]) */
 	double *max_xfer;	/* [nranks] the longest time on the wire of its sends */
-	long *woke_all;		/* [nranks] receives whose wake-up delay the cpu cause takes out
-				 * (woke_in_busy) */
+	long *woke_all;		/* [nranks] receives whose wake-up delay the cpu cause
+				 * takes out (woke_in_busy) */
 	long *woke_busy;	/* [nranks] those of them the samples put inside a busy phase */
 	const struct prof_busy **ph;	/* each rank's busy phases by start: rank i's are */
 	long *off;			/* ph[off[i]..off[i + 1]) (coloc_phases_by_rank) */
@@ -119,10 +119,11 @@ static int side_index(const struct side *s, int r);
 static double busy_in(const struct side *s, int i, int64_t t0, int64_t t1);
 
 /* s->woke_all: per rank, its receives whose wake-up delay the cpu cause takes out at the
- * receive (replay_in wake_ns: found waiting, needed on arrival, once a wake-up, replay_trace
- * next_ns); s->woke_busy: those that came inside one of its busy phases: the phase's first event (the work
- * the message brought, its interval read busy from the arrival on), or one its rank answered
- * or replied to (predict/replay.c trace_receive_keys: polling read busy). The rank got the
+ * receive (replay_in wake_ns: found waiting, needed on arrival, once a wake-up,
+ * replay_trace next_ns); s->woke_busy: those that came inside one of its busy phases: the
+ * phase's first event (the work the message brought, its interval read busy from the
+ * arrival on), or one its rank answered or replied to (predict/replay.c
+ * trace_receive_keys: polling read busy). The rank got the
  * CPU inside the phase, so the samples counted the message's wake-up delay in the phase's
  * run-queue wait, which the cpu cause takes out with the rest. Counted from the trace, as
  * the replay reads it, so that each delay is taken out once: a receive the replay gives
