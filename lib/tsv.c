@@ -550,3 +550,16 @@ tsv_kv_lookup(const char *path, const char *format, const char *key, char *out, 
 	tsv_r_close(&t);
 	return rc < 0 ? rc : found;
 }
+
+double
+tsv_kv_positive(const char *path, const char *format, const char *key, double dflt)
+{
+	char v[64], *end;
+	struct err e;
+	double x;
+
+	if (tsv_kv_lookup(path, format, key, v, sizeof v, &e) != 1)
+		return dflt;
+	x = strtod(v, &end);
+	return end != v && *end == '\0' && x > 0 && isfinite(x) ? x : dflt;
+}

@@ -102,5 +102,8 @@ void tsv_r_close(struct tsv_r *t);
  * set when the file cannot be read or a line of it is damaged (then out says nothing). */
 int tsv_kv_lookup(const char *path, const char *format, const char *key, char *out, size_t cap,
 		  struct err *e) WUR;
+/* tsv_kv_lookup's value as a positive finite number, or dflt when the file, the key or
+ * such a number is missing. */
+double tsv_kv_positive(const char *path, const char *format, const char *key, double dflt);
 
 #endif

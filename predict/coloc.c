@@ -185,21 +185,15 @@ coloc_read(const struct prof *p, struct coloc_rank *c)
 bool
 coloc_whole_cpu(const struct prof *p, const struct coloc_rank *c, int i)
 {
-	char *path, v[64], *end;
-	struct err e;
-	double cap = 1;
+	char *path;
+	double cap;
 
 	if (!(c[i].cores >= c[i].nlocal))
 		return false;
 	if (p->run == NULL)
 		return true;
 	path = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
-	if (tsv_kv_lookup(path, "meta", "cpu_capacity", v, sizeof v, &e) == 1) {
-		double x = strtod(v, &end);
-
-		if (end != v && *end == '\0' && x > 0 && isfinite(x))
-			cap = x;
-	}
+	cap = tsv_kv_positive(path, "meta", "cpu_capacity", 1);
 	free(path);
 	return cap >= 1;
 }

@@ -247,21 +247,6 @@ stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_dela
 	return coloc_stretch(f, n->capacity, cl);	/* shared with the node's other ranks */
 }
 
-/* A number from the key/value meta file path (format "meta"), or dflt when the file, the
- * key or the number is missing. */
-static double
-meta_num(const char *path, const char *key, double dflt)
-{
-	char v[64], *end;
-	struct err e;
-	double x;
-
-	if (tsv_kv_lookup(path, "meta", key, v, sizeof v, &e) != 1)
-		return dflt;
-	x = strtod(v, &end);
-	return end != v && *end == '\0' && x > 0 && isfinite(x) ? x : dflt;
-}
-
 /* Each rank's run-queue wait over its busy time, in the busy phases of the dedicated run,
  * into w[0..p->nranks): 0 for a rank whose node did not give each of its ranks a whole
  * CPU (coloc_whole_cpu) or whose phases do not say. With a core each, the wait is time
@@ -321,11 +306,11 @@ replay_rank_wake_ns(const struct prof *p, int i, int k, double capacity)
 	if (k <= 0)
 		return 0;
 	path = xasprintf("%s/meta/node-%s.tsv", p->run, rk->host);
-	slice = meta_num(path, "sched_slice_ns", REPLAY_SLICE_NS);
+	slice = tsv_kv_positive(path, "meta", "sched_slice_ns", REPLAY_SLICE_NS);
 	free(path);
 	if (isnan(cap)) {
 		path = xasprintf("%s/meta/rank-%d.tsv", p->run, rk->rank);
-		cap = meta_num(path, "cpu_capacity", 1);
+		cap = tsv_kv_positive(path, "meta", "cpu_capacity", 1);
 		free(path);
 	}
 	return replay_wake_ns(k, slice, cap);
