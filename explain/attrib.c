@@ -1240,13 +1240,13 @@ cpu_causes(struct attr_result *r, size_t *cap, struct side *s, const struct side
 		eh = evid_host(s->v, host);
 		for (int i = 0; i < p->nranks; i++) {
 			bool here = hid[i] == hid[h];
-			double w = here ? wait_excess(s, b, i) : 0;
+			double w = here ? wait_excess(s, b, i) : 0, g = here ? idle_factor(s, b, i) : 1;
 
 			cpu_out(s, b, i, here);
 			wait += w;
 			busy += here ? s->busy[i] : 0;
-			if (here && idle_factor(s, b, i) < gmin) {
-				gmin = idle_factor(s, b, i);
+			if (here && g < gmin) {
+				gmin = g;
 				slow = i;
 			}
 			if (here && w > most) {
