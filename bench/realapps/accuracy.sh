@@ -48,9 +48,11 @@
 # LOADED settings.txt's (the environment's when DIR has none); DELAYCOMM is the
 # environment's when given, else settings.txt's. PARSEOPTS: options for `contend parse` of
 # the dedicated runs (default none), with or without --from.
-# WALL_OFFSET: how a prediction of the ranks' time becomes a job's wall time: bare (default:
-# the bare runs' median wall less the dedicated ranks' time) or dedicated (the dedicated
-# run's own wall less its ranks' time, which holds collect's start and drain).
+# WALL_OFFSET: how a prediction of the ranks' time becomes a job's wall time: launcher
+# (default: the bare runs' median wall less their own ranks' time, run.sh's exec_s; runs
+# kept without it fall back to bare), bare (the bare runs' median wall less the dedicated
+# ranks' time) or dedicated (the dedicated run's own wall less its ranks' time, which holds
+# collect's start and drain).
 # Exit: 0 every cell has its numbers, 1 something failed (said on stderr), 2 usage, 77 a
 # package or the testbed is missing (the line says which).
 set -u
@@ -181,7 +183,7 @@ trap 'exit 1' INT TERM
 
 T0=$(date +%s)
 [ -n "$FROM" ] || LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run load1 rivals throttled_ms
+RUNS=$W/runs.txt	# set round order condition wall_s own_s exit run load1 rivals throttled_ms exec_s
 fail=0
 COMMIT=$(git -C "$TOP" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 # delay_comm for the agg scenario (paper 000 eq. 2's communicating competitors): measured on
@@ -242,6 +244,8 @@ one() {
 	wall=$(echo "$out" | sed -n 's/.* wall_s=\([^ ]*\).*/\1/p')
 	own=$(echo "$out" | sed -n 's/.* own_s=\([^ ]*\).*/\1/p')
 	ex=$(echo "$out" | sed -n 's/.* exit=\([^ ]*\).*/\1/p')
+	# a bare or scenario run's ranks' time (run.sh's exec_s), apart from mpirun's
+	exs=$(echo "$out" | sed -n 's/.* exec_s=\([^ ]*\).*/\1/p')
 	# other testbed instances with tasks around the run, and each workstation's time
 	# throttled by its quota: a run beside a rival can be told from the model's error
 	riv=$(echo "$out" | sed -n 's/.* rivals=\([^ ]*\).*/\1/p')
@@ -252,8 +256,8 @@ one() {
 	fi
 	run=-
 	[ "$2" = ded ] && run=$W/$tag-ded-$3
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$3" "$4" "$2" "$wall" "${own:--}" "${ex:--}" "$run" \
-		"$(cut -d' ' -f1 /proc/loadavg)" "${riv:--}" "${thr:--}" >>"$RUNS"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$3" "$4" "$2" "$wall" "${own:--}" "${ex:--}" "$run" \
+		"$(cut -d' ' -f1 /proc/loadavg)" "${riv:--}" "${thr:--}" "${exs:--}" >>"$RUNS"
 	say "$tag $2 round $3: wall $wall s, own ${own:--} s"
 	return 0
 }
@@ -368,7 +372,7 @@ PRED=$W/pred.txt	# tag scen model predicted_wall_ns | n/a
 : >"$PRED"
 FIG3=$RES/fig3.tsv
 printf '# contend-fig3 1\nworkload\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tlink_msgs\tlink_avg_bytes\tranks\n' >"$FIG3"
-SPREAD=$W/spread.txt	# tag ded_med ded_min ded_max n bare_med bare_min bare_max n exec_med
+SPREAD=$W/spread.txt	# tag ded_med ded_min ded_max n bare_med bare_min bare_max n exec_med [bare_exec_med]
 : >"$SPREAD"
 rm -f "$RES"/scenario-*.ini
 predict_cell() {	# base ini errors others... -> the predict TSV's path, or nothing
@@ -393,17 +397,25 @@ for set in $SETS; do
 	bline=$(awk -v t="$tag" -v b="$base" '$1 == t && $5 == b { print $3, $4 }' "$DED")
 	dstat=$(awk -F'\t' -v t="$tag" '$1 == t && $4 == "ded" { printf "%.0f\n", $5 * 1e9 }' "$RUNS" | stats)
 	bstat=$(awk -F'\t' -v t="$tag" '$1 == t && $4 == "bare" { printf "%.0f\n", $5 * 1e9 }' "$RUNS" | stats)
-	# The job's time outside its ranks (mpirun's start and end): the scenarios run bare, so
-	# it is the bare runs' median wall time less the base's longest rank; the dedicated run's
-	# own wall time also holds collect's start and its capture's drain, which a bare run
-	# does not pay (WALL_OFFSET=dedicated: that older reading).
-	if [ "${WALL_OFFSET:-bare}" = bare ] && [ -n "$bstat" ]; then
-		offset=$(echo "$bline ${bstat%% *}" | awk '{ printf "%.0f", $3 - $2 }')
-	else
-		offset=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }')
-	fi
+	# The job's time outside its ranks (mpirun's start and end). The scenarios run bare,
+	# and a bare run records its ranks' time (run.sh's exec_s): the offset is the median
+	# over the bare runs of wall less exec, mpirun's part alone (WALL_OFFSET=launcher, the
+	# default where the runs have it). The older readings: the bare runs' median wall less
+	# the base's longest rank (bare), which also takes the observer's slowing of the base
+	# off every prediction, hidden under a capped link's waits or not; and the dedicated
+	# run's own wall less its ranks' (dedicated), which holds collect's start and drain.
+	lstat=$(awk -F'\t' -v t="$tag" '$1 == t && $4 == "bare" && $12 + 0 > 0 { printf "%.0f\n", ($5 - $12) * 1e9 }' "$RUNS" | stats)
+	xstat=$(awk -F'\t' -v t="$tag" '$1 == t && $4 == "bare" && $12 + 0 > 0 { printf "%.0f\n", $12 * 1e9 }' "$RUNS" | stats)
+	case ${WALL_OFFSET:-launcher} in
+	launcher) if [ -n "$lstat" ]; then offset=${lstat%% *}
+		elif [ -n "$bstat" ]; then offset=$(echo "$bline ${bstat%% *}" | awk '{ printf "%.0f", $3 - $2 }')
+		else offset=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }'); fi ;;
+	bare) if [ -n "$bstat" ]; then offset=$(echo "$bline ${bstat%% *}" | awk '{ printf "%.0f", $3 - $2 }')
+		else offset=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }'); fi ;;
+	*) offset=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }') ;;
+	esac
 	emed=$(awk -v t="$tag" '$1 == t { print $4 }' "$DED" | stats | cut -d' ' -f1)
-	echo "$tag ${dstat:-- - - 0} ${bstat:-- - - 0} ${emed:--}" >>"$SPREAD"
+	echo "$tag ${dstat:-- - - 0} ${bstat:-- - - 0} ${emed:--}${xstat:+ ${xstat%% *}}" >>"$SPREAD"
 	awk -F'\t' -v wl="$tag" '
 		FNR == 1 { f++ } FNR <= 2 || /^#/ { next }
 		f == 1 { n++; if ($3 > ex) ex = $3; cp += $4; cm += $5; id += $6
@@ -497,6 +509,9 @@ awk '{ print $1, $2, $4, $5 }' "$DED" | while read -r tag rd ex run; do
 	bw=$(awk -F'\t' -v t="$tag" -v r="$rd" '$1 == t && $2 == r && $4 == "bare" { printf "%.0f", $5 * 1e9 }' "$RUNS")
 	[ -n "$bw" ] || continue
 	off=$((bw - ex))
+	# with the bare run's ranks' time, mpirun's part alone (as for the medians above)
+	bx=$(awk -F'\t' -v t="$tag" -v r="$rd" '$1 == t && $2 == r && $4 == "bare" && $12 + 0 > 0 { printf "%.0f", $12 * 1e9 }' "$RUNS")
+	[ "${WALL_OFFSET:-launcher}" = launcher ] && [ -n "$bx" ] && off=$((bw - bx))
 	others=$(awk -v t="$tag" -v b="$run" '$1 == t && $5 != b { print $5 }' "$DED")
 	for sc in $SCENARIOS; do
 		mw=$(awk -F'\t' -v t="$tag" -v r="$rd" -v s="$sc" '$1 == t && $2 == r && $4 == s { printf "%.0f", $5 * 1e9 }' "$RUNS")
@@ -553,9 +568,9 @@ RAW=$RES/accuracy-raw.tsv
 		"$CELLS" "$HL" "$PRED"
 } >"$RAW"
 {
-	printf '# contend-realapps-runs 1\nset\tround\torder\tcondition\twall_s\town_s\texit\tload1\trivals\tthrottled_ms\n'
-	# runs kept before rivals and throttled_ms were recorded: '-'
-	awk -F'\t' -v OFS='\t' '{ print $1, $2, $3, $4, $5, $6, $7, $9, (NF >= 10 ? $10 : "-"), (NF >= 11 ? $11 : "-") }' "$RUNS"
+	printf '# contend-realapps-runs 1\nset\tround\torder\tcondition\twall_s\town_s\texit\tload1\trivals\tthrottled_ms\texec_s\n'
+	# runs kept before rivals, throttled_ms and exec_s were recorded: '-'
+	awk -F'\t' -v OFS='\t' '{ print $1, $2, $3, $4, $5, $6, $7, $9, (NF >= 10 ? $10 : "-"), (NF >= 11 ? $11 : "-"), (NF >= 12 ? $12 : "-") }' "$RUNS"
 } >"$RES/runs.tsv"
 
 # Figure 4 through contend report (and summary.tsv).
@@ -662,7 +677,11 @@ scen_table() {	# scenario
 	fi
 	echo "Times are wall-clock seconds of the whole job. Measured: the median of the alternated"
 	echo "runs (fastest-slowest, n). A model's prediction is of the ranks' run time; the job's"
-	if [ "${WALL_OFFSET:-bare}" = bare ]; then
+	if [ "${WALL_OFFSET:-launcher}" = launcher ] && awk -F'\t' '$4 == "bare" && $12 + 0 > 0 { f = 1 } END { exit !f }' "$RUNS"; then
+		echo "wall time adds mpirun's start and end: the median over the bare runs of their wall time"
+		echo "minus their longest rank's life (bench/realapps/lifetime.sh), added to every model's"
+		echo "number and interval; paired by round, that round's bare run's."
+	elif [ "${WALL_OFFSET:-launcher}" != dedicated ]; then
 		echo "wall time adds mpirun's start and end: the bare runs' median wall time minus the longest"
 		echo "rank's exec time in the dedicated run the prediction came from (the scenarios run bare,"
 		echo "without collect's start and drain), added to every model's number and interval."
@@ -679,13 +698,15 @@ scen_table() {	# scenario
 	echo
 	echo "## The dedicated runs"
 	echo
-	echo "| set | dedicated under collect s (min-max, n) | bare s (min-max, n) | observer's effect | ranks' exec s (median) |"
-	echo "|---|---|---|---|---|"
-	awk '{ printf "| %s | %s | %s | %s | %s |\n", $1,
+	echo "| set | dedicated under collect s (min-max, n) | bare s (min-max, n) | observer's effect | ranks' exec s (median) | bare ranks' exec s (median) | observer's effect on the ranks |"
+	echo "|---|---|---|---|---|---|---|"
+	awk '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1,
 		$2 == "-" ? "-" : sprintf("%.2f (%.2f-%.2f, %d)", $2 / 1e9, $3 / 1e9, $4 / 1e9, $5),
 		$6 == "-" ? "-" : sprintf("%.2f (%.2f-%.2f, %d)", $6 / 1e9, $7 / 1e9, $8 / 1e9, $9),
 		$2 == "-" || $6 == "-" ? "-" : sprintf("%+.1f %%", 100 * ($2 - $6) / $6),
-		$10 == "-" ? "-" : sprintf("%.2f", $10 / 1e9) }' "$SPREAD"
+		$10 == "-" ? "-" : sprintf("%.2f", $10 / 1e9),
+		NF < 11 ? "-" : sprintf("%.2f", $11 / 1e9),
+		NF < 11 || $10 == "-" ? "-" : sprintf("%+.1f %%", 100 * ($10 - $11) / $11) }' "$SPREAD"
 	echo
 	for sc in $SCENARIOS; do
 		echo "## $sc: $(sed -n 's/^description = //p' "$W/$(echo "$SETS" | awk '{ print $1 }' | tr : -)-$sc.ini" 2>/dev/null)"

@@ -3,6 +3,9 @@
 # bare, under `contend collect`, with the PMPI message truth, under a scenario's load.
 # Prints one line of key=value fields:
 #   prog=P layout=L mpi=M scenario=S own_s=T wall_s=W exit=E throttled_ms=A/B/C/D rivals=N [run=DIR] [truth=DIR]
+#   [exec_s=X]
+# exec_s, for a run without --collect: the longest rank's life from its start to its end, the
+# ranks' time apart from mpirun's start and end (bench/realapps/lifetime.sh wraps each rank).
 # own_s is the program's own timer (see README.md for which one), wall_s the launcher's
 # wall time (for MPICH, up to the program's last line: MPICH 4.0.2 over UCX can hang in
 # MPI_Finalize on the testbed, so the job is ended once the program has printed it).
@@ -230,14 +233,19 @@ if [ -n "$PMPI" ]; then
 	rm -f "$PMPI"/rank-*.tsv
 	PRE="env LD_PRELOAD=$B/pmpi/$MPI.so PMPI_LOG_DIR=$PMPI"
 fi
+LIFE=""
 if [ $USECOLLECT -eq 1 ]; then
 	[ -n "$RUN" ] || { RUN=$W/run; KEEP=1; }
 	rm -rf "$RUN"
 	# shellcheck disable=SC2086
 	set -- "$CONTEND" collect -q $COLLECT -o "$RUN" -- $PRE "$@"
 else
+	# each rank's start and end, for the ranks' time apart from the launcher's (a
+	# collected run has its own, from the samples)
+	LIFE=$W/life
+	mkdir -p "$LIFE" || exit 1
 	# shellcheck disable=SC2086
-	set -- $PRE "$@"
+	set -- sh "$TOP/bench/realapps/lifetime.sh" "$LIFE" $PRE "$@"
 fi
 
 now() { date +%s.%N; }
@@ -296,6 +304,17 @@ fi
 # MPICH's wall time ends at the program's last line; Open MPI's when mpirun returns.
 if [ "$MPI" = mpich ] && [ -n "$t1" ]; then t2=$t1; fi
 wall=$(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')
+# The ranks' time without collect: the longest rank's life (an MPICH rank's up to the
+# program's last line, where its wall time ends too); '-' unless every rank wrote its own.
+exs=""
+if [ -n "$LIFE" ]; then
+	cut=""
+	[ "$MPI" = mpich ] && cut=$t1
+	exs=$(cat "$LIFE"/life-* 2>/dev/null | awk -v cut="$cut" -v np=$NP '
+		NF == 2 { e = $2 / 1e9; if (cut != "" && e > cut + 0) e = cut + 0
+			d = e - $1 / 1e9; if (d > m) m = d; n++ }
+		END { if (n == np) printf "%.3f", m; else printf "-" }')
+fi
 thr=$(echo "$thr0 $(throttled)" | awk '{ for (i = 1; i <= 4; i++) printf "%s%.0f", (i > 1 ? "/" : ""), ($(i + 4) - $i) / 1e6 }')
 riv=$(printf '%s\n%s\n' "$riv" "$(rivals)" | sort -u | grep -c .)
 
@@ -317,6 +336,7 @@ line="prog=$PROG layout=$LAYOUT mpi=$MPI scenario=$SCEN own_s=$own wall_s=$wall 
 [ $USECOLLECT -eq 1 ] && line="$line run=$RUN"
 [ -n "$PMPI" ] && line="$line truth=$PMPI"
 [ -n "$tdrops" ] && line="$line tcpdump_drops=$tdrops"
+[ -n "$exs" ] && line="$line exec_s=$exs"
 echo "$line"
 if [ $ok -eq 0 ]; then
 	echo "realapps: $PROG failed (exit $rc); its last lines:" >&2
