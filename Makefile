@@ -144,6 +144,7 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/share/contend
 	install -m 644 bench/results/realapps/accuracy.tsv $(DESTDIR)$(PREFIX)/share/contend/realapps-4x1.tsv
 	install -m 644 bench/results/realapps/2x1/accuracy.tsv $(DESTDIR)$(PREFIX)/share/contend/realapps-2x1.tsv
+	install -m 644 bench/results/observer-cost.tsv $(DESTDIR)$(PREFIX)/share/contend/observer-cost.tsv
 
 # A Debian package from a staged tree (debian/mkdeb.sh): $(BUILD)/contend_VERSION_ARCH.deb.
 deb: $(BIN)
@@ -151,7 +152,8 @@ deb: $(BIN)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/contend $(DESTDIR)$(PREFIX)/share/man/man1/contend.1
-	rm -f $(DESTDIR)$(PREFIX)/share/contend/realapps-4x1.tsv $(DESTDIR)$(PREFIX)/share/contend/realapps-2x1.tsv
+	rm -f $(DESTDIR)$(PREFIX)/share/contend/realapps-4x1.tsv $(DESTDIR)$(PREFIX)/share/contend/realapps-2x1.tsv \
+		$(DESTDIR)$(PREFIX)/share/contend/observer-cost.tsv
 	-rmdir $(DESTDIR)$(PREFIX)/share/contend 2>/dev/null
 
 clean:

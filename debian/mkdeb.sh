@@ -33,6 +33,7 @@ install -m 644 "$TOP/debian/copyright" "$DOC/copyright"
 # bench/realapps' measured errors, for the headline's interval (predict/stage.c load_errors)
 install -m 644 "$TOP/bench/results/realapps/accuracy.tsv" "$R/usr/share/contend/realapps-4x1.tsv"
 install -m 644 "$TOP/bench/results/realapps/2x1/accuracy.tsv" "$R/usr/share/contend/realapps-2x1.tsv"
+install -m 644 "$TOP/bench/results/observer-cost.tsv" "$R/usr/share/contend/observer-cost.tsv"
 
 # Shared libraries: dpkg-shlibdeps reads a debian/control with the package's stanza.
 printf 'Source: contend\n\nPackage: contend\nArchitecture: any\n' >"$W/debian/control"

@@ -65,6 +65,11 @@ const char usage_predict[] =
 	"                             format delaycomm), whatever the scenario says\n"
 	"      --sleep-credit F       share of a rank's sleep the scheduler credits back (p003,\n"
 	"                             docs/predict.md): 1 the paper's (default), 0 Linux's EEVDF\n"
+	"      --observer-cost C      what collect's capture cost a rank per packet it sent: ns,\n"
+	"                             a file from bench/observer_cost.sh, or none; the replay\n"
+	"                             does not stretch that time on a loaded node (default the\n"
+	"                             calibration beside the binary's source tree or in\n"
+	"                             ../share/contend, else none)\n"
 	"      --calibrate-delay-comm measure paper 000's delay_comm curves on a running testbed\n"
 	"                             (docs/validation.md): a CPU-bound probe in ws1 against 1..3\n"
 	"                             transfers to ws2 at several caps of ws1's link; about 1 min\n"
@@ -410,6 +415,7 @@ cmd_predict(int argc, char **argv)
 		{ "reps", required_argument, NULL, 'R' },
 		{ "delay-comm", required_argument, NULL, 'D' },
 		{ "sleep-credit", required_argument, NULL, 'Z' },
+		{ "observer-cost", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -450,6 +456,7 @@ cmd_predict(int argc, char **argv)
 		case 'R': co.reps = (int)cli_i64(optarg, "--reps", 1, 32); break;
 		case 'D': o.delay_comm = optarg; break;
 		case 'Z': o.sleep_credit = cli_f64(optarg, "--sleep-credit", 0, 1); break;
+		case 'O': o.observer_cost = optarg; break;
 		default: break;
 		}
 	}

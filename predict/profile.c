@@ -159,6 +159,7 @@ read_ranks(struct prof *p, const char *path, struct err *e)
 			continue;
 		}
 		r.rank = (int)rank;
+		r.pkts_sent = -1;	/* read_conns */
 		memcpy(r.host, host, strlen(host) + 1);
 		if (p->nranks == PROF_MAX_RANKS) {
 			damage(p, &t, "more than %d ranks", PROF_MAX_RANKS);
@@ -180,6 +181,52 @@ read_ranks(struct prof *p, const char *path, struct err *e)
 		return err_set(e, E_FORMAT, "'%s' has no usable rank row%s%s", path,
 			       p->damaged ? "; first problem: " : "", p->damaged ? p->first_damage : "");
 	return 0;
+}
+
+static const char *const conn_cols[] = { "rank0", "rank1", NULL };
+
+/* Each rank's packets sent on the connections between ranks (conns.tsv: pkts0 are sent by
+ * end 0), into pkts_sent. Connections to no rank (the launcher's, other traffic) are left
+ * out. A damaged row is counted and skipped; a rank with no connection sent 0. A file
+ * without the packet counts (an older parse) leaves them unknown. */
+static int
+read_conns(struct prof *p, const char *path, struct err *e)
+{
+	struct tsv_r t;
+	int idx[4];
+	int rc;
+
+	if ((rc = tsv_r_open(&t, path, "conns", 1, conn_cols, e)) < 0)
+		return rc;
+	cols_of(&t, conn_cols, idx);
+	idx[2] = tsv_r_col(&t, "pkts0");
+	idx[3] = tsv_r_col(&t, "pkts1");
+	if (idx[2] < 0 || idx[3] < 0) {
+		tsv_r_close(&t);
+		return 0;
+	}
+	for (int i = 0; i < p->nranks; i++)
+		p->ranks[i].pkts_sent = 0;
+	while ((rc = next_row(p, &t, e)) == 1) {
+		int64_t r0, r1, k0, k1;
+		struct prof_rank *a, *b;
+
+		if (label_i64(&t, idx[0], &r0) < 0 || label_i64(&t, idx[1], &r1) < 0 || r0 < 0 || r1 < 0 ||
+		    r0 == r1)
+			continue;	/* not between two ranks */
+		a = (struct prof_rank *)prof_rank(p, (int)r0);
+		b = (struct prof_rank *)prof_rank(p, (int)r1);
+		if (a == NULL || b == NULL || label_i64(&t, idx[2], &k0) < 0 || label_i64(&t, idx[3], &k1) < 0 ||
+		    k0 < 0 || k1 < 0) {
+			damage(p, &t, "connection between ranks %lld and %lld has no usable packet counts",
+			       (long long)r0, (long long)r1);
+			continue;
+		}
+		a->pkts_sent += k0;
+		b->pkts_sent += k1;
+	}
+	tsv_r_close(&t);
+	return rc < 0 ? rc : 0;
 }
 
 static const char *const link_cols[] = {
@@ -606,6 +653,7 @@ profile_file(const char *run, const char *name)
 int
 prof_load(struct prof *p, const char *run, struct err *e)
 {
+	struct err ce;
 	char *path;
 	int rc;
 
@@ -632,6 +680,16 @@ prof_load(struct prof *p, const char *run, struct err *e)
 	free(path);
 	if (rc < 0)
 		return rc;
+	/* conns.tsv only gives the packets (observer_shares): a file it cannot read leaves them
+	 * unknown and costs the rest of the profile nothing */
+	path = xasprintf("%s/profile/conns.tsv", run);
+	if (exists(path) && read_conns(p, path, &ce) < 0) {
+		for (int i = 0; i < p->nranks; i++)
+			p->ranks[i].pkts_sent = -1;
+		if (p->damaged++ == 0)
+			snprintf(p->first_damage, sizeof p->first_damage, "'%s' is not a usable conns file", path);
+	}
+	free(path);
 	path = xasprintf("%s/profile/netparams.tsv", run);
 	if (exists(path))
 		rc = read_netparams(p, path, e);

@@ -37,6 +37,8 @@ struct prof_rank {
 	double cpu_pct;		/* CPU use, % of exec */
 	int64_t run_ns, wait_ns;	/* schedstat run and run-queue wait */
 	int64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
+	int64_t pkts_sent;	/* packets it sent on the captured connections to other ranks
+				 * (conns.tsv), -1 unknown */
 };
 
 /* One row of links.tsv: a directed rank pair. */

@@ -286,6 +286,33 @@ busy_wait_shares(const struct prof *p, const struct coloc_rank *cl, double *w)
 	free(whole);
 }
 
+/* Each rank's share of its busy time that collect's capture took, into o[0..p->nranks):
+ * ns_per_pkt for each packet it sent on the connections to other ranks (pkts_sent; the
+ * kernel hands every one to the capture on the sending CPU) over its busy time in the
+ * dedicated run, at most what w (busy_wait_shares) leaves. 0 where the packets are not
+ * known or there is no cost. The bare program a scenario is about does not do that work:
+ * a competitor does not stretch it (replay_predict). */
+static void
+observer_shares(const struct prof *p, double ns_per_pkt, const double *w, double *o)
+{
+	double *busy = xcalloc((size_t)p->nranks + 1, sizeof *busy);
+
+	for (long k = 0; k < p->nbusy; k++) {
+		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
+
+		if (rk != NULL)
+			busy[rk - p->ranks] += (double)(p->busy[k].t_end_ns - p->busy[k].t_start_ns);
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		const struct prof_rank *rk = &p->ranks[i];
+
+		o[i] = 0;
+		if (ns_per_pkt > 0 && rk->pkts_sent > 0 && busy[i] > 0)
+			o[i] = fmin(ns_per_pkt * (double)rk->pkts_sent / busy[i], fmax(1 - w[i], 0));
+	}
+	free(busy);
+}
+
 double
 replay_wake_ns(int k, double slice_ns, double capacity)
 {
@@ -1788,7 +1815,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 {
 	struct replay_trace t;
 	struct replay_out out = { 0 };
-	double *D, *f, *wk, *w, *nlat, *nbw, *nburst, *size, bound;
+	double *D, *f, *wk, *w, *o, *nlat, *nbw, *nburst, *size, bound;
 	double T = (double)prof_dedicated_ns(p);
 	bool any = false;
 	struct p000_delay curves;
@@ -1808,17 +1835,20 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	f = xcalloc((size_t)p->nranks, sizeof *f);
 	wk = xcalloc((size_t)p->nranks, sizeof *wk);
 	w = xcalloc((size_t)p->nranks + 1, sizeof *w);
+	o = xcalloc((size_t)p->nranks + 1, sizeof *o);
 	{
 		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
 
 		coloc_read(p, cl);
 		busy_wait_shares(p, cl, w);
+		observer_shares(p, s->observer_ns_per_pkt, w, o);
 		for (int i = 0; i < p->nranks; i++) {
 			f[i] = stretch(s, &p->ranks[i], &curves, &cl[i]);
 			wk[i] = wake(p, s, &p->ranks[i]);
 			any |= f[i] != 1;
-			if (f[i] != 1)	/* the wait of others in its phases is not stretched */
-				f[i] = f[i] * (1 - w[i]) + w[i];
+			/* the wait of others in its phases and the capture's work are not stretched */
+			if (f[i] != 1)
+				f[i] = f[i] * (1 - w[i] - o[i]) + w[i] + o[i];
 		}
 		free(cl);
 	}
@@ -1826,6 +1856,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		free(f);
 		free(wk);
 		free(w);
+		free(o);
 		return pred_na(r, "the scenario changes nothing the replay sees (CPU-bound competitors, "
 			       "load average, CPU capacity, link latency or bandwidth)");
 	}
@@ -1834,6 +1865,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		free(f);
 		free(wk);
 		free(w);
+		free(o);
 		return rc;
 	}
 	/* each message's changed link, NAN on an unchanged one; without links none (NULL: the
@@ -1876,12 +1908,21 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		const struct prof_rank *rk = &p->ranks[i];
 
 		if (f[i] != 1 || fabs(D[i]) >= 1e6) {
-			char name[160], others[96] = "";
+			char name[160], others[160] = "";
 
 			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
-			if (f[i] != 1 && w[i] > 0)
+			/* shares under 0.05 % are not worth a word */
+			if (o[i] < 5e-4)
+				o[i] = 0;
+			if (f[i] != 1 && w[i] > 0 && o[i] > 0)
+				snprintf(others, sizeof others, " (its busy time's %.1f %% of others' wait and "
+					 "%.1f %% of collect's capture not stretched)", 100 * w[i], 100 * o[i]);
+			else if (f[i] != 1 && w[i] > 0)
 				snprintf(others, sizeof others, " (its busy time's %.1f %% of others' wait "
 					 "not stretched)", 100 * w[i]);
+			else if (f[i] != 1 && o[i] > 0)
+				snprintf(others, sizeof others, " (its busy time's %.1f %% of collect's capture "
+					 "not stretched)", 100 * o[i]);
 			pred_add(r, "node", name, D[i], f[i], "trace replay",
 				 "CPU stretch x%.3g%s; wake-up %.2f ms per receive it waited for; %.3f s "
 				 "late at its end", f[i], others, wk[i] / 1e6, D[i] / 1e9);
@@ -1900,6 +1941,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(f);
 	free(wk);
 	free(w);
+	free(o);
 	free(nlat);
 	free(nbw);
 	free(nburst);

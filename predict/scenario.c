@@ -958,6 +958,7 @@ scen_load_string(struct scen *s, const char *text, const char *name, struct err 
 	s->budget = NAN;
 	s->max_procs = -1;
 	s->sleep_credit = 1;
+	s->observer_ns_per_pkt = 0;
 	memset(&c, 0, sizeof c);
 	c.s = s;
 	c.name = name;

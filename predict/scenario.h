@@ -127,6 +127,10 @@ struct scen {
 					 * 1 (scen_load's default) the paper's 4.4BSD scheduler, 0 one
 					 * that keeps no credit for sleep (Linux EEVDF); not a file
 					 * key: the command layer sets it (predict --sleep-credit) */
+	double observer_ns_per_pkt;	/* what collect's capture cost a rank per packet it sent,
+					 * ns (bench/observer_cost.sh), 0 (scen_load's default) none;
+					 * not a file key: the command layer sets it (predict
+					 * --observer-cost) */
 	int ncand;			/* candidate hosts for --select */
 	char *cand[SCEN_MAX_CAND];	/* owned */
 	char *master;			/* fixed master host for --select, owned, NULL */

@@ -432,14 +432,85 @@ write_result(struct predict_result *r, const char *run, const char *name, int64_
 		r->tsv_path = path;
 }
 
-/* The scenario of o into r->s, with --sleep-credit and --delay-comm. */
+/* What collect's capture cost a rank per packet it sent, ns, into *ns: SPEC as a number of
+ * ns, "none" (0), or a contend-observer-cost file (bench/observer_cost.sh -o); without SPEC
+ * the calibration beside the binary's source tree (build/contend's
+ * ../bench/results/observer-cost.tsv) or where `make install` puts it
+ * (../share/contend/observer-cost.tsv), else 0. Returns 0, or negative with e set when
+ * SPEC cannot be used. */
+static int
+load_observer_cost(const char *spec, double *ns, struct err *e)
+{
+	char exe[4096], val[64], *end, *auto_path = NULL;
+	const char *path = spec;
+	ssize_t n;
+	struct err le;
+	int rc;
+
+	*ns = 0;
+	if (spec != NULL && strcmp(spec, "none") == 0)
+		return 0;
+	if (spec != NULL) {
+		double v = strtod(spec, &end);
+
+		if (end != spec && *end == '\0') {
+			if (!(v >= 0) || !isfinite(v) || v > 1e6)
+				return err_set(e, E_USAGE, "--observer-cost: '%s' is not a cost in ns per "
+					       "packet (0 to 1e6), a file or 'none'", spec);
+			*ns = v;
+			return 0;
+		}
+	} else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		auto_path = xasprintf("%s/../bench/results/observer-cost.tsv", exe);
+		if (access(auto_path, R_OK) != 0) {
+			free(auto_path);
+			auto_path = xasprintf("%s/../share/contend/observer-cost.tsv", exe);
+		}
+		if (access(auto_path, R_OK) != 0) {
+			free(auto_path);
+			return 0;
+		}
+		path = auto_path;
+	}
+	if (path == NULL)
+		return 0;
+	rc = tsv_kv_lookup(path, "observer-cost", "ns_per_packet", val, sizeof val, &le);
+	if (rc == 1) {
+		double v = strtod(val, &end);
+
+		if (end != val && *end == '\0' && v >= 0 && isfinite(v) && v <= 1e6) {
+			*ns = v;
+			free(auto_path);
+			return 0;
+		}
+		snprintf(le.msg, sizeof le.msg, "'%s': ns_per_packet '%s' is not a cost in ns", path, val);
+	} else if (rc == 0) {
+		snprintf(le.msg, sizeof le.msg, "'%s' has no ns_per_packet", path);
+	}
+	if (path != auto_path)
+		return err_set(e, E_USAGE, "--observer-cost: %s", le.msg);
+	warnx_("predict: %s; collect's capture cost is not taken out", le.msg);
+	free(auto_path);
+	return 0;
+}
+
+/* The scenario of o into r->s, with --sleep-credit, --observer-cost and --delay-comm. */
 static int
 load_scenario(struct predict_result *r, const struct predict_opts *o, struct err *e)
 {
+	int rc;
+
 	if (scen_load(&r->s, o->scenario, e) < 0)
 		return -E_FORMAT;
 	r->has_scen = true;
 	r->s.sleep_credit = o->sleep_credit;
+	if ((rc = load_observer_cost(o->observer_cost, &r->s.observer_ns_per_pkt, e)) < 0)
+		return rc;
 	if (o->delay_comm != NULL) {	/* a calibration wins over the scenario's curves */
 		char *abs = realpath(o->delay_comm, NULL);
 

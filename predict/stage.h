@@ -27,6 +27,9 @@ struct predict_opts {
 	const char *errors;		/* the measured errors (contend-accuracy), NULL: the default */
 	const char *delay_comm;		/* paper 000's curves over the scenario's, or NULL */
 	double sleep_credit;		/* share of a rank's sleep credited back (p003), 1 the paper's */
+	const char *observer_cost;	/* collect's capture cost per packet: ns, a
+					 * contend-observer-cost file or "none"; NULL the
+					 * calibration beside the binary (load_observer_cost) */
 };
 
 /* The --select questions: `contend predict --select RUN`'s options. */

@@ -99,6 +99,24 @@ rm "$T/inst/share/contend/realapps-2x1.tsv"
 line=$("$T/inst/bin/contend" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" 2>&1 | grep '^  errors from: ')
 case $line in *"built in"*) pass errors-built-in ;; *) fail errors-built-in "$line" ;; esac
 
+# collect's capture cost per packet: a number, none, or a calibration file; anything else
+# is refused with one line naming the option
+out=$("$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" --observer-cost "$T/none.tsv" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && [ "$(printf '%s\n' "$out" | grep -c 'observer-cost')" -eq 1 ]; then pass observer-cost-missing
+else fail observer-cost-missing "exit $rc: $out"; fi
+printf '# contend-observer-cost 1\nkey\tvalue\nns_per_packet\tlots\n' >"$T/bad.tsv"
+out=$("$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" --observer-cost "$T/bad.tsv" 2>&1)
+rc=$?
+case $rc:$out in [1-9]*"ns_per_packet 'lots'"*) pass observer-cost-damaged ;; *) fail observer-cost-damaged "exit $rc: $out" ;; esac
+ok=1
+for c in none 3000 "$TOP/bench/results/observer-cost.tsv"; do
+	[ -r "$c" ] || [ "$c" = none ] || [ "$c" = 3000 ] || { echo "SKIP e2e/predict/observer-cost-given: no $c"; continue; }
+	"$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/slow-link.ini" --observer-cost "$c" >/dev/null 2>&1 ||
+		{ ok=0; fail observer-cost-given "--observer-cost $c refused"; }
+done
+[ $ok -eq 1 ] && pass observer-cost-given
+
 # a model that does not apply says why, and exit 1 when none applies
 cat >"$T/nothing.ini" <<'X'
 [node ws2]

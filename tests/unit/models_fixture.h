@@ -179,8 +179,8 @@ fx_build(char *path, size_t len, const char *name, void (*build)(const char *dir
  * here; the caller frees it). Returns what predict returned, or -1 when the run or the
  * scenario did not load (the reason printed as a comment line). */
 __attribute__((unused)) static int
-fx_predict(const char *run, const char *ini, struct pred_result *r,
-	   int (*predict)(const struct prof *, const struct scen *, struct pred_result *, struct err *))
+fx_predict_observed(const char *run, const char *ini, double ns_per_pkt, struct pred_result *r,
+		    int (*predict)(const struct prof *, const struct scen *, struct pred_result *, struct err *))
 {
 	struct prof p;
 	struct scen s;
@@ -189,6 +189,7 @@ fx_predict(const char *run, const char *ini, struct pred_result *r,
 
 	pred_result_init(r);
 	if (prof_load(&p, run, &e) == 0 && scen_load_string(&s, ini, "t.ini", &e) == 0) {
+		s.observer_ns_per_pkt = ns_per_pkt;	/* predict --observer-cost */
 		rc = predict(&p, &s, r, &e);
 		scen_free(&s);
 	}
@@ -196,6 +197,13 @@ fx_predict(const char *run, const char *ini, struct pred_result *r,
 		printf("# %s\n", e.msg);
 	prof_free(&p);
 	return rc;
+}
+
+__attribute__((unused)) static int
+fx_predict(const char *run, const char *ini, struct pred_result *r,
+	   int (*predict)(const struct prof *, const struct scen *, struct pred_result *, struct err *))
+{
+	return fx_predict_observed(run, ini, 0, r, predict);
 }
 
 #endif

@@ -25,7 +25,8 @@
 static char halo_run[300], rr_run[300], early_run[300], sink_run[300], a2a_run[300], hol_run[300], init_run[300],
 	xchg_run[300], pingpong_run[300], rev_run[300], panel_run[300], small_run[300],
 	early_coll_run[300], polled_run[300], rndv_halo_run[300], rndv_rr_run[300], late_run[300],
-	late_answered_run[300], twice_run[300], thrice_run[300], rr_waited_run[300], worked_run[300];
+	late_answered_run[300], twice_run[300], thrice_run[300], rr_waited_run[300], worked_run[300],
+	rr_observed_run[300], rr_badconns_run[300];
 static const char *proto = "eager";	/* messages.tsv proto of the messages msg_nw writes */
 static const char *flags1 = "-";	/* messages.tsv flags of rank 1's messages */
 
@@ -207,6 +208,36 @@ rr_waited_profile(const char *dir)
 	rr_wait_ns = 10 * FX_MS;
 	rr_profile(dir);
 	rr_wait_ns = 0;
+}
+
+/* rr_waited, with the packets each rank sent as the capture saw them: 10 an iteration
+ * each (conns.tsv) */
+static void
+rr_observed_profile(const char *dir)
+{
+	FILE *f;
+
+	rr_waited_profile(dir);
+	f = fx_open(dir, "conns.tsv", "# contend-conns 1\nconn\tkind\tip0\tport0\tip1\tport1\trank0\t"
+		    "rank1\tranksrc\tsaw_syn\tpkts0\tframe_bytes0\tpayload_bytes0\tgap_bytes0\tpkts1\t"
+		    "frame_bytes1\tpayload_bytes1\tgap_bytes1\tt_first_ns\tt_last_ns\trtt_ns\n");
+	fprintf(f, "1\tompi\t10.0.0.2\t40000\t10.0.0.1\t1024\t1\t0\thandshake\t1\t%d\t0\t0\t0\t%d\t0\t0\t0"
+		"\t0\t1\t-1\n", ITERS * 10, ITERS * 10);
+	/* the launcher's connection, to no rank: not counted */
+	fprintf(f, "0\tgeneric\t10.0.0.254\t40001\t10.0.0.2\t40002\t-1\t-1\tnone\t0\t500\t0\t0\t0\t500"
+		"\t0\t0\t0\t0\t1\t-1\n");
+	fclose(f);
+}
+
+/* rr_waited with a conns.tsv that is no conns file */
+static void
+rr_badconns_profile(const char *dir)
+{
+	FILE *f;
+
+	rr_waited_profile(dir);
+	f = fx_open(dir, "conns.tsv", "# contend-conns 1\nconn\tkind\n1\tompi\n");
+	fclose(f);
 }
 
 static void
@@ -717,6 +748,66 @@ TEST(the_wait_of_others_in_a_busy_phase_is_not_stretched)
 	pred_result_free(&r);
 }
 
+/* predict with collect's capture cost per packet set (predict --observer-cost) */
+static int
+predict_observed(const char *run, const char *ini, double ns_per_pkt, struct pred_result *r)
+{
+	return fx_predict_observed(run, ini, ns_per_pkt, r, replay_predict);
+}
+
+/* rr_waited, where rank 1 sent 10 packets in each 40 ms busy phase and the capture cost
+ * 0.5 ms a packet: 5 ms of each phase was the kernel handing packets to collect, which
+ * the bare program under a competitor does not do. Each phase takes (40 - 10 - 5) * 2 +
+ * 10 + 5 = 65 ms, not 70; rank 0, unloaded, keeps its phases; with no cost nothing
+ * changes, and a run without conns.tsv has no packets to count. */
+TEST(the_captures_work_in_a_busy_phase_is_not_stretched)
+{
+	struct pred_result r;
+	double wake = (ITERS - 1) * replay_wake_ns(1, REPLAY_SLICE_NS, 1);
+	struct prof p;
+	struct err e;
+
+	CHECK(prof_load(&p, rr_observed_run, &e) == 0);
+	CHECK(p.nranks == 2);
+	CHECK(p.nranks == 2 && p.ranks[1].pkts_sent == ITERS * 10);
+	CHECK(p.nranks == 2 && p.ranks[0].pkts_sent == ITERS * 10);
+	prof_free(&p);
+	CHECK(prof_load(&p, rr_waited_run, &e) == 0);
+	CHECK(p.nranks == 2 && p.ranks[1].pkts_sent == -1);
+	prof_free(&p);
+	/* a conns.tsv it cannot use: the packets stay unknown, the profile loads, counted */
+	CHECK(prof_load(&p, rr_badconns_run, &e) == 0);
+	CHECK(p.nranks == 2 && p.ranks[1].pkts_sent == -1);
+	CHECK(p.damaged == 1);
+	prof_free(&p);
+
+	CHECK(predict_observed(rr_observed_run, "[node ws2]\ncpu_procs = 1\n", 0.5 * FX_MS, &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 25.0 * FX_MS + wake, 1e3);
+	{
+		const struct pred_item *it = FX_ITEM(&r, "node", "rank 1 (ws2)");
+
+		CHECK(it != NULL);
+		CHECK_NEAR(it ? it->value : 0, 2 * 0.625 + 0.375, 1e-12);
+		CHECK(it != NULL && strstr(it->detail, "12.5 % of collect's capture") != NULL);
+	}
+	pred_result_free(&r);
+	CHECK(predict_observed(rr_observed_run, "[node ws2]\ncpu_procs = 1\n", 0, &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 100 * FX_MS + ITERS * 30.0 * FX_MS + wake, 1e3);
+	pred_result_free(&r);
+	/* a cost past the busy time: capped at what the others' wait leaves, so that a
+	 * competitor never makes the rank faster than it was */
+	CHECK(predict_observed(rr_observed_run, "[node ws2]\ncpu_procs = 1\n", 10 * FX_MS, &r) == 0);
+	CHECK(r.predicted_ns >= (double)ITERS * 100 * FX_MS);
+	CHECK(r.predicted_ns < (double)ITERS * 100 * FX_MS + ITERS * 25.0 * FX_MS + wake);
+	{
+		const struct pred_item *it = FX_ITEM(&r, "node", "rank 1 (ws2)");
+
+		CHECK(it == NULL || it->value >= 1 - 1e-12);
+	}
+	pred_result_free(&r);
+}
+
 TEST(message_that_came_in_a_busy_phase_was_waited_for)
 {
 	struct pred_result r;
@@ -1049,6 +1140,8 @@ main(void)
 	fx_build(thrice_run, sizeof thrice_run, "thrice", thrice_profile);
 	fx_build(rr_run, sizeof rr_run, "rr", rr_profile);
 	fx_build(rr_waited_run, sizeof rr_waited_run, "rr-waited", rr_waited_profile);
+	fx_build(rr_observed_run, sizeof rr_observed_run, "rr-observed", rr_observed_profile);
+	fx_build(rr_badconns_run, sizeof rr_badconns_run, "rr-badconns", rr_badconns_profile);
 	fx_build(early_run, sizeof early_run, "early", early_profile);
 	fx_build(early_coll_run, sizeof early_coll_run, "early-coll", early_coll_profile);
 	fx_build(sink_run, sizeof sink_run, "sink", sink_profile);
@@ -1072,6 +1165,7 @@ main(void)
 	RUN(work_after_a_receive_on_a_whole_cpu_is_the_messages);
 	RUN(loaded_node_stretches_busy_time);
 	RUN(the_wait_of_others_in_a_busy_phase_is_not_stretched);
+	RUN(the_captures_work_in_a_busy_phase_is_not_stretched);
 	RUN(message_that_came_in_a_busy_phase_was_waited_for);
 	RUN(a_collectives_message_waits_for_its_receiver_to_enter);
 	RUN(slack_absorbs_a_slower_receiver);
