@@ -593,20 +593,36 @@ hl_pick_data(const struct hl_table *t, const char *leave_out, int kind, const ch
 	return best;
 }
 
+static int
+cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 /* The HL_COVER central quantiles of model's signed errors over the cells in scope, as
  * order statistics of split conformal prediction: the floor((n + 1) a)-th smallest below
  * and the ceil((n + 1) (1 - a))-th above (a = (1 - HL_COVER) / 2), clamped to the sample.
- * Returns the cells, 0 leaving lo and hi alone. */
+ * Returns the cells, 0 leaving lo and hi alone; *nprog (when not NULL) gets how many
+ * programs they come from. */
 static int
 quantiles(const struct hl_table *t, const char *leave_out, const char *model, const char *scen_class, int kind,
-	  int run_kind, double *lo, double *hi)
+	  int run_kind, double *lo, double *hi, int *nprog)
 {
 	double *v = xmallocarray((size_t)t->n + 1, sizeof *v), a = (1 - HL_COVER) / 2;
+	const char **pg = xmallocarray((size_t)t->n + 1, sizeof *pg);
 	int n = 0, k;
 
 	for (int i = 0; i < t->n; i++)
-		if (strcmp(t->cells[i].model, model) == 0 && in_scope(&t->cells[i], leave_out, scen_class, kind, run_kind))
+		if (strcmp(t->cells[i].model, model) == 0 && in_scope(&t->cells[i], leave_out, scen_class, kind, run_kind)) {
+			pg[n] = t->cells[i].prog;
 			v[n++] = log_err(&t->cells[i]);
+		}
+	if (nprog != NULL) {
+		*nprog = 0;
+		qsort(pg, (size_t)n, sizeof *pg, cmp_str);
+		for (int i = 0; i < n; i++)
+			*nprog += i == 0 || strcmp(pg[i], pg[i - 1]) != 0;
+	}
 	if (n > 0) {
 		qsort(v, (size_t)n, sizeof *v, sortnum_cmp_f64);
 		/* 1e-9: (n + 1) a is an integer for n = 9, 19, ... which rounding must not move */
@@ -615,6 +631,7 @@ quantiles(const struct hl_table *t, const char *leave_out, const char *model, co
 		k = (int)ceil((n + 1) * (1 - a) - 1e-9);
 		*hi = v[k > n ? n - 1 : k - 1];
 	}
+	free(pg);
 	free(v);
 	return n;
 }
@@ -662,13 +679,16 @@ hl_answer(const struct hl_table *t, const char *leave_out, int kind, const char 
 		return;
 	}
 	P = a->pred_ns = rs[a->pick].predicted_ns;
-	if (t != NULL && (a->nall = quantiles(t, leave_out, ms[a->pick]->name, NULL, -1, kind, &lo, &hi)) > 0) {
+	if (t != NULL && (a->nall = quantiles(t, leave_out, ms[a->pick]->name, NULL, -1, kind, &lo, &hi, NULL)) > 0) {
 		double l2 = 0, h2 = 0;
 
-		if ((a->nclass = quantiles(t, leave_out, ms[a->pick]->name, scen_class, -1, kind, &l2, &h2)) > 0)
+		if ((a->nclass = quantiles(t, leave_out, ms[a->pick]->name, scen_class, -1, kind, &l2, &h2, NULL)) > 0)
 			shrink(&lo, &hi, l2, h2, a->nclass);
-		a->nkind = quantiles(t, leave_out, ms[a->pick]->name, scen_class, kind, kind, &l2, &h2);
-		if (a->nkind >= HL_MIN_CELLS)
+		/* a program's cells of one class are near copies of one error (cpu1 and cpu2, its
+		 * MPIs), so the kind's quantiles count only over enough programs */
+		a->nkind = quantiles(t, leave_out, ms[a->pick]->name, scen_class, kind, kind, &l2, &h2,
+				     &a->nkind_progs);
+		if (a->nkind_progs >= HL_MIN_PROGS)
 			shrink(&lo, &hi, l2, h2, a->nkind);
 		a->err_lo = fmax(0, -lo);
 		a->err_hi = fmax(0, hi);

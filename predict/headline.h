@@ -13,8 +13,8 @@
  * The interval around the pick's prediction P: the empirical quantiles (HL_COVER central)
  * of the pick's signed error log(measured median / predicted) over the table's cells of
  * every class of scenario, shrunk toward this class's (weight n / (n + HL_SHRINK)) and then
- * toward this kind's in this class (with HL_MIN_CELLS or more), each clipped to keep P
- * inside; on each side the root sum of squares with the dedicated runs' spread,
+ * toward this kind's in this class (cells of HL_MIN_PROGS programs or more), each clipped to
+ * keep P inside; on each side the root sum of squares with the dedicated runs' spread,
  * (slowest - fastest) / 2 / median, and the measured noise (the median of the table cells'
  * (slowest - fastest) / 2 / median). Cells of the program named leave_out never count: the
  * scoring in bench/realapps leaves the scored program out. With no cell of the model at
@@ -32,7 +32,8 @@
 #include "predict/profile.h"
 #include "predict/scenario.h"
 
-#define HL_MIN_CELLS 3		/* cells of the run's kind below which the kind's own do not count */
+#define HL_MIN_PROGS 3		/* programs of the run's kind (in the class's cells) below which
+				 * the kind's own cells do not count */
 #define HL_COVER 0.9		/* the interval's nominal central share */
 #define HL_SHRINK 4.0		/* cells the wider pool's quantiles are worth against a narrower one's */
 #define HL_PICK_MIN 8		/* shared cells of the run's kind below which the rules stand */
@@ -119,6 +120,7 @@ struct hl_answer {
 	double lo_ns, hi_ns;	/* the interval */
 	double err_lo, err_hi;	/* the model-error terms, log(measured / predicted) >= 0, down and up */
 	int nall, nclass, nkind;	/* the pick's cells: every class, this class, this class and kind */
+	int nkind_progs;	/* the programs the kind's cells come from */
 	double noise;		/* the measured noise term, fraction */
 	double spread;		/* the dedicated runs' term, fraction */
 	int nded;		/* dedicated runs it came from */

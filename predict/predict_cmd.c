@@ -246,8 +246,10 @@ print_headline(const struct predict_result *r)
 	       r->ms[a->pick]->name, pk, kind, h->cls);
 	if (a->nall > 0)
 		printf("  interval from: %s's error on %d measured cell%s (%d under %s scenarios, %d of them of kind "
-		       "%s), %.0f %% central range %s; measured noise %.1f %%; ", r->ms[a->pick]->name, a->nall,
-		       a->nall == 1 ? "" : "s", a->nclass, h->cls, a->nkind, kind, 100 * HL_COVER,
+		       "%s, from %d program%s%s), %.0f %% central range %s; measured noise %.1f %%; ",
+		       r->ms[a->pick]->name, a->nall, a->nall == 1 ? "" : "s", a->nclass, h->cls, a->nkind, kind,
+		       a->nkind_progs, a->nkind_progs == 1 ? "" : "s",
+		       a->nkind > 0 && a->nkind_progs < HL_MIN_PROGS ? ", too few to count" : "", 100 * HL_COVER,
 		       h->err_terms, 100 * a->noise);
 	else
 		printf("  interval from: %s's error: none measured; the disagreement of %d other model%s %s; ",
