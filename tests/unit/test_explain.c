@@ -3,7 +3,8 @@
  * whose second rank waited half of each busy phase on the run queue is blamed on that
  * node's CPU, at about what the wait cost; one slow link is named with the time its
  * messages spent over the pair's best, a dedicated one against a dedicated baseline costs
- * only the difference of their spreads and a capped one all it lost; a rank with twice the others' work is imbalance; a
+ * only the difference of their spreads and a capped one all it lost, and a smaller message
+ * late on the way holds no sender; a rank with twice the others' work is imbalance; a
  * baseline leaves only the difference; a rank starved so that by run time it reads idle is
  * busy by demand from its samples and its node is blamed; start-up and finish are the time
  * before the first and after the last message, and a start-up the loaded rank stretched
@@ -1499,6 +1500,59 @@ TEST(small_message_at_the_pairs_throughput)
 	check_no_link(run_dir("smallbw2"));
 }
 
+/* Rank 0 works 20 ms and sends rank 1 1000 bytes (A), then 5 ms later 100 bytes (B), both
+ * to be waited for; rank 1 works 20 ms on them and answers with 100 bytes (50 us). From
+ * iteration 1 A is held 20 ms in a queue on the way and B, behind it in the stream,
+ * arrives 50 us after A: rank 0 sent B while A was still on the wire. */
+static void
+small_behind_small(const char *dir)
+{
+	FILE *m = fx_open(dir, "messages.tsv", FX_MSG_HDR), *ph = fx_open(dir, "phases.tsv", FX_PH_HDR);
+	long long t = FX_BASE_NS, us = FX_MS / 1000;
+
+	for (int k = 0; k < ITERS; k++) {
+		long long a = t + 20 * FX_MS, b = a + 5 * FX_MS;	/* A's and B's first bytes */
+		long long a_end = a + (k == 0 ? 50 * us : 20 * FX_MS);
+		long long b_end = k == 0 ? b + 50 * us : a_end + 50 * us, back = b_end + 20 * FX_MS;
+
+		phase(ph, 0, "busy", t, a, 0);
+		msg(m, a, a_end, 0, 1, 1000);
+		msg(m, b, b_end, 0, 1, 100);
+		phase(ph, 0, "idle", a, back + 50 * us, 0);
+		phase(ph, 1, "idle", t, b_end, 0);
+		phase(ph, 1, "busy", b_end, back, 0);
+		msg(m, back, back + 50 * us, 1, 0, 100);
+		phase(ph, 1, "idle", back, back + 50 * us, 0);
+		t = back + 50 * us;
+	}
+	fclose(m);
+	fclose(ph);
+	ranks2(dir, t - FX_BASE_NS, 0);
+}
+
+/* A smaller message late on the way was in a queue past its sender's socket, which had let
+ * it go: rank 0's 5 ms before B are its own, and B, no longer behind A, arrives 5.05 ms
+ * after A's send: the link costs 9 x 15 ms. Taking those 5 ms as waiting behind A (as a
+ * large message holds its sender, "The link queue") made it 9 x 20 ms; on QR under a
+ * capped link (bench/results/explain, 2x1) the sender's next send left more than 100 us
+ * before such a message arrived in half the cases, 9 us later than behind an unslowed
+ * one. */
+TEST(small_message_holds_no_sender)
+{
+	struct attr_result r;
+	const struct attr_cause *c;
+
+	small_behind_small(run_dir("smallhold"));
+	CHECK(explain(run_dir("smallhold"), NULL, &r) == 0);
+	c = find(&r, ATTR_LINK, NULL);
+	if (CHECKED(c != NULL)) {
+		CHECK_NEAR(c->cost_ns, 9 * 15.0 * FX_MS, 0.1 * FX_MS);
+		CHECK(strstr(c->evidence, "their senders waited 0.000 s behind them") != NULL);
+	}
+	check_sums(&r);
+	attr_result_free(&r);
+}
+
 #define SPREAD_N 40	/* transfers of spread_link */
 
 /* As slow_link, 1 + SPREAD_N iterations: in the first rank 0 sends 100 bytes (1 ms on the
@@ -2125,6 +2179,7 @@ main(void)
 	RUN(token_wait_behind_a_slow_link);
 	RUN(small_messages_queued_on_a_link);
 	RUN(small_message_at_the_pairs_throughput);
+	RUN(small_message_holds_no_sender);
 	RUN(unloaded_gaps_go_with_the_competitor);
 	RUN(wake_ups_within_the_wait);
 	return check_done();
