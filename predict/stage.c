@@ -206,6 +206,31 @@ host_list(const struct prof *p, char *out, size_t len)
 	}
 }
 
+/* A file shipped with contend: SRC beside the binary's source tree (build/contend's ../SRC),
+ * else INST where `make install` puts it (the binary's ../share/contend/INST). Returns the
+ * readable one (free it), or NULL. */
+static char *
+beside_binary(const char *src, const char *inst)
+{
+	char exe[4096], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	path = xasprintf("%s/../%s", exe, src);
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	path = xasprintf("%s/../share/contend/%s", exe, inst);
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
 /* The table of measured errors: FILE, else the bench/realapps table of the platform the
  * run's ranks had: with a whole CPU each (every rank coloc_whole_cpu), the 2x1 layout's
  * (bench/results/realapps/2x1/accuracy.tsv), else the shared cores' of the 4x1 layout
@@ -217,23 +242,14 @@ host_list(const struct prof *p, char *out, size_t len)
 static int
 load_errors(struct hl_table *t, const char *path, bool whole, struct err *e)
 {
-	char exe[4096], *auto_path = NULL;
-	ssize_t n;
+	char *auto_path = NULL;
 	struct err le;
 
-	if (path == NULL && (n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')) != NULL)
-			*slash = '\0';
-		auto_path = xasprintf("%s/../bench/results/realapps/%saccuracy.tsv", exe, whole ? "2x1/" : "");
-		if (access(auto_path, R_OK) != 0) {
-			free(auto_path);
-			auto_path = xasprintf("%s/../share/contend/realapps-%s.tsv", exe, whole ? "2x1" : "4x1");
-		}
-		if (access(auto_path, R_OK) == 0)
-			path = auto_path;
+	if (path == NULL) {
+		auto_path = beside_binary(whole ? "bench/results/realapps/2x1/accuracy.tsv" :
+					  "bench/results/realapps/accuracy.tsv",
+					  whole ? "realapps-2x1.tsv" : "realapps-4x1.tsv");
+		path = auto_path;
 	}
 	if (path != NULL && hl_table_load(t, path, &le) < 0) {
 		if (path != auto_path) {
@@ -441,9 +457,8 @@ write_result(struct predict_result *r, const char *run, const char *name, int64_
 static int
 load_observer_cost(const char *spec, double *ns, struct err *e)
 {
-	char exe[4096], val[64], *end, *auto_path = NULL;
+	char val[64], *end, *auto_path = NULL;
 	const char *path = spec;
-	ssize_t n;
 	struct err le;
 	int rc;
 
@@ -460,21 +475,7 @@ load_observer_cost(const char *spec, double *ns, struct err *e)
 			*ns = v;
 			return 0;
 		}
-	} else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')) != NULL)
-			*slash = '\0';
-		auto_path = xasprintf("%s/../bench/results/observer-cost.tsv", exe);
-		if (access(auto_path, R_OK) != 0) {
-			free(auto_path);
-			auto_path = xasprintf("%s/../share/contend/observer-cost.tsv", exe);
-		}
-		if (access(auto_path, R_OK) != 0) {
-			free(auto_path);
-			return 0;
-		}
+	} else if ((auto_path = beside_binary("bench/results/observer-cost.tsv", "observer-cost.tsv")) != NULL) {
 		path = auto_path;
 	}
 	if (path == NULL)
@@ -494,7 +495,7 @@ load_observer_cost(const char *spec, double *ns, struct err *e)
 	}
 	if (path != auto_path)
 		return err_set(e, E_USAGE, "--observer-cost: %s", le.msg);
-	warnx_("predict: %s; collect's capture cost is not taken out", le.msg);
+	warnx_("predict: %s; collect's capture cost per packet is not used", le.msg);
 	free(auto_path);
 	return 0;
 }
