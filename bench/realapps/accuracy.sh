@@ -406,13 +406,13 @@ for set in $SETS; do
 	# run's own wall less its ranks' (dedicated), which holds collect's start and drain.
 	lstat=$(awk -F'\t' -v t="$tag" '$1 == t && $4 == "bare" && $12 + 0 > 0 { printf "%.0f\n", ($5 - $12) * 1e9 }' "$RUNS" | stats)
 	xstat=$(awk -F'\t' -v t="$tag" '$1 == t && $4 == "bare" && $12 + 0 > 0 { printf "%.0f\n", $12 * 1e9 }' "$RUNS" | stats)
+	ded_off=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }')
+	bare_off=$ded_off
+	[ -z "$bstat" ] || bare_off=$(echo "$bline ${bstat%% *}" | awk '{ printf "%.0f", $3 - $2 }')
 	case ${WALL_OFFSET:-launcher} in
-	launcher) if [ -n "$lstat" ]; then offset=${lstat%% *}
-		elif [ -n "$bstat" ]; then offset=$(echo "$bline ${bstat%% *}" | awk '{ printf "%.0f", $3 - $2 }')
-		else offset=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }'); fi ;;
-	bare) if [ -n "$bstat" ]; then offset=$(echo "$bline ${bstat%% *}" | awk '{ printf "%.0f", $3 - $2 }')
-		else offset=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }'); fi ;;
-	*) offset=$(echo "$bline" | awk '{ printf "%.0f", $1 - $2 }') ;;
+	launcher) offset=${lstat%% *}; [ -n "$lstat" ] || offset=$bare_off ;;
+	bare) offset=$bare_off ;;
+	*) offset=$ded_off ;;
 	esac
 	emed=$(awk -v t="$tag" '$1 == t { print $4 }' "$DED" | stats | cut -d' ' -f1)
 	echo "$tag ${dstat:-- - - 0} ${bstat:-- - - 0} ${emed:--}${xstat:+ ${xstat%% *}}" >>"$SPREAD"
