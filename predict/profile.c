@@ -680,7 +680,7 @@ prof_load(struct prof *p, const char *run, struct err *e)
 	free(path);
 	if (rc < 0)
 		return rc;
-	/* conns.tsv only gives the packets (observer_shares): a file it cannot read leaves them
+	/* conns.tsv only gives the packets (busy_shares in replay.c): a file it cannot read leaves them
 	 * unknown and costs the rest of the profile nothing */
 	path = xasprintf("%s/profile/conns.tsv", run);
 	if (exists(path) && read_conns(p, path, &ce) < 0) {

@@ -247,16 +247,20 @@ stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_dela
 	return coloc_stretch(f, n->capacity, cl);	/* shared with the node's other ranks */
 }
 
-/* Each rank's run-queue wait over its busy time, in the busy phases of the dedicated run,
- * into w[0..p->nranks): 0 for a rank whose node did not give each of its ranks a whole
- * CPU (coloc_whole_cpu) or whose phases do not say. With a core each, the wait is time
- * processes outside the job took: collect's own agents where they share the ranks' CPUs
- * (observer_charged shared), the system's. A scenario's competitors share the rank's CPU
- * with its work, not with that time, so the stretch leaves it out (replay_predict). On a
- * node of fewer cores than ranks, or under a quota, the wait is the neighbours' and the
- * quota's, which the scenario keeps (coloc_stretch). */
+/* The shares of each rank's busy time, in the busy phases of the dedicated run, that a
+ * scenario's competitors do not stretch (replay_predict), from one pass over the phases:
+ *  - w[i], its run-queue wait: 0 for a rank whose node did not give each of its ranks a
+ *    whole CPU (coloc_whole_cpu) or whose phases do not say. With a core each, the wait is
+ *    time processes outside the job took: collect's own agents where they share the ranks'
+ *    CPUs (observer_charged shared), the system's. A competitor shares the rank's CPU with
+ *    its work, not with that time. On a node of fewer cores than ranks, or under a quota,
+ *    the wait is the neighbours' and the quota's, which the scenario keeps (coloc_stretch).
+ *  - o[i], what collect's capture took: ns_per_pkt for each packet it sent on the
+ *    connections to other ranks (pkts_sent; the kernel hands every one to the capture on
+ *    the sending CPU), at most what w leaves; 0 where the packets are not known or there
+ *    is no cost. The bare program a scenario is about does not do that work. */
 static void
-busy_wait_shares(const struct prof *p, const struct coloc_rank *cl, double *w)
+busy_shares(const struct prof *p, const struct coloc_rank *cl, double ns_per_pkt, double *w, double *o)
 {
 	double *busy = xcalloc((size_t)p->nranks + 1, sizeof *busy);
 	bool *whole = xcalloc((size_t)p->nranks + 1, sizeof *whole);
@@ -270,47 +274,24 @@ busy_wait_shares(const struct prof *p, const struct coloc_rank *cl, double *w)
 		const struct prof_rank *rk = prof_rank(p, b->rank);
 		long i = rk != NULL ? rk - p->ranks : -1;
 
-		if (i < 0 || !whole[i])
+		if (i < 0)
 			continue;
-		if (b->wait_ns < 0) {	/* the phases do not say */
-			whole[i] = false;
-			w[i] = 0;
-			continue;
-		}
 		busy[i] += (double)(b->t_end_ns - b->t_start_ns);
-		w[i] += (double)b->wait_ns;
-	}
-	for (int i = 0; i < p->nranks; i++)
-		w[i] = whole[i] && busy[i] > 0 ? fmin(w[i] / busy[i], 1) : 0;
-	free(busy);
-	free(whole);
-}
-
-/* Each rank's share of its busy time that collect's capture took, into o[0..p->nranks):
- * ns_per_pkt for each packet it sent on the connections to other ranks (pkts_sent; the
- * kernel hands every one to the capture on the sending CPU) over its busy time in the
- * dedicated run, at most what w (busy_wait_shares) leaves. 0 where the packets are not
- * known or there is no cost. The bare program a scenario is about does not do that work:
- * a competitor does not stretch it (replay_predict). */
-static void
-observer_shares(const struct prof *p, double ns_per_pkt, const double *w, double *o)
-{
-	double *busy = xcalloc((size_t)p->nranks + 1, sizeof *busy);
-
-	for (long k = 0; k < p->nbusy; k++) {
-		const struct prof_rank *rk = prof_rank(p, p->busy[k].rank);
-
-		if (rk != NULL)
-			busy[rk - p->ranks] += (double)(p->busy[k].t_end_ns - p->busy[k].t_start_ns);
+		if (b->wait_ns < 0)	/* the phases do not say */
+			whole[i] = false;
+		else
+			w[i] += (double)b->wait_ns;
 	}
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 
+		w[i] = whole[i] && busy[i] > 0 ? fmin(w[i] / busy[i], 1) : 0;
 		o[i] = 0;
 		if (ns_per_pkt > 0 && rk->pkts_sent > 0 && busy[i] > 0)
 			o[i] = fmin(ns_per_pkt * (double)rk->pkts_sent / busy[i], fmax(1 - w[i], 0));
 	}
 	free(busy);
+	free(whole);
 }
 
 double
@@ -1840,8 +1821,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
 
 		coloc_read(p, cl);
-		busy_wait_shares(p, cl, w);
-		observer_shares(p, s->observer_ns_per_pkt, w, o);
+		busy_shares(p, cl, s->observer_ns_per_pkt, w, o);
 		for (int i = 0; i < p->nranks; i++) {
 			f[i] = stretch(s, &p->ranks[i], &curves, &cl[i]);
 			wk[i] = wake(p, s, &p->ranks[i]);
