@@ -209,21 +209,21 @@ read_conns(struct prof *p, const char *path, struct err *e)
 		p->ranks[i].pkts_sent = 0;
 	while ((rc = next_row(p, &t, e)) == 1) {
 		int64_t r0, r1, k0, k1;
-		struct prof_rank *a, *b;
+		const struct prof_rank *a, *b;
 
 		if (label_i64(&t, idx[0], &r0) < 0 || label_i64(&t, idx[1], &r1) < 0 || r0 < 0 || r1 < 0 ||
 		    r0 == r1)
 			continue;	/* not between two ranks */
-		a = (struct prof_rank *)prof_rank(p, (int)r0);
-		b = (struct prof_rank *)prof_rank(p, (int)r1);
+		a = prof_rank(p, (int)r0);
+		b = prof_rank(p, (int)r1);
 		if (a == NULL || b == NULL || label_i64(&t, idx[2], &k0) < 0 || label_i64(&t, idx[3], &k1) < 0 ||
 		    k0 < 0 || k1 < 0) {
 			damage(p, &t, "connection between ranks %lld and %lld has no usable packet counts",
 			       (long long)r0, (long long)r1);
 			continue;
 		}
-		a->pkts_sent += k0;
-		b->pkts_sent += k1;
+		p->ranks[a - p->ranks].pkts_sent += k0;
+		p->ranks[b - p->ranks].pkts_sent += k1;
 	}
 	tsv_r_close(&t);
 	return rc < 0 ? rc : 0;
