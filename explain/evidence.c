@@ -7,27 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/fsutil.h"
 #include "lib/sortnum.h"
 #include "lib/tsv.h"
 #include "lib/u64map.h"
 #include "lib/xalloc.h"
 #include "parse/phases.h"
-
-/* RUN/<name> or RUN/<name>.gz, whichever exists; NULL when neither. Caller frees. */
-static char *
-run_file(const char *run, const char *name)
-{
-	char *path = xasprintf("%s/%s", run, name);
-
-	if (access(path, R_OK) == 0)
-		return path;
-	free(path);
-	path = xasprintf("%s/%s.gz", run, name);
-	if (access(path, R_OK) == 0)
-		return path;
-	free(path);
-	return NULL;
-}
 
 /* Open path as format fmt for v's evidence: 0, or -1 when it cannot be read; a file that is
  * there but not readable as fmt is counted in v->bad_files (the first error kept). */
@@ -63,7 +48,7 @@ static void
 load_phase_wait(struct evid *v, const struct prof *p)
 {
 	static const char *const cols[] = { "rank", "kind", "t_start_ns", "t_end_ns", "run_ns", "wait_ns", NULL };
-	char *path = run_file(p->run, "profile/phases.tsv");
+	char *path = fs_plain_or_gz(p->run, "profile/phases.tsv");
 	int crank, ckind, cwait, ct0, ct1, crun;
 	struct tsv_r t;
 	struct err e;
@@ -281,7 +266,7 @@ load_node(struct evid *v, struct evid_host *h, const char *run, int64_t t0, int6
 					    "cpu_irq", "cpu_softirq", "cpu_steal", NULL };
 	static const char *const busy[] = { "cpu_user", "cpu_nice", "cpu_system", "cpu_irq", "cpu_softirq",
 					    "cpu_steal" };
-	char *name = xasprintf("samples/node-%s.tsv", h->host), *path = run_file(run, name);
+	char *name = xasprintf("samples/node-%s.tsv", h->host), *path = fs_plain_or_gz(run, name);
 	int64_t ta = -1, tb = -1, ba = 0, bb = 0;
 	struct tsv_r t;
 	struct err e;
@@ -511,7 +496,7 @@ load_demand(struct evid *v, const struct prof *p)
 
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
-		char *name = xasprintf("samples/rank-%d.tsv", rk->rank), *path = run_file(p->run, name);
+		char *name = xasprintf("samples/rank-%d.tsv", rk->rank), *path = fs_plain_or_gz(p->run, name);
 		char *meta = xasprintf("%s/meta/rank-%d.tsv", p->run, rk->rank);
 		double capy = kv_num(meta, "meta", "cpu_capacity", 1, NULL);
 		struct phases_opts o = { .busy_threshold = EVID_DEMAND_THRESHOLD * fmin(fmax(capy, 0.01), 1), .count_wait = true, .user_alone = true };

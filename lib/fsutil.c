@@ -153,3 +153,19 @@ fs_list_free(char **v, size_t n)
 		free(v[i]);
 	free(v);
 }
+
+char *
+fs_plain_or_gz(const char *dir, const char *name)
+{
+	struct stat st;
+	char *path = xasprintf("%s/%s", dir, name);
+
+	if (stat(path, &st) == 0)
+		return path;
+	free(path);
+	path = xasprintf("%s/%s.gz", dir, name);
+	if (stat(path, &st) == 0)
+		return path;
+	free(path);
+	return NULL;
+}

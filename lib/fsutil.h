@@ -16,6 +16,11 @@ int fs_copy_file(const char *from, const char *to, struct err *e) WUR;
 /* Move from to to: rename, or copy and unlink across file systems. 0 or -E_IO. */
 int fs_move_file(const char *from, const char *to, struct err *e) WUR;
 
+/* DIR/NAME, else DIR/NAME.gz, whichever exists (readable or not: a file there that cannot
+ * be read is the reader's error to report, not a missing one); NULL when neither. Caller
+ * frees. */
+char *fs_plain_or_gz(const char *dir, const char *name);
+
 /* Which names fs_list keeps: every test that is set must pass. */
 struct fs_pattern {
 	const char *prefix;	/* the name begins with it, or NULL */

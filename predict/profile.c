@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "lib/dec.h"
+#include "lib/fsutil.h"
 #include "lib/tsv.h"
 #include "lib/xalloc.h"
 
@@ -634,22 +635,6 @@ read_phases(struct prof *p, const char *path, struct err *e)
 	return rc < 0 ? rc : 0;
 }
 
-/* RUN/profile/<name> or its .gz; NULL when neither exists. Caller frees. */
-static char *
-profile_file(const char *run, const char *name)
-{
-	char *path = xasprintf("%s/profile/%s", run, name);
-
-	if (exists(path))
-		return path;
-	free(path);
-	path = xasprintf("%s/profile/%s.gz", run, name);
-	if (exists(path))
-		return path;
-	free(path);
-	return NULL;
-}
-
 int
 prof_load(struct prof *p, const char *run, struct err *e)
 {
@@ -708,12 +693,12 @@ prof_load(struct prof *p, const char *run, struct err *e)
 	free(path);
 	if (rc < 0)
 		return rc;
-	if ((path = profile_file(run, "messages.tsv")) != NULL)
+	if ((path = fs_plain_or_gz(run, "profile/messages.tsv")) != NULL)
 		rc = read_messages(p, path, e);
 	free(path);
 	if (rc < 0)
 		return rc;
-	if ((path = profile_file(run, "phases.tsv")) != NULL)
+	if ((path = fs_plain_or_gz(run, "profile/phases.tsv")) != NULL)
 		rc = read_phases(p, path, e);
 	free(path);
 	return rc;

@@ -1,5 +1,6 @@
-/* Unit tests for lib/fsutil: fs_list's patterns, order and cap. */
+/* Unit tests for lib/fsutil: fs_list's patterns, order and cap; fs_plain_or_gz. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -118,6 +119,31 @@ TEST(missing_dir)
 	fs_list_free(NULL, 0);
 }
 
+/* The plain file before its .gz, the .gz alone, and neither; a file there that cannot be
+ * read still counts (its reader says so), a directory of that name too. */
+TEST(plain_or_gz)
+{
+	static const char *const names[] = { "both.tsv", "both.tsv.gz", "gz.tsv.gz", "locked.tsv", NULL };
+	const char *d = dir_with("gz", names);
+	char want[1024], *p;
+
+	p = fs_plain_or_gz(d, "both.tsv");
+	snprintf(want, sizeof want, "%s/both.tsv", d);
+	CHECK_STR(p != NULL ? p : "(null)", want);
+	free(p);
+	p = fs_plain_or_gz(d, "gz.tsv");
+	snprintf(want, sizeof want, "%s/gz.tsv.gz", d);
+	CHECK_STR(p != NULL ? p : "(null)", want);
+	free(p);
+	CHECK(fs_plain_or_gz(d, "none.tsv") == NULL);
+	snprintf(want, sizeof want, "%s/locked.tsv", d);
+	CHECK(chmod(want, 0) == 0);
+	p = fs_plain_or_gz(d, "locked.tsv");
+	CHECK_STR(p != NULL ? p : "(null)", want);
+	free(p);
+	CHECK(fs_plain_or_gz("/no/such/dir", "x.tsv") == NULL);
+}
+
 int
 main(void)
 {
@@ -125,5 +151,6 @@ main(void)
 	RUN(prefix_suffix_names);
 	RUN(cap_and_empty);
 	RUN(missing_dir);
+	RUN(plain_or_gz);
 	return check_done();
 }
