@@ -64,7 +64,9 @@
 #define REPLAY_GRAIN_NS 20000000LL
 
 /* The scheduler slice taken when the run's node meta has none: EEVDF's base_slice_ns
- * default (3 ms, Linux 6.6 on) and CFS's sched_min_granularity_ns order before it. */
+ * default on a node of 8 CPUs or more (0.75 ms x (1 + log2 of the CPUs, at most 8): 1.5 ms
+ * on 2, 3 ms from 8; Linux 6.6 on), and CFS's sched_min_granularity_ns order before it.
+ * docs/validation.md ("The slice's size") measures how much the choice moves. */
 #define REPLAY_SLICE_NS 3000000.0
 
 /* The expected delay before a polling rank that shares its CPU with k CPU-bound competitors
