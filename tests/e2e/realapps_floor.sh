@@ -6,8 +6,8 @@ set -u
 : "${TOP:?}"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS e2e/realapps_floor/$1"; }
-fail() { echo "FAIL e2e/realapps_floor/$1: $2"; }
+E2E_NAME=realapps_floor
+. "$TOP/tests/e2e/checks.inc"
 F=$TOP/bench/realapps/floor.sh
 hdr() { printf '# contend-realapps-runs 1\nset\tround\torder\tcondition\twall_s\town_s\texit\n'; }
 # set 1: bare 10 s in every round, cpu1 18, 20, 22 s; set 2: bare 20 s, cpu1 30 s
