@@ -28,6 +28,8 @@
 #                       without writing there: each is explained in a copy made of links
 #                       under --out DIR2 (or a temporary directory); the cases are those
 #                       of the options, those DIR lacks are skipped
+#   --summary TSV       run nothing: print the targets' counts of an explain.tsv this
+#                       wrote (the lines it ends with)
 # Environment: INSTANCE (the testbed instance, default 15), LINK (the link scenarios' cap,
 # default 20mbit; 100mbit on 2x1), and the rest of bench/realapps/run.sh's.
 # Exit: 0 every case ran, 1 a run or explain failed, 2 usage, 77 no testbed or package.
@@ -39,7 +41,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$TOP/${BUILD:-build}
 CONTEND=${CONTEND:-$B/contend}
 RUNSH=$TOP/bench/realapps/run.sh
-PROGS="lammps lu qr" MPIS="ompi mpich" SCENS="cpu1 link both none" ROUNDS=3 SMALL="" OUT="" REUSE=0 FROM="" LAYOUT=4x1
+PROGS="lammps lu qr" MPIS="ompi mpich" SCENS="cpu1 link both none" ROUNDS=3 SMALL="" OUT="" REUSE=0 FROM="" LAYOUT=4x1 SUMMARY=""
 LINK_SET=${LINK:-}
 export LINK="${LINK:-20mbit}"
 LOADED=${LOADED:-2}
@@ -57,10 +59,50 @@ while [ $# -gt 0 ]; do
 	--out) [ $# -ge 2 ] || usage; OUT=$2; shift ;;
 	--reuse) REUSE=1 ;;
 	--from) [ $# -ge 2 ] || usage; FROM=$2; shift ;;
+	--summary) [ $# -ge 2 ] || usage; SUMMARY=$2; shift ;;
 	*) usage ;;
 	esac
 	shift
 done
+# summarize TSV: the targets' counts. The injected cause first; with none, no cause above
+# 5 %; the ideal run within 7 % of the median dedicated exec time of its program (and, as
+# its floor, how often the round's own dedicated run is); the baseline and the causes
+# within 5 % of the run's exec time.
+summarize() {
+	awk -F'\t' 'NR > 1 && $3 == "none" { nn++; nok += $7 == "yes" }
+	NR > 1 && $3 != "none" {
+		n++; ok += $7 == "yes"; if ($9 >= 0.5) { s += $8 / $9; m++ }
+		k = $1 "\t" $2; ideal[n] = $13; key[n] = k; ex[n] = $12; b[n] = $14; c[n] = $15
+		if (!((k, $4) in seen)) { seen[k, $4] = 1; d[k, ++nd[k]] = $14 }
+	}
+	END {
+		if (n) printf "%d of %d cases with the injected cause first; attributed/measured cost %.2f (mean over the %d measured at 0.5 s or more)\n",
+			ok, n, m ? s / m : 0, m
+		if (nn) printf "%d of %d dedicated runs with no cause above 5 %% of the run\n", nok, nn
+		for (i = 1; i <= n; i++) {
+			k = key[i]; q = nd[k]
+			for (a = 1; a <= q; a++) v[a] = d[k, a]
+			for (a = 2; a <= q; a++) for (z = a; z > 1 && v[z - 1] > v[z]; z--) { t = v[z]; v[z] = v[z - 1]; v[z - 1] = t }
+			med = q % 2 ? v[(q + 1) / 2] : (v[q / 2] + v[q / 2 + 1]) / 2
+			if (med > 0) {
+				in7 += (ideal[i] - med < 0 ? med - ideal[i] : ideal[i] - med) <= 0.07 * med; ni++
+				own7 += (b[i] - med < 0 ? med - b[i] : b[i] - med) <= 0.07 * med
+			}
+			e = ex[i] - b[i] - c[i]
+			if (ex[i] > 0 && b[i] != "nan") { in5 += (e < 0 ? -e : e) <= 0.05 * ex[i]; ns++ }
+		}
+		# the floor: what an ideal run equal to the dedicated run of its round would score
+		if (ni) printf "%d of %d ideal runs within 7 %% of the median dedicated run (the rounds'"'"' own dedicated runs: %d)\n", in7, ni, own7
+		if (ns) printf "%d of %d splits (the baseline and the causes) within 5 %% of the run\n", in5, ns
+	}' "$1"
+}
+if [ -n "$SUMMARY" ]; then
+	[ -r "$SUMMARY" ] || { echo "explain bench: cannot read '$SUMMARY'" >&2; exit 1; }
+	head -n 1 "$SUMMARY" | grep -q '^prog	mpi	scenario	round	first	' ||
+		{ echo "explain bench: '$SUMMARY' is no explain.tsv of this benchmark" >&2; exit 1; }
+	summarize "$SUMMARY"
+	exit 0
+fi
 case $ROUNDS in '' | *[!0-9]*) usage ;; esac
 case $LAYOUT in
 4x1) ;;
@@ -213,36 +255,7 @@ for prog in $PROGS; do
 	done
 done
 [ $REUSE -eq 1 ] || [ -n "$FROM" ] || "$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
-# the targets: the injected cause first; with none, no cause above 5 %; the ideal run within
-# 7 % of the median dedicated exec time of its program (and, as its floor, how often the
-# round's own dedicated run is); the baseline and the causes within
-# 5 % of the run's exec time
-awk -F'\t' 'NR > 1 && $3 == "none" { nn++; nok += $7 == "yes" }
-	NR > 1 && $3 != "none" {
-		n++; ok += $7 == "yes"; if ($9 >= 0.5) { s += $8 / $9; m++ }
-		k = $1 "\t" $2; ideal[n] = $13; key[n] = k; ex[n] = $12; b[n] = $14; c[n] = $15
-		if (!((k, $4) in seen)) { seen[k, $4] = 1; d[k, ++nd[k]] = $14 }
-	}
-	END {
-		if (n) printf "%d of %d cases with the injected cause first; attributed/measured cost %.2f (mean over the %d measured at 0.5 s or more)\n",
-			ok, n, m ? s / m : 0, m
-		if (nn) printf "%d of %d dedicated runs with no cause above 5 %% of the run\n", nok, nn
-		for (i = 1; i <= n; i++) {
-			k = key[i]; q = nd[k]
-			for (a = 1; a <= q; a++) v[a] = d[k, a]
-			for (a = 2; a <= q; a++) for (z = a; z > 1 && v[z - 1] > v[z]; z--) { t = v[z]; v[z] = v[z - 1]; v[z - 1] = t }
-			med = q % 2 ? v[(q + 1) / 2] : (v[q / 2] + v[q / 2 + 1]) / 2
-			if (med > 0) {
-				in7 += (ideal[i] - med < 0 ? med - ideal[i] : ideal[i] - med) <= 0.07 * med; ni++
-				own7 += (b[i] - med < 0 ? med - b[i] : b[i] - med) <= 0.07 * med
-			}
-			e = ex[i] - b[i] - c[i]
-			if (ex[i] > 0 && b[i] != "nan") { in5 += (e < 0 ? -e : e) <= 0.05 * ex[i]; ns++ }
-		}
-		# the floor: what an ideal run equal to the dedicated run of its round would score
-		if (ni) printf "%d of %d ideal runs within 7 %% of the median dedicated run (the rounds'"'"' own dedicated runs: %d)\n", in7, ni, own7
-		if (ns) printf "%d of %d splits (the baseline and the causes) within 5 %% of the run\n", in5, ns
-	}' "$TSV"
+summarize "$TSV"
 [ -n "$OUT" ] && echo "results: $TSV"
 [ $fails -eq 0 ] || exit 1
 exit 0
