@@ -22,7 +22,12 @@
 # CPU when the application ended, from the rank metadata; bare: its getrusage; tcpdump:
 # /proc/PID/stat just before it is stopped, 10 ms ticks), and the load average before and
 # after. The testbed is brought up here and taken down at the
-# end unless KEEP=1.
+# end unless KEEP=1. LOAD="WS --cpu N" runs every variant beside competitors that
+# `contend testbed load` starts before the first run and stops after the last: the
+# observer's cost on a loaded node, where the runs a prediction is checked against are
+# made. FRESH=1 builds the testbed again before every round: some of its state is fixed
+# when it is built (docs/collect.md, "A loaded node under a quota"), and rounds on one
+# testbed all see the same.
 # Usage: BUILD=build-x sh bench/collect_bound.sh [RUNS] [WORKLOAD ARGS...]
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +46,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/contend-bound.XXXXXX")
 tcpd_pids=""
 cleanup() {
 	for p in $tcpd_pids; do kill "$p" 2>/dev/null; done
+	[ -z "${LOAD:-}" ] || "$CONTEND" testbed --instance "$INST" unload >/dev/null 2>&1
 	testbed_release "$INST"
 	rm -rf "$T"
 }
@@ -83,11 +89,23 @@ agents_cpu() {	# the agents' CPU ms at the application's end, into $T/obs.cpu
 	echo "cpu_ms $(meta_ms agent_stime_ns "$T"/run/meta/rank-*.tsv)" >>"$T/obs.cpu"
 }
 
+load_on() {
+	[ -n "${LOAD:-}" ] || return 0
+	# shellcheck disable=SC2086
+	"$CONTEND" testbed --instance "$INST" load $LOAD >/dev/null || { echo "testbed load $LOAD failed" >&2; exit 1; }
+	sleep 0.3
+}
+load_on
 variants=${VARIANTS:-base collect immed batch1s nocap tcpdump tcpdumpb}
 for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.drop"; : >"$T/$v.cpu"; done
 load0=$(cat /proc/loadavg)
 i=0
 while [ $i -lt "$N" ]; do
+	if [ "${FRESH:-0}" = 1 ] && [ $i -gt 0 ]; then
+		"$CONTEND" testbed --instance "$INST" down >/dev/null 2>&1
+		testbed_ensure "$INST" "$T"
+		load_on
+	fi
 	for v in $variants; do
 		rm -rf "$T/run"
 		: >"$T/obs.cpu"
@@ -114,7 +132,7 @@ while [ $i -lt "$N" ]; do
 	done
 	i=$((i + 1))
 done
-echo "workload: $wl $WLARGS, Open MPI on $nws testbed workstations (instance $INST), $N runs per variant, alternated"
+echo "workload: $wl $WLARGS, Open MPI on $nws testbed workstations (instance $INST), $N runs per variant, alternated${LOAD:+, beside 'testbed load $LOAD'}$( [ "${FRESH:-0}" = 1 ] && echo ", the testbed built again every round")"
 b=$(median <"$T/base.wall")
 # ratio: of the medians; paired: the median over rounds of the run's time over the base
 # run's time of the same round (steadier when other jobs load the machine unevenly).
