@@ -71,6 +71,14 @@ n=$(awk -F'\t' 'NR > 2 && $3 > 0 && $4 ~ /^[0-9.]+$/ && $5 ~ /^[0-9.]+$/' "$R/su
 [ "$n" -ge 4 ] && pass summary || fail summary "$n summary rows"
 [ -s "$R/delaycomm.tsv" ] && pass delaycomm || fail delaycomm "no calibrated delay_comm curves"
 grep -q "^command: bench/accuracy" "$R/machine.txt" 2>/dev/null && pass machine || fail machine "no machine.txt"
+# the scenarios ran bare: their measured time is in the scenario file, not a collect run
+n=$(grep -l "^measured_time = [0-9.]* s$" "$R"/scenario-*.ini 2>/dev/null | wc -l)
+m=$(ls "$R"/scenario-*.ini 2>/dev/null | wc -l)
+[ "$n" -ge 1 ] && [ "$n" -eq "$m" ] && grep -q "scenario runs bare" "$R/machine.txt" &&
+	pass scenarios-bare || fail scenarios-bare "$n of $m scenario files with a measured time"
+# and the bare dedicated runs beside the collected ones: the observer's effect, per workload
+n=$(grep -c "^| [a-z]* | [0-9.]* ([0-9.-]*) | [0-9.]* ([0-9.-]*) | [+-][0-9.]* % |$" "$R/README.md" 2>/dev/null)
+[ "${n:-0}" -eq 2 ] && pass observer-table || fail observer-table "${n:-0} rows of 2"
 # the testbed is gone
 "$CONTEND" testbed --instance "$INST" status 2>/dev/null | grep -q "c${INST}ws1" &&
 	fail testbed-down "instance $INST still up" || pass testbed-down
