@@ -17,7 +17,9 @@
 #             workstation (contend testbed exec), stopped by its recorded PID
 #   tcpdumpb  the same without --immediate-mode (libpcap's TPACKET_V3 blocks, tcpdump's
 #             1 s buffer timeout)
-# Prints per variant the median wall time, the ratio to base, the median kernel drops, the
+# Prints per variant the median wall time (the workload's own, its timed loop), the ratio to
+# base, then the ranks' lives (each rank wrapped by bench/realapps/lifetime.sh inside the
+# observer: MPI's start and end included, what a prediction is in), the median kernel drops, the
 # median CPU time of the observers summed over the workstations (collect: the agents' own
 # CPU when the application ended, from the rank metadata; bare: its getrusage; tcpdump:
 # /proc/PID/stat just before it is stopped, 10 ms ticks), and the load average before and
@@ -97,7 +99,7 @@ load_on() {
 }
 load_on
 variants=${VARIANTS:-base collect immed batch1s nocap tcpdump tcpdumpb}
-for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.drop"; : >"$T/$v.cpu"; done
+for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.life"; : >"$T/$v.drop"; : >"$T/$v.cpu"; done
 load0=$(cat /proc/loadavg)
 i=0
 while [ $i -lt "$N" ]; do
@@ -107,7 +109,8 @@ while [ $i -lt "$N" ]; do
 		load_on
 	fi
 	for v in $variants; do
-		rm -rf "$T/run"
+		rm -rf "$T/run" "$T/life"
+		mkdir -p "$T/life"
 		: >"$T/obs.cpu"
 		case $v in
 		base|tcpdump|tcpdumpb) set -- ;;
@@ -119,7 +122,10 @@ while [ $i -lt "$N" ]; do
 		[ $v = tcpdump ] && tcpd_start --immediate-mode
 		[ $v = tcpdumpb ] && tcpd_start
 		# shellcheck disable=SC2086
-		launch "$@" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null | awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
+		launch "$@" sh "$TOP/bench/realapps/lifetime.sh" "$T/life" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null |
+			awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
+		cat "$T"/life/life-* 2>/dev/null | awk -v np="$nws" 'NF == 2 { d = $2 - $1; if (d > m) m = d; n++ }
+			END { if (n == np) printf "%.6f\n", m / 1e9 }' >>"$T/$v.life"
 		case $v in
 		base) ;;
 		tcpdump|tcpdumpb) tcpd_stop >>"$T/$v.drop" ;;
@@ -134,13 +140,16 @@ while [ $i -lt "$N" ]; do
 done
 echo "workload: $wl $WLARGS, Open MPI on $nws testbed workstations (instance $INST), $N runs per variant, alternated${LOAD:+, beside 'testbed load $LOAD'}$( [ "${FRESH:-0}" = 1 ] && echo ", the testbed built again every round")"
 b=$(median <"$T/base.wall")
+bl=$(median <"$T/base.life")
 # ratio: of the medians; paired: the median over rounds of the run's time over the base
 # run's time of the same round (steadier when other jobs load the machine unevenly).
-printf '%-9s %5s %10s %7s %7s %12s %7s  %s\n' variant runs median_s ratio paired kernel_drops cpu_ms all_runs_s
+printf '%-9s %5s %10s %7s %7s %10s %7s %12s %7s  %s\n' variant runs median_s ratio paired life_s ratio \
+	kernel_drops cpu_ms all_runs_s
 for v in $variants; do
 	m=$(median <"$T/$v.wall")
-	printf '%-9s %5s %10s %7s %7s %12s %7s  %s\n' "$v" "$(wc -l <"$T/$v.wall")" "$m" \
-		"$(ratio "$m" "$b")" "$(paired "$T/base.wall" "$T/$v.wall")" \
+	l=$(median <"$T/$v.life")
+	printf '%-9s %5s %10s %7s %7s %10s %7s %12s %7s  %s\n' "$v" "$(wc -l <"$T/$v.wall")" "$m" \
+		"$(ratio "$m" "$b")" "$(paired "$T/base.wall" "$T/$v.wall")" "$l" "$(ratio "$l" "$bl")" \
 		"$( [ -s "$T/$v.drop" ] && median <"$T/$v.drop" || echo -)" \
 		"$( [ -s "$T/$v.cpu" ] && median <"$T/$v.cpu" || echo -)" "$(tr '\n' ' ' <"$T/$v.wall")"
 done

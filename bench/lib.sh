@@ -55,6 +55,7 @@ meta_sum() {
 #   nokcut          --no-kernel-cut (the framed cut in the capture thread alone)
 #   nocap           --no-capture (sampling alone)
 #   nosock          --no-capture --sockets 60s (sampling without socket map scans)
+#   sock1s          --sockets 1s (the first socket scan at 250 ms, not 62 ms)
 #   noalign         --no-align (samples and capture reads on each agent's own clock)
 #   seelocal        --see-local (node-local messages over TCP, loopback captured)
 #   preempt         --preempt (the agent at the application's scheduling policy, not
@@ -74,6 +75,7 @@ collect_opts() {
 	nokcut) echo "--no-kernel-cut" ;;
 	nocap) echo "--no-capture" ;;
 	nosock) echo "--no-capture --sockets 60s" ;;
+	sock1s) echo "--sockets 1s" ;;
 	noalign) echo "--no-align" ;;
 	seelocal) echo "--see-local" ;;
 	preempt) echo "--preempt" ;;
