@@ -56,6 +56,7 @@ meta_sum() {
 #   nocap           --no-capture (sampling alone)
 #   nosock          --no-capture --sockets 60s (sampling without socket map scans)
 #   sock1s          --sockets 1s (the first socket scan at 250 ms, not 62 ms)
+#   i25             -i 25ms (samples every 25 ms: not a multiple of a 10 ms quota period)
 #   noalign         --no-align (samples and capture reads on each agent's own clock)
 #   seelocal        --see-local (node-local messages over TCP, loopback captured)
 #   preempt         --preempt (the agent at the application's scheduling policy, not
@@ -76,6 +77,7 @@ collect_opts() {
 	nocap) echo "--no-capture" ;;
 	nosock) echo "--no-capture --sockets 60s" ;;
 	sock1s) echo "--sockets 1s" ;;
+	i25) echo "-i 25ms" ;;
 	noalign) echo "--no-align" ;;
 	seelocal) echo "--see-local" ;;
 	preempt) echo "--preempt" ;;
