@@ -58,6 +58,7 @@ meta_sum() {
 #   sock1s          --sockets 1s (the first socket scan at 250 ms, not 62 ms)
 #   i25             -i 25ms (samples every 25 ms: not a multiple of a 10 ms quota period)
 #   noalign         --no-align (samples and capture reads on each agent's own clock)
+#   align           --align (the shared grid even under a CPU quota)
 #   seelocal        --see-local (node-local messages over TCP, loopback captured)
 #   preempt         --preempt (the agent at the application's scheduling policy, not
 #                   SCHED_BATCH: its wake-ups preempt the ranks)
@@ -79,6 +80,7 @@ collect_opts() {
 	sock1s) echo "--sockets 1s" ;;
 	i25) echo "-i 25ms" ;;
 	noalign) echo "--no-align" ;;
+	align) echo "--align" ;;
 	seelocal) echo "--see-local" ;;
 	preempt) echo "--preempt" ;;
 	nocappre) echo "--no-capture --preempt" ;;

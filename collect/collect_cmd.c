@@ -84,7 +84,9 @@ const char usage_collect[] =
 	"                        default every agent does its periodic work on one grid of\n"
 	"                        the real-time clock, so that the CPU it takes from ranks\n"
 	"                        stalls every node at once (docs/collect.md, \"When the\n"
-	"                        observer runs\")\n"
+	"                        observer runs\"); not where a CPU quota counts the agent\n"
+	"                        with the ranks (there the grid cost them more)\n"
+	"      --align           the grid even under a CPU quota\n"
 	"      --preempt         run the agent at the application's scheduling policy. By\n"
 	"                        default, once APP has started, it runs as SCHED_BATCH (same\n"
 	"                        nice value and CPU share; APP keeps its own policy), so that\n"
@@ -144,7 +146,7 @@ const char usage_collect[] =
 enum {
 	OPT_SOCKETS = 256, OPT_NO_CAPTURE, OPT_REQUIRE, OPT_FORCE, OPT_CHECK, OPT_DRAIN,
 	OPT_LEVEL, OPT_BATCH, OPT_BATCH_TIMEOUT, OPT_IFACE_WAIT, OPT_IMMEDIATE, OPT_PAYLOAD,
-	OPT_SEE_LOCAL, OPT_NO_KERNEL_CUT, OPT_NO_ALIGN, OPT_PREEMPT
+	OPT_SEE_LOCAL, OPT_NO_KERNEL_CUT, OPT_NO_ALIGN, OPT_ALIGN, OPT_PREEMPT
 };
 
 struct opts {
@@ -154,6 +156,8 @@ struct opts {
 	bool no_capture, require_capture, force;
 	bool see_local;		/* node-local messages over TCP, loopback captured */
 	bool align;		/* samples and capture reads on the real-time grid */
+	bool align_set;		/* by --align or --no-align, not by default */
+	const char *align_why;	/* why align is what it is (the node meta's align) */
 	bool preempt;		/* the agent keeps the application's policy (no SCHED_BATCH) */
 	char see_local_env[256];	/* what --see-local set for the application, "" without it */
 	int64_t sockets_ns;
@@ -901,6 +905,7 @@ write_node_meta(struct agent *a, const struct capture_result *cr, bool captured)
 	if (a->o->cap.batch)
 		runmeta_set_i64(&m, "batch_timeout_ms", a->o->cap.batch_ms);
 	runmeta_set_i64(&m, "align_ns", a->o->cap.align_ns);
+	runmeta_set(&m, "align", "%s", a->o->align_why != NULL ? a->o->align_why : "-");
 	if (a->o->cap.compress)
 		runmeta_set_i64(&m, "compress_level", a->o->cap.compress_level);
 	runmeta_set(&m, "libpcap", "%s", capture_lib_version());
@@ -1481,6 +1486,17 @@ opts_defaults(struct opts *o)
 static void
 opts_finish(struct opts *o, bool batch_timeout_given)
 {
+	if (!o->align_set) {
+		struct cpucap cc;
+
+		/* docs/collect.md, "When the observer runs": under a quota the agents' wake-ups
+		 * on the shared grid cost the ranks more, and by an amount fixed per node */
+		cpucap_read(0, &cc);
+		o->align = cc.quota_us <= 0;
+		o->align_why = o->align ? "grid: the default" : "own clock: a CPU quota counts the agent with the ranks";
+	} else {
+		o->align_why = o->align ? "grid: --align" : "own clock: --no-align";
+	}
 	o->cap.align_ns = o->align ? CAPTURE_DEFAULT_ALIGN_NS : 0;
 	if (o->align && !batch_timeout_given)	/* blocks are read on the grid, not when handed
 						 * over: a short timeout costs no wake-up, and the
@@ -1526,6 +1542,7 @@ cmd_collect(int argc, char **argv)
 		{ "see-local", no_argument, NULL, OPT_SEE_LOCAL },
 		{ "no-kernel-cut", no_argument, NULL, OPT_NO_KERNEL_CUT },
 		{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
+		{ "align", no_argument, NULL, OPT_ALIGN },
 		{ "preempt", no_argument, NULL, OPT_PREEMPT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1600,7 +1617,8 @@ cmd_collect(int argc, char **argv)
 			break;
 		case OPT_SEE_LOCAL: o.see_local = true; break;
 		case OPT_NO_KERNEL_CUT: o.cap.kernel_cut = false; break;
-		case OPT_NO_ALIGN: o.align = false; break;
+		case OPT_NO_ALIGN: o.align = false; o.align_set = true; break;
+		case OPT_ALIGN: o.align = true; o.align_set = true; break;
 		case OPT_PREEMPT: o.preempt = true; break;
 		case OPT_NO_CAPTURE: o.no_capture = true; break;
 		case OPT_REQUIRE: o.require_capture = true; break;
