@@ -124,6 +124,12 @@ nhosts=$(cat "$R"/meta/rank-*.tsv | awk -F'\t' '$1 == "host" { print $2 }' | sor
 ncap=$(ls "$R"/capture/ | wc -l)
 check ompi-capture-per-node "[ $nhosts -ge 1 ] && [ $ncap -eq $nhosts ]" "$ncap captures for $nhosts hosts"
 check ompi-capture-batch "[ \"$(cat "$R"/meta/node-*.tsv | awk -F'\t' '$1 == "capture_mode" { print $2 }' | sort -u)\" = batch ]" "not in batch mode by default"
+# the grid where no CPU quota counts the agent with the ranks, its own clock where one does
+al=$(cat "$R"/meta/node-*.tsv | awk -F'\t' '$1 == "align" { print $2 }' | sort -u)
+q=$(cat "$R"/meta/rank-*.tsv | awk -F'\t' '$1 == "cpu_quota_us" && $2 + 0 > 0 { n++ } END { print n + 0 }')
+want="grid: the default"
+[ "$q" -gt 0 ] && want="own clock: a CPU quota counts the agent with the ranks"
+check ompi-align "[ \"$al\" = \"$want\" ]" "align '$al' with $q ranks under a quota"
 [ $TB -eq 1 ] && check ompi-three-nodes "[ $nhosts -eq 3 ]" "$nhosts hosts"
 npk=$(for f in "$R"/capture/*; do tcpdump -nn -r "$f" tcp 2>/dev/null; done | wc -l)
 check ompi-capture-packets "[ $npk -gt 100 ]" "$npk packets"
