@@ -124,8 +124,7 @@ while [ $i -lt "$N" ]; do
 		# shellcheck disable=SC2086
 		launch "$@" sh "$TOP/bench/realapps/lifetime.sh" "$T/life" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null |
 			awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
-		cat "$T"/life/life-* 2>/dev/null | awk -v np="$nws" 'NF == 2 { d = $2 - $1; if (d > m) m = d; n++ }
-			END { if (n == np) printf "%.6f\n", m / 1e9 }' >>"$T/$v.life"
+		longest_life "$T/life" "$nws" | awk '{ printf "%.6f\n", $1 / 1e9 }' >>"$T/$v.life"
 		case $v in
 		base) ;;
 		tcpdump|tcpdumpb) tcpd_stop >>"$T/$v.drop" ;;

@@ -41,6 +41,13 @@ meta_sum() {
 	cat "$@" 2>/dev/null | awk -F'\t' -v k="$k" '$1 == k { s += $2 } END { print s + 0 }'
 }
 
+# longest_life DIR NP: the longest rank life in ns among the DIR/life-* files that
+# bench/realapps/lifetime.sh wrote; nothing unless all NP ranks wrote theirs.
+longest_life() {
+	cat "$1"/life-* 2>/dev/null | awk -v np="$2" 'NF == 2 { d = $2 - $1; if (d > m) m = d; n++ }
+		END { if (n == np && m > 0) printf "%.0f\n", m }'
+}
+
 # collect_opts VARIANT: the `contend collect` options of a named variant on stdout; status
 # 1 when the variant is not a collect variant.
 #   collect, plain  the defaults (batch capture, framed payload cut in the kernel too,
