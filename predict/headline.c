@@ -468,7 +468,7 @@ hl_table_builtin(struct hl_table *t)
 {
 	memset(t, 0, sizeof *t);
 	snprintf(t->source, sizeof t->source, "built in: bench/results/accuracy.tsv of 2026-11-26");
-	for (int i = 0; builtin[i].workload != NULL; i++)
+	for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
 		add_cell(t, hl_kind_from_name(builtin[i].workload), builtin[i].workload, builtin[i].scenario,
 			 builtin[i].model, builtin[i].pred_ns, builtin[i].med_ns, builtin[i].min_ns, builtin[i].max_ns,
 			 -1);
