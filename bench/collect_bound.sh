@@ -19,7 +19,9 @@
 #             1 s buffer timeout)
 # Prints per variant the median wall time (the workload's own, its timed loop), the ratio to
 # base, then the ranks' lives (each rank wrapped by bench/realapps/lifetime.sh inside the
-# observer: MPI's start and end included, what a prediction is in), the median kernel drops, the
+# observer: MPI's start and end included), how far apart the ranks started (skew_s) and the
+# time from the last rank's start to the last end (last_s: what a prediction counts, docs/
+# predict.md) with its ratio to base, the median kernel drops, the
 # median CPU time of the observers summed over the workstations (collect: the agents' own
 # CPU when the application ended, from the rank metadata; bare: its getrusage; tcpdump:
 # /proc/PID/stat just before it is stopped, 10 ms ticks), and the load average before and
@@ -99,7 +101,7 @@ load_on() {
 }
 load_on
 variants=${VARIANTS:-base collect immed batch1s nocap tcpdump tcpdumpb}
-for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.life"; : >"$T/$v.drop"; : >"$T/$v.cpu"; done
+for v in $variants; do : >"$T/$v.wall"; : >"$T/$v.life"; : >"$T/$v.skew"; : >"$T/$v.last"; : >"$T/$v.drop"; : >"$T/$v.cpu"; done
 load0=$(cat /proc/loadavg)
 i=0
 while [ $i -lt "$N" ]; do
@@ -125,6 +127,8 @@ while [ $i -lt "$N" ]; do
 		launch "$@" sh "$TOP/bench/realapps/lifetime.sh" "$T/life" "$B/workloads/ompi/$wl" $WLARGS -q 2>/dev/null |
 			awk '/^wall_s/ { print $2 }' >>"$T/$v.wall"
 		longest_life "$T/life" "$nws" | awk '{ printf "%.6f\n", $1 / 1e9 }' >>"$T/$v.life"
+		life_spread "$T/life" "$nws" | awk -v s="$T/$v.skew" -v l="$T/$v.last" \
+			'{ printf "%.6f\n", $1 / 1e9 >>s; printf "%.6f\n", $2 / 1e9 >>l }'
 		case $v in
 		base) ;;
 		tcpdump|tcpdumpb) tcpd_stop >>"$T/$v.drop" ;;
@@ -142,13 +146,16 @@ b=$(median <"$T/base.wall")
 bl=$(median <"$T/base.life")
 # ratio: of the medians; paired: the median over rounds of the run's time over the base
 # run's time of the same round (steadier when other jobs load the machine unevenly).
-printf '%-9s %5s %10s %7s %7s %10s %7s %12s %7s  %s\n' variant runs median_s ratio paired life_s ratio \
-	kernel_drops cpu_ms all_runs_s
+bk=$(median <"$T/base.last")
+printf '%-9s %5s %10s %7s %7s %10s %7s %8s %10s %7s %12s %7s  %s\n' variant runs median_s ratio paired life_s \
+	ratio skew_s last_s ratio kernel_drops cpu_ms all_runs_s
 for v in $variants; do
 	m=$(median <"$T/$v.wall")
 	l=$(median <"$T/$v.life")
-	printf '%-9s %5s %10s %7s %7s %10s %7s %12s %7s  %s\n' "$v" "$(wc -l <"$T/$v.wall")" "$m" \
+	k=$(median <"$T/$v.last")
+	printf '%-9s %5s %10s %7s %7s %10s %7s %8s %10s %7s %12s %7s  %s\n' "$v" "$(wc -l <"$T/$v.wall")" "$m" \
 		"$(ratio "$m" "$b")" "$(paired "$T/base.wall" "$T/$v.wall")" "$l" "$(ratio "$l" "$bl")" \
+		"$(median <"$T/$v.skew")" "$k" "$(ratio "$k" "$bk")" \
 		"$( [ -s "$T/$v.drop" ] && median <"$T/$v.drop" || echo -)" \
 		"$( [ -s "$T/$v.cpu" ] && median <"$T/$v.cpu" || echo -)" "$(tr '\n' ' ' <"$T/$v.wall")"
 done

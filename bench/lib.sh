@@ -48,6 +48,15 @@ longest_life() {
 		END { if (n == np && m > 0) printf "%.0f\n", m }'
 }
 
+# life_spread DIR NP: "SKEW LAST" in ns from the same files: how far apart the ranks
+# started, and the time from the last rank's start to the last end (what contend predict
+# counts as the run time, docs/predict.md); nothing unless all NP ranks wrote theirs.
+life_spread() {
+	cat "$1"/life-* 2>/dev/null | awk -v np="$2" 'NF == 2 { n++
+			if (n == 1 || $1 < s0) s0 = $1; if (n == 1 || $1 > s1) s1 = $1; if ($2 > e1) e1 = $2 }
+		END { if (n == np && e1 > s1) printf "%.0f %.0f\n", s1 - s0, e1 - s1 }'
+}
+
 # collect_opts VARIANT: the `contend collect` options of a named variant on stdout; status
 # 1 when the variant is not a collect variant.
 #   collect, plain  the defaults (batch capture, framed payload cut in the kernel too,
