@@ -184,6 +184,8 @@ print_notes(const struct predict_result *r)
 		printf("%s\n", r->note_tail);
 	if (r->note_cov != NULL)
 		printf("%s\n", r->note_cov);
+	if (r->note_start != NULL)
+		printf("%s\n", r->note_start);
 }
 
 /* The run's size and dedicated time, and the scenario when there is one. */
@@ -194,7 +196,8 @@ print_run(const struct predict_result *r, const char *run, bool scen)
 
 	secs(b1, sizeof b1, r->T);
 	printf("run '%s': %d ranks on %d hosts, dedicated %s (run time: the longest rank's, from "
-	       "its CPU samples)\n", run, r->p.nranks, prof_nhosts(&r->p), b1);
+	       "its CPU samples%s)\n", run, r->p.nranks, prof_nhosts(&r->p), b1,
+	       r->p.skew_ns > 0 ? ", from the last rank's start" : "");
 	if (scen)
 		printf("scenario '%s'%s%s\n", r->s.path, r->s.description ? ": " : "",
 		       r->s.description ? r->s.description : "");

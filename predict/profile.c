@@ -748,6 +748,57 @@ prof_rank_span(const struct prof *p)
 }
 
 int64_t
+prof_start_together(struct prof *p)
+{
+	int span = prof_rank_span(p);
+	int64_t *first, last = INT64_MIN, early = INT64_MAX;
+
+	if (!p->have_phases || p->nranks < 2 || span <= 0)
+		return p->skew_ns;
+	first = xmallocarray((size_t)span, sizeof *first);
+	for (int r = 0; r < span; r++)
+		first[r] = INT64_MAX;
+	for (int pass = 0; pass < 2; pass++) {
+		const struct prof_busy *ph = pass == 0 ? p->busy : p->idle;
+		long n = pass == 0 ? p->nbusy : p->nidle;
+
+		for (long k = 0; k < n; k++)
+			if (ph[k].rank < span && ph[k].t_start_ns < first[ph[k].rank])
+				first[ph[k].rank] = ph[k].t_start_ns;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		int64_t f = first[p->ranks[i].rank];
+
+		if (f == INT64_MAX) {	/* a rank without phases: its start is not known */
+			free(first);
+			return p->skew_ns;
+		}
+		last = f > last ? f : last;
+		early = f < early ? f : early;
+	}
+	for (int i = 0; i < p->nranks; i++) {
+		struct prof_rank *rk = &p->ranks[i];
+		int64_t cut = last - first[rk->rank] - rk->early_ns;
+		double k;
+
+		if (cut <= 0 || cut >= rk->exec_ns)
+			continue;
+		k = (double)rk->exec_ns / (double)(rk->exec_ns - cut);
+		rk->exec_ns -= cut;
+		rk->early_ns += cut;
+		rk->comp_pct = fmin(rk->comp_pct * k, 100);
+		rk->comm_pct = fmin(rk->comm_pct * k, 100 - rk->comp_pct);
+		rk->idle_pct = fmax(100 - rk->comp_pct - rk->comm_pct, 0);
+		rk->cpu_pct *= k;
+		if (rk->n_idle > 0)
+			rk->avg_idle_ns = rk->idle_pct / 100 * (double)rk->exec_ns / (double)rk->n_idle;
+	}
+	free(first);
+	p->skew_ns = last - early;
+	return p->skew_ns;
+}
+
+int64_t
 prof_dedicated_ns(const struct prof *p)
 {
 	int64_t m = 0;

@@ -39,6 +39,8 @@ struct prof_rank {
 	int64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
 	int64_t pkts_sent;	/* packets it sent on the captured connections to other ranks
 				 * (conns.tsv), -1 unknown */
+	int64_t early_ns;	/* how long it ran before the job's last rank started, taken out
+				 * of exec_ns by prof_start_together; 0 before or without it */
 };
 
 /* One row of links.tsv: a directed rank pair. */
@@ -139,6 +141,8 @@ struct prof {
 	char first_damage[ERR_MSG_MAX];	/* the first damaged row's message */
 	char coverage[16];		/* stats.tsv: "full", "partial", "unknown"; "" when absent */
 	char coverage_note[256];	/* stats.tsv's coverage_note, "" when absent */
+	int64_t skew_ns;		/* prof_start_together: the ranks' starts this far apart,
+					 * 0 before or without it */
 };
 
 /* Read RUN's profile into *p. Returns 0, or negative with e set when ranks.tsv is missing,
@@ -156,6 +160,15 @@ int prof_rank_span(const struct prof *p);
 
 /* The rank's row, or NULL. */
 const struct prof_rank *prof_rank(const struct prof *p, int rank);
+/* Start every rank's time where the job's last rank started (its first phase): before
+ * that, the ranks that started early were waiting for it in MPI's start, for as long as the
+ * launcher and the observer made them (contend collect starts each application once its
+ * own node's capture is ready, 0.1-0.4 s apart on a loaded testbed, where a bare job's
+ * ranks start within a few ms). Each rank's exec_ns loses its early_ns, its percentages
+ * are rescaled to the shorter time (the early part's CPU stays in it), and p->skew_ns
+ * says how far apart the starts were. Nothing changes without phases of every rank.
+ * Returns p->skew_ns. */
+int64_t prof_start_together(struct prof *p);
 /* The measured dedicated time of the run: the longest rank's exec_ns. */
 int64_t prof_dedicated_ns(const struct prof *p);
 /* Number of distinct hosts. */

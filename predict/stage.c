@@ -55,8 +55,8 @@ write_headline(struct tsv_w *t, const struct hl_answer *a, const struct model *c
  * model's total and breakdown. *out_path receives the path (caller frees) once it is known.
  * Returns 0, or negative with e set. */
 static int
-write_tsv(const char *run, const char *name, const struct scen *s, double T, int64_t measured_ns,
-	  const struct model *const *ms, const struct pred_result *rs, int nm, const struct hl_answer *a,
+write_tsv(const char *run, const char *name, const struct scen *s, double T, int64_t skew_ns,
+	  int64_t measured_ns, const struct model *const *ms, const struct pred_result *rs, int nm, const struct hl_answer *a,
 	  const char *hl_detail, char **out_path, struct err *e)
 {
 	static const char *const cols[] = { "model", "paper", "item", "name", "predicted_ns", "added_ns",
@@ -87,7 +87,15 @@ write_tsv(const char *run, const char *name, const struct scen *s, double T, int
 	tsv_w_i64(&t, (int64_t)llround(T));
 	tsv_w_str(&t, "-");
 	tsv_w_str(&t, "-");
-	tsv_w_str(&t, "the longest rank's exec_ns in the dedicated run");
+	if (skew_ns > 0) {
+		char d[160];
+
+		snprintf(d, sizeof d, "the longest rank's exec_ns in the dedicated run, from the last "
+			 "rank's start (the ranks started %.3f s apart)", (double)skew_ns / 1e9);
+		tsv_w_str(&t, d);
+	} else {
+		tsv_w_str(&t, "the longest rank's exec_ns in the dedicated run");
+	}
 	if (rc == 0)
 		rc = tsv_w_end(&t, e);
 	if (rc == 0 && a != NULL)
@@ -294,6 +302,10 @@ load_profile(struct predict_result *r, const char *run, struct err *e)
 
 	if (prof_load(p, run, e) < 0)
 		return -E_IO;
+	if (prof_start_together(p) > 0)
+		r->note_start = xasprintf("note: the ranks started %.3f s apart (the launcher's and the "
+					  "observer's doing; the early ones waited in MPI's start): the "
+					  "run time counts from the last rank's start", (double)p->skew_ns / 1e9);
 	/* a profile from damaged input: the answer says what it rests on */
 	stats = xasprintf("%s/profile/stats.tsv", run);
 	if (tsv_kv_lookup(stats, "stats", "complete", v, sizeof v, &se) == 1 && strcmp(v, "yes") != 0) {
@@ -349,10 +361,12 @@ headline(struct predict_result *r, const char *errors_path, const char *const *d
 		struct prof q;
 		struct err de;
 
-		if (prof_load(&q, ded_runs[i], &de) < 0)
+		if (prof_load(&q, ded_runs[i], &de) < 0) {
 			warnx_("predict: --dedicated: %s; that run is left out of the spread", de.msg);
-		else
+		} else {
+			prof_start_together(&q);
 			ded[n++] = (double)prof_dedicated_ns(&q);
+		}
 		prof_free(&q);
 	}
 	if (load_errors(&t, errors_path, whole_cpus(&r->p), e) < 0)
@@ -441,7 +455,7 @@ write_result(struct predict_result *r, const char *run, const char *name, int64_
 {
 	char *path = NULL;
 
-	if (write_tsv(run, name, &r->s, r->T, measured_ns, r->ms, r->rs, r->nm, a, hl_detail, &path,
+	if (write_tsv(run, name, &r->s, r->T, r->p.skew_ns, measured_ns, r->ms, r->rs, r->nm, a, hl_detail, &path,
 		      &r->tsv_err) < 0)
 		free(path);
 	else
@@ -536,10 +550,12 @@ measured_under(const struct scen *s)
 		return s->measured_ns;
 	if (s->measured_run == NULL)
 		return -1;
-	if (prof_load(&q, s->measured_run, &e) < 0)
+	if (prof_load(&q, s->measured_run, &e) < 0) {
 		warnx_("predict: measured_run: %s", e.msg);
-	else
+	} else {
+		prof_start_together(&q);
 		ns = prof_dedicated_ns(&q);
+	}
 	prof_free(&q);
 	return ns;
 }
@@ -652,8 +668,9 @@ predict_result_release(struct predict_result *r)
 	r->has_scen = false;
 	free(r->note_tail);
 	free(r->note_cov);
+	free(r->note_start);
 	free(r->tsv_path);
-	r->note_tail = r->note_cov = r->tsv_path = NULL;
+	r->note_tail = r->note_cov = r->note_start = r->tsv_path = NULL;
 }
 
 int

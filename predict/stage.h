@@ -63,6 +63,7 @@ struct predict_result {
 	int64_t measured_ns;		/* measured under the scenario, -1 unknown */
 	char *note_tail;		/* "note: ..." about a hung end, or NULL; owned */
 	char *note_cov;			/* "note: ..." about a partial trace, or NULL; owned */
+	char *note_start;		/* "note: ..." about the ranks' starts apart, or NULL; owned */
 	bool ran;			/* the models ran (false: the scenario changes nothing the
 					 * run uses, said on stderr) */
 	int nm;				/* models (or selectors) run */

@@ -15,6 +15,15 @@ put(const char *name, const char *text)
 	check_put(run, name, text);
 }
 
+static void
+remove_file_of_run(const char *name)
+{
+	char path[300];
+
+	snprintf(path, sizeof path, "%s/%s", run, name);
+	remove(path);
+}
+
 #define RANKS_HDR "# contend-ranks 1\nrank\thost\texec_ns\tcomp_pct\tcomm_pct\tidle_pct\tavg_busy_ns\tavg_idle_ns\tn_busy\tn_idle\tcpu_pct\trun_ns\twait_ns\tmsgs_sent\tbytes_sent\tmsgs_recv\tbytes_recv\n"
 #define LINKS_HDR "# contend-links 1\nsrc\tdst\tmsgs\tbytes\tavg_bytes\tactive_ns\tt_first_ns\tt_last_ns\n"
 
@@ -299,6 +308,52 @@ TEST(every_field)
 	prof_free(&p);
 }
 
+/* A rank that started before the others waited for the last one in MPI's start (collect
+ * starts each application once its node's capture is ready, 0.1-0.4 s apart on the
+ * testbed, where a bare job's ranks start within a few ms): its time counts from the last
+ * rank's start, with its percentages of the shorter time. */
+TEST(the_run_counts_from_the_last_ranks_start)
+{
+	struct prof p;
+	struct err e;
+
+	/* rank 0 starts at 0 (50 ms of work, waits to 300), rank 1 at 250; both end at 1000 */
+	put("profile/ranks.tsv", RANKS_HDR
+	    "0\tws1\t1000000000\t72\t3\t25\t375000000\t250000000\t2\t1\t75\t750000000\t0\t1\t1\t1\t1\n"
+	    "1\tws2\t750000000\t90\t4\t6\t350000000\t50000000\t2\t1\t94\t705000000\t0\t1\t1\t1\t1\n");
+	put("profile/phases.tsv", "# contend-phases 1\nrank\tkind\tt_start_ns\tt_end_ns\trun_ns\twait_ns\n"
+	    "0\tbusy\t0\t50000000\t-\t-\n0\tidle\t50000000\t300000000\t-\t-\n"
+	    "0\tbusy\t300000000\t1000000000\t-\t-\n"
+	    "1\tbusy\t250000000\t300000000\t-\t-\n1\tidle\t300000000\t350000000\t-\t-\n"
+	    "1\tbusy\t350000000\t1000000000\t-\t-\n");
+	CHECK(prof_load(&p, run, &e) == 0);
+	CHECK(prof_dedicated_ns(&p) == 1000000000LL);	/* as read: rank 0's whole life */
+	CHECK(p.skew_ns == 0);
+	CHECK(prof_start_together(&p) == 250000000LL);
+	CHECK(prof_dedicated_ns(&p) == 750000000LL);
+	CHECK(p.ranks[0].exec_ns == 750000000LL);
+	CHECK(p.ranks[0].early_ns == 250000000LL);
+	CHECK(p.ranks[1].early_ns == 0);
+	CHECK(p.ranks[1].exec_ns == 750000000LL);
+	CHECK_NEAR(p.ranks[0].comp_pct, 96, 1e-9);	/* 720 ms of work in 750 */
+	CHECK_NEAR(p.ranks[0].comm_pct, 4, 1e-9);
+	CHECK_NEAR(p.ranks[0].idle_pct, 0, 1e-9);
+	CHECK_NEAR(p.ranks[0].cpu_pct, 100, 1e-9);
+	CHECK_NEAR(p.ranks[1].comp_pct, 90, 1e-9);	/* rank 1 unchanged */
+	/* a second call takes nothing more */
+	CHECK(prof_start_together(&p) == 250000000LL);
+	CHECK(p.ranks[0].exec_ns == 750000000LL);
+	prof_free(&p);
+	/* a rank without phases: its start is not known, nothing moves */
+	put("profile/phases.tsv", "# contend-phases 1\nrank\tkind\tt_start_ns\tt_end_ns\trun_ns\twait_ns\n"
+	    "0\tbusy\t0\t50000000\t-\t-\n0\tidle\t50000000\t300000000\t-\t-\n");
+	CHECK(prof_load(&p, run, &e) == 0);
+	CHECK(prof_start_together(&p) == 0);
+	CHECK(prof_dedicated_ns(&p) == 1000000000LL);
+	prof_free(&p);
+	remove_file_of_run("profile/phases.tsv");
+}
+
 /* prof_host_ids numbers the hosts in the order of their first rank, as prof_host_first
  * tells them, also for ranks of one host far apart and for 4096 ranks on 1024 hosts placed
  * round-robin (a search by name per rank would be 4096 x 1024 comparisons). */
@@ -351,5 +406,6 @@ main(void)
 	RUN(message_labels_and_idle_phases);
 	RUN(every_field);
 	RUN(host_ids_in_first_rank_order);
+	RUN(the_run_counts_from_the_last_ranks_start);
 	return check_done();
 }
