@@ -3,7 +3,8 @@
 # workloads, one run of each condition, short runs) records with contend collect, parses,
 # calibrates delay_comm, predicts every scenario, runs it for real and draws the chart with
 # contend report --accuracy. Checks that every number is produced and finite, not how
-# accurate it is (that is the benchmark's job, docs/validation.md). Instance 12
+# accurate it is (that is the benchmark's job, docs/validation.md); then predicts again
+# from the kept runs (-F) and gets the same table. Instance 12
 # (ACCURACY_E2E_INSTANCE); the benchmark brings its testbed down.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -28,7 +29,7 @@ done
 
 R=$T/res
 INSTANCE=$INST BUILD=$BUILD CONTEND=$CONTEND sh "$TOP/bench/accuracy" -S -r 1 -w "$WLS" -s "$SCS" -o "$R" \
-	>"$T/out" 2>"$T/err"
+	-k "$T/keep" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 0 ] && pass exit-0 || fail exit-0 "exit $rc: $(tail -n 3 "$T/err" | tr '\n' ' ')"
 
@@ -79,6 +80,16 @@ m=$(ls "$R"/scenario-*.ini 2>/dev/null | wc -l)
 # and the bare dedicated runs beside the collected ones: the observer's effect, per workload
 n=$(grep -c "^| [a-z]* | [0-9.]* ([0-9.-]*) | [0-9.]* ([0-9.-]*) | [+-][0-9.]* % |$" "$R/README.md" 2>/dev/null)
 [ "${n:-0}" -eq 2 ] && pass observer-table || fail observer-table "${n:-0} rows of 2"
+# predicted again from the kept runs (-F), by the same build: the same table, no testbed
+INSTANCE=$INST BUILD=$BUILD CONTEND=$CONTEND sh "$TOP/bench/accuracy" -F "$T/keep" -w "$WLS" -s "$SCS" \
+	-o "$T/res2" -q >"$T/out2" 2>"$T/err2"
+rc=$?
+if [ $rc -eq 0 ] && [ -s "$R/accuracy.tsv" ] && cmp -s "$R/accuracy.tsv" "$T/res2/accuracy.tsv" &&
+	grep -q "^runs: kept in" "$T/res2/machine.txt"; then
+	pass from-kept
+else
+	fail from-kept "exit $rc; $(diff "$R/accuracy.tsv" "$T/res2/accuracy.tsv" 2>&1 | head -n 4 | tr '\n' ' ')"
+fi
 # the testbed is gone
 "$CONTEND" testbed --instance "$INST" status 2>/dev/null | grep -q "c${INST}ws1" &&
 	fail testbed-down "instance $INST still up" || pass testbed-down
