@@ -158,6 +158,8 @@ struct opts {
 	bool align;		/* samples and capture reads on the real-time grid */
 	bool align_set;		/* by --align or --no-align, not by default */
 	const char *align_why;	/* why align is what it is (the node meta's align) */
+	struct cpucap cc;	/* the process's CPU capacity, read once at the start, before
+				 * place_observer moves the agent: what the application inherits */
 	bool preempt;		/* the agent keeps the application's policy (no SCHED_BATCH) */
 	char see_local_env[256];	/* what --see-local set for the application, "" without it */
 	int64_t sockets_ns;
@@ -356,9 +358,8 @@ rank_meta_start(struct agent *a)
 	runmeta_set_i64(m, "see_local", a->o->see_local);
 	{
 		/* The application inherits the agent's affinity and cgroups. */
-		struct cpucap cc;
+		const struct cpucap cc = a->o->cc;
 
-		cpucap_read(0, &cc);
 		runmeta_set_i64(m, "cpus_allowed", cc.cpus_allowed);
 		runmeta_set(m, "cpu_cgroup", "%s", cc.cgroup[0] ? cc.cgroup : "-");
 		runmeta_set_i64(m, "cpu_quota_us", cc.quota_us);
@@ -471,10 +472,9 @@ narrow_ifaces(struct agent *a, bool final)
 static bool
 observer_cpu_spare(const struct agent *a)
 {
-	struct cpucap cc;
+	const struct cpucap *cc = &a->o->cc;
 
-	cpucap_read(0, &cc);
-	return cc.quota_us <= 0 && a->env.local_size > 0 && cc.cpus_allowed > a->env.local_size;
+	return cc->quota_us <= 0 && a->env.local_size > 0 && cc->cpus_allowed > a->env.local_size;
 }
 
 static void
@@ -823,12 +823,10 @@ static void
 place_observer(struct agent *a)
 {
 	char cpus[64];
-	struct cpucap cc;
 	bool spare = cpucap_place_observer(a->env.local_size, cpus, sizeof cpus) == 1;
 
-	cpucap_read(0, &cc);
 	runmeta_set(&a->rank_meta, "observer_cpus", "%s", cpus);
-	if (cc.quota_us > 0)
+	if (a->o->cc.quota_us > 0)	/* the move changes the affinity, not the quota */
 		runmeta_set(&a->rank_meta, "observer_charged", "quota: the cgroup's CPU quota counts "
 			    "the agent with the ranks");
 	else if (!spare)
@@ -1486,13 +1484,11 @@ opts_defaults(struct opts *o)
 static void
 opts_finish(struct opts *o, bool batch_timeout_given)
 {
+	cpucap_read(0, &o->cc);
 	if (!o->align_set) {
-		struct cpucap cc;
-
 		/* docs/collect.md, "When the observer runs": under a quota the agents' wake-ups
 		 * on the shared grid cost the ranks more, and by an amount fixed per node */
-		cpucap_read(0, &cc);
-		o->align = cc.quota_us <= 0;
+		o->align = o->cc.quota_us <= 0;
 		o->align_why = o->align ? "grid: the default" : "own clock: a CPU quota counts the agent with the ranks";
 	} else {
 		o->align_why = o->align ? "grid: --align" : "own clock: --no-align";
