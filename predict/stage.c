@@ -290,6 +290,23 @@ whole_cpus(const struct prof *p)
 	return all;
 }
 
+/* Another run's time as predict counts its own: the longest rank's, from the last rank's
+ * start (prof_start_together). Returns it, or -1 with e set when its profile cannot be
+ * read. */
+static int64_t
+run_dedicated_ns(const char *run, struct err *e)
+{
+	struct prof q;
+	int64_t ns = -1;
+
+	if (prof_load(&q, run, e) == 0) {
+		prof_start_together(&q);
+		ns = prof_dedicated_ns(&q);
+	}
+	prof_free(&q);
+	return ns;
+}
+
 /* The run's profile into r->p, with what it rests on: warnings on stderr for damaged rows,
  * notes in r for a hung end and a partial trace, r->partial for a partial parse. Returns 0,
  * or negative with e set when there is no profile to use. */
@@ -358,16 +375,13 @@ headline(struct predict_result *r, const char *errors_path, const char *const *d
 	h->cls = hl_scen_class(&r->s);
 	ded[n++] = (double)prof_dedicated_ns(&r->p);
 	for (int i = 0; i < nded && n < PREDICT_MAX_DEDICATED + 1; i++) {
-		struct prof q;
 		struct err de;
+		int64_t ns = run_dedicated_ns(ded_runs[i], &de);
 
-		if (prof_load(&q, ded_runs[i], &de) < 0) {
+		if (ns < 0)
 			warnx_("predict: --dedicated: %s; that run is left out of the spread", de.msg);
-		} else {
-			prof_start_together(&q);
-			ded[n++] = (double)prof_dedicated_ns(&q);
-		}
-		prof_free(&q);
+		else
+			ded[n++] = (double)ns;
 	}
 	if (load_errors(&t, errors_path, whole_cpus(&r->p), e) < 0)
 		return -E_IO;
@@ -542,21 +556,15 @@ load_scenario(struct predict_result *r, const struct predict_opts *o, struct err
 static int64_t
 measured_under(const struct scen *s)
 {
-	struct prof q;
 	struct err e;
-	int64_t ns = -1;
+	int64_t ns;
 
 	if (s->measured_ns >= 0)
 		return s->measured_ns;
 	if (s->measured_run == NULL)
 		return -1;
-	if (prof_load(&q, s->measured_run, &e) < 0) {
+	if ((ns = run_dedicated_ns(s->measured_run, &e)) < 0)
 		warnx_("predict: measured_run: %s", e.msg);
-	} else {
-		prof_start_together(&q);
-		ns = prof_dedicated_ns(&q);
-	}
-	prof_free(&q);
 	return ns;
 }
 
