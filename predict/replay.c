@@ -1796,7 +1796,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 {
 	struct replay_trace t;
 	struct replay_out out = { 0 };
-	double *D, *f, *wk, *w, *o, *nlat, *nbw, *nburst, *size, bound;
+	double *D, *f, *sf, *wk, *w, *o, *nlat, *nbw, *nburst, *size, bound;
 	double T = (double)prof_dedicated_ns(p);
 	bool any = false;
 	struct p000_delay curves;
@@ -1814,6 +1814,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	if ((rc = p000_scenario_curves(s, &curves, e)) < 0)
 		return rc;
 	f = xcalloc((size_t)p->nranks, sizeof *f);
+	sf = xcalloc((size_t)p->nranks + 1, sizeof *sf);	/* the scenario's stretch, before */
 	wk = xcalloc((size_t)p->nranks, sizeof *wk);
 	w = xcalloc((size_t)p->nranks + 1, sizeof *w);
 	o = xcalloc((size_t)p->nranks + 1, sizeof *o);
@@ -1825,15 +1826,18 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		for (int i = 0; i < p->nranks; i++) {
 			f[i] = stretch(s, &p->ranks[i], &curves, &cl[i]);
 			wk[i] = wake(p, s, &p->ranks[i]);
+			sf[i] = f[i];
 			any |= f[i] != 1;
-			/* the wait of others in its phases and the capture's work are not stretched */
-			if (f[i] != 1)
-				f[i] = f[i] * (1 - w[i] - o[i]) + w[i] + o[i];
+			/* the wait of others in its phases is not stretched, and the capture's work
+			 * is not the program's: the bare run a scenario is about does not do it,
+			 * on a loaded node or not (docs/predict.md, "The observer's work") */
+			f[i] = f[i] * (1 - w[i] - o[i]) + w[i];
 		}
 		free(cl);
 	}
 	if (!any && s->nlinks == 0) {
 		free(f);
+		free(sf);
 		free(wk);
 		free(w);
 		free(o);
@@ -1843,6 +1847,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 
 	if ((rc = replay_fits(p, e)) < 0) {
 		free(f);
+		free(sf);
 		free(wk);
 		free(w);
 		free(o);
@@ -1887,25 +1892,20 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	for (int i = 0; i < p->nranks; i++) {
 		const struct prof_rank *rk = &p->ranks[i];
 
-		if (f[i] != 1 || fabs(D[i]) >= 1e6) {
-			char name[160], others[160] = "";
+		if (sf[i] != 1 || fabs(D[i]) >= 1e6) {
+			char name[160], others[160] = "", capt[96] = "";
 
 			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
 			/* shares under 0.05 % are not worth a word */
-			if (o[i] < 5e-4)
-				o[i] = 0;
-			if (f[i] != 1 && w[i] > 0 && o[i] > 0)
-				snprintf(others, sizeof others, " (its busy time's %.1f %% of others' wait and "
-					 "%.1f %% of collect's capture not stretched)", 100 * w[i], 100 * o[i]);
-			else if (f[i] != 1 && w[i] > 0)
+			if (sf[i] != 1 && w[i] >= 5e-4)
 				snprintf(others, sizeof others, " (its busy time's %.1f %% of others' wait "
 					 "not stretched)", 100 * w[i]);
-			else if (f[i] != 1 && o[i] > 0)
-				snprintf(others, sizeof others, " (its busy time's %.1f %% of collect's capture "
-					 "not stretched)", 100 * o[i]);
+			if (o[i] >= 5e-4)
+				snprintf(capt, sizeof capt, "; %.1f %% of its busy time collect's capture, taken "
+					 "out", 100 * o[i]);
 			pred_add(r, "node", name, D[i], f[i], "trace replay",
-				 "CPU stretch x%.3g%s; wake-up %.2f ms per receive it waited for; %.3f s "
-				 "late at its end", f[i], others, wk[i] / 1e6, D[i] / 1e9);
+				 "CPU stretch x%.3g%s%s; wake-up %.2f ms per receive it waited for; %.3f s "
+				 "late at its end", sf[i], others, capt, wk[i] / 1e6, D[i] / 1e9);
 		}
 	}
 	r->predicted_ns = out.run_ns;
@@ -1919,6 +1919,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	replay_trace_free(&t);
 	free(D);
 	free(f);
+	free(sf);
 	free(wk);
 	free(w);
 	free(o);
