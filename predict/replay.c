@@ -1830,7 +1830,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			any |= f[i] != 1;
 			/* the wait of others in its phases is not stretched, and the capture's work
 			 * is not the program's: the bare run a scenario is about does not do it,
-			 * on a loaded node or not (docs/predict.md, "The observer's work") */
+			 * on a loaded node or not (docs/predict.md, "Collect's capture is taken out") */
 			f[i] = f[i] * (1 - w[i] - o[i]) + w[i];
 		}
 		free(cl);
