@@ -309,7 +309,7 @@ hl_scen_class(const struct scen *s)
 		return "cpu";
 	if (c & SCOPE_LINK)
 		return "link";
-	return "none";
+	return c & SCOPE_OBSERVER ? "bare" : "none";	/* bare: the program without collect */
 }
 
 const char *

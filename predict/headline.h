@@ -61,7 +61,8 @@ int hl_classify(const struct prof *p, char *why, size_t whylen);
 
 /* The kind of scenario: "cpu" (CPU changed on one node), "link", "both" (CPU on one node
  * and links), "agg" (communicating competitors or CPU on several nodes, with or without
- * links), "queue" (background arrivals), "none". */
+ * links), "queue" (background arrivals), "bare" (no sections: nothing but collect's own
+ * work taken away, the program alone), "none". */
 const char *hl_scen_class(const struct scen *s);
 /* The same for a scenario name of bench/accuracy or bench/realapps ("cpu1", "cpu2" -> "cpu",
  * "strict" -> "link");

@@ -72,7 +72,7 @@ const struct model models[] = {
 	  "run: messages (times, sizes, ranks), busy phases, netparams L and B, the node's scheduler "
 	  "slice and the rank's CPU capacity (meta); scenario: cpu_procs "
 	  "or load_average, capacity, link bandwidth, latency, competing traffic",
-	  replay_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK | SCOPE_COLOC },
+	  replay_predict, SCOPE_CPU | SCOPE_COMM | SCOPE_LINK | SCOPE_COLOC | SCOPE_OBSERVER },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -187,6 +187,10 @@ pred_scen_changes(const struct scen *s)
 	}
 	if (s->nlinks > 0)
 		c |= SCOPE_LINK;
+	/* every scenario's run is the program without collect; one without sections asks for
+	 * that alone (sections that change nothing a model sees are not that question) */
+	if (s->nnodes == 0 && s->nlinks == 0)
+		c |= SCOPE_OBSERVER;
 	return c;
 }
 
@@ -198,6 +202,7 @@ scope_what(unsigned bit, const struct scen *s, char *buf, size_t n)
 	case SCOPE_CPU: return "the CPU of a node (competing processes or capacity)";
 	case SCOPE_COMM: return "communicating competitors on a node";
 	case SCOPE_QUEUE: return "background arrivals on a node";
+	case SCOPE_OBSERVER: return "nothing but collect's own work (the program alone)";
 	case SCOPE_LINK:
 		snprintf(buf, n, "link %s-%s%s", s->links[0].a, s->links[0].b, s->nlinks > 1 ? " and others" : "");
 		return buf;

@@ -67,6 +67,8 @@ enum pred_scope {
 	SCOPE_COLOC = 16,	/* several ranks on a node sharing its CPUs (a model's covers only) */
 	SCOPE_SPEED = 32,	/* a run's node at another relative speed (paper 004's delta; a
 				 * model's covers only: model_run checks the run's nodes) */
+	SCOPE_OBSERVER = 64,	/* nothing but collect's own work taken away: a scenario
+				 * without sections (the program alone, docs/scenario.md) */
 };
 
 struct model {
@@ -83,7 +85,8 @@ extern const struct model models[];	/* terminated by a NULL name */
 /* NULL when no model has that name. */
 const struct model *model_find(const char *name);
 
-/* The enum pred_scope bits of what s changes against the dedicated run. */
+/* The enum pred_scope bits of what s changes against the dedicated run: SCOPE_OBSERVER
+ * alone for a scenario without [node], [rank] or [link] sections. */
 unsigned pred_scen_changes(const struct scen *s);
 /* Run model m on p under s, unless s changes a resource m does not see: then r is PRED_NA
  * with why naming the first such resource ("does not model ..."), because the model would

@@ -12,6 +12,7 @@
 #include "predict/coloc.h"
 #include "predict/p000.h"
 #include "predict/fluid.h"
+#include "predict/models.h"
 #include "predict/p003.h"
 #include "predict/tkey.h"
 
@@ -1832,6 +1833,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			 * is not the program's: the bare run a scenario is about does not do it,
 			 * on a loaded node or not (docs/predict.md, "Collect's capture is taken out") */
 			f[i] = f[i] * (1 - w[i] - o[i]) + w[i];
+			any |= o[i] > 0 && (pred_scen_changes(s) & SCOPE_OBSERVER);
 		}
 		free(cl);
 	}
@@ -1842,7 +1844,8 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		free(w);
 		free(o);
 		return pred_na(r, "the scenario changes nothing the replay sees (CPU-bound competitors, "
-			       "load average, CPU capacity, link latency or bandwidth)");
+			       "load average, CPU capacity, link latency or bandwidth), and what collect's "
+			       "capture cost this run is not known (--observer-cost, or no packets)");
 	}
 
 	if ((rc = replay_fits(p, e)) < 0) {

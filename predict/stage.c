@@ -585,7 +585,9 @@ predict_run(const struct predict_opts *o, struct predict_result *r, struct err *
 		return rc;
 	if ((rc = load_profile(r, o->run, e)) < 0)
 		return rc;
-	if (scen_sections_used(&r->s, &r->p) == 0) {
+	/* a scenario without sections asks for the program alone (SCOPE_OBSERVER); one whose
+	 * sections all name other hosts is a mistake */
+	if ((r->s.nnodes > 0 || r->s.nlinks > 0) && scen_sections_used(&r->s, &r->p) == 0) {
 		warnx_("predict: '%s' changes nothing this run uses (none of its [node], [rank] or "
 		       "[link] sections names the run's hosts or ranks): no prediction", r->s.path);
 		return 1;

@@ -46,6 +46,27 @@ for f in "$TOP"/docs/scenarios/*.ini; do
 	fi
 done
 
+# a scenario without sections asks for the program alone: on a recorded run the replay
+# answers (collect's capture taken out), the papers' models say they do not model that
+if [ -d "$TOP/traces/stencil-4ws/capture" ]; then
+	cp -R "$TOP/traces/stencil-4ws" "$T/alone"
+	rm -rf "$T/alone/profile" "$T/alone/predict"
+	if "$CONTEND" parse -q "$T/alone" >"$T/alone.log" 2>&1; then
+		out=$("$CONTEND" predict "$T/alone" --scenario "$TOP/docs/scenarios/alone.ini" 2>&1)
+		rc=$?
+		if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^answer: .*(replay, .*scenario kind bare)' &&
+		   printf '%s\n' "$out" | grep -q "^p003 (paper 003): does not apply: the scenario changes nothing but collect's own work"; then
+			pass program-alone
+		else
+			fail program-alone "exit $rc: $(printf '%s\n' "$out" | head -n 3 | tr '\n' ' ')"
+		fi
+	else
+		fail program-alone "parse: $(tail -n 1 "$T/alone.log")"
+	fi
+else
+	echo "SKIP e2e/predict/program-alone: no traces/stencil-4ws"
+fi
+
 # paper 003 Figure 2 (b) at run level: busy 300 ms / idle 50 ms, one competitor: x 600/350
 out=$("$CONTEND" predict "$RUN" --scenario "$TOP/docs/scenarios/load-one-node.ini" --model p003)
 if printf '%s\n' "$out" | grep -q '^p003 (paper 003): 60.000 s  (x1.714'; then pass fig2b-run; else fail fig2b-run "$out"; fi

@@ -183,6 +183,8 @@ TEST(scenarios_are_told_apart_by_class)
 	CHECK_STR(scen_class("[node ws1]\ncpu_procs = 1\n[node ws2]\nload_average = 1\n"), "agg");
 	CHECK_STR(scen_class("[node ws2]\ncomm_procs = 1\ncomm_fraction = 0.5\ncompute_fraction = 0\ncomm_bandwidth = 100 MB/s\n"), "agg");
 	CHECK_STR(scen_class("[node ws2]\nlambda = 0.5 /s\nservice_mean = 1 s\n"), "queue");
+	CHECK_STR(scen_class("[scenario]\ndescription = the program alone\n"), "bare");
+	CHECK_STR(scen_class("[node ws2]\ncpu_procs = 0\n"), "none");
 	CHECK_STR(hl_scen_class_of_name("cpu1"), "cpu");
 	CHECK_STR(hl_scen_class_of_name("cpu2"), "cpu");
 	CHECK_STR(hl_scen_class_of_name("cpux"), "cpux");
@@ -238,7 +240,13 @@ TEST(a_model_blind_to_a_changed_resource_does_not_apply)
 	CHECK(r.status == PRED_NA);
 	CHECK(strstr(r.why, "communicating competitors") != NULL);
 	pred_result_free(&r);
-	CHECK(pred_scen_changes(&(struct scen){ 0 }) == 0);
+	/* a scenario that changes nothing asks for the program without collect, which only the
+	 * replay models (it takes the capture's work out) */
+	CHECK(pred_scen_changes(&(struct scen){ 0 }) == SCOPE_OBSERVER);
+	CHECK(gated("p003", stencil_run, "[scenario]\ndescription = alone\n", &r) == 0);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "nothing but collect's own work") != NULL);
+	pred_result_free(&r);
 }
 
 TEST(a_model_blind_to_a_nodes_speed_does_not_apply)

@@ -812,6 +812,30 @@ TEST(the_captures_work_is_taken_out_of_every_busy_phase)
 	pred_result_free(&r);
 }
 
+/* A scenario that changes nothing asks for the program alone: rr_observed without the
+ * capture's 5 ms in each rank's phases (rank 1's 40 ms ones take 35, rank 0's 20 take 15),
+ * 10 ms an iteration off the chain of requests and replies, and no competitor's wake-up.
+ * Without a capture cost there is nothing to take out: no number. */
+TEST(the_program_alone_is_the_run_without_the_capture)
+{
+	struct pred_result r;
+
+	CHECK(predict_observed(rr_observed_run, "[scenario]\ndescription = alone\n", 0.5 * FX_MS, &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 90 * FX_MS, 1e3);
+	{
+		const struct pred_item *it = FX_ITEM(&r, "node", "rank 1 (ws2)");
+
+		CHECK(it != NULL && strstr(it->detail, "CPU stretch x1;") != NULL);
+		CHECK(it != NULL && strstr(it->detail, "12.5 % of its busy time collect's capture") != NULL);
+	}
+	pred_result_free(&r);
+	CHECK(predict_observed(rr_observed_run, "[scenario]\ndescription = alone\n", 0, &r) == 0);
+	CHECK(r.status == PRED_NA);
+	CHECK(strstr(r.why, "capture cost this run is not known") != NULL);
+	pred_result_free(&r);
+}
+
 TEST(message_that_came_in_a_busy_phase_was_waited_for)
 {
 	struct pred_result r;
@@ -1170,6 +1194,7 @@ main(void)
 	RUN(loaded_node_stretches_busy_time);
 	RUN(the_wait_of_others_in_a_busy_phase_is_not_stretched);
 	RUN(the_captures_work_is_taken_out_of_every_busy_phase);
+	RUN(the_program_alone_is_the_run_without_the_capture);
 	RUN(message_that_came_in_a_busy_phase_was_waited_for);
 	RUN(a_collectives_message_waits_for_its_receiver_to_enter);
 	RUN(slack_absorbs_a_slower_receiver);
