@@ -132,6 +132,10 @@ for sc in $SCENARIOS; do
 	case $sc in cpu1 | cpu2 | link | both | agg | strict) ;;
 	*) echo "realapps-accuracy: unknown scenario '$sc' (cpu1 cpu2 link both agg strict)" >&2; exit 2 ;; esac
 done
+# Scored besides the scenarios: bare, the program alone (a scenario without sections, the
+# replay's dedicated run with collect's capture taken out) against the bare runs every
+# round has anyway: what predict leaves of collect's cost in the base it stretches.
+SCORED="$SCENARIOS bare"
 for l in $LAYOUTS; do
 	case $l in 4x1 | 4x2 | 4x4) NWS=4 ;; 2x1) NWS=2 ;; *) echo "realapps-accuracy: unknown layout '$l' (4x1, 4x2, 4x4, 2x1)" >&2; exit 2 ;; esac
 done
@@ -334,6 +338,7 @@ scenario_ini() {	# scenario bw_Bps
 	strict) echo "description = $WS's link at $(rate_ini "$LINK"), no burst (a ${STRICT_BURST:-3000} B bucket)" ;;
 	both) echo "description = one CPU-bound competitor on $WS and its link at $(rate_ini "$LINK")" ;;
 	agg) echo "description = a serial competitor on $(ws 1), a parallel one (bulk transfers half the time) on $(ws 3) and $(ws 4)" ;;
+	bare) echo "description = the program alone, without collect" ;;
 	esac
 	case $1 in
 	cpu1 | both) printf '[node %s]\ncpu_procs = 1\n' "$WS" ;;
@@ -426,7 +431,7 @@ for set in $SETS; do
 				nb ? bu / nb : -1, ni ? il / ni : -1, lm, la, n }' \
 		"$base/profile/ranks.tsv" "$base/profile/links.tsv" >>"$FIG3" 2>/dev/null
 	bw=$(awk -F'\t' '$1 == "bw_Bps" { printf "%.0f", $2 }' "$base/profile/netparams.tsv" 2>/dev/null)
-	for sc in $SCENARIOS; do
+	for sc in $SCORED; do
 		mstat=$(awk -F'\t' -v t="$tag" -v s="$sc" '$1 == t && $4 == s { printf "%.0f\n", $5 * 1e9 }' "$RUNS" | stats)
 		[ -n "$mstat" ] || { echo "realapps-accuracy: $tag $sc: no measured run" >&2; fail=1; continue; }
 		ini=$W/$tag-$sc.ini
@@ -513,7 +518,7 @@ awk '{ print $1, $2, $4, $5 }' "$DED" | while read -r tag rd ex run; do
 	bx=$(awk -F'\t' -v t="$tag" -v r="$rd" '$1 == t && $2 == r && $4 == "bare" && $12 + 0 > 0 { printf "%.0f", $12 * 1e9 }' "$RUNS")
 	[ "${WALL_OFFSET:-launcher}" = launcher ] && [ -n "$bx" ] && off=$((bw - bx))
 	others=$(awk -v t="$tag" -v b="$run" '$1 == t && $5 != b { print $5 }' "$DED")
-	for sc in $SCENARIOS; do
+	for sc in $SCORED; do
 		mw=$(awk -F'\t' -v t="$tag" -v r="$rd" -v s="$sc" '$1 == t && $2 == r && $4 == s { printf "%.0f", $5 * 1e9 }' "$RUNS")
 		[ -n "$mw" ] && [ -f "$W/$tag-$sc.ini" ] || continue
 		# shellcheck disable=SC2086
@@ -612,7 +617,7 @@ summary() {
 # The paired summary: per scenario, each model's average |paired error| and the headline's
 # largest cell and rounds inside their own interval.
 paired_summary() {
-	awk -F'\t' -v models="$MODELS" -v scens="$SCENARIOS" '
+	awk -F'\t' -v models="$MODELS" -v scens="$SCORED" '
 		BEGIN { ns = split(scens, order, " ") }
 		NR <= 2 { next }
 		{ s = $4; m = $5; e = $7 + 0; if (e < 0) e = -e
@@ -629,7 +634,7 @@ paired_summary() {
 }
 # The paired headline per cell: one line per program, set and scenario.
 paired_table() {
-	awk -F'\t' -v scens="$SCENARIOS" 'BEGIN { ns = split(scens, sc, " ") }
+	awk -F'\t' -v scens="$SCORED" 'BEGIN { ns = split(scens, sc, " ") }
 		NR <= 2 || $5 != "contend" { next }
 		{ c = $1 " | " $2 " | " $3; if (!(c in seen)) { seen[c] = 1; order[++n] = c }
 		  v[c, $4] = $7 "% (" $8 ")" }
@@ -708,7 +713,7 @@ scen_table() {	# scenario
 		NF < 11 ? "-" : sprintf("%.2f", $11 / 1e9),
 		NF < 11 || $10 == "-" ? "-" : sprintf("%+.1f %%", 100 * ($10 - $11) / $11) }' "$SPREAD"
 	echo
-	for sc in $SCENARIOS; do
+	for sc in $SCORED; do
 		echo "## $sc: $(sed -n 's/^description = //p' "$W/$(echo "$SETS" | awk '{ print $1 }' | tr : -)-$sc.ini" 2>/dev/null)"
 		echo
 		scen_table "$sc"
@@ -760,7 +765,7 @@ scen_table() {	# scenario
 } >"$RES/accuracy.md"
 
 if [ $QUIET -eq 0 ] || [ $fail -eq 0 ]; then
-	for sc in $SCENARIOS; do echo "$sc:"; scen_table "$sc"; done
+	for sc in $SCORED; do echo "$sc:"; scen_table "$sc"; done
 	summary
 	echo "paired by round:"
 	paired_summary
