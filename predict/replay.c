@@ -248,6 +248,27 @@ stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_dela
 	return coloc_stretch(f, n->capacity, cl);	/* shared with the node's other ranks */
 }
 
+/* What collect's agent of rank i used of the rank's CPU in the dedicated run, ns: its
+ * sampling, socket scans and, on a node's first rank, the capture thread
+ * (RUN/meta/rank-R.tsv agent_utime_ns + agent_stime_ns), where it shared the ranks' CPUs
+ * (observer_charged shared); 0 where it had a spare CPU, ran under the ranks' quota, or
+ * the run does not say. */
+static double
+agent_cpu_ns(const struct prof *p, int i)
+{
+	char *path = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
+	char charged[64];
+	struct err e;
+	double ns = 0;
+
+	if (tsv_kv_lookup(path, "meta", "observer_charged", charged, sizeof charged, &e) == 1 &&
+	    strncmp(charged, "shared", 6) == 0)
+		ns = tsv_kv_positive(path, "meta", "agent_utime_ns", 0) +
+		     tsv_kv_positive(path, "meta", "agent_stime_ns", 0);
+	free(path);
+	return ns;
+}
+
 /* The shares of each rank's busy time, in the busy phases of the dedicated run, that a
  * scenario's competitors do not stretch (replay_predict), from one pass over the phases:
  *  - w[i], its run-queue wait: 0 for a rank whose node did not give each of its ranks a
@@ -256,12 +277,15 @@ stretch(const struct scen *s, const struct prof_rank *rk, const struct p000_dela
  *    CPUs (observer_charged shared), the system's. A competitor shares the rank's CPU with
  *    its work, not with that time. On a node of fewer cores than ranks, or under a quota,
  *    the wait is the neighbours' and the quota's, which the scenario keeps (coloc_stretch).
+ *  - a[i], the part of w[i] that was collect's agent (agent_cpu_ns, at most w[i]): the bare
+ *    program a scenario is about has no agent beside it, so that wait goes.
  *  - o[i], what collect's capture took: ns_per_pkt for each packet it sent on the
  *    connections to other ranks (pkts_sent; the kernel hands every one to the capture on
  *    the sending CPU), at most what w leaves; 0 where the packets are not known or there
  *    is no cost. The bare program a scenario is about does not do that work. */
 static void
-busy_shares(const struct prof *p, const struct coloc_rank *cl, double ns_per_pkt, double *w, double *o)
+busy_shares(const struct prof *p, const struct coloc_rank *cl, double ns_per_pkt, double *w, double *a,
+	    double *o)
 {
 	double *busy = xcalloc((size_t)p->nranks + 1, sizeof *busy);
 	bool *whole = xcalloc((size_t)p->nranks + 1, sizeof *whole);
@@ -287,6 +311,7 @@ busy_shares(const struct prof *p, const struct coloc_rank *cl, double ns_per_pkt
 		const struct prof_rank *rk = &p->ranks[i];
 
 		w[i] = whole[i] && busy[i] > 0 ? fmin(w[i] / busy[i], 1) : 0;
+		a[i] = w[i] > 0 ? fmin(agent_cpu_ns(p, i) / busy[i], w[i]) : 0;
 		o[i] = 0;
 		if (ns_per_pkt > 0 && rk->pkts_sent > 0 && busy[i] > 0)
 			o[i] = fmin(ns_per_pkt * (double)rk->pkts_sent / busy[i], fmax(1 - w[i], 0));
@@ -1797,7 +1822,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 {
 	struct replay_trace t;
 	struct replay_out out = { 0 };
-	double *D, *f, *sf, *wk, *w, *o, *nlat, *nbw, *nburst, *size, bound;
+	double *D, *f, *sf, *wk, *w, *ag, *o, *nlat, *nbw, *nburst, *size, bound;
 	double T = (double)prof_dedicated_ns(p);
 	bool any = false;
 	struct p000_delay curves;
@@ -1818,22 +1843,24 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	sf = xcalloc((size_t)p->nranks + 1, sizeof *sf);	/* the scenario's stretch, before */
 	wk = xcalloc((size_t)p->nranks, sizeof *wk);
 	w = xcalloc((size_t)p->nranks + 1, sizeof *w);
+	ag = xcalloc((size_t)p->nranks + 1, sizeof *ag);
 	o = xcalloc((size_t)p->nranks + 1, sizeof *o);
 	{
 		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
 
 		coloc_read(p, cl);
-		busy_shares(p, cl, s->observer_ns_per_pkt, w, o);
+		busy_shares(p, cl, s->observer_ns_per_pkt, w, ag, o);
 		for (int i = 0; i < p->nranks; i++) {
 			f[i] = stretch(s, &p->ranks[i], &curves, &cl[i]);
 			wk[i] = wake(p, s, &p->ranks[i]);
 			sf[i] = f[i];
 			any |= f[i] != 1;
 			/* the wait of others in its phases is not stretched, and the capture's work
-			 * is not the program's: the bare run a scenario is about does not do it,
-			 * on a loaded node or not (docs/predict.md, "Collect's capture is taken out") */
-			f[i] = f[i] * (1 - w[i] - o[i]) + w[i];
-			any |= o[i] > 0 && (pred_scen_changes(s) & SCOPE_OBSERVER);
+			 * and the agent's wait are not the program's: the bare run a scenario is
+			 * about has neither, on a loaded node or not (docs/predict.md, "Collect's
+			 * capture is taken out") */
+			f[i] = f[i] * (1 - w[i] - o[i]) + w[i] - ag[i];
+			any |= (o[i] > 0 || ag[i] > 0) && (pred_scen_changes(s) & SCOPE_OBSERVER);
 		}
 		free(cl);
 	}
@@ -1843,9 +1870,11 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		free(wk);
 		free(w);
 		free(o);
+		free(ag);
 		return pred_na(r, "the scenario changes nothing the replay sees (CPU-bound competitors, "
-			       "load average, CPU capacity, link latency or bandwidth), and what collect's "
-			       "capture cost this run is not known (--observer-cost, or no packets)");
+			       "load average, CPU capacity, link latency or bandwidth), and what collect "
+			       "cost this run is not known (--observer-cost, no packets, no agent's CPU time "
+			       "taken from the ranks)");
 	}
 
 	if ((rc = replay_fits(p, e)) < 0) {
@@ -1853,6 +1882,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		free(sf);
 		free(wk);
 		free(w);
+		free(ag);
 		free(o);
 		return rc;
 	}
@@ -1896,16 +1926,22 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 		const struct prof_rank *rk = &p->ranks[i];
 
 		if (sf[i] != 1 || fabs(D[i]) >= 1e6) {
-			char name[160], others[160] = "", capt[96] = "";
+			char name[160], others[160] = "", capt[128] = "";
 
 			snprintf(name, sizeof name, "rank %d (%s)", rk->rank, rk->host);
 			/* shares under 0.05 % are not worth a word */
-			if (sf[i] != 1 && w[i] >= 5e-4)
+			if (sf[i] != 1 && w[i] - ag[i] >= 5e-4)
 				snprintf(others, sizeof others, " (its busy time's %.1f %% of others' wait "
-					 "not stretched)", 100 * w[i]);
-			if (o[i] >= 5e-4)
+					 "not stretched)", 100 * (w[i] - ag[i]));
+			if (o[i] >= 5e-4 && ag[i] >= 5e-4)
+				snprintf(capt, sizeof capt, "; %.1f %% of its busy time collect's capture and "
+					 "%.1f %% its agent, taken out", 100 * o[i], 100 * ag[i]);
+			else if (o[i] >= 5e-4)
 				snprintf(capt, sizeof capt, "; %.1f %% of its busy time collect's capture, taken "
 					 "out", 100 * o[i]);
+			else if (ag[i] >= 5e-4)
+				snprintf(capt, sizeof capt, "; %.1f %% of its busy time collect's agent, taken "
+					 "out", 100 * ag[i]);
 			pred_add(r, "node", name, D[i], f[i], "trace replay",
 				 "CPU stretch x%.3g%s%s; wake-up %.2f ms per receive it waited for; %.3f s "
 				 "late at its end", sf[i], others, capt, wk[i] / 1e6, D[i] / 1e9);
@@ -1925,6 +1961,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	free(sf);
 	free(wk);
 	free(w);
+	free(ag);
 	free(o);
 	free(nlat);
 	free(nbw);

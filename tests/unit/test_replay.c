@@ -832,8 +832,69 @@ TEST(the_program_alone_is_the_run_without_the_capture)
 	pred_result_free(&r);
 	CHECK(predict_observed(rr_observed_run, "[scenario]\ndescription = alone\n", 0, &r) == 0);
 	CHECK(r.status == PRED_NA);
-	CHECK(strstr(r.why, "capture cost this run is not known") != NULL);
+	CHECK(strstr(r.why, "what collect cost this run is not known") != NULL);
 	pred_result_free(&r);
+}
+
+/* rank 1's meta in rr_observed: where its agent ran (observer_charged) and its CPU time */
+static void
+agent_meta(const char *charged, double agent_ns)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/meta", rr_observed_run);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/meta/rank-1.tsv", rr_observed_run);
+	if ((f = fopen(path, "w")) == NULL) {
+		perror(path);
+		exit(2);
+	}
+	fprintf(f, "# contend-meta 1\nkey\tvalue\nobserver_charged\t%s\nagent_utime_ns\t%.0f\n"
+		"agent_stime_ns\t%.0f\n", charged, agent_ns / 2, agent_ns / 2);
+	fclose(f);
+}
+
+/* rr_observed with rank 1's agent on its core: 4 ms of CPU an iteration, 4 of the 10 ms of
+ * others' wait in each of its 40 ms phases, which the bare program does not have either.
+ * One competitor: (40 - 10 - 5) x 2 + 10 - 4 = 56 ms a phase, not 60; alone: 31 ms, so
+ * 9 + 5 ms off an iteration. An agent on a spare CPU took nothing from the rank (its wait
+ * was others'), and one that used more than the wait takes out the wait, no more. */
+TEST(the_agents_wait_is_taken_out)
+{
+	double wake = (ITERS - 1) * replay_wake_ns(1, REPLAY_SLICE_NS, 1);
+	struct pred_result r;
+	char path[512];
+
+	agent_meta("shared: every allowed CPU runs a rank", ITERS * 4.0 * FX_MS);
+	CHECK(predict_observed(rr_observed_run, "[node ws2]\ncpu_procs = 1\n", 0.5 * FX_MS, &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 111 * FX_MS + wake, 1e3);
+	{
+		const struct pred_item *it = FX_ITEM(&r, "node", "rank 1 (ws2)");
+
+		CHECK(it != NULL && strstr(it->detail, "its busy time's 15.0 % of others' wait not stretched") != NULL);
+		CHECK(it != NULL && strstr(it->detail, "12.5 % of its busy time collect's capture and 10.0 % its "
+					   "agent, taken out") != NULL);
+	}
+	pred_result_free(&r);
+	CHECK(predict_observed(rr_observed_run, "[scenario]\ndescription = alone\n", 0.5 * FX_MS, &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 86 * FX_MS, 1e3);
+	pred_result_free(&r);
+	/* the agent alone, no capture cost known: still the program alone */
+	CHECK(predict_observed(rr_observed_run, "[scenario]\ndescription = alone\n", 0, &r) == 0);
+	CHECK(r.status == PRED_OK);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 96 * FX_MS, 1e3);
+	pred_result_free(&r);
+	agent_meta("no: a spare CPU", ITERS * 4.0 * FX_MS);
+	CHECK(predict_observed(rr_observed_run, "[node ws2]\ncpu_procs = 1\n", 0.5 * FX_MS, &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 115 * FX_MS + wake, 1e3);
+	pred_result_free(&r);
+	agent_meta("shared: every allowed CPU runs a rank", ITERS * 20.0 * FX_MS);
+	CHECK(predict_observed(rr_observed_run, "[node ws2]\ncpu_procs = 1\n", 0.5 * FX_MS, &r) == 0);
+	CHECK_NEAR(r.predicted_ns, (double)ITERS * 105 * FX_MS + wake, 1e3);
+	pred_result_free(&r);
+	snprintf(path, sizeof path, "%s/meta/rank-1.tsv", rr_observed_run);
+	unlink(path);
 }
 
 TEST(message_that_came_in_a_busy_phase_was_waited_for)
@@ -1195,6 +1256,7 @@ main(void)
 	RUN(the_wait_of_others_in_a_busy_phase_is_not_stretched);
 	RUN(the_captures_work_is_taken_out_of_every_busy_phase);
 	RUN(the_program_alone_is_the_run_without_the_capture);
+	RUN(the_agents_wait_is_taken_out);
 	RUN(message_that_came_in_a_busy_phase_was_waited_for);
 	RUN(a_collectives_message_waits_for_its_receiver_to_enter);
 	RUN(slack_absorbs_a_slower_receiver);
