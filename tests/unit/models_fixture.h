@@ -40,9 +40,10 @@ fx_open(const char *dir, const char *name, const char *header)
 	return f;
 }
 
-/* Writes a key/value meta file RUN/meta/NAME with one key. */
-__attribute__((unused)) static void
-fx_meta(const char *run, const char *name, const char *key, const char *value)
+/* RUN/meta/NAME opened for writing, a key/value meta file's header written: the caller
+ * writes its key<TAB>value lines and closes it. */
+__attribute__((unused)) static FILE *
+fx_meta_open(const char *run, const char *name)
 {
 	char path[512];
 	FILE *f;
@@ -54,7 +55,17 @@ fx_meta(const char *run, const char *name, const char *key, const char *value)
 		perror(path);
 		exit(2);
 	}
-	fprintf(f, "# contend-meta 1\nkey\tvalue\n%s\t%s\n", key, value);
+	fputs("# contend-meta 1\nkey\tvalue\n", f);
+	return f;
+}
+
+/* Writes a key/value meta file RUN/meta/NAME with one key. */
+__attribute__((unused)) static void
+fx_meta(const char *run, const char *name, const char *key, const char *value)
+{
+	FILE *f = fx_meta_open(run, name);
+
+	fprintf(f, "%s\t%s\n", key, value);
 	fclose(f);
 }
 

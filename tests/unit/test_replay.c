@@ -840,18 +840,10 @@ TEST(the_program_alone_is_the_run_without_the_capture)
 static void
 agent_meta(const char *charged, double agent_ns)
 {
-	char path[512];
-	FILE *f;
+	FILE *f = fx_meta_open(rr_observed_run, "rank-1.tsv");
 
-	snprintf(path, sizeof path, "%s/meta", rr_observed_run);
-	mkdir(path, 0755);
-	snprintf(path, sizeof path, "%s/meta/rank-1.tsv", rr_observed_run);
-	if ((f = fopen(path, "w")) == NULL) {
-		perror(path);
-		exit(2);
-	}
-	fprintf(f, "# contend-meta 1\nkey\tvalue\nobserver_charged\t%s\nagent_utime_ns\t%.0f\n"
-		"agent_stime_ns\t%.0f\n", charged, agent_ns / 2, agent_ns / 2);
+	fprintf(f, "observer_charged\t%s\nagent_utime_ns\t%.0f\nagent_stime_ns\t%.0f\n", charged, agent_ns / 2,
+		agent_ns / 2);
 	fclose(f);
 }
 
