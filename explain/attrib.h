@@ -105,7 +105,11 @@ struct attr_result {
 	double work_ns;		/* own work per rank between the first and the last message
 				 * (the mean): what the ideal run cannot do without */
 	double causes_ns;	/* sum of the causes' costs */
-	double interaction_ns;	/* measured - ideal - causes */
+	double observer_ns;	/* what collect's agents held the start-up (evid start_hold_ns)
+				 * beyond the baseline's: the observer's, not a cause of the
+				 * program's, so not ranked among them nor in causes_ns */
+	char observer_evidence[240];	/* "" when the run's meta does not say */
+	double interaction_ns;	/* measured - ideal - causes - observer */
 	double residual_ns;	/* see above */
 	double cpu_all_ns;	/* every node's cpu cause taken out together, NAN when < 2 */
 	double link_all_ns;	/* every link's, NAN when < 2 */

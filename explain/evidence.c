@@ -538,6 +538,41 @@ load_demand(struct evid *v, const struct prof *p)
 	v->have_demand = v->have_phase_wait = p->nranks > 0;
 }
 
+/* v->start_hold_ns and each rank's start_held_ns from the ranks' meta (struct evid). */
+static void
+load_start_hold(struct evid *v, const struct prof *p)
+{
+	double amin = INFINITY, amax = -INFINITY, smin = INFINITY, smax = -INFINITY;
+	double cmin = INFINITY, cmax = -INFINITY;
+	double *a = xcalloc((size_t)p->nranks + 1, sizeof *a), *c = xcalloc((size_t)p->nranks + 1, sizeof *c);
+	int i;
+
+	for (i = 0; i < p->nranks; i++) {
+		char *meta = xasprintf("%s/meta/rank-%d.tsv", p->run, p->ranks[i].rank);
+
+		a[i] = kv_num(meta, "meta", "start_real_ns", NAN, NULL);
+		c[i] = kv_num(meta, "meta", "start_cost_ns", NAN, NULL);
+		free(meta);
+		if (!(a[i] > 0) || !(c[i] >= 0))
+			break;
+		amin = fmin(amin, a[i]);
+		amax = fmax(amax, a[i]);
+		smin = fmin(smin, a[i] + c[i]);
+		smax = fmax(smax, a[i] + c[i]);
+		cmin = fmin(cmin, c[i]);
+		cmax = fmax(cmax, c[i]);
+	}
+	if (i == p->nranks && p->nranks > 0) {
+		v->start_hold_ns = (smax - amax) - (smin - amin);
+		v->start_cost_min_ns = cmin;
+		v->start_cost_max_ns = cmax;
+		for (i = 0; i < p->nranks; i++)	/* (a + c - smin) - (a - amin) */
+			v->rank[i].start_held_ns = c[i] - (smin - amin);
+	}
+	free(a);
+	free(c);
+}
+
 void
 evid_load(struct evid *v, const struct prof *p)
 {
@@ -570,6 +605,7 @@ evid_load(struct evid *v, const struct prof *p)
 	}
 	load_coverage(v, p);
 	load_rtts(v, p);
+	load_start_hold(v, p);
 }
 
 void

@@ -36,6 +36,9 @@
 struct evid_rank {
 	double busy_wait_ns;	/* run-queue wait inside its busy phases (the demand phases
 				 * when there are some) */
+	double start_held_ns;	/* how much later the rank's first CPU sample came, after the
+				 * run's first, than without collect's agents holding the
+				 * ranks' start (evid start_hold_ns); 0 unknown */
 	double idle_ns;		/* time in its idle phases (same phases) */
 	double idle_wait_ns;	/* run-queue wait inside them: a rank answering a message in
 				 * system calls, or polling for one, while another process runs */
@@ -119,6 +122,14 @@ struct evid {
 	bool incomplete;	/* stats.tsv complete is not yes */
 	int64_t hidden_pairs;	/* pairs_local_hidden */
 	int64_t ranks_unsampled;	/* ranks left out for want of CPU samples */
+	/* collect's agents start their ranks only after setting up (the capture, the
+	 * samplers: RUN/meta/rank-R.tsv start_cost_ns after the agent's own start_real_ns);
+	 * the bare program would start when its agent did. What that held the run's start-up,
+	 * the first message waiting for the last rank's start and the first sample moved
+	 * with the first rank's: (the last rank's start less the last agent's) less (the
+	 * first rank's start less the first agent's), ns; 0 when a rank's meta lacks them */
+	double start_hold_ns;
+	double start_cost_min_ns, start_cost_max_ns;	/* the agents' start_cost_ns; 0 0 unknown */
 	long damaged;		/* rows skipped */
 	long bad_files;		/* files there but unreadable (not their format, damaged), left out */
 	char bad_file[512];	/* the first one's error */

@@ -23,17 +23,19 @@ const char usage_explain[] =
 	"senders' waits behind them), imbalance (waiting for a rank that was late for its own\n"
 	"reasons), start-up and finish. Each cause's cost is a counterfactual: the run's own\n"
 	"trace replayed with that cause taken out. With every cause out the replay gives the\n"
-	"ideal time; measured = ideal + causes + interaction, and what no cause explains is\n"
-	"printed as the residual. With --baseline, a run of the same program (a dedicated\n"
-	"one, say), each rank and each link is compared against it and the residual is the\n"
-	"ideal time minus the baseline's; a rank without competitors that read busy beyond\n"
-	"the baseline was polling, and that time is read as waiting. Reads RUN/profile/ (from\n"
-	"'contend parse') and RUN/samples/: busy phases are rebuilt by demand (run time plus\n"
-	"run-queue wait, weighted by the user share), so a starved rank reads busy and a rank\n"
-	"polling in MPI reads idle. A partial trace (rank pairs on one node unseen, gaps in\n"
-	"the capture, ranks without samples, parse warnings) is said in a note, and the\n"
-	"causes it cannot back are marked '?' (uncertain). Writes RUN/explain.tsv\n"
-	"(docs/formats.md). The method and its limits: docs/explain.md.\n"
+	"ideal time; measured = ideal + causes + collect's own start-up (what its agents held\n"
+	"the ranks' start, said apart: not the program's) + interaction, and what no cause\n"
+	"explains is printed as the residual. With --baseline, a run of the same program (a\n"
+	"dedicated one, say), each rank and each link is compared against it and the\n"
+	"residual is the ideal time minus the baseline's; a rank without competitors that\n"
+	"read busy beyond the baseline was polling, and that time is read as waiting. Reads\n"
+	"RUN/profile/ (from 'contend parse'), RUN/samples/ and RUN/meta/: busy phases are\n"
+	"rebuilt by demand (run time plus run-queue wait, weighted by the user share), so a\n"
+	"starved rank reads busy and a rank polling in MPI reads idle. A partial trace (rank\n"
+	"pairs on one node unseen, gaps in the capture, ranks without samples, parse\n"
+	"warnings) is said in a note, and the causes it cannot back are marked '?'\n"
+	"(uncertain). Writes RUN/explain.tsv (docs/formats.md). The method and its limits:\n"
+	"docs/explain.md.\n"
 	"\n"
 	"options:\n"
 	"  -b, --baseline RUN2   compare against RUN2, parsed the same way\n"
@@ -71,6 +73,9 @@ print_table(const char *run, const struct attr_result *r, bool all)
 	if (hidden > 0)
 		printf("(%d more below %.1f %% of the run: --all)\n", hidden, SHOW_MIN_PCT);
 	printf("\n%-39s %9.3f %7.1f\n", "sum of the causes", r->causes_ns / 1e9, 100 * r->causes_ns / T);
+	if (r->observer_evidence[0] != '\0')
+		printf("%-39s %9.3f %7.1f  (not a cause of the program's: %s)\n", "collect's own start-up",
+		       r->observer_ns / 1e9, 100 * r->observer_ns / T, r->observer_evidence);
 	if (isfinite(r->cpu_all_ns))
 		printf("%-39s %9.3f %7.1f  (not in the sum)\n", "cpu of every node taken out together",
 		       r->cpu_all_ns / 1e9, 100 * r->cpu_all_ns / T);

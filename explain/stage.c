@@ -72,6 +72,10 @@ write_tsv(const char *run, const char *baseline, const struct attr_result *r, st
 		row(&t, attr_kind_name(c->kind), c->where, c->host, c->host2, c->rank, c->cost_ns, T, c->evidence);
 		rc = tsv_w_end(&t, e);
 	}
+	if (rc == 0 && r->observer_evidence[0] != '\0') {
+		row(&t, "observer", NULL, NULL, NULL, -1, r->observer_ns, T, r->observer_evidence);
+		rc = tsv_w_end(&t, e);
+	}
 	if (rc == 0) {
 		row(&t, "interaction", NULL, NULL, NULL, -1, r->interaction_ns, T, "what the causes cost beyond their sum");
 		rc = tsv_w_end(&t, e);
