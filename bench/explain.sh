@@ -70,6 +70,7 @@ done
 # within 5 % of the run's exec time.
 summarize() {
 	awk -F'\t' 'NR > 1 && $3 == "none" { nn++; nok += $7 == "yes" }
+	NR > 1 && NF >= 16 { no++; ov[no] = $16 + 0 }
 	NR > 1 && $3 != "none" {
 		n++; ok += $7 == "yes"; if ($9 >= 0.5) { s += $8 / $9; m++ }
 		k = $1 "\t" $2; ideal[n] = $13; key[n] = k; ex[n] = $12; b[n] = $14; c[n] = $15
@@ -79,6 +80,9 @@ summarize() {
 		if (n) printf "%d of %d cases with the injected cause first; attributed/measured cost %.2f (mean over the %d measured at 0.5 s or more)\n",
 			ok, n, m ? s / m : 0, m
 		if (nn) printf "%d of %d dedicated runs with no cause above 5 %% of the run\n", nok, nn
+		if (no) { for (a = 2; a <= no; a++) for (z = a; z > 1 && ov[z - 1] > ov[z]; z--) { t = ov[z]; ov[z] = ov[z - 1]; ov[z - 1] = t }
+			printf "collect'"'"'s own start-up beyond the baseline'"'"'s (not ranked among the causes): median %.3f s, %.3f to %.3f s over %d cases\n",
+				no % 2 ? ov[(no + 1) / 2] : (ov[no / 2] + ov[no / 2 + 1]) / 2, ov[1], ov[no], no }
 		for (i = 1; i <= n; i++) {
 			k = key[i]; q = nd[k]
 			for (a = 1; a <= q; a++) v[a] = d[k, a]
@@ -151,7 +155,8 @@ record() {
 # verdict FILE SCEN: from an explain.tsv, the first two causes, whether the injected ones
 # lead (none: whether no cause reached 5 % of the run), the cost explain put on the injected
 # causes (the sum of their rows; none: the largest cause's), the run's exec time, the ideal
-# run, the baseline's exec time (NAN without one) and the sum of the causes, s
+# run, the baseline's exec time (NAN without one), the sum of the causes with collect's own
+# start-up (explain's observer row: not a cause of the program's, not ranked) and that, s
 verdict() {
 	awk -F'\t' -v scen="$2" -v ws="^c[0-9]+ws$LOADED\$" '
 		function injected(k, h, h2) {
@@ -163,6 +168,7 @@ verdict() {
 		$1 == "measured" { T = $6 }
 		$1 == "ideal" { I = $6 }
 		$1 == "baseline" { B = $6 / 1e9 }
+		$1 == "observer" { O = $6; sum += $6 }
 		$1 ~ /^(cpu|link|imbalance|startup|finish)$/ {
 			n++
 			if (n <= 2) { top[n] = $1 "@" ($4 == "-" ? $3 : $3 "-" $4); inj[n] = injected($1, $3, $4) }
@@ -173,9 +179,9 @@ verdict() {
 		END {
 			want = scen == "both" ? 2 : 1
 			ok = scen == "none" ? most <= 0.05 * T : inj[1] && (want == 1 || inj[2])
-			printf "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%.3f\n", top[1] == "" ? "-" : top[1],
+			printf "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%.3f\t%.3f\n", top[1] == "" ? "-" : top[1],
 				top[2] == "" ? "-" : top[2], ok ? "yes" : "no", (scen == "none" ? most : cost) / 1e9,
-				T / 1e9, I / 1e9, B, sum / 1e9
+				T / 1e9, I / 1e9, B, sum / 1e9, O / 1e9
 		}' "$1"
 }
 
@@ -201,14 +207,14 @@ case_line() {
 	meas=$(awk -v a="$loaded" -v b="$ded" 'BEGIN { printf "%.3f", a - b }')
 	# the split: the baseline and the causes against the run's exec time, % of it
 	split=$(awk -v T="${11}" -v B="${13}" -v C="${14}" 'BEGIN { if (B == "nan") print "-"; else printf "%.1f", 100 * (T - B - C) / T }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$7" "$8" "$9" "${10}" \
-		"$meas" "$loaded" "$ded" "${11}" "${12}" "${13}" "${14}" >>"$TSV"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$7" "$8" "$9" "${10}" \
+		"$meas" "$loaded" "$ded" "${11}" "${12}" "${13}" "${14}" "${15}" >>"$TSV"
 	printf '%-7s %-6s %-9s %5s  %-22s %-22s %6s %12s %10s %8s %7s\n' "$1" "$2" "$3" "$4" "$7" "$8" "$9" "${10}" \
 		"$meas" "${12}" "$split"
 }
 
 TSV=$W/explain.tsv
-printf 'prog\tmpi\tscenario\tround\tfirst\tsecond\tinjected_first\tattributed_s\tmeasured_s\tloaded_s\tdedicated_s\texec_s\tideal_s\tbaseline_exec_s\tcauses_s\n' >"$TSV"
+printf 'prog\tmpi\tscenario\tround\tfirst\tsecond\tinjected_first\tattributed_s\tmeasured_s\tloaded_s\tdedicated_s\texec_s\tideal_s\tbaseline_exec_s\tcauses_s\tobserver_s\n' >"$TSV"
 printf '%-7s %-6s %-9s %5s  %-22s %-22s %6s %12s %10s %8s %7s\n' prog mpi scenario round first second "first?" "attributed s" "measured s" "ideal s" "split %"
 fails=0
 for prog in $PROGS; do
