@@ -1,6 +1,7 @@
 #!/bin/sh
 # realapps_accuracy: bench/realapps/accuracy.sh in its small form (ScaLAPACK's LU test from
-# Debian's scalapack-mpi-test, short inputs, Open MPI, scenarios cpu1 and link), with two
+# Debian's scalapack-mpi-test, short inputs, Open MPI, scenarios cpu1 and link, and the
+# program alone against the bare runs), with two
 # rounds so that the second runs the conditions in reverse, produces every number finite: the measured medians and spreads, every model's prediction
 # or its "n/a", the errors, the headline with an interval that holds it, coverage and width,
 # the summary, the chart; and `contend predict` takes the error table it writes. Instance
@@ -40,7 +41,8 @@ check rivals-recorded "[ -z \"\$bad\" ]" "runs.tsv rivals not a count: $bad"
 
 RAW=$T/res/accuracy-raw.tsv
 num='^[+-]?[0-9]+(\.[0-9]+)?$'
-for sc in cpu1 link; do
+# bare: the program alone (a scenario without sections) against the bare runs
+for sc in cpu1 link bare; do
 	hl=$(awk -F'\t' -v s="$sc" 'NR > 2 && $1 == "lu" && $5 == s && $6 == "contend"' "$RAW" 2>/dev/null)
 	check "$sc-headline-row" "[ -n \"\$hl\" ]" "no headline row for lu $sc in accuracy-raw.tsv"
 	[ -n "$hl" ] || continue
@@ -64,7 +66,7 @@ for sc in cpu1 link; do
 done
 # paired by round: every round's dedicated run predicted against the same round's run
 PR=$T/res/accuracy-paired.tsv
-for sc in cpu1 link; do
+for sc in cpu1 link bare; do
 	row=$(awk -F'\t' -v s="$sc" 'NR > 2 && $1 == "lu" && $4 == s && $5 == "contend"' "$PR" 2>/dev/null)
 	check "$sc-paired-row" "[ -n \"\$row\" ]" "no paired headline row for lu $sc"
 	[ -n "$row" ] || continue
@@ -78,9 +80,9 @@ for sc in cpu1 link; do
 	check "$sc-paired-finite" "[ -z \"\$bad\" ]" "$bad"
 done
 md=$T/res/accuracy.md
-check summary "grep -q 'inside the headline interval in [0-9]* of 2 ([0-9]* %), median width [0-9.]* %' \"$md\"" \
+check summary "grep -q 'inside the headline interval in [0-9]* of 3 ([0-9]* %), median width [0-9.]* %' \"$md\"" \
 	"no coverage line in accuracy.md"
-for sc in cpu1 link; do
+for sc in cpu1 link bare; do
 	line=$(awk -v s="| $sc |" 'index($0, s) == 1' "$md")
 	check "$sc-summary-row" "echo \"\$line\" | grep -Eq '^\\| $sc \\| [0-9.]+ % \\(1\\) \\|.* [0-9] of 1 '" \
 		"summary row: ${line:-none}"
