@@ -75,6 +75,12 @@ if "$CONTEND" explain "$T/cpu1" --baseline "$T/ded" >"$T/base.explain" 2>&1; the
 	sed "s/^/note: baseline: /" "$T/base.explain" | head -n 14
 	top=$(first_cause "$T/cpu1/explain.tsv")
 	check baseline-cpu-ws2-first '[ "${top% *}" = "cpu $ws2" ]' "first cause: ${top:-none}"
+	# collect's agents' start times are in the ranks' meta: what they held the start-up is
+	# said apart (an observer row, collect's own start-up line), not ranked as a cause
+	obs=$(awk -F'\t' '$1 == "observer" && $8 ~ /^its agents held the start-up [0-9.]+ s, starting their ranks/' "$T/cpu1/explain.tsv")
+	check observer-said-apart '[ -n "$obs" ] && grep -q "^collect.s own start-up .*not a cause of the program.s" "$T/base.explain" &&
+		! awk -F"\t" "NR > 2 && \$1 ~ /^(cpu|link|imbalance|startup|finish)\$/ { n++ } \$1 == \"observer\" && !n { bad = 1 } END { exit !bad }" "$T/cpu1/explain.tsv"' \
+		"no observer row or line: $(grep -c . "$T/cpu1/explain.tsv") rows"
 	# estimated against measured: the cpu cost against the loaded minus the dedicated time
 	awk -F'\t' -v ded="$(awk -F'\t' '$1 == "baseline" { print $6 }' "$T/cpu1/explain.tsv")" '
 		$1 == "measured" { m = $6 } $1 == "cpu" && c == "" { c = $6 }
