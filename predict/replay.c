@@ -1847,6 +1847,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 	o = xcalloc((size_t)p->nranks + 1, sizeof *o);
 	{
 		struct coloc_rank *cl = xcalloc((size_t)p->nranks + 1, sizeof *cl);
+		bool alone = pred_scen_changes(s) & SCOPE_OBSERVER;	/* the program alone */
 
 		coloc_read(p, cl);
 		busy_shares(p, cl, s->observer_ns_per_pkt, w, ag, o);
@@ -1860,7 +1861,7 @@ replay_predict(const struct prof *p, const struct scen *s, struct pred_result *r
 			 * about has neither, on a loaded node or not (docs/predict.md, "Collect's
 			 * capture is taken out") */
 			f[i] = f[i] * (1 - w[i] - o[i]) + w[i] - ag[i];
-			any |= (o[i] > 0 || ag[i] > 0) && (pred_scen_changes(s) & SCOPE_OBSERVER);
+			any |= alone && (o[i] > 0 || ag[i] > 0);
 		}
 		free(cl);
 	}
