@@ -587,7 +587,7 @@ predict_run(const struct predict_opts *o, struct predict_result *r, struct err *
 		return rc;
 	/* a scenario without sections asks for the program alone (SCOPE_OBSERVER); one whose
 	 * sections all name other hosts is a mistake */
-	if ((r->s.nnodes > 0 || r->s.nlinks > 0) && scen_sections_used(&r->s, &r->p) == 0) {
+	if (!(pred_scen_changes(&r->s) & SCOPE_OBSERVER) && scen_sections_used(&r->s, &r->p) == 0) {
 		warnx_("predict: '%s' changes nothing this run uses (none of its [node], [rank] or "
 		       "[link] sections names the run's hosts or ranks): no prediction", r->s.path);
 		return 1;
