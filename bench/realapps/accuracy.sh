@@ -133,7 +133,7 @@ for sc in $SCENARIOS; do
 	*) echo "realapps-accuracy: unknown scenario '$sc' (cpu1 cpu2 link both agg strict)" >&2; exit 2 ;; esac
 done
 # Scored besides the scenarios: bare, the program alone (a scenario without sections, the
-# replay's dedicated run with collect's capture taken out) against the bare runs every
+# replay's dedicated run with collect's capture and agents taken out) against the bare runs every
 # round has anyway: what predict leaves of collect's cost in the base it stretches.
 SCORED="$SCENARIOS bare"
 for l in $LAYOUTS; do
